@@ -1,0 +1,196 @@
+/**
+ * The intermediate representation: what the recogniser makes of one schema
+ * file, and what every emitter reads. Nothing here refers to JSON Schema
+ * keywords any more; each node says what the wire value is.
+ */
+
+/** A protocol surface; also the sub-path of the generated entry point. */
+export type Surface = "v1" | "v1/unstable" | "v2" | "v2/unstable";
+
+/** Integer widths named by `format` (S30). */
+export type IntFormat = "int32" | "int64" | "uint16" | "uint32" | "uint64";
+
+/** Documentation carried over from the schema. */
+export interface Doc {
+  /** The schema `description`, verbatim. */
+  readonly text?: string;
+  /** True when the description marks the item **UNSTABLE**. */
+  readonly experimental: boolean;
+}
+
+/** One `$defs` entry. */
+export interface Def {
+  readonly name: string;
+  readonly doc: Doc;
+  /** JSON pointer of the def inside its schema file. */
+  readonly pointer: string;
+  readonly node: Node;
+  /** `x-method` / `x-side` (S32), when the def is a method's params or result. */
+  readonly method?: MethodTag;
+  /** `x-docs-ignore` (S32): dispatch-only wrapper, no user-facing docs. */
+  readonly docsIgnore: boolean;
+}
+
+/** `x-method` + `x-side` of a request, response or notification type. */
+export interface MethodTag {
+  readonly method: string;
+  readonly side: string;
+}
+
+/** Tolerant-decoding keywords on a field (S23-S25). */
+export interface Tolerance {
+  /** `x-deserialize-default-on-error` (S23). */
+  readonly defaultOnError: boolean;
+  /** `x-deserialize-skip-invalid-items` (S24). */
+  readonly skipInvalidItems: boolean;
+  /** `x-deserialize-default-on-null` (S25). */
+  readonly defaultOnNull: boolean;
+}
+
+/** A property of an object node. */
+export interface Field {
+  readonly name: string;
+  readonly doc: Doc;
+  readonly node: Node;
+  readonly required: boolean;
+  readonly tolerance: Tolerance;
+  /** The schema `default` annotation, if any (never asserted). */
+  readonly default?: unknown;
+}
+
+/** A variant of a tagged union selected by a string constant in `tag`. */
+export interface TaggedVariant {
+  /** Exported type name, from the schema title or the reviewed naming table. */
+  readonly name: string;
+  readonly tagValue: string;
+  readonly doc: Doc;
+  /** Properties the variant declares next to its tag (SetSessionConfigOptionRequest's `value`). */
+  readonly fields: readonly Field[];
+  /** The variant's payload, usually a `ref` to the def holding its fields. */
+  readonly payload?: Node;
+}
+
+/** The open branch of an extensible union (S27): any other string tag. */
+export interface OtherVariant {
+  readonly name: string;
+  readonly doc: Doc;
+  /** Properties the open branch declares besides the tag. */
+  readonly fields: readonly Field[];
+  /** Required property names besides the tag (may name undeclared ones). */
+  readonly required: readonly string[];
+  /** An untagged union the open branch must also match (CreateElicitationRequest's scope). */
+  readonly mixin?: UnionNode;
+}
+
+/** A branch that matches when the tag is absent or `null` (IdleStateUpdate "none"). */
+export interface AbsentVariant {
+  readonly name: string;
+  readonly doc: Doc;
+}
+
+export type Node =
+  | { readonly kind: "ref"; readonly name: string }
+  /** Any JSON value (`{}` in the schema). */
+  | { readonly kind: "json" }
+  | { readonly kind: "null" }
+  | { readonly kind: "boolean" }
+  | {
+      readonly kind: "string";
+      readonly minLength?: number;
+      /** Annotation only (S31). */
+      readonly format?: string;
+      readonly contentEncoding?: string;
+    }
+  | {
+      readonly kind: "integer";
+      readonly format?: IntFormat;
+      /** Effective bounds: the schema's own, narrowed by the format's range (S30). */
+      readonly minimum: number | bigint;
+      readonly maximum: number | bigint;
+    }
+  | { readonly kind: "number"; readonly format?: string; readonly minimum?: number; readonly maximum?: number }
+  | { readonly kind: "const"; readonly value: string | number | boolean }
+  | { readonly kind: "nullable"; readonly inner: Node }
+  | { readonly kind: "array"; readonly items: Node; readonly minItems?: number }
+  /** An object with no declared properties and a schema for every value. */
+  | { readonly kind: "record"; readonly values: Node }
+  | ObjectNode
+  | EnumNode
+  | TaggedUnionNode
+  | UnionNode;
+
+/** An object with declared fields. */
+export interface ObjectNode {
+  readonly kind: "object";
+  readonly fields: readonly Field[];
+  /** `additionalProperties: true` (or `unevaluatedProperties: true`): unknown keys are kept (S29). */
+  readonly keepsUnknown: boolean;
+  /** A union the object is also an instance of (`properties` + `anyOf`/`oneOf`). */
+  readonly mixin?: TaggedUnionNode | UnionNode;
+}
+
+/** A set of string or integer constants, open when a catch-all branch accepts any other value (S28). */
+export interface EnumNode {
+  readonly kind: "enum";
+  readonly base: "string" | "integer";
+  readonly members: readonly { readonly value: string | number; readonly doc: Doc; readonly title?: string }[];
+  /** The catch-all branch, when the enum is open. */
+  readonly open?: { readonly doc: Doc; readonly format?: IntFormat };
+  /** Integer width of the members (ErrorCode). */
+  readonly format?: IntFormat;
+}
+
+/** A union discriminated by a string property (`tag`). */
+export interface TaggedUnionNode {
+  readonly kind: "tagged";
+  readonly tag: string;
+  readonly variants: readonly TaggedVariant[];
+  /** Present when the union is open (S27). */
+  readonly other?: OtherVariant;
+  /** Present when a branch accepts a missing or `null` tag. */
+  readonly absent?: AbsentVariant;
+  /** Branches that do not use the tag at all (MultiSelectItems' `titled`). */
+  readonly untagged?: readonly UnionOption[];
+  /** `oneOf` (exactly one) rather than `anyOf`. */
+  readonly exclusive: boolean;
+}
+
+/** One alternative of an untagged union, named from its `title`. */
+export interface UnionOption {
+  readonly name: string;
+  readonly doc: Doc;
+  readonly node: Node;
+}
+
+/** One alternative of an untagged union, named from its `title`. */
+export interface UnionOption {
+  readonly name: string;
+  readonly doc: Doc;
+  readonly node: Node;
+}
+
+/** An untagged union of alternatives (RequestId, elicitation scopes, ...). */
+export interface UnionNode {
+  readonly kind: "union";
+  readonly options: readonly UnionOption[];
+  /** `oneOf` (exactly one) rather than `anyOf`. */
+  readonly exclusive: boolean;
+}
+
+/** Everything recognised in one schema file. */
+export interface SchemaIR {
+  readonly surface: Surface;
+  /** Path of the schema file relative to the schema directory, e.g. `v2/schema.unstable.json`. */
+  readonly file: string;
+  readonly sha256: string;
+  readonly defs: readonly Def[];
+}
+
+/** A method of the protocol, from `x-method`/`x-side` (S32). */
+export interface Method {
+  readonly method: string;
+  readonly side: string;
+  readonly params?: string;
+  readonly result?: string;
+  readonly kind: "request" | "notification";
+}
