@@ -3,14 +3,15 @@
  * apart from reading the schema directory; writing is the caller's business
  * (see write.ts), so a failure anywhere leaves the output untouched.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkIR } from "./check.js";
 import { emitTypes } from "./emit/types.js";
 import type { SchemaIR, Surface } from "./ir.js";
-import { loadSchema } from "./load.js";
+import { loadSchema, SchemaError } from "./load.js";
 import { loadVariantNames, VARIANT_NAMES_FILE } from "./naming.js";
 import { recogniseSchema } from "./recognise.js";
+import { LOCK_FILE, type SchemaLock } from "./schema-sync.js";
 import { SURFACES } from "./surfaces.js";
 import type { OutputFile } from "./write.js";
 
@@ -31,18 +32,29 @@ export interface GenerateOptions {
 /** Runs the pipeline and returns every output file, in a stable order. */
 export function generate(options: GenerateOptions): OutputFile[] {
   const names = loadVariantNames(join(options.schemaDir, VARIANT_NAMES_FILE));
+  const lock = readLock(options.schemaDir);
   const files: OutputFile[] = [];
   for (const source of SURFACES) {
     if (options.surfaces && !options.surfaces.includes(source.surface)) continue;
     const started = performance.now();
     const display = join(options.schemaDir, source.file);
     const schema = loadSchema(display, display);
+    const pinned = lock?.files[source.file];
+    if (pinned !== undefined && pinned !== schema.sha256) {
+      throw new SchemaError(display, "", `sha256 ${schema.sha256} does not match ${join(options.schemaDir, LOCK_FILE)}; run \`npm run schema:sync\` (or restore the file)`);
+    }
     const ir = recogniseSchema(schema, source.surface, source.file, names);
     checkIR(ir, display);
     files.push(...emitSurface(ir));
     options.onSurface?.(source.surface, performance.now() - started);
   }
   return files;
+}
+
+/** The schema lock of a directory, when it has one (fixture directories need not). */
+function readLock(schemaDir: string): SchemaLock | undefined {
+  const path = join(schemaDir, LOCK_FILE);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as SchemaLock) : undefined;
 }
 
 /** Every file of one surface. */

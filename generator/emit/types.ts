@@ -36,8 +36,7 @@ class TypeWriter {
       this.out.push(`${doc}export interface ${name} ${this.objectBody(node, "")}\n`);
       return;
     }
-    const text = this.type(node, "");
-    this.out.push(`${doc}export type ${name} =${text.startsWith("\n") ? "" : " "}${text};\n`);
+    this.out.push(`${doc}export type ${name} =${spaced(this.type(node, ""))};\n`);
   }
 
   /** The TypeScript type of a node, written at indentation `indent`. */
@@ -100,7 +99,7 @@ class TypeWriter {
   private field(field: Field, indent: string): string {
     const doc = jsDoc(docLines(field.doc), indent);
     const optional = field.required ? "" : "?";
-    return `${doc}${indent}${propertyKey(field.name)}${optional}: ${this.type(field.node, indent)};`;
+    return `${doc}${indent}${propertyKey(field.name)}${optional}:${spaced(this.type(field.node, indent))};`;
   }
 
   /** Declares each variant as a named type and returns their union. */
@@ -156,6 +155,11 @@ function enumType(node: EnumNode): string {
   const members = node.members.map((m) => literal(m.value));
   if (node.open) members.push(node.base === "string" ? "(string & {})" : "(number & {})");
   return unionOf(members);
+}
+
+/** A type after `=` or `:`: a space before it unless it starts on the next line. */
+function spaced(text: string): string {
+  return text.startsWith("\n") ? text : ` ${text}`;
 }
 
 /** `A | B` on one line when short, else one member per line. */

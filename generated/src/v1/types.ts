@@ -18,7 +18,7 @@ export interface AgentRequest {
   /**
    * Method-specific request parameters.
    */
-  params?: 
+  params?:
     | WriteTextFileRequest
     | ReadTextFileRequest
     | RequestPermissionRequest
@@ -1487,7 +1487,7 @@ export type AgentResponse = {
   /**
    * Method-specific response data.
    */
-  result: 
+  result:
     | InitializeResponse
     | AuthenticateResponse
     | LogoutResponse
@@ -3176,7 +3176,7 @@ export interface ClientRequest {
   /**
    * Method-specific request parameters.
    */
-  params?: 
+  params?:
     | InitializeRequest
     | AuthenticateRequest
     | LogoutRequest
@@ -3950,7 +3950,7 @@ export type ClientResponse = {
   /**
    * Method-specific response data.
    */
-  result: 
+  result:
     | WriteTextFileResponse
     | ReadTextFileResponse
     | RequestPermissionResponse

@@ -1710,7 +1710,7 @@ export type AgentResponse = {
   /**
    * Method-specific response data.
    */
-  result: 
+  result:
     | InitializeResponse
     | LoginAuthResponse
     | LogoutAuthResponse
@@ -4332,7 +4332,7 @@ export interface ClientRequest {
   /**
    * Method-specific request parameters.
    */
-  params?: 
+  params?:
     | InitializeRequest
     | LoginAuthRequest
     | LogoutAuthRequest

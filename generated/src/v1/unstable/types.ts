@@ -18,7 +18,7 @@ export interface AgentRequest {
   /**
    * Method-specific request parameters.
    */
-  params?: 
+  params?:
     | WriteTextFileRequest
     | ReadTextFileRequest
     | RequestPermissionRequest
@@ -1556,7 +1556,7 @@ export type AgentResponse = {
   /**
    * Method-specific response data.
    */
-  result: 
+  result:
     | InitializeResponse
     | AuthenticateResponse
     | ListProvidersResponse
@@ -3428,7 +3428,7 @@ export interface AgentNotification {
   /**
    * Method-specific notification parameters.
    */
-  params?: 
+  params?:
     | SessionNotification
     | CompleteElicitationNotification
     | AuthStatusUpdateNotification
@@ -4794,7 +4794,7 @@ export interface ClientRequest {
   /**
    * Method-specific request parameters.
    */
-  params?: 
+  params?:
     | InitializeRequest
     | AuthenticateRequest
     | ListProvidersRequest
@@ -6160,7 +6160,7 @@ export type ClientResponse = {
   /**
    * Method-specific response data.
    */
-  result: 
+  result:
     | WriteTextFileResponse
     | ReadTextFileResponse
     | RequestPermissionResponse

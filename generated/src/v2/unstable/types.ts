@@ -1772,7 +1772,7 @@ export type AgentResponse = {
   /**
    * Method-specific response data.
    */
-  result: 
+  result:
     | InitializeResponse
     | LoginAuthResponse
     | ListProvidersResponse
@@ -4391,7 +4391,7 @@ export interface AgentNotification {
   /**
    * Method-specific notification parameters.
    */
-  params?: 
+  params?:
     | UpdateSessionNotification
     | CompleteElicitationNotification
     | AuthStatusUpdateNotification
@@ -5813,7 +5813,7 @@ export interface ClientRequest {
   /**
    * Method-specific request parameters.
    */
-  params?: 
+  params?:
     | InitializeRequest
     | LoginAuthRequest
     | ListProvidersRequest
