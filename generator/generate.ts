@@ -57,13 +57,28 @@ function readLock(schemaDir: string): SchemaLock | undefined {
   return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as SchemaLock) : undefined;
 }
 
-/** Every file of one surface. */
+/**
+ * One module of a surface: its file name and the emitter that writes its body.
+ * `exports` says how index.ts re-exports it (`type` for type-only modules).
+ */
+export interface SurfaceModule {
+  readonly file: string;
+  readonly emit: (ir: SchemaIR) => string;
+  readonly exports: "type" | "value";
+}
+
+/** The modules of every surface, in index.ts order. Add an output kind here. */
+export const SURFACE_MODULES: readonly SurfaceModule[] = [{ file: "types.ts", emit: emitTypes, exports: "type" }];
+
+/** Every file of one surface: its modules and the index.ts that re-exports them. */
 export function emitSurface(ir: SchemaIR): OutputFile[] {
   const dir = `src/${ir.surface}`;
-  return [
-    { path: `${dir}/types.ts`, content: header(ir) + emitTypes(ir) },
-    { path: `${dir}/index.ts`, content: header(ir) + `export type * from "./types.js";\n` },
-  ];
+  const modules = SURFACE_MODULES.map((m) => ({ path: `${dir}/${m.file}`, content: header(ir) + m.emit(ir) }));
+  const index = SURFACE_MODULES.map((m) => {
+    const specifier = JSON.stringify(`./${m.file.replace(/\.ts$/, ".js")}`);
+    return m.exports === "type" ? `export type * from ${specifier};\n` : `export * from ${specifier};\n`;
+  }).join("");
+  return [...modules, { path: `${dir}/index.ts`, content: header(ir) + index }];
 }
 
 /** The provenance header of a generated file. */
