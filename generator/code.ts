@@ -49,3 +49,38 @@ export function jsDoc(lines: readonly string[], indent = ""): string {
   if (body.length === 0) return "";
   return `${indent}/**\n${body.map((l) => (l ? `${indent} * ${l}` : `${indent} *`)).join("\n")}\n${indent} */\n`;
 }
+
+/**
+ * Keys that name members of `Object.prototype`: reading them with `v.key`
+ * would find the inherited member, and assigning `__proto__` would change
+ * the prototype (S34). Generated code treats them specially.
+ */
+const PROTOTYPE_KEYS = new Set([
+  "__proto__",
+  "__defineGetter__",
+  "__defineSetter__",
+  "__lookupGetter__",
+  "__lookupSetter__",
+  "constructor",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "toLocaleString",
+  "toString",
+  "valueOf",
+]);
+
+/** Reads an own property of a JSON object held in `target` (expression). */
+export function ownRead(target: string, name: string): string {
+  return PROTOTYPE_KEYS.has(name) ? `own(${target}, ${literal(name)})` : propertyAccess(target, name);
+}
+
+/** Stores `value` under `name` as an own data property (statement, no trailing semicolon). */
+export function ownWrite(target: string, name: string, value: string): string {
+  return name === "__proto__" ? `put(${target}, ${literal(name)}, ${value})` : `${propertyAccess(target, name)} = ${value}`;
+}
+
+/** A key in an object literal: `__proto__` is written computed so it stays an own property. */
+export function objectLiteralKey(name: string): string {
+  return name === "__proto__" ? `[${literal(name)}]` : propertyKey(name);
+}

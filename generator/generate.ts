@@ -6,7 +6,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkIR } from "./check.js";
+import { ident } from "./code.js";
 import { emitTypes } from "./emit/types.js";
+import { emitValidators } from "./emit/validators.js";
 import type { SchemaIR, Surface } from "./ir.js";
 import { loadSchema, SchemaError } from "./load.js";
 import { loadVariantNames, VARIANT_NAMES_FILE } from "./naming.js";
@@ -83,11 +85,15 @@ function readLock(schemaDir: string): SchemaLock | undefined {
 export interface SurfaceModule {
   readonly file: string;
   readonly emit: (ir: SchemaIR) => string;
-  readonly exports: "type" | "value";
+  /** `type`: `export type *`; `value`: `export *`; any other string: `export * as <name>`. */
+  readonly exports: string;
 }
 
 /** The modules of every surface, in index.ts order. Add an output kind here. */
-export const SURFACE_MODULES: readonly SurfaceModule[] = [{ file: "types.ts", emit: emitTypes, exports: "type" }];
+export const SURFACE_MODULES: readonly SurfaceModule[] = [
+  { file: "types.ts", emit: emitTypes, exports: "type" },
+  { file: "validate.ts", emit: emitValidators, exports: "validate" },
+];
 
 /** Every file of one surface: its modules and the index.ts that re-exports them. */
 export function emitSurface(ir: SchemaIR): OutputFile[] {
@@ -95,7 +101,8 @@ export function emitSurface(ir: SchemaIR): OutputFile[] {
   const modules = SURFACE_MODULES.map((m) => ({ path: `${dir}/${m.file}`, content: header(ir) + m.emit(ir) }));
   const index = SURFACE_MODULES.map((m) => {
     const specifier = JSON.stringify(`./${m.file.replace(/\.ts$/, ".js")}`);
-    return m.exports === "type" ? `export type * from ${specifier};\n` : `export * from ${specifier};\n`;
+    if (m.exports === "type") return `export type * from ${specifier};\n`;
+    return m.exports === "value" ? `export * from ${specifier};\n` : `export * as ${ident(m.exports)} from ${specifier};\n`;
   }).join("");
   return [...modules, { path: `${dir}/index.ts`, content: header(ir) + index }];
 }

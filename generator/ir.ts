@@ -10,6 +10,15 @@ export type Surface = "v1" | "v1/unstable" | "v2" | "v2/unstable";
 /** Integer widths named by `format` (S30). */
 export type IntFormat = "int32" | "int64" | "uint16" | "uint32" | "uint64";
 
+/** The range of each integer format, exact (S30). */
+export const INT_RANGES: Readonly<Record<IntFormat, readonly [bigint, bigint]>> = {
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint16: [0n, 2n ** 16n - 1n],
+  uint32: [0n, 2n ** 32n - 1n],
+  uint64: [0n, 2n ** 64n - 1n],
+};
+
 /** Documentation carried over from the schema. */
 export interface Doc {
   /** The schema `description`, verbatim. */
@@ -105,8 +114,8 @@ export type Node =
       readonly kind: "integer";
       readonly format?: IntFormat;
       /** Effective bounds: the schema's own, narrowed by the format's range (S30). */
-      readonly minimum: number | bigint;
-      readonly maximum: number | bigint;
+      readonly minimum?: bigint;
+      readonly maximum?: bigint;
     }
   | { readonly kind: "number"; readonly format?: string; readonly minimum?: number; readonly maximum?: number }
   | { readonly kind: "const"; readonly value: string | number | boolean }

@@ -3,21 +3,22 @@
  * not recognised is a `SchemaError` naming its file and JSON pointer; nothing
  * is degraded silently.
  */
-import type {
-  AbsentVariant,
-  Def,
-  Doc,
-  Field,
-  IntFormat,
-  Node,
-  OtherVariant,
-  SchemaIR,
-  Surface,
-  TaggedUnionNode,
-  TaggedVariant,
-  Tolerance,
-  UnionNode,
-  UnionOption,
+import {
+  INT_RANGES,
+  type AbsentVariant,
+  type Def,
+  type Doc,
+  type Field,
+  type IntFormat,
+  type Node,
+  type OtherVariant,
+  type SchemaIR,
+  type Surface,
+  type TaggedUnionNode,
+  type TaggedVariant,
+  type Tolerance,
+  type UnionNode,
+  type UnionOption,
 } from "./ir.js";
 import { isPlainObject, pointerSegment, SchemaError, type LoadedSchema } from "./load.js";
 import { variantTypeName, type VariantNames } from "./naming.js";
@@ -41,13 +42,6 @@ const FIELD_KEYWORDS = new Set([
   "x-deserialize-default-on-null",
 ]);
 
-const INT_RANGES: Record<IntFormat, readonly [bigint, bigint]> = {
-  int32: [-(2n ** 31n), 2n ** 31n - 1n],
-  int64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint16: [0n, 2n ** 16n - 1n],
-  uint32: [0n, 2n ** 32n - 1n],
-  uint64: [0n, 2n ** 64n - 1n],
-};
 const NUMBER_FORMATS = new Set(["double", "float"]);
 const STRING_FORMATS = new Set(["uri", "date-time", "regex"]);
 
@@ -474,7 +468,7 @@ function integerNode(s: Schema, ptr: string, ctx: Context): Node {
     ...(format ? { format } : {}),
     ...(minimum !== undefined ? { minimum } : {}),
     ...(maximum !== undefined ? { maximum } : {}),
-  } as Node;
+  };
 }
 
 function intFormatOf(format: unknown, ptr: string, ctx: Context): IntFormat {

@@ -2,3 +2,4 @@
 // (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a). Do not edit: run `npm run generate`.
 
 export type * from "./types.js";
+export * as validate from "./validate.js";

@@ -2,3 +2,4 @@
 // (sha256 b6c91055df549d6f1db1d76d692d0561dad433e03d8ed114ea9b5baed9da72c5). Do not edit: run `npm run generate`.
 
 export type * from "./types.js";
+export * as validate from "./validate.js";

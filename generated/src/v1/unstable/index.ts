@@ -2,3 +2,4 @@
 // (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189). Do not edit: run `npm run generate`.
 
 export type * from "./types.js";
+export * as validate from "./validate.js";

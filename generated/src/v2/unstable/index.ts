@@ -2,3 +2,4 @@
 // (sha256 49e10f8c1935854363ed5b176cc6560d856642ba5020c97d264d34de4b6f1b31). Do not edit: run `npm run generate`.
 
 export type * from "./types.js";
+export * as validate from "./validate.js";

@@ -1,0 +1,118 @@
+/**
+ * What `emitValidators` and `emitParsers` share: the test expression of each
+ * scalar IR node, its failure message, JSON-pointer segments, and a pool of
+ * hoisted helper functions with unique names.
+ */
+import { literal } from "../code.js";
+import { INT_RANGES, type IntFormat, type Node } from "../ir.js";
+import { pointerSegment } from "../load.js";
+
+/** Nodes checked by one inline expression (no hoisted function). */
+export type ScalarNode = Extract<Node, { kind: "null" | "boolean" | "string" | "integer" | "number" | "const" | "enum" }>;
+
+export function isScalar(node: Node): node is ScalarNode {
+  return ["null", "boolean", "string", "integer", "number", "const", "enum"].includes(node.kind);
+}
+
+/** A boolean expression that is true when `x` (a simple identifier) fits the scalar node. */
+export function scalarTest(node: ScalarNode, x: string): string {
+  switch (node.kind) {
+    case "null":
+      return `${x} === null`;
+    case "boolean":
+      return `typeof ${x} === "boolean"`;
+    case "string": {
+      const min = node.minLength ?? 0;
+      if (min === 0) return `typeof ${x} === "string"`;
+      // JSON Schema counts code points; a UTF-16 length of at least 1 is at least 1 code point.
+      return min === 1 ? `typeof ${x} === "string" && ${x}.length >= 1` : `typeof ${x} === "string" && codePoints(${x}) >= ${min}`;
+    }
+    case "integer":
+      // S30: the width from `format` and explicit bounds are enforced as ranges.
+      return [`Number.isInteger(${x})`, ...bound(x, node.minimum, "min"), ...bound(x, node.maximum, "max")].join(" && ");
+    case "number":
+      return [
+        `typeof ${x} === "number" && Number.isFinite(${x})`,
+        ...(node.minimum !== undefined ? [`${x} >= ${literal(node.minimum)}`] : []),
+        ...(node.maximum !== undefined ? [`${x} <= ${literal(node.maximum)}`] : []),
+      ].join(" && ");
+    case "const":
+      return `${x} === ${literal(node.value)}`;
+    case "enum":
+      if (node.open) return node.base === "string" ? `typeof ${x} === "string"` : integerTest(x, node.open.format);
+      return `(${node.members.map((m) => `${x} === ${literal(m.value)}`).join(" || ")})`;
+  }
+}
+
+function integerTest(x: string, format: IntFormat | undefined): string {
+  if (format === undefined) return `Number.isInteger(${x})`;
+  const [min, max] = INT_RANGES[format];
+  return [`Number.isInteger(${x})`, ...bound(x, min, "min"), ...bound(x, max, "max")].join(" && ");
+}
+
+/**
+ * A comparison against an exact integer bound. JSON numbers arrive as doubles:
+ * when the bound itself is not a double (2^63 - 1, 2^64 - 1) the comparison
+ * uses the nearest double strictly, which is exact for every double value.
+ */
+function bound(x: string, value: bigint | undefined, side: "min" | "max"): string[] {
+  if (value === undefined) return [];
+  const exact = BigInt(value);
+  const nearest = Number(exact);
+  const rounded = BigInt(nearest);
+  const text = rounded === exact ? exact.toString() : String(nearest);
+  if (side === "min") return [rounded < exact ? `${x} > ${text}` : `${x} >= ${text}`];
+  return [rounded > exact ? `${x} < ${text}` : `${x} <= ${text}`];
+}
+
+/** The failure message for a scalar node. */
+export function expectation(node: ScalarNode): string {
+  switch (node.kind) {
+    case "null":
+      return "expected null";
+    case "boolean":
+      return "expected a boolean";
+    case "string":
+      return node.minLength ? `expected a string of at least ${node.minLength} characters` : "expected a string";
+    case "integer":
+      return `expected an integer${node.format ? ` (${node.format})` : ""}${rangeText(node.minimum, node.maximum)}`;
+    case "number":
+      return "expected a number";
+    case "const":
+      return `expected ${JSON.stringify(node.value)}`;
+    case "enum":
+      if (node.open) return node.base === "string" ? "expected a string" : "expected an integer";
+      return `expected one of ${node.members.map((m) => JSON.stringify(m.value)).join(", ")}`;
+  }
+}
+
+function rangeText(min: bigint | undefined, max: bigint | undefined): string {
+  if (min === undefined && max === undefined) return "";
+  return ` in [${min ?? "-inf"}, ${max ?? "inf"}]`;
+}
+
+/** The literal `"/name"` of a property's JSON-pointer segment. */
+export function segment(name: string): string {
+  return literal(`/${pointerSegment(name)}`);
+}
+
+/** Hoisted helper functions of one module, each under a unique name. */
+export class FunctionPool {
+  private readonly bodies: string[] = [];
+  private counter = 0;
+
+  /** Reserves a fresh name `prefix + n`. */
+  fresh(prefix: string): string {
+    return `${prefix}${this.counter++}`;
+  }
+
+  /** Adds a complete function declaration. */
+  add(declaration: string): void {
+    this.bodies.push(declaration);
+  }
+
+  /** Every declaration, in the order added. */
+  text(): string {
+    return this.bodies.join("\n");
+  }
+}

@@ -1,0 +1,96 @@
+import type { Issue, Result } from "./result.js";
+
+/*
+ * Helpers shared by the generated `validate` and `parse` functions.
+ *
+ * Failure protocol: a generated check returns `undefined` when the value does
+ * not fit (parsers return the decoded value, validators `true`). The innermost
+ * failing check calls `fail(message)`; each caller on the way out adds its
+ * path segment with `at(segment)`. Nothing is allocated on the success path,
+ * and a failure that a tolerant boundary absorbs (S23, S24, S26) costs only
+ * the strings already built. JSON values are never `undefined`, so it is a
+ * safe "no value" marker.
+ */
+
+let trail: string[] = [];
+let reason = "";
+
+/** Records a failure at the current value; returns the failure marker. */
+export function fail(message: string): undefined {
+  trail = [];
+  reason = message;
+  return undefined;
+}
+
+/** Adds a path segment (already escaped, with its leading `/`) to the current failure. */
+export function at(segment: string): undefined {
+  trail.push(segment);
+  return undefined;
+}
+
+/** Adds an array index or object key to the current failure (escaped per RFC 6901). */
+export function atKey(key: string | number): undefined {
+  trail.push("/" + String(key).replaceAll("~", "~0").replaceAll("/", "~1"));
+  return undefined;
+}
+
+/** Wraps a decoded value (or the failure marker) into a `Result`. */
+export function finish<T>(value: unknown): Result<T> {
+  if (value !== undefined) return { ok: true, value: value as T };
+  const issue: Issue = { path: trail.reverse().join(""), message: reason };
+  trail = [];
+  return { ok: false, issues: [issue] };
+}
+
+/** A JSON object: not null, not an array. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** An own property, for keys that also name `Object.prototype` members (S34). */
+export function own(value: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
+/** Number of Unicode code points, as JSON Schema's `minLength` counts them. */
+export function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/**
+ * Stores `value` under `key` as an own data property. Plain assignment would
+ * call the `__proto__` setter and change the object's prototype (S34).
+ */
+export function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** A fresh deep copy of a JSON value; every key, `__proto__` included, stays plain data (S29, S34). */
+export function copyJson(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) put(out, key, copyJson((value as Record<string, unknown>)[key]));
+  return out;
+}
+
+/** Copies every own property of `source` except `skip` into `target`, deep and raw (custom variants, S27). */
+export function copyRawExcept(source: Record<string, unknown>, target: Record<string, unknown>, skip: readonly string[]): Record<string, unknown> {
+  for (const key of Object.keys(source)) if (!skip.includes(key)) put(target, key, copyJson(source[key]));
+  return target;
+}
+
+/** Copies the own properties of a decoded `source` into `target` (merging a decoded union branch). */
+export function merge(target: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
+  for (const key of Object.keys(source)) put(target, key, source[key]);
+  return target;
+}
+
+/** Records a failure at a child path segment (e.g. a missing required property). */
+export function failAt(segment: string, message: string): undefined {
+  fail(message);
+  return at(segment);
+}
