@@ -42,6 +42,11 @@ export function literal(value: string | number | boolean | null | bigint): strin
   return JSON.stringify(value);
 }
 
+/** An array literal of escaped strings. */
+export function literalList(values: readonly string[]): string {
+  return `[${values.map((v) => literal(v)).join(", ")}]`;
+}
+
 /** A JSDoc block from text lines; `*\/` inside the text is neutralised. */
 export function jsDoc(lines: readonly string[], indent = ""): string {
   const body = lines.flatMap((line) => line.split("\n")).map((line) => line.replaceAll("*/", "*\\/").trimEnd());

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { checkIR } from "./check.js";
 import { ident } from "./code.js";
 import { emitTypes } from "./emit/types.js";
+import { emitParsers } from "./emit/parsers.js";
 import { emitValidators } from "./emit/validators.js";
 import type { SchemaIR, Surface } from "./ir.js";
 import { loadSchema, SchemaError } from "./load.js";
@@ -93,6 +94,7 @@ export interface SurfaceModule {
 export const SURFACE_MODULES: readonly SurfaceModule[] = [
   { file: "types.ts", emit: emitTypes, exports: "type" },
   { file: "validate.ts", emit: emitValidators, exports: "validate" },
+  { file: "parse.ts", emit: emitParsers, exports: "parse" },
 ];
 
 /** Every file of one surface: its modules and the index.ts that re-exports them. */

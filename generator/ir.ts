@@ -29,7 +29,10 @@ export interface Doc {
 
 /** One `$defs` entry. */
 export interface Def {
+  /** The exported TypeScript name: the `$defs` key, or its safe mapping when the key is not a usable identifier. */
   readonly name: string;
+  /** The `$defs` key, present only when it differs from `name` (see `typeNameFor` in naming.ts). */
+  readonly schemaName?: string;
   readonly doc: Doc;
   /** JSON pointer of the def inside its schema file. */
   readonly pointer: string;
@@ -106,6 +109,8 @@ export type Node =
   | {
       readonly kind: "string";
       readonly minLength?: number;
+      /** ECMA-262 regular expression the string must match (asserted by strict validation, S31). */
+      readonly pattern?: string;
       /** Annotation only (S31). */
       readonly format?: string;
       readonly contentEncoding?: string;

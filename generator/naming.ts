@@ -4,8 +4,9 @@
  * `schema/variant-names.json`, so a new variant in a new schema fails
  * generation until someone names it there.
  */
-import { readFileSync } from "node:fs";
-import { isPlainObject } from "./load.js";
+import { existsSync, readFileSync } from "node:fs";
+import { isIdentifier } from "./code.js";
+import { isPlainObject, SchemaError } from "./load.js";
 
 /** File name of the reviewed naming table inside the schema directory. */
 export const VARIANT_NAMES_FILE = "variant-names.json";
@@ -18,10 +19,21 @@ export interface VariantNames {
   missingMessage(def: string, tag: string): string;
 }
 
-/** Reads the naming table: `{ "<Def>": { "<tag>": "<TypeName>" } }`. */
+/**
+ * Reads the naming table: `{ "<Def>": { "<tag>": "<TypeName>" } }`. A missing
+ * or malformed table is a `SchemaError` naming the file.
+ */
 export function loadVariantNames(path: string): VariantNames {
-  const table: unknown = JSON.parse(readFileSync(path, "utf8"));
-  if (!isPlainObject(table)) throw new Error(`${path}: the naming table must be a JSON object`);
+  if (!existsSync(path)) {
+    throw new SchemaError(path, "", `no untitled-variant naming table here; add one (\`{}\` if the schema has no untitled variants) or pass --variant-names FILE`);
+  }
+  let table: unknown;
+  try {
+    table = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new SchemaError(path, "", `the naming table is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isPlainObject(table)) throw new SchemaError(path, "", "the naming table must be a JSON object");
   return {
     lookup(def, tag, missing) {
       const entry = Object.hasOwn(table, def) ? table[def] : undefined;
@@ -29,7 +41,7 @@ export function loadVariantNames(path: string): VariantNames {
       return typeof name === "string" ? name : missing();
     },
     missingMessage(def, tag) {
-      return `untitled variant "${tag}" of ${def} has no name: add "${def}": { "${tag}": "<TypeName>" } to schema/${VARIANT_NAMES_FILE} (the reviewed naming table)`;
+      return `untitled variant "${tag}" of ${def} has no name: add "${def}": { "${tag}": "<TypeName>" } to ${path} (the reviewed naming table)`;
     },
   };
 }
@@ -46,4 +58,17 @@ export function pascalCase(text: string): string {
     .filter(Boolean)
     .map((word) => word[0]!.toUpperCase() + word.slice(1))
     .join("");
+}
+
+/**
+ * The exported TypeScript name of a `$defs` key. ACP keys are PascalCase
+ * identifiers and are used verbatim; a key that is not a usable identifier
+ * (`foo-bar`, `1st`, a reserved word such as `string`) is mapped to PascalCase
+ * words (`FooBar`, `_1st`, `String`). Collisions this creates are reported by
+ * check.ts, naming both keys.
+ */
+export function typeNameFor(defKey: string): string {
+  if (isIdentifier(defKey)) return defKey;
+  const words = pascalCase(defKey);
+  return isIdentifier(words) ? words : `_${words}`;
 }

@@ -21,7 +21,7 @@ import {
   type UnionOption,
 } from "./ir.js";
 import { isPlainObject, pointerSegment, SchemaError, type LoadedSchema } from "./load.js";
-import { variantTypeName, type VariantNames } from "./naming.js";
+import { typeNameFor, variantTypeName, type VariantNames } from "./naming.js";
 
 type Schema = Record<string, unknown>;
 
@@ -29,8 +29,10 @@ interface Context {
   readonly file: string;
   readonly defs: ReadonlyMap<string, unknown>;
   readonly names: VariantNames;
-  /** The def being recognised; variant names are scoped to it. */
+  /** The `$defs` key being recognised; the naming table is keyed by it. */
   readonly defName: string;
+  /** Its exported TypeScript name; variant type names are prefixed with it. */
+  readonly typeName: string;
 }
 
 /** Keywords that only annotate and never change what is accepted. */
@@ -55,7 +57,7 @@ export function recogniseSchema(
   const defs: Def[] = [];
   for (const [name, value] of schema.defs) {
     const pointer = `/$defs/${pointerSegment(name)}`;
-    const ctx: Context = { file: schema.file, defs: schema.defs, names, defName: name };
+    const ctx: Context = { file: schema.file, defs: schema.defs, names, defName: name, typeName: typeNameFor(name) };
     defs.push(recogniseDef(value, name, pointer, ctx));
   }
   return { surface, file, sha256: schema.sha256, defs };
@@ -74,7 +76,8 @@ function recogniseDef(value: unknown, name: string, pointer: string, ctx: Contex
   const body = withoutKeys(s, DEF_KEYWORDS);
   const node = recognise(body, pointer, ctx);
   return {
-    name,
+    name: ctx.typeName,
+    ...(ctx.typeName !== name ? { schemaName: name } : {}),
     doc: docOf(s),
     pointer,
     node,
@@ -130,13 +133,14 @@ function recognise(s: Schema, ptr: string, ctx: Context): Node {
     case "string":
       if (keys.includes("const")) return constNode(s, ptr, ctx);
       if (keys.includes("enum")) return enumNode(s, ptr, ctx);
-      only(s, ["type", "minLength", "format", "contentEncoding"], ptr, ctx);
+      only(s, ["type", "minLength", "format", "contentEncoding", "pattern"], ptr, ctx);
       if (s["format"] !== undefined && !STRING_FORMATS.has(s["format"] as string)) {
         fail(ctx, `${ptr}/format`, `unknown string format ${JSON.stringify(s["format"])}`);
       }
       return {
         kind: "string",
         ...optionalNumber(s, "minLength", ptr, ctx),
+        ...optionalPattern(s, ptr, ctx),
         ...(typeof s["format"] === "string" ? { format: s["format"] } : {}),
         ...(typeof s["contentEncoding"] === "string" ? { contentEncoding: s["contentEncoding"] } : {}),
       };
@@ -245,7 +249,7 @@ function recogniseUnion(branches: unknown[], exclusive: boolean, ptr: string, ct
     options: schemas.map((b, i) => {
       const title = b["title"];
       if (typeof title !== "string") fail(ctx, `${ptr}/${i}`, "an untagged union option needs a `title` to be named");
-      return { name: variantTypeName(ctx.defName, title), doc: docOf(b), node: recognise(b, `${ptr}/${i}`, ctx) };
+      return { name: variantTypeName(ctx.typeName, title), doc: docOf(b), node: recognise(b, `${ptr}/${i}`, ctx) };
     }),
   };
 }
@@ -370,7 +374,7 @@ function taggedVariant(b: Schema, tag: string, bptr: string, ctx: Context): Tagg
   const title = b["title"];
   const name =
     typeof title === "string"
-      ? variantTypeName(ctx.defName, title)
+      ? variantTypeName(ctx.typeName, title)
       : ctx.names.lookup(ctx.defName, tagValue, () => fail(ctx, bptr, ctx.names.missingMessage(ctx.defName, tagValue)));
   return { name, tagValue, doc: docOf(b), fields, ...(payload ? { payload } : {}) };
 }
@@ -421,14 +425,14 @@ function checkExcludedTags(schemas: Schema[], tag: string, known: ReadonlySet<st
 function titledName(b: Schema, bptr: string, ctx: Context): string {
   const title = b["title"];
   if (typeof title !== "string") fail(ctx, bptr, "this union branch needs a `title` to be named");
-  return variantTypeName(ctx.defName, title);
+  return variantTypeName(ctx.typeName, title);
 }
 
 function refNode(ref: unknown, ptr: string, ctx: Context): Node {
   if (typeof ref !== "string" || !ref.startsWith("#/$defs/")) fail(ctx, ptr, `only local "#/$defs/..." references are understood, got ${JSON.stringify(ref)}`);
   const name = ref.slice("#/$defs/".length).replaceAll("~1", "/").replaceAll("~0", "~");
   if (!ctx.defs.has(name)) fail(ctx, ptr, `$ref to a missing def "${name}"`);
-  return { kind: "ref", name };
+  return { kind: "ref", name: typeNameFor(name) };
 }
 
 function constNode(s: Schema, ptr: string, ctx: Context): Node {
@@ -504,6 +508,19 @@ function optionalNumber<K extends string>(s: Schema, key: K, ptr: string, ctx: C
   if (v === undefined) return {};
   if (typeof v !== "number") fail(ctx, `${ptr}/${key}`, `\`${key}\` must be a number`);
   return { [key]: v } as { [P in K]?: number };
+}
+
+/** `pattern` (2.0.0's `Cost.currency`): must compile as an ECMA-262 regular expression. */
+function optionalPattern(s: Schema, ptr: string, ctx: Context): { pattern?: string } {
+  const pattern = s["pattern"];
+  if (pattern === undefined) return {};
+  if (typeof pattern !== "string") fail(ctx, `${ptr}/pattern`, "`pattern` must be a string");
+  try {
+    new RegExp(pattern, "u");
+  } catch (error) {
+    fail(ctx, `${ptr}/pattern`, `\`pattern\` is not an ECMA-262 regular expression: ${(error as Error).message}`);
+  }
+  return { pattern };
 }
 
 function docOf(s: Schema): Doc {

@@ -15,3 +15,10 @@ export function validatorOf(surface: Surface, type: string): AnyCheck {
   if (!fn) throw new Error(`no validate.${type} on ${surface}`);
   return fn;
 }
+
+/** `parse.X` of a surface, by type name. */
+export function parserOf(surface: Surface, type: string): AnyCheck {
+  const fn = (ENTRIES[surface].parse as unknown as Record<string, AnyCheck>)[type];
+  if (!fn) throw new Error(`no parse.${type} on ${surface}`);
+  return fn;
+}

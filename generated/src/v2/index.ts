@@ -3,3 +3,4 @@
 
 export type * from "./types.js";
 export * as validate from "./validate.js";
+export * as parse from "./parse.js";

@@ -1,0 +1,261 @@
+/**
+ * emitParsers: IR -> `parse.ts` of one surface. Each `parse.X` is the tolerant
+ * decoder of the Rust reference (S23-S30): it returns a fresh value in the
+ * wire shape, never throws and never mutates its input.
+ * - default-on-error: a malformed value becomes absent (S23), or the empty
+ *   value on a required field;
+ * - skip-invalid-items arrays drop bad items (S24); default-on-null turns
+ *   `null` into the empty value (S25);
+ * - other failures travel to the nearest tolerant boundary (S26);
+ * - open unions keep unknown tags raw, known tags must parse (S27);
+ * - unknown properties of known types are dropped (S29); raw JSON, `_meta`
+ *   and custom variants are deep-copied with every key as data (S34).
+ */
+import { ident, jsDoc, literal, literalList, objectLiteralKey, ownRead, ownWrite } from "../code.js";
+import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
+import { expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
+
+/** How a union embedded in an object (`properties` + `anyOf`) relates to the object's own fields. */
+interface MixinContext {
+  /** Fields the object decodes itself; a custom variant's raw copy leaves them out. */
+  readonly baseFields: readonly string[];
+  /** S23: the shared tag is default-on-error on the object, so a non-string tag counts as absent. */
+  readonly tolerantTag: boolean;
+}
+
+class ParserWriter {
+  private readonly pool = new FunctionPool();
+  private readonly defs: ReadonlyMap<string, Def>;
+
+  constructor(private readonly ir: SchemaIR) {
+    this.defs = new Map(ir.defs.map((d) => [d.name, d]));
+  }
+
+  emit(): string {
+    const exports: string[] = [];
+    for (const def of this.ir.defs) {
+      this.definition(def);
+      exports.push(this.wrapper(def));
+    }
+    const runtime = "../".repeat(this.ir.surface.split("/").length) + "runtime";
+    return [
+      `import type * as T from "./types.js";`,
+      `import type { Result } from "${runtime}/result.js";`,
+      `import { at, atKey, codePoints, copyJson, copyRawExcept, fail, failAt, finish, isObject, merge, own, put } from "${runtime}/decode.js";`,
+      "",
+      this.pool.text(),
+      ...exports,
+      `export {\n${this.ir.defs.map((d) => `  parse_${d.name} as ${d.name},`).join("\n")}\n};\n`,
+    ].join("\n");
+  }
+
+  private wrapper(def: Def): string {
+    const doc = jsDoc([
+      `Tolerant decoding of \`${def.name}\`, as the Rust reference does it (S23-S30).`,
+      "Returns a fresh value (the input is never mutated) or the issue that made it fail; never throws.",
+    ]);
+    return `${doc}function parse_${def.name}(value: unknown): Result<T.${def.name}> {\n  return finish(p_${def.name}(value));\n}\n`;
+  }
+
+  /** `p_X` for every def; plain object defs also get `f_X`, which fills a given output object. */
+  private definition(def: Def): void {
+    const name = ident(def.name);
+    if (def.node.kind === "object") {
+      this.pool.add(`function f_${name}(v: any, out: any): true | undefined {\n${this.fill(def.node)}}\n`);
+      this.pool.add(`function p_${name}(v: any): any {\n  if (!isObject(v)) return fail("expected an object");\n  const out: any = {};\n  return f_${name}(v, out) && out;\n}\n`);
+      return;
+    }
+    this.pool.add(`function p_${name}(v: any): any {\n${this.body(def.node)}}\n`);
+  }
+
+  /** An expression: the decoded `x`, or `undefined` after `fail`. `skip` applies S24 to arrays. */
+  private decode(node: Node, x: string, skip = false): string {
+    if (isScalar(node)) return `(${scalarTest(node, x)} ? ${x} : fail(${literal(expectation(node))}))`;
+    switch (node.kind) {
+      case "ref":
+        return `p_${ident(node.name)}(${x})`;
+      case "json":
+        return `copyJson(${x})`;
+      case "nullable":
+        if (isScalar(node.inner)) return `(${x} === null || ${scalarTest(node.inner, x)} ? ${x} : fail(${literal(`${expectation(node.inner)} or null`)}))`;
+        return `(${x} === null ? null : ${this.decode(node.inner, x, skip)})`;
+      case "array":
+        return `${this.hoist(this.array(node, skip))}(${x})`;
+      default:
+        return `${this.hoist(this.body(node))}(${x})`;
+    }
+  }
+
+  private hoist(body: string): string {
+    const name = this.pool.fresh("p_");
+    this.pool.add(`function ${name}(v: any): any {\n${body}}\n`);
+    return name;
+  }
+
+  /** Statements decoding `v` against a compound node. */
+  private body(node: Node, mixin?: MixinContext): string {
+    switch (node.kind) {
+      case "object":
+        return `  if (!isObject(v)) return fail("expected an object");\n  const out: any = {};\n${this.hoistFill(node)}`;
+      case "array":
+        return this.array(node, false);
+      case "record":
+        return (
+          `  if (!isObject(v)) return fail("expected an object");\n  const out: any = {};\n` +
+          `  for (const k of Object.keys(v)) {\n    const x = v[k];\n    const y = ${this.decode(node.values, "x")};\n    if (y === undefined) return atKey(k);\n    put(out, k, y);\n  }\n  return out;\n`
+        );
+      case "tagged":
+        return this.tagged(node, mixin);
+      case "union":
+        return this.union(node);
+      default:
+        return `  return ${this.decode(node, "v")};\n`;
+    }
+  }
+
+  /** For an inline object: its fill function, called on a fresh `out`. */
+  private hoistFill(node: ObjectNode): string {
+    const name = this.pool.fresh("f_");
+    this.pool.add(`function ${name}(v: any, out: any): true | undefined {\n${this.fill(node)}}\n`);
+    return `  return ${name}(v, out) && out;\n`;
+  }
+
+  private array(node: Extract<Node, { kind: "array" }>, skip: boolean): string {
+    const min = node.minItems ? `  if (out.length < ${node.minItems}) return fail(${literal(`expected at least ${node.minItems} item(s)`)});\n` : "";
+    // S24: an item that fails is dropped and the order of the rest is kept.
+    const onBad = skip ? "continue" : "return atKey(i)";
+    return (
+      `  if (!Array.isArray(v)) return fail("expected an array");\n  const out: any[] = [];\n` +
+      `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    const y = ${this.decode(node.items, "x")};\n    if (y === undefined) ${onBad};\n    out.push(y);\n  }\n${min}  return out;\n`
+    );
+  }
+
+  /** Statements writing the object's decoded fields into `out`; `true` when the object holds. */
+  private fill(node: ObjectNode): string {
+    const tag = node.mixin?.kind === "tagged" ? node.mixin.tag : undefined;
+    const own = node.fields.filter((f) => f.name !== tag);
+    const statements = own.flatMap((f) => this.field(f));
+    // S29: `additionalProperties: true` keeps unknown properties, raw.
+    if (node.keepsUnknown) statements.push(`  copyRawExcept(v, out, ${literalList(node.fields.map((f) => f.name))});`);
+    if (node.mixin) {
+      const context: MixinContext = {
+        baseFields: own.map((f) => f.name),
+        tolerantTag: node.fields.some((f) => f.name === tag && f.tolerance.defaultOnError),
+      };
+      const decoder = this.hoist(this.body(node.mixin, context));
+      statements.push(`  const m = ${decoder}(v);`, "  if (m === undefined) return undefined;", "  merge(out, m);");
+    }
+    const locals = own.length ? ["  let x: any, y: any;"] : [];
+    return [...locals, ...statements, "  return true;"].join("\n") + "\n";
+  }
+
+  /** One property: tolerance keywords decide what a bad or null value becomes (S23-S26). */
+  private field(f: Field): string[] {
+    const seg = segment(f.name);
+    const empty = emptyValue(f.node);
+    const decoded = this.decode(f.node, "x", f.tolerance.skipInvalidItems);
+    // S25: default-on-null turns an explicit null into the empty value.
+    const value = f.tolerance.defaultOnNull && empty ? `x === null ? ${empty} : ${decoded}` : decoded;
+    let onBad: string;
+    if (!f.tolerance.defaultOnError) onBad = `return at(${seg})`; // S26: fail the enclosing object
+    else if (f.required && empty) onBad = ownWrite("out", f.name, empty); // S23: required -> empty value
+    else if (f.required) onBad = `return at(${seg})`;
+    else onBad = ""; // S23: malformed optional value -> absent (never null)
+    const lines = [
+      `  x = ${ownRead("v", f.name)};`,
+      "  if (x !== undefined) {",
+      `    y = ${value};`,
+      `    if (y !== undefined) ${ownWrite("out", f.name, "y")};`,
+      ...(onBad ? [`    else ${onBad};`] : []),
+      "  }",
+    ];
+    if (f.required) lines.push(`  else return failAt(${seg}, "missing required property");`);
+    return lines;
+  }
+
+  /** Tag dispatch (S27): known tags must decode as their variant; other strings are the custom variant. */
+  private tagged(node: TaggedUnionNode, mixin?: MixinContext): string {
+    const seg = segment(node.tag);
+    const cases = node.variants.map((variant) => `    case ${literal(variant.tagValue)}:\n      y = ${this.variant(node.tag, variant)}(v);\n      break;`);
+    const otherTag = node.other
+      ? `${this.other(node.other, mixin)}(v)`
+      : `failAt(${seg}, ${literal(`unknown ${node.tag}; this union is closed`)})`;
+    const absentTag = node.absent
+      ? `t === null ? { ${objectLiteralKey(node.tag)}: null } : t === undefined ? {} : failAt(${seg}, "expected a string or null")`
+      : `failAt(${seg}, t === undefined ? "missing required property" : "expected a string")`;
+    const lines = [
+      `  if (!isObject(v)) return fail("expected an object");`,
+      `  ${mixin?.tolerantTag ? "let" : "const"} t = ${ownRead("v", node.tag)};`,
+      // S23: a shared optional tag that is not a string is removed before a variant is chosen.
+      ...(mixin?.tolerantTag ? [`  if (t !== null && typeof t !== "string") t = undefined;`] : []),
+      "  let y: any;",
+      "  switch (t) {",
+      ...cases,
+      "    default:",
+      `      y = typeof t === "string" ? ${otherTag} : ${absentTag};`,
+      "  }",
+      ...(node.untagged ?? []).map((o) => `  if (y === undefined) y = ${this.decode(o.node, "v")};`),
+      "  return y;",
+    ];
+    return lines.join("\n") + "\n";
+  }
+
+  /** A known variant: the tag, its own fields, then its payload's fields. */
+  private variant(tag: string, variant: TaggedVariant): string {
+    const name = `p_${ident(variant.name)}`;
+    const fields = variant.fields.flatMap((f) => this.field(f));
+    const lines = [`  const out: any = { ${objectLiteralKey(tag)}: ${literal(variant.tagValue)} };`];
+    if (fields.length) lines.push("  let x: any, y: any;", ...fields);
+    lines.push(this.payload(variant.payload));
+    this.pool.add(`function ${name}(v: any): any {\n${lines.join("\n")}\n}\n`);
+    return name;
+  }
+
+  /** Decodes a variant payload into `out` (a plain object def fills it directly). */
+  private payload(payload: Node | undefined): string {
+    if (!payload) return "  return out;";
+    const target = payload.kind === "ref" ? this.defs.get(payload.name)!.node : undefined;
+    if (payload.kind === "ref" && target?.kind === "object") return `  return f_${ident(payload.name)}(v, out) && out;`;
+    return `  const p = ${this.decode(payload, "v")};\n  return p === undefined ? undefined : merge(out, p);`;
+  }
+
+  /** The custom variant (S27): declared and required properties still hold; everything else is kept raw. */
+  private other(other: OtherVariant, mixin?: MixinContext): string {
+    const name = `p_${ident(other.name)}`;
+    const declared = new Set(other.fields.map((f) => f.name));
+    const lines = other.required
+      .filter((r) => !declared.has(r))
+      .map((r) => `  if (${ownRead("v", r)} === undefined) return failAt(${segment(r)}, "missing required property");`);
+    for (const f of other.fields) {
+      const seg = segment(f.name);
+      const required = other.required.includes(f.name);
+      lines.push(`  x = ${ownRead("v", f.name)};`);
+      if (required) lines.push(`  if (x === undefined) return failAt(${seg}, "missing required property");`);
+      lines.push(`  if (${required ? "" : "x !== undefined && "}${this.decode(f.node, "x")} === undefined) return at(${seg});`);
+    }
+    if (other.mixin) lines.push(`  if (${this.decode(other.mixin, "v")} === undefined) return undefined;`);
+    const locals = other.fields.length ? ["  let x: any;"] : [];
+    const skip = literalList(mixin?.baseFields ?? []);
+    this.pool.add(`function ${name}(v: any): any {\n${[...locals, ...lines, `  return copyRawExcept(v, {}, ${skip});`].join("\n")}\n}\n`);
+    return name;
+  }
+
+  /** First alternative that decodes wins (serde's untagged enums). */
+  private union(node: UnionNode): string {
+    const tries = node.options.map((o) => `  y = ${this.decode(o.node, "v")};\n  if (y !== undefined) return y;`);
+    return `  let y: any;\n${tries.join("\n")}\n  return fail("matches no alternative");\n`;
+  }
+}
+
+/** The empty value of a collection (S23 required default-on-error, S25 default-on-null). */
+function emptyValue(node: Node): string | undefined {
+  const inner = node.kind === "nullable" ? node.inner : node;
+  if (inner.kind === "array") return "[]";
+  if (inner.kind === "record") return "{}";
+  return undefined;
+}
+
+/** Emits the `parse.ts` module of one surface. */
+export function emitParsers(ir: SchemaIR): string {
+  return new ParserWriter(ir).emit();
+}
