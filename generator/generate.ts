@@ -14,8 +14,8 @@ import type { SchemaIR, Surface } from "./ir.js";
 import { loadSchema, SchemaError } from "./load.js";
 import { loadVariantNames, VARIANT_NAMES_FILE } from "./naming.js";
 import { recogniseSchema } from "./recognise.js";
+import { schemaSources, selectSources } from "./schema-dir.js";
 import { LOCK_FILE, type SchemaLock } from "./schema-sync.js";
-import { SURFACES } from "./surfaces.js";
 import type { OutputFile } from "./write.js";
 
 /** The generator's own version, written into every provenance header. */
@@ -26,19 +26,25 @@ export const GENERATOR_VERSION: string = JSON.parse(
 export interface GenerateOptions {
   /** Directory holding `v1/schema.json` etc. and the reviewed tables. */
   readonly schemaDir: string;
-  /** Restrict to these surfaces (default: all). */
+  /** Restrict to these surfaces (default: every surface the directory has, see schema-dir.ts). */
   readonly surfaces?: readonly Surface[];
+  /** The untitled-variant naming table (default: `variant-names.json` in `schemaDir`). */
+  readonly variantNames?: string;
   /** Called after each surface with its time in milliseconds. */
   readonly onSurface?: (surface: Surface, millis: number) => void;
 }
 
 /** Runs the pipeline and returns every output file, in a stable order. */
 export function generate(options: GenerateOptions): OutputFile[] {
-  const names = loadVariantNames(join(options.schemaDir, VARIANT_NAMES_FILE));
+  const sources = selectSources(schemaSources(options.schemaDir), options.surfaces, options.schemaDir);
+  const names = loadVariantNames(options.variantNames ?? join(options.schemaDir, VARIANT_NAMES_FILE));
   const lock = readLock(options.schemaDir);
+  for (const file of Object.keys(lock?.files ?? {})) {
+    // A pinned file that went missing must not silently drop its surface.
+    if (!existsSync(join(options.schemaDir, file))) throw new SchemaError(join(options.schemaDir, LOCK_FILE), "", `lists ${file}, which is missing`);
+  }
   const files: OutputFile[] = runtimeFiles();
-  for (const source of SURFACES) {
-    if (options.surfaces && !options.surfaces.includes(source.surface)) continue;
+  for (const source of sources) {
     const started = performance.now();
     const display = join(options.schemaDir, source.file);
     const schema = loadSchema(display, display);
@@ -106,7 +112,9 @@ export function emitSurface(ir: SchemaIR): OutputFile[] {
     if (m.exports === "type") return `export type * from ${specifier};\n`;
     return m.exports === "value" ? `export * from ${specifier};\n` : `export * as ${ident(m.exports)} from ${specifier};\n`;
   }).join("");
-  return [...modules, { path: `${dir}/index.ts`, content: header(ir) + index }];
+  const runtime = `${"../".repeat(ir.surface.split("/").length)}runtime`;
+  const shared = `export type { Issue, Result } from ${JSON.stringify(`${runtime}/result.js`)};\n`;
+  return [...modules, { path: `${dir}/index.ts`, content: header(ir) + shared + index }];
 }
 
 /** The provenance header of a generated file. */
