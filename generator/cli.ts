@@ -1,46 +1,217 @@
-#!/usr/bin/env node
-/** Command-line entry point: `acp-codegen generate [--schema-dir DIR] [--out DIR] [--check]`. */
+/**
+ * The `acp-codegen` command line: `generate` and `diff` (see `USAGE` and the
+ * README's CLI reference). Exit codes: 0 ok, 1 findings (`generate --check`
+ * found differing files, `diff` found changes at or above `--fail-on`), 2 bad
+ * usage or bad input (a schema that cannot be read or recognised), 3 an
+ * internal error (a bug in the generator).
+ */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { diffSchemas } from "./diff/diff.js";
+import { formatReport, REPORT_FORMATS, type ReportFormat } from "./diff/format.js";
+import { exitCodeFor, FAIL_ON_LEVELS, type FailOn } from "./diff/findings.js";
 import { generate } from "./generate.js";
+import type { Surface } from "./ir.js";
 import { SchemaError } from "./load.js";
-import { diffTree, writeTree } from "./write.js";
+import { SURFACES } from "./surfaces.js";
+import { diffTree, treeWithOtherSurfaces, writeTree } from "./write.js";
 
-function main(argv: string[]): number {
-  const [command, ...rest] = argv;
-  if (command !== "generate") {
-    process.stderr.write("usage: acp-codegen generate [--schema-dir DIR] [--out DIR] [--check]\n");
+/** Where the CLI prints: stdout for results, stderr for progress and errors. */
+export interface CliOutput {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+/** A command line the CLI cannot act on; exit code 2. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
+
+const USAGE: Record<string, string> = {
+  main: `Usage: acp-codegen <command> [options]
+
+Commands:
+  generate   generate the acp-bindings package from ACP schemas
+  diff       report what changed between two schemas, and what it breaks
+
+Run \`acp-codegen <command> --help\` for a command's options.
+Exit codes: 0 ok, 1 findings, 2 bad usage or bad input, 3 internal error.
+`,
+  generate: `Usage: acp-codegen generate [options]
+
+Generates every surface the schema directory has into the output directory,
+atomically: a failure leaves the output exactly as it was.
+
+Options:
+  --schema-dir DIR      schema directory (default: schema). Split layout
+                        v1/schema.json ... v2/schema.unstable.json, or the
+                        legacy single schema.json (read as v1/unstable)
+  --out DIR             output directory (default: generated)
+  --surface SURFACE     only this surface (v1, v1/unstable, v2, v2/unstable);
+                        repeatable. Files of other surfaces are kept as they are
+  --variant-names FILE  untitled-variant naming table
+                        (default: DIR/variant-names.json)
+  --check               write nothing; list the files that differ from a fresh
+                        run on stdout and exit 1 if there are any
+  --quiet               no progress or summary lines on stderr
+  -h, --help            show this help
+
+Exit codes: 0 written (or up to date), 1 --check found differences,
+2 bad usage or bad schema, 3 internal error.
+`,
+  diff: `Usage: acp-codegen diff OLD NEW [options]
+
+Compares two schemas at the IR level. OLD and NEW are schema files or schema
+directories (surfaces of two directories are paired by name).
+
+Options:
+  --format FORMAT       text (default), json or markdown
+  --fail-on LEVEL       exit 1 when a finding is at least this severe:
+                        error (default), warn or never
+  --ignore-unstable     leave out findings about **UNSTABLE** items
+  -h, --help            show this help
+
+Exit codes: 0 no finding at --fail-on, 1 findings, 2 bad usage or bad schema,
+3 internal error.
+`,
+};
+
+/** Runs one command line and returns its exit code; never throws. */
+export function runCli(argv: readonly string[], out: CliOutput): number {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case "generate":
+        return generateCommand(args, out);
+      case "diff":
+        return diffCommand(args, out);
+      case "help":
+      case "--help":
+      case "-h":
+        out.stdout(USAGE[args[0] ?? "main"] ?? USAGE["main"]!);
+        return 0;
+      case undefined:
+        throw new UsageError("no command given");
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (error) {
+    return reportError(error, out);
+  }
+}
+
+/** Prints an error the way its kind deserves and returns the exit code. */
+function reportError(error: unknown, out: CliOutput): number {
+  if (error instanceof UsageError) {
+    const help = error.command ? `acp-codegen ${error.command} --help` : "acp-codegen --help";
+    out.stderr(`acp-codegen: ${error.message}\nRun \`${help}\` for usage.\n`);
     return 2;
   }
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      "schema-dir": { type: "string", default: "schema" },
-      out: { type: "string", default: "generated" },
-      check: { type: "boolean", default: false },
+  if (error instanceof SchemaError) {
+    out.stderr(`acp-codegen: ${error.message}\n`);
+    return 2;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  out.stderr(`acp-codegen: internal error (a bug in acp-codegen; nothing was written):\n${detail}\n`);
+  return 3;
+}
+
+/** The `--help` option every command has. */
+const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const;
+
+/** Runs `parseArgs`, turning its errors and a wrong argument count into usage errors of `command`. */
+function parseCommandArgs<T extends { values: { help?: boolean | undefined }; positionals: string[] }>(command: string, positionals: number, parse: () => T): T {
+  let parsed: T;
+  try {
+    parsed = parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message, command);
+  }
+  if (!parsed.values.help && parsed.positionals.length !== positionals) {
+    throw new UsageError(`expected ${positionals} argument(s), got ${parsed.positionals.length}`, command);
+  }
+  return parsed;
+}
+
+/** Checks a value against a fixed list of choices. */
+function choice<T extends string>(command: string, option: string, value: string, choices: readonly T[]): T {
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new UsageError(`--${option} must be one of ${choices.join(", ")}, got ${JSON.stringify(value)}`, command);
+  }
+  return value as T;
+}
+
+function generateCommand(args: readonly string[], out: CliOutput): number {
+  const { values } = parseCommandArgs("generate", 0, () =>
+    parseArgs({
+      args: [...args],
+      options: {
+        ...HELP_OPTION,
+        "schema-dir": { type: "string", default: "schema" },
+        out: { type: "string", default: "generated" },
+        surface: { type: "string", multiple: true },
+        "variant-names": { type: "string" },
+        check: { type: "boolean", default: false },
+        quiet: { type: "boolean", default: false },
+      },
+    }),
+  );
+  if (values.help) return printHelp("generate", out);
+  const allSurfaces = SURFACES.map((s) => s.surface);
+  const surfaces = values.surface?.map((s) => choice("generate", "surface", s, allSurfaces));
+  const progress = values.quiet ? () => {} : out.stderr;
+  const started = performance.now();
+  const generated: Surface[] = [];
+  const fresh = generate({
+    schemaDir: values["schema-dir"],
+    ...(surfaces ? { surfaces } : {}),
+    ...(values["variant-names"] !== undefined ? { variantNames: values["variant-names"] } : {}),
+    onSurface: (surface, millis) => {
+      generated.push(surface);
+      progress(`acp-codegen: ${surface.padEnd(11)} ${millis.toFixed(0).padStart(5)} ms\n`);
     },
   });
-  const started = performance.now();
-  const files = generate({
-    schemaDir: values["schema-dir"],
-    onSurface: (surface, ms) => process.stderr.write(`acp-codegen: ${surface} ${ms.toFixed(0)} ms\n`),
-  });
-  const out = resolve(values.out);
+  const outDir = resolve(values.out);
+  const tree = surfaces ? treeWithOtherSurfaces(outDir, fresh, surfaces) : fresh;
+  const summary = () => `${generated.length} surface${generated.length === 1 ? "" : "s"}, ${(performance.now() - started).toFixed(0)} ms`;
   if (values.check) {
-    const differences = diffTree(out, files);
-    for (const path of differences) process.stderr.write(`differs: ${path}\n`);
-    process.stderr.write(`acp-codegen: ${differences.length} file(s) differ from a fresh run\n`);
+    const differences = diffTree(outDir, tree);
+    for (const path of differences) out.stdout(`${path}\n`);
+    progress(`acp-codegen: ${differences.length ? `${differences.length} file(s) in ${values.out} differ from a fresh run` : `${values.out} is up to date`} (${summary()})\n`);
     return differences.length ? 1 : 0;
   }
-  writeTree(out, files);
-  process.stderr.write(`acp-codegen: wrote ${files.length} files to ${values.out} in ${(performance.now() - started).toFixed(0)} ms\n`);
+  writeTree(outDir, tree);
+  progress(`acp-codegen: wrote ${fresh.length} files to ${values.out} (${summary()})\n`);
   return 0;
 }
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (error) {
-  if (!(error instanceof SchemaError)) throw error;
-  process.stderr.write(`acp-codegen: ${error.message}\n`);
-  process.exitCode = 2;
+function diffCommand(args: readonly string[], out: CliOutput): number {
+  const { values, positionals } = parseCommandArgs("diff", 2, () =>
+    parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        ...HELP_OPTION,
+        format: { type: "string", default: "text" },
+        "fail-on": { type: "string", default: "error" },
+        "ignore-unstable": { type: "boolean", default: false },
+      },
+    }),
+  );
+  if (values.help) return printHelp("diff", out);
+  const format: ReportFormat = choice("diff", "format", values.format, REPORT_FORMATS);
+  const failOn: FailOn = choice("diff", "fail-on", values["fail-on"], FAIL_ON_LEVELS);
+  const report = diffSchemas(positionals[0]!, positionals[1]!, { ignoreUnstable: values["ignore-unstable"] });
+  out.stdout(formatReport(report, format));
+  return exitCodeFor(report.findings, failOn);
+}
+
+function printHelp(command: string, out: CliOutput): number {
+  out.stdout(USAGE[command]!);
+  return 0;
 }

@@ -1,0 +1,80 @@
+/**
+ * Which way each type flows on the wire, from `x-method`/`x-side` (S32).
+ * Requests and notifications are written by the caller and read by the
+ * handling side (inputs); responses are written by the handler and read by
+ * the caller (outputs). A type used by both, or by no method, is both.
+ */
+import type { Def, Node, SchemaIR } from "../ir.js";
+
+/** The directions a type travels in. */
+export interface Flow {
+  /** Part of a request or notification: a handler must accept it from callers that have not upgraded. */
+  readonly input: boolean;
+  /** Part of a result: callers read it. */
+  readonly output: boolean;
+}
+
+/** The flow of a type no method reaches: judged both ways. */
+export const BOTH_WAYS: Flow = { input: true, output: true };
+
+/** The flow of every def of a surface, by exported name. */
+export function flowsOf(ir: SchemaIR): ReadonlyMap<string, Flow> {
+  const byName = new Map(ir.defs.map((d) => [d.name, d]));
+  const flows = new Map<string, { input: boolean; output: boolean }>();
+  const mark = (name: string, direction: keyof Flow): void => {
+    const flow = flows.get(name) ?? { input: false, output: false };
+    if (flow[direction]) return;
+    flow[direction] = true;
+    flows.set(name, flow);
+    const def = byName.get(name);
+    if (def) for (const target of refsIn(def.node)) mark(target, direction);
+  };
+  for (const def of ir.defs) {
+    const role = messageRole(def);
+    if (role === "response" || role === "unknown") mark(def.name, "output");
+    if (role !== "response" && role !== undefined) mark(def.name, "input");
+  }
+  return new Map(ir.defs.map((d) => [d.name, flows.get(d.name) ?? BOTH_WAYS]));
+}
+
+/** What a method type carries, from the ACP naming of message types; `undefined` for a type of no method. */
+export function messageRole(def: Def): "request" | "response" | "notification" | "unknown" | undefined {
+  if (!def.method) return undefined;
+  const role = /(Request|Response|Notification)$/.exec(def.name)?.[1];
+  return role ? (role.toLowerCase() as "request" | "response" | "notification") : "unknown";
+}
+
+/** The union of two flows (a type's flow in OLD and in NEW). */
+export function mergeFlows(a: Flow | undefined, b: Flow | undefined): Flow {
+  if (!a || !b) return a ?? b ?? BOTH_WAYS;
+  return { input: a.input || b.input, output: a.output || b.output };
+}
+
+/** Every def a node refers to, at any depth. */
+export function refsIn(node: Node): string[] {
+  return node.kind === "ref" ? [node.name] : childNodes(node).flatMap(refsIn);
+}
+
+/** The nodes directly inside a node. */
+function childNodes(node: Node): Node[] {
+  switch (node.kind) {
+    case "nullable":
+      return [node.inner];
+    case "array":
+      return [node.items];
+    case "record":
+      return [node.values];
+    case "object":
+      return [...node.fields.map((f) => f.node), ...(node.mixin ? [node.mixin] : [])];
+    case "tagged":
+      return [
+        ...node.variants.flatMap((v) => [...v.fields.map((f) => f.node), ...(v.payload ? [v.payload] : [])]),
+        ...(node.other ? [...node.other.fields.map((f) => f.node), ...(node.other.mixin ? [node.other.mixin] : [])] : []),
+        ...(node.untagged ?? []).map((o) => o.node),
+      ];
+    case "union":
+      return node.options.map((o) => o.node);
+    default:
+      return [];
+  }
+}

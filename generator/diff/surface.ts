@@ -1,0 +1,108 @@
+/**
+ * Compares one surface of two schemas: its types (added, removed, renamed,
+ * changed) and its methods (`x-method`/`x-side`, S32).
+ */
+import type { Def, SchemaIR } from "../ir.js";
+import type { Finding } from "./findings.js";
+import { BOTH_WAYS, flowsOf, mergeFlows, messageRole } from "./flow.js";
+import { compareNodes, compareStability } from "./nodes.js";
+import { nodeShape } from "./shape.js";
+import { report, within, type Site } from "./site.js";
+
+/** Every finding between two IRs of one surface, labelled `surface`. */
+export function compareSurface(old: SchemaIR, next: SchemaIR, surface: string): Finding[] {
+  const defs = { old: byName(old.defs), new: byName(next.defs) };
+  const findings: Finding[] = [];
+  const root: Site = { surface, location: "", flow: BOTH_WAYS, unstable: false, oldDropsMalformed: false, defs, following: new Set(), findings };
+  compareTypeSets(old.defs, next.defs, root);
+  const oldFlows = flowsOf(old);
+  const newFlows = flowsOf(next);
+  for (const def of old.defs) {
+    const match = defs.new.get(def.name);
+    // S32: the JSON-RPC dispatch wrappers change exactly when methods do (method-* findings).
+    if (!match || def.docsIgnore || match.docsIgnore) continue;
+    const at = { ...within(root, def.name, def, match), flow: mergeFlows(oldFlows.get(def.name), newFlows.get(def.name)) };
+    compareStability(def.doc, match.doc, at);
+    compareNodes(def.node, match.node, at);
+  }
+  compareMethods(old.defs, next.defs, root);
+  return findings;
+}
+
+function byName(defs: readonly Def[]): ReadonlyMap<string, Def> {
+  return new Map(defs.map((d) => [d.name, d]));
+}
+
+/** `type-added`, `type-removed`, and `type-renamed` for a removed type whose exact shape reappears under one new name. */
+function compareTypeSets(old: readonly Def[], next: readonly Def[], root: Site): void {
+  const removed = old.filter((d) => !root.defs.new.has(d.name));
+  const added = next.filter((d) => !root.defs.old.has(d.name));
+  const addedByShape = new Map<string, Def[]>();
+  for (const def of added) addedByShape.set(shapeKey(def), [...(addedByShape.get(shapeKey(def)) ?? []), def]);
+  const renamedTo = new Set<Def>();
+  for (const def of removed) {
+    const candidates = addedByShape.get(shapeKey(def)) ?? [];
+    const at = within(root, def.name, def);
+    if (candidates.length === 1 && !renamedTo.has(candidates[0]!)) {
+      renamedTo.add(candidates[0]!);
+      report(at, "type-renamed", "API", "error", `now \`${candidates[0]!.name}\` (same shape); code naming \`${def.name}\` no longer compiles`);
+    } else {
+      report(at, "type-removed", "API", "error", "the type is gone; code naming it no longer compiles");
+    }
+  }
+  for (const def of added) {
+    if (!renamedTo.has(def)) report(within(root, def.name, undefined, def), "type-added", "API", "info", "new type");
+  }
+}
+
+function shapeKey(def: Def): string {
+  return nodeShape(def.node);
+}
+
+/** A method and the types that carry it. */
+interface MethodEntry {
+  readonly side: string;
+  readonly defs: readonly Def[];
+}
+
+/**
+ * Methods keyed `name (request)` or `name (notification)`: one name can be
+ * both, handled by different sides (`mcp/message`). A request's key also
+ * covers its response.
+ */
+function methodsOf(defs: readonly Def[]): Map<string, MethodEntry> {
+  const methods = new Map<string, MethodEntry>();
+  for (const def of defs) {
+    if (!def.method) continue;
+    const key = `${def.method.method} (${messageRole(def) === "notification" ? "notification" : "request"})`;
+    const entry = methods.get(key);
+    methods.set(key, { side: def.method.side, defs: [...(entry?.defs ?? []), def] });
+  }
+  return methods;
+}
+
+/** `method-added`, `method-removed`, `method-side-changed`. */
+function compareMethods(old: readonly Def[], next: readonly Def[], root: Site): void {
+  const oldMethods = methodsOf(old);
+  const newMethods = methodsOf(next);
+  const at = (method: string, entry: MethodEntry): Site => ({
+    ...root,
+    location: `method ${method}`,
+    unstable: entry.defs.some((d) => d.doc.experimental),
+  });
+  for (const [method, entry] of oldMethods) {
+    const match = newMethods.get(method);
+    if (!match) {
+      report(at(method, entry), "method-removed", "WIRE", "error", `OLD callers may still call it; NEW ${entry.side} handlers answer "method not found"`);
+      report(at(method, entry), "method-removed", "API", "error", "the method and its types are gone from the method tables");
+    } else if (match.side !== entry.side) {
+      report(at(method, entry), "method-side-changed", "WIRE", "error", `handled by the ${match.side} side instead of the ${entry.side} side`);
+      report(at(method, entry), "method-side-changed", "API", "error", `moved from the ${entry.side} method table to the ${match.side} one`);
+    }
+  }
+  for (const [method, entry] of newMethods) {
+    if (oldMethods.has(method)) continue;
+    report(at(method, entry), "method-added", "WIRE", "info", `new method handled by the ${entry.side} side; OLD peers do not offer it`);
+    report(at(method, entry), "method-added", "API", "info", "new method");
+  }
+}
