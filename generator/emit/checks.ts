@@ -99,16 +99,27 @@ export function segment(name: string): string {
 /** Hoisted helper functions of one module, each under a unique name. */
 export class FunctionPool {
   private readonly bodies: string[] = [];
+  private readonly byText = new Map<string, string>();
   private counter = 0;
-
-  /** Reserves a fresh name `prefix + n`. */
-  fresh(prefix: string): string {
-    return `${prefix}${this.counter++}`;
-  }
 
   /** Adds a complete function declaration. */
   add(declaration: string): void {
     this.bodies.push(declaration);
+  }
+
+  /**
+   * Declares `function <name><rest>` under a fresh `prefix + n` name, or
+   * returns the name of an identical function declared before (every `_meta`
+   * shares one decoder, for instance).
+   */
+  intern(prefix: string, rest: string): string {
+    const key = prefix + rest;
+    const known = this.byText.get(key);
+    if (known !== undefined) return known;
+    const name = `${prefix}${this.counter++}`;
+    this.byText.set(key, name);
+    this.bodies.push(`function ${name}${rest}`);
+    return name;
   }
 
   /** Every declaration, in the order added. */

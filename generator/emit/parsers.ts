@@ -87,9 +87,7 @@ class ParserWriter {
   }
 
   private hoist(body: string): string {
-    const name = this.pool.fresh("p_");
-    this.pool.add(`function ${name}(v: any): any {\n${body}}\n`);
-    return name;
+    return this.pool.intern("p_", `(v: any): any {\n${body}}\n`);
   }
 
   /** Statements decoding `v` against a compound node. */
@@ -115,8 +113,7 @@ class ParserWriter {
 
   /** For an inline object: its fill function, called on a fresh `out`. */
   private hoistFill(node: ObjectNode): string {
-    const name = this.pool.fresh("f_");
-    this.pool.add(`function ${name}(v: any, out: any): true | undefined {\n${this.fill(node)}}\n`);
+    const name = this.pool.intern("f_", `(v: any, out: any): true | undefined {\n${this.fill(node)}}\n`);
     return `  return ${name}(v, out) && out;\n`;
   }
 

@@ -63,9 +63,7 @@ class ValidatorWriter {
 
   /** A helper function for a compound node; returns its name. */
   private hoist(node: Node): string {
-    const name = this.pool.fresh("v_");
-    this.pool.add(`function ${name}(v: any): true | undefined {\n${this.body(node)}}\n`);
-    return name;
+    return this.pool.intern("v_", `(v: any): true | undefined {\n${this.body(node)}}\n`);
   }
 
   /** The statements checking `v` against `node`. */

@@ -125,18 +125,6 @@ function p_SessionId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_2(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessionId;
@@ -167,7 +155,7 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -179,7 +167,7 @@ function p_ReadTextFileRequest(v: any): any {
   return f_ReadTextFileRequest(v, out) && out;
 }
 
-function p_3(v: any): any {
+function p_2(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -187,18 +175,6 @@ function p_3(v: any): any {
     const y = p_PermissionOption(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_4(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -221,14 +197,14 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
   else return failAt("/toolCall", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_3(x);
+    y = p_2(x);
     if (y !== undefined) out.options = y;
     else return at("/options");
   }
   else return failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_4(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -240,7 +216,7 @@ function p_RequestPermissionRequest(v: any): any {
   return f_RequestPermissionRequest(v, out) && out;
 }
 
-function p_5(v: any): any {
+function p_3(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -252,7 +228,7 @@ function p_5(v: any): any {
   return out;
 }
 
-function p_6(v: any): any {
+function p_4(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -260,18 +236,6 @@ function p_6(v: any): any {
     const y = p_ToolCallLocation(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_7(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -307,12 +271,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_5(x));
+    y = (x === null ? null : p_3(x));
     if (y !== undefined) out.content = y;
   }
   x = v.locations;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_4(x));
     if (y !== undefined) out.locations = y;
   }
   x = v.rawInput;
@@ -327,7 +291,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_7(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -437,7 +401,7 @@ function p_ContentBlock(v: any): any {
   return y;
 }
 
-function p_8(v: any): any {
+function p_5(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -449,23 +413,11 @@ function p_8(v: any): any {
   return out;
 }
 
-function p_9(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Annotations(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.audience;
   if (x !== undefined) {
-    y = (x === null ? null : p_8(x));
+    y = (x === null ? null : p_5(x));
     if (y !== undefined) out.audience = y;
   }
   x = v.lastModified;
@@ -480,7 +432,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_9(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -494,18 +446,6 @@ function p_Annotations(v: any): any {
 
 function p_Role(v: any): any {
   return ((v === "assistant" || v === "user") ? v : fail("expected one of \"assistant\", \"user\""));
-}
-
-function p_10(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
@@ -524,7 +464,7 @@ function f_TextContent(v: any, out: any): true | undefined {
   else return failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_10(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -534,18 +474,6 @@ function p_TextContent(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TextContent(v, out) && out;
-}
-
-function p_11(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ImageContent(v: any, out: any): true | undefined {
@@ -576,7 +504,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_11(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -586,18 +514,6 @@ function p_ImageContent(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ImageContent(v, out) && out;
-}
-
-function p_12(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AudioContent(v: any, out: any): true | undefined {
@@ -623,7 +539,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
   else return failAt("/mimeType", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_12(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -633,18 +549,6 @@ function p_AudioContent(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AudioContent(v, out) && out;
-}
-
-function p_13(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ResourceLink(v: any, out: any): true | undefined {
@@ -690,7 +594,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   else return failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_13(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -709,18 +613,6 @@ function p_EmbeddedResourceResource(v: any): any {
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_14(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
@@ -746,7 +638,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
   else return failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_14(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -756,18 +648,6 @@ function p_TextResourceContents(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
-}
-
-function p_15(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BlobResourceContents(v: any, out: any): true | undefined {
@@ -793,7 +673,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   else return failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_15(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -803,18 +683,6 @@ function p_BlobResourceContents(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
-}
-
-function p_16(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_EmbeddedResource(v: any, out: any): true | undefined {
@@ -833,7 +701,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
   else return failAt("/resource", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_16(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -843,18 +711,6 @@ function p_EmbeddedResource(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
-}
-
-function p_17(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Content(v: any, out: any): true | undefined {
@@ -868,7 +724,7 @@ function f_Content(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_17(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -878,18 +734,6 @@ function p_Content(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Content(v, out) && out;
-}
-
-function p_18(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Diff(v: any, out: any): true | undefined {
@@ -915,7 +759,7 @@ function f_Diff(v: any, out: any): true | undefined {
   else return failAt("/newText", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_18(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -931,18 +775,6 @@ function p_TerminalId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_19(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Terminal(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminalId;
@@ -954,7 +786,7 @@ function f_Terminal(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_19(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -964,18 +796,6 @@ function p_Terminal(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Terminal(v, out) && out;
-}
-
-function p_20(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ToolCallLocation(v: any, out: any): true | undefined {
@@ -994,7 +814,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_20(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1004,18 +824,6 @@ function p_ToolCallLocation(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ToolCallLocation(v, out) && out;
-}
-
-function p_21(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PermissionOption(v: any, out: any): true | undefined {
@@ -1043,7 +851,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   else return failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1063,7 +871,7 @@ function p_PermissionOptionKind(v: any): any {
   return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
 }
 
-function p_22(v: any): any {
+function p_6(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1075,7 +883,7 @@ function p_22(v: any): any {
   return out;
 }
 
-function p_23(v: any): any {
+function p_7(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1083,18 +891,6 @@ function p_23(v: any): any {
     const y = p_EnvVariable(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_24(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -1117,13 +913,13 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   else return failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_22(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
     else return at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_23(x);
+    y = x === null ? [] : p_7(x);
     if (y !== undefined) out.env = y;
     else return at("/env");
   }
@@ -1141,7 +937,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_24(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1151,18 +947,6 @@ function p_CreateTerminalRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CreateTerminalRequest(v, out) && out;
-}
-
-function p_25(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_EnvVariable(v: any, out: any): true | undefined {
@@ -1183,7 +967,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
   else return failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_25(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1193,18 +977,6 @@ function p_EnvVariable(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_EnvVariable(v, out) && out;
-}
-
-function p_26(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalOutputRequest(v: any, out: any): true | undefined {
@@ -1225,7 +997,7 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_26(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1235,18 +1007,6 @@ function p_TerminalOutputRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalOutputRequest(v, out) && out;
-}
-
-function p_27(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
@@ -1267,7 +1027,7 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_27(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1277,18 +1037,6 @@ function p_ReleaseTerminalRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ReleaseTerminalRequest(v, out) && out;
-}
-
-function p_28(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
@@ -1309,7 +1057,7 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_28(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1319,18 +1067,6 @@ function p_WaitForTerminalExitRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_WaitForTerminalExitRequest(v, out) && out;
-}
-
-function p_29(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_KillTerminalRequest(v: any, out: any): true | undefined {
@@ -1351,7 +1087,7 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_29(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1361,18 +1097,6 @@ function p_KillTerminalRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_KillTerminalRequest(v, out) && out;
-}
-
-function p_30(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_CreateElicitationRequestForm(v: any): any {
@@ -1385,7 +1109,7 @@ function p_CreateElicitationRequestUrl(v: any): any {
   return f_ElicitationUrlMode(v, out) && out;
 }
 
-function p_31(v: any): any {
+function p_8(v: any): any {
   let y: any;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
@@ -1395,11 +1119,11 @@ function p_31(v: any): any {
 }
 
 function p_CreateElicitationRequestOther(v: any): any {
-  if (p_31(v) === undefined) return undefined;
+  if (p_8(v) === undefined) return undefined;
   return copyRawExcept(v, {}, ["message", "_meta"]);
 }
 
-function p_32(v: any): any {
+function p_9(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.mode;
   let y: any;
@@ -1427,10 +1151,10 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   else return failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_30(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_32(v);
+  const m = p_9(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -1483,36 +1207,12 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_33(v: any): any {
+function p_10(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = p_ElicitationPropertySchema(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function p_34(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_35(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
     if (y === undefined) return atKey(k);
     put(out, k, y);
   }
@@ -1533,13 +1233,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_33(x);
+    y = p_10(x);
     if (y !== undefined) out.properties = y;
     else return at("/properties");
   }
   x = v.required;
   if (x !== undefined) {
-    y = (x === null ? null : p_34(x));
+    y = (x === null ? null : p_6(x));
     if (y !== undefined) out.required = y;
     else return at("/required");
   }
@@ -1550,7 +1250,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1625,18 +1325,6 @@ function p_StringFormat(v: any): any {
   return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
 }
 
-function p_36(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
@@ -1660,7 +1348,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1672,19 +1360,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_37(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_38(v: any): any {
+function p_11(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1692,18 +1368,6 @@ function p_38(v: any): any {
     const y = p_EnumOption(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_39(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -1751,19 +1415,19 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_6(x));
     if (y !== undefined) out.enum = y;
     else return at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_11(x));
     if (y !== undefined) out.oneOf = y;
     else return at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_39(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1773,18 +1437,6 @@ function p_StringPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
-}
-
-function p_40(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_NumberPropertySchema(v: any, out: any): true | undefined {
@@ -1818,7 +1470,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_40(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1828,18 +1480,6 @@ function p_NumberPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
-}
-
-function p_41(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_IntegerPropertySchema(v: any, out: any): true | undefined {
@@ -1873,7 +1513,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_41(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1883,18 +1523,6 @@ function p_IntegerPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
-}
-
-function p_42(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BooleanPropertySchema(v: any, out: any): true | undefined {
@@ -1916,7 +1544,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1952,42 +1580,18 @@ function p_MultiSelectItems(v: any): any {
   return y;
 }
 
-function p_43(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_44(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_43(x);
+    y = p_6(x);
     if (y !== undefined) out.enum = y;
     else return at("/enum");
   }
   else return failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_44(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1999,42 +1603,18 @@ function p_StringMultiSelectItems(v: any): any {
   return f_StringMultiSelectItems(v, out) && out;
 }
 
-function p_45(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_EnumOption(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_46(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_45(x);
+    y = p_11(x);
     if (y !== undefined) out.anyOf = y;
     else return at("/anyOf");
   }
   else return failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_46(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2046,7 +1626,7 @@ function p_TitledMultiSelectItems(v: any): any {
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
-function p_47(v: any): any {
+function p_12(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2054,18 +1634,6 @@ function p_47(v: any): any {
     const y = (typeof x === "string" ? x : fail("expected a string"));
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_48(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -2103,12 +1671,12 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   else return failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
-    y = (x === null ? null : p_47(x));
+    y = (x === null ? null : p_12(x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_48(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2120,15 +1688,6 @@ function p_MultiSelectPropertySchema(v: any): any {
   return f_MultiSelectPropertySchema(v, out) && out;
 }
 
-function p_49(v: any): any {
-  let y: any;
-  y = p_ElicitationSessionScope(v);
-  if (y !== undefined) return y;
-  y = p_ElicitationRequestScope(v);
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
-}
-
 function f_ElicitationFormMode(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.requestedSchema;
@@ -2138,7 +1697,7 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
     else return at("/requestedSchema");
   }
   else return failAt("/requestedSchema", "missing required property");
-  const m = p_49(v);
+  const m = p_8(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -2152,15 +1711,6 @@ function p_ElicitationFormMode(v: any): any {
 
 function p_ElicitationId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_50(v: any): any {
-  let y: any;
-  y = p_ElicitationSessionScope(v);
-  if (y !== undefined) return y;
-  y = p_ElicitationRequestScope(v);
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -2179,7 +1729,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
     else return at("/url");
   }
   else return failAt("/url", "missing required property");
-  const m = p_50(v);
+  const m = p_8(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -2195,7 +1745,7 @@ function p_ExtRequest(v: any): any {
   return copyJson(v);
 }
 
-function p_52(v: any): any {
+function p_13(v: any): any {
   let y: any;
   y = p_InitializeResponse(v);
   if (y !== undefined) return y;
@@ -2226,7 +1776,7 @@ function p_52(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_51(v: any, out: any): true | undefined {
+function f_14(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -2237,7 +1787,7 @@ function f_51(v: any, out: any): true | undefined {
   else return failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_52(x);
+    y = p_13(x);
     if (y !== undefined) out.result = y;
     else return at("/result");
   }
@@ -2245,13 +1795,13 @@ function f_51(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_53(v: any): any {
+function p_15(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_51(v, out) && out;
+  return f_14(v, out) && out;
 }
 
-function f_54(v: any, out: any): true | undefined {
+function f_16(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -2270,22 +1820,22 @@ function f_54(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_55(v: any): any {
+function p_17(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_54(v, out) && out;
+  return f_16(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any;
-  y = p_53(v);
+  y = p_15(v);
   if (y !== undefined) return y;
-  y = p_55(v);
+  y = p_17(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
 
-function p_56(v: any): any {
+function p_18(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2293,18 +1843,6 @@ function p_56(v: any): any {
     const y = p_AuthMethod(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_57(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -2325,7 +1863,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_56(x);
+    y = p_18(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v.agentInfo;
@@ -2335,7 +1873,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_57(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2349,18 +1887,6 @@ function p_InitializeResponse(v: any): any {
 
 function p_ProtocolVersion(v: any): any {
   return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : fail("expected an integer (uint16) in [0, 65535]"));
-}
-
-function p_58(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AgentCapabilities(v: any, out: any): true | undefined {
@@ -2392,7 +1918,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_58(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2402,18 +1928,6 @@ function p_AgentCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
-}
-
-function p_59(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PromptCapabilities(v: any, out: any): true | undefined {
@@ -2435,7 +1949,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_59(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2445,18 +1959,6 @@ function p_PromptCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PromptCapabilities(v, out) && out;
-}
-
-function p_60(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpCapabilities(v: any, out: any): true | undefined {
@@ -2473,7 +1975,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_60(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2483,18 +1985,6 @@ function p_McpCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpCapabilities(v, out) && out;
-}
-
-function p_61(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionCapabilities(v: any, out: any): true | undefined {
@@ -2526,7 +2016,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_61(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2538,23 +2028,11 @@ function p_SessionCapabilities(v: any): any {
   return f_SessionCapabilities(v, out) && out;
 }
 
-function p_62(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionListCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_62(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2566,23 +2044,11 @@ function p_SessionListCapabilities(v: any): any {
   return f_SessionListCapabilities(v, out) && out;
 }
 
-function p_63(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_63(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2594,23 +2060,11 @@ function p_SessionDeleteCapabilities(v: any): any {
   return f_SessionDeleteCapabilities(v, out) && out;
 }
 
-function p_64(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_64(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2622,23 +2076,11 @@ function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
 
-function p_65(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionResumeCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_65(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2650,23 +2092,11 @@ function p_SessionResumeCapabilities(v: any): any {
   return f_SessionResumeCapabilities(v, out) && out;
 }
 
-function p_66(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionCloseCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_66(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2678,18 +2108,6 @@ function p_SessionCloseCapabilities(v: any): any {
   return f_SessionCloseCapabilities(v, out) && out;
 }
 
-function p_67(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.logout;
@@ -2699,7 +2117,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_67(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2711,23 +2129,11 @@ function p_AgentAuthCapabilities(v: any): any {
   return f_AgentAuthCapabilities(v, out) && out;
 }
 
-function p_68(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LogoutCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_68(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2763,36 +2169,12 @@ function p_AuthMethodId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_69(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_70(v: any): any {
+function p_19(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function p_71(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
     if (y === undefined) return atKey(k);
     put(out, k, y);
   }
@@ -2822,19 +2204,19 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_69(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
     else return at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? {} : p_70(x);
+    y = x === null ? {} : p_19(x);
     if (y !== undefined) out.env = y;
     else return at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_71(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2844,18 +2226,6 @@ function p_AuthMethodTerminal(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
-}
-
-function p_72(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AuthMethodAgent(v: any, out: any): true | undefined {
@@ -2881,7 +2251,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_72(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2891,18 +2261,6 @@ function p_AuthMethodAgent(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AuthMethodAgent(v, out) && out;
-}
-
-function p_73(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Implementation(v: any, out: any): true | undefined {
@@ -2928,7 +2286,7 @@ function f_Implementation(v: any, out: any): true | undefined {
   else return failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_73(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2940,23 +2298,11 @@ function p_Implementation(v: any): any {
   return f_Implementation(v, out) && out;
 }
 
-function p_74(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AuthenticateResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_74(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2968,23 +2314,11 @@ function p_AuthenticateResponse(v: any): any {
   return f_AuthenticateResponse(v, out) && out;
 }
 
-function p_75(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LogoutResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_75(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2996,7 +2330,7 @@ function p_LogoutResponse(v: any): any {
   return f_LogoutResponse(v, out) && out;
 }
 
-function p_76(v: any): any {
+function p_20(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3004,18 +2338,6 @@ function p_76(v: any): any {
     const y = p_SessionConfigOption(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_77(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3036,12 +2358,12 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_76(x));
+    y = (x === null ? null : p_20(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_77(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3053,7 +2375,7 @@ function p_NewSessionResponse(v: any): any {
   return f_NewSessionResponse(v, out) && out;
 }
 
-function p_78(v: any): any {
+function p_21(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3061,18 +2383,6 @@ function p_78(v: any): any {
     const y = p_SessionMode(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_79(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3088,14 +2398,14 @@ function f_SessionModeState(v: any, out: any): true | undefined {
   else return failAt("/currentModeId", "missing required property");
   x = v.availableModes;
   if (x !== undefined) {
-    y = p_78(x);
+    y = p_21(x);
     if (y !== undefined) out.availableModes = y;
     else out.availableModes = [];
   }
   else return failAt("/availableModes", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_79(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3109,18 +2419,6 @@ function p_SessionModeState(v: any): any {
 
 function p_SessionModeId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_80(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionMode(v: any, out: any): true | undefined {
@@ -3146,7 +2444,7 @@ function f_SessionMode(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_80(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3156,18 +2454,6 @@ function p_SessionMode(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionMode(v, out) && out;
-}
-
-function p_81(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_SessionConfigOptionSelect(v: any): any {
@@ -3180,7 +2466,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-function p_82(v: any): any {
+function p_22(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let y: any;
@@ -3225,10 +2511,10 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_81(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_82(v);
+  const m = p_22(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -3252,7 +2538,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_83(v: any): any {
+function p_23(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3264,7 +2550,7 @@ function p_83(v: any): any {
   return out;
 }
 
-function p_84(v: any): any {
+function p_24(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3278,23 +2564,11 @@ function p_84(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any;
-  y = p_83(v);
+  y = p_23(v);
   if (y !== undefined) return y;
-  y = p_84(v);
+  y = p_24(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_85(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -3320,7 +2594,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_85(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3332,7 +2606,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_86(v: any): any {
+function p_25(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3340,18 +2614,6 @@ function p_86(v: any): any {
     const y = p_SessionConfigSelectOption(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_87(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3374,14 +2636,14 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_86(x);
+    y = p_25(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
   else return failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_87(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3440,30 +2702,6 @@ function p_SessionConfigBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-function p_88(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_89(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LoadSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.modes;
@@ -3473,12 +2711,12 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_88(x));
+    y = (x === null ? null : p_20(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_89(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3490,7 +2728,7 @@ function p_LoadSessionResponse(v: any): any {
   return f_LoadSessionResponse(v, out) && out;
 }
 
-function p_90(v: any): any {
+function p_26(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3502,23 +2740,11 @@ function p_90(v: any): any {
   return out;
 }
 
-function p_91(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_90(x);
+    y = p_26(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -3530,7 +2756,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_91(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3540,30 +2766,6 @@ function p_ListSessionsResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ListSessionsResponse(v, out) && out;
-}
-
-function p_92(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_93(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionInfo(v: any, out: any): true | undefined {
@@ -3584,7 +2786,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = p_92(x);
+    y = p_12(x);
     if (y !== undefined) out.additionalDirectories = y;
   }
   x = v.title;
@@ -3599,7 +2801,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_93(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3611,23 +2813,11 @@ function p_SessionInfo(v: any): any {
   return f_SessionInfo(v, out) && out;
 }
 
-function p_94(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_DeleteSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_94(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3639,30 +2829,6 @@ function p_DeleteSessionResponse(v: any): any {
   return f_DeleteSessionResponse(v, out) && out;
 }
 
-function p_95(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_96(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.modes;
@@ -3672,12 +2838,12 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_95(x));
+    y = (x === null ? null : p_20(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_96(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3689,23 +2855,11 @@ function p_ResumeSessionResponse(v: any): any {
   return f_ResumeSessionResponse(v, out) && out;
 }
 
-function p_97(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_CloseSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_97(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3717,23 +2871,11 @@ function p_CloseSessionResponse(v: any): any {
   return f_CloseSessionResponse(v, out) && out;
 }
 
-function p_98(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SetSessionModeResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_98(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3745,42 +2887,18 @@ function p_SetSessionModeResponse(v: any): any {
   return f_SetSessionModeResponse(v, out) && out;
 }
 
-function p_99(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_100(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_99(x);
+    y = p_20(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
   else return failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_100(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3790,18 +2908,6 @@ function p_SetSessionConfigOptionResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
-}
-
-function p_101(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PromptResponse(v: any, out: any): true | undefined {
@@ -3815,7 +2921,7 @@ function f_PromptResponse(v: any, out: any): true | undefined {
   else return failAt("/stopReason", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_101(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3869,7 +2975,7 @@ function p_ErrorCode(v: any): any {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : fail("expected an integer"));
 }
 
-function p_102(v: any): any {
+function p_27(v: any): any {
   let y: any;
   y = p_SessionNotification(v);
   if (y !== undefined) return y;
@@ -3891,7 +2997,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_102(x));
+    y = (x === null ? null : p_27(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -3902,18 +3008,6 @@ function p_AgentNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentNotification(v, out) && out;
-}
-
-function p_103(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionNotification(v: any, out: any): true | undefined {
@@ -3934,7 +3028,7 @@ function f_SessionNotification(v: any, out: any): true | undefined {
   else return failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_103(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4073,18 +3167,6 @@ function p_MessageId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_104(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ContentChunk(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
@@ -4101,7 +3183,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_104(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4111,42 +3193,6 @@ function p_ContentChunk(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ContentChunk(v, out) && out;
-}
-
-function p_105(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ToolCallContent(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_106(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ToolCallLocation(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_107(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ToolCall(v: any, out: any): true | undefined {
@@ -4182,12 +3228,12 @@ function f_ToolCall(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = p_105(x);
+    y = p_3(x);
     if (y !== undefined) out.content = y;
   }
   x = v.locations;
   if (x !== undefined) {
-    y = p_106(x);
+    y = p_4(x);
     if (y !== undefined) out.locations = y;
   }
   x = v.rawInput;
@@ -4202,7 +3248,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_107(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4212,18 +3258,6 @@ function p_ToolCall(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ToolCall(v, out) && out;
-}
-
-function p_108(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanEntry(v: any, out: any): true | undefined {
@@ -4251,7 +3285,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
   else return failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_108(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4271,7 +3305,7 @@ function p_PlanEntryStatus(v: any): any {
   return ((v === "pending" || v === "in_progress" || v === "completed") ? v : fail("expected one of \"pending\", \"in_progress\", \"completed\""));
 }
 
-function p_109(v: any): any {
+function p_28(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4283,30 +3317,18 @@ function p_109(v: any): any {
   return out;
 }
 
-function p_110(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Plan(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.entries;
   if (x !== undefined) {
-    y = p_109(x);
+    y = p_28(x);
     if (y !== undefined) out.entries = y;
     else out.entries = [];
   }
   else return failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_110(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4316,18 +3338,6 @@ function p_Plan(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Plan(v, out) && out;
-}
-
-function p_111(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AvailableCommand(v: any, out: any): true | undefined {
@@ -4353,7 +3363,7 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_111(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4372,18 +3382,6 @@ function p_AvailableCommandInput(v: any): any {
   return fail("matches no alternative");
 }
 
-function p_112(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
@@ -4395,7 +3393,7 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
   else return failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_112(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4407,7 +3405,7 @@ function p_UnstructuredCommandInput(v: any): any {
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
-function p_113(v: any): any {
+function p_29(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4419,30 +3417,18 @@ function p_113(v: any): any {
   return out;
 }
 
-function p_114(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_113(x);
+    y = p_29(x);
     if (y !== undefined) out.availableCommands = y;
     else out.availableCommands = [];
   }
   else return failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_114(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4452,18 +3438,6 @@ function p_AvailableCommandsUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AvailableCommandsUpdate(v, out) && out;
-}
-
-function p_115(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CurrentModeUpdate(v: any, out: any): true | undefined {
@@ -4477,7 +3451,7 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
   else return failAt("/currentModeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_115(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4489,42 +3463,18 @@ function p_CurrentModeUpdate(v: any): any {
   return f_CurrentModeUpdate(v, out) && out;
 }
 
-function p_116(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_117(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_116(x);
+    y = p_20(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
   else return failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_117(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4534,18 +3484,6 @@ function p_ConfigOptionUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
-}
-
-function p_118(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionInfoUpdate(v: any, out: any): true | undefined {
@@ -4562,7 +3500,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_118(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4572,18 +3510,6 @@ function p_SessionInfoUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
-}
-
-function p_119(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Cost(v: any, out: any): true | undefined {
@@ -4604,7 +3530,7 @@ function f_Cost(v: any, out: any): true | undefined {
   else return failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_119(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4614,18 +3540,6 @@ function p_Cost(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Cost(v, out) && out;
-}
-
-function p_120(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_UsageUpdate(v: any, out: any): true | undefined {
@@ -4651,7 +3565,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_120(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4665,18 +3579,6 @@ function p_UsageUpdate(v: any): any {
 
 function p_NoticeSeverity(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_121(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -4702,7 +3604,7 @@ function f_Notice(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_121(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4722,7 +3624,7 @@ function p_CompactionStatus(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_122(v: any): any {
+function p_30(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4730,18 +3632,6 @@ function p_122(v: any): any {
     const y = p_ContentBlock(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_123(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -4764,7 +3654,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_122(x));
+    y = (x === null ? null : p_30(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -4774,7 +3664,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_123(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4784,18 +3674,6 @@ function p_CompactionUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
-}
-
-function p_124(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
@@ -4816,7 +3694,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_124(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4826,18 +3704,6 @@ function p_CompactionSummaryChunk(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CompactionSummaryChunk(v, out) && out;
-}
-
-function p_125(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
@@ -4851,7 +3717,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
   else return failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_125(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4867,7 +3733,7 @@ function p_ExtNotification(v: any): any {
   return copyJson(v);
 }
 
-function p_126(v: any): any {
+function p_31(v: any): any {
   let y: any;
   y = p_InitializeRequest(v);
   if (y !== undefined) return y;
@@ -4916,7 +3782,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_126(x));
+    y = (x === null ? null : p_31(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -4927,18 +3793,6 @@ function p_ClientRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ClientRequest(v, out) && out;
-}
-
-function p_127(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_InitializeRequest(v: any, out: any): true | undefined {
@@ -4962,7 +3816,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_127(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4972,18 +3826,6 @@ function p_InitializeRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
-}
-
-function p_128(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ClientCapabilities(v: any, out: any): true | undefined {
@@ -5015,7 +3857,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_128(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5025,18 +3867,6 @@ function p_ClientCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ClientCapabilities(v, out) && out;
-}
-
-function p_129(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_FileSystemCapabilities(v: any, out: any): true | undefined {
@@ -5053,7 +3883,7 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_129(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5063,18 +3893,6 @@ function p_FileSystemCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_FileSystemCapabilities(v, out) && out;
-}
-
-function p_130(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
@@ -5096,7 +3914,7 @@ function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_130(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5120,18 +3938,6 @@ function p_CompactionCapabilities(v: any): any {
   return out;
 }
 
-function p_131(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.boolean;
@@ -5141,7 +3947,7 @@ function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined 
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_131(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5153,23 +3959,11 @@ function p_SessionConfigOptionsCapabilities(v: any): any {
   return f_SessionConfigOptionsCapabilities(v, out) && out;
 }
 
-function p_132(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_BooleanConfigOptionCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_132(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5193,18 +3987,6 @@ function p_NoticeCapabilities(v: any): any {
   return out;
 }
 
-function p_133(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminal;
@@ -5214,7 +3996,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_133(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5224,18 +4006,6 @@ function p_AuthCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AuthCapabilities(v, out) && out;
-}
-
-function p_134(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ElicitationCapabilities(v: any, out: any): true | undefined {
@@ -5252,7 +4022,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_134(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5264,23 +4034,11 @@ function p_ElicitationCapabilities(v: any): any {
   return f_ElicitationCapabilities(v, out) && out;
 }
 
-function p_135(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_135(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5292,23 +4050,11 @@ function p_ElicitationFormCapabilities(v: any): any {
   return f_ElicitationFormCapabilities(v, out) && out;
 }
 
-function p_136(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_136(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5318,18 +4064,6 @@ function p_ElicitationUrlCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
-}
-
-function p_137(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AuthenticateRequest(v: any, out: any): true | undefined {
@@ -5343,7 +4077,7 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
   else return failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_137(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5355,23 +4089,11 @@ function p_AuthenticateRequest(v: any): any {
   return f_AuthenticateRequest(v, out) && out;
 }
 
-function p_138(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LogoutRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_138(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5383,19 +4105,7 @@ function p_LogoutRequest(v: any): any {
   return f_LogoutRequest(v, out) && out;
 }
 
-function p_139(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_140(v: any): any {
+function p_32(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5403,18 +4113,6 @@ function p_140(v: any): any {
     const y = p_McpServer(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_141(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -5430,20 +4128,20 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_139(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_140(x);
+    y = x === null ? [] : p_32(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
   else return failAt("/mcpServers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_141(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5483,18 +4181,6 @@ function p_McpServer(v: any): any {
   return y;
 }
 
-function p_142(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
@@ -5513,7 +4199,7 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   else return failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_142(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5525,7 +4211,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_143(v: any): any {
+function p_33(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5533,18 +4219,6 @@ function p_143(v: any): any {
     const y = p_HttpHeader(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_144(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -5567,14 +4241,14 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   else return failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_143(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.headers = y;
     else return at("/headers");
   }
   else return failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_144(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5584,30 +4258,6 @@ function p_McpServerHttp(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
-}
-
-function p_145(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_HttpHeader(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_146(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpServerSse(v: any, out: any): true | undefined {
@@ -5628,14 +4278,14 @@ function f_McpServerSse(v: any, out: any): true | undefined {
   else return failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_145(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.headers = y;
     else return at("/headers");
   }
   else return failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_146(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5645,42 +4295,6 @@ function p_McpServerSse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpServerSse(v, out) && out;
-}
-
-function p_147(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_148(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_EnvVariable(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_149(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpServerStdio(v: any, out: any): true | undefined {
@@ -5701,21 +4315,21 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   else return failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_147(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
     else return at("/args");
   }
   else return failAt("/args", "missing required property");
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_148(x);
+    y = x === null ? [] : p_7(x);
     if (y !== undefined) out.env = y;
     else return at("/env");
   }
   else return failAt("/env", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_149(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5727,47 +4341,11 @@ function p_McpServerStdio(v: any): any {
   return f_McpServerStdio(v, out) && out;
 }
 
-function p_150(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_151(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_152(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LoadSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_150(x);
+    y = x === null ? [] : p_32(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
@@ -5781,7 +4359,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_151(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
@@ -5794,7 +4372,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_152(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5804,18 +4382,6 @@ function p_LoadSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_LoadSessionRequest(v, out) && out;
-}
-
-function p_153(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ListSessionsRequest(v: any, out: any): true | undefined {
@@ -5834,7 +4400,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_153(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5844,18 +4410,6 @@ function p_ListSessionsRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ListSessionsRequest(v, out) && out;
-}
-
-function p_154(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_DeleteSessionRequest(v: any, out: any): true | undefined {
@@ -5869,7 +4423,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_154(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5879,42 +4433,6 @@ function p_DeleteSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
-}
-
-function p_155(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_156(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_157(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ResumeSessionRequest(v: any, out: any): true | undefined {
@@ -5935,19 +4453,19 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_155(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_156(x);
+    y = x === null ? [] : p_32(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_157(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5957,18 +4475,6 @@ function p_ResumeSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ResumeSessionRequest(v, out) && out;
-}
-
-function p_158(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CloseSessionRequest(v: any, out: any): true | undefined {
@@ -5982,7 +4488,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_158(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5992,18 +4498,6 @@ function p_CloseSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
-}
-
-function p_159(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SetSessionModeRequest(v: any, out: any): true | undefined {
@@ -6024,7 +4518,7 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
   else return failAt("/modeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_159(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6034,18 +4528,6 @@ function p_SetSessionModeRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetSessionModeRequest(v, out) && out;
-}
-
-function p_160(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_SetSessionConfigOptionRequestBoolean(v: any): any {
@@ -6061,7 +4543,7 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   return out;
 }
 
-function f_161(v: any, out: any): true | undefined {
+function f_34(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
@@ -6073,13 +4555,13 @@ function f_161(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_162(v: any): any {
+function p_35(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_161(v, out) && out;
+  return f_34(v, out) && out;
 }
 
-function p_163(v: any): any {
+function p_36(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let y: any;
@@ -6090,7 +4572,7 @@ function p_163(v: any): any {
     default:
       y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
-  if (y === undefined) y = p_162(v);
+  if (y === undefined) y = p_35(v);
   return y;
 }
 
@@ -6112,10 +4594,10 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
   else return failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_160(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_163(v);
+  const m = p_36(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -6127,7 +4609,7 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
-function p_164(v: any): any {
+function p_37(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6135,18 +4617,6 @@ function p_164(v: any): any {
     const y = p_ContentBlock(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_165(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -6162,14 +4632,14 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_164(x);
+    y = p_37(x);
     if (y !== undefined) out.prompt = y;
     else return at("/prompt");
   }
   else return failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_165(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6181,7 +4651,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_167(v: any): any {
+function p_38(v: any): any {
   let y: any;
   y = p_WriteTextFileResponse(v);
   if (y !== undefined) return y;
@@ -6206,7 +4676,7 @@ function p_167(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_166(v: any, out: any): true | undefined {
+function f_39(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -6217,7 +4687,7 @@ function f_166(v: any, out: any): true | undefined {
   else return failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_167(x);
+    y = p_38(x);
     if (y !== undefined) out.result = y;
     else return at("/result");
   }
@@ -6225,63 +4695,26 @@ function f_166(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_168(v: any): any {
+function p_40(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_166(v, out) && out;
-}
-
-function f_169(v: any, out: any): true | undefined {
-  let x: any, y: any;
-  x = v.id;
-  if (x !== undefined) {
-    y = p_RequestId(x);
-    if (y !== undefined) out.id = y;
-    else return at("/id");
-  }
-  else return failAt("/id", "missing required property");
-  x = v.error;
-  if (x !== undefined) {
-    y = p_Error(x);
-    if (y !== undefined) out.error = y;
-    else return at("/error");
-  }
-  else return failAt("/error", "missing required property");
-  return true;
-}
-
-function p_170(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  return f_169(v, out) && out;
+  return f_39(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any;
-  y = p_168(v);
+  y = p_40(v);
   if (y !== undefined) return y;
-  y = p_170(v);
+  y = p_17(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_171(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_WriteTextFileResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_171(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6291,18 +4724,6 @@ function p_WriteTextFileResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_WriteTextFileResponse(v, out) && out;
-}
-
-function p_172(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ReadTextFileResponse(v: any, out: any): true | undefined {
@@ -6316,7 +4737,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_172(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6326,18 +4747,6 @@ function p_ReadTextFileResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ReadTextFileResponse(v, out) && out;
-}
-
-function p_173(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_RequestPermissionResponse(v: any, out: any): true | undefined {
@@ -6351,7 +4760,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
   else return failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_173(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6390,18 +4799,6 @@ function p_RequestPermissionOutcome(v: any): any {
   return y;
 }
 
-function p_174(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.optionId;
@@ -6413,7 +4810,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
   else return failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_174(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6423,18 +4820,6 @@ function p_SelectedPermissionOutcome(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
-}
-
-function p_175(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CreateTerminalResponse(v: any, out: any): true | undefined {
@@ -6448,7 +4833,7 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_175(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6458,18 +4843,6 @@ function p_CreateTerminalResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CreateTerminalResponse(v, out) && out;
-}
-
-function p_176(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalOutputResponse(v: any, out: any): true | undefined {
@@ -6495,7 +4868,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_176(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6505,18 +4878,6 @@ function p_TerminalOutputResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalOutputResponse(v, out) && out;
-}
-
-function p_177(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalExitStatus(v: any, out: any): true | undefined {
@@ -6533,7 +4894,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_177(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6545,23 +4906,11 @@ function p_TerminalExitStatus(v: any): any {
   return f_TerminalExitStatus(v, out) && out;
 }
 
-function p_178(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ReleaseTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_178(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6571,18 +4920,6 @@ function p_ReleaseTerminalResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ReleaseTerminalResponse(v, out) && out;
-}
-
-function p_179(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
@@ -6599,7 +4936,7 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_179(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6611,23 +4948,11 @@ function p_WaitForTerminalExitResponse(v: any): any {
   return f_WaitForTerminalExitResponse(v, out) && out;
 }
 
-function p_180(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_KillTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_180(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6637,18 +4962,6 @@ function p_KillTerminalResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_KillTerminalResponse(v, out) && out;
-}
-
-function p_181(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_CreateElicitationResponseAccept(v: any): any {
@@ -6670,7 +4983,7 @@ function p_CreateElicitationResponseOther(v: any): any {
   return copyRawExcept(v, {}, ["_meta"]);
 }
 
-function p_182(v: any): any {
+function p_41(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.action;
   let y: any;
@@ -6694,10 +5007,10 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_181(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_182(v);
+  const m = p_41(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -6707,18 +5020,6 @@ function p_CreateElicitationResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
-}
-
-function p_183(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
 }
 
 function p_ElicitationContentValue(v: any): any {
@@ -6731,12 +5032,12 @@ function p_ElicitationContentValue(v: any): any {
   if (y !== undefined) return y;
   y = (typeof v === "boolean" ? v : fail("expected a boolean"));
   if (y !== undefined) return y;
-  y = p_183(v);
+  y = p_6(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
 
-function p_184(v: any): any {
+function p_42(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -6752,7 +5053,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_184(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.content = y;
     else return at("/content");
   }
@@ -6765,7 +5066,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function p_185(v: any): any {
+function p_43(v: any): any {
   let y: any;
   y = p_CancelNotification(v);
   if (y !== undefined) return y;
@@ -6785,7 +5086,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_185(x));
+    y = (x === null ? null : p_43(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -6796,18 +5097,6 @@ function p_ClientNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ClientNotification(v, out) && out;
-}
-
-function p_186(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelNotification(v: any, out: any): true | undefined {
@@ -6821,7 +5110,7 @@ function f_CancelNotification(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_186(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6831,18 +5120,6 @@ function p_CancelNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CancelNotification(v, out) && out;
-}
-
-function p_187(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelRequestNotification(v: any, out: any): true | undefined {
@@ -6856,7 +5133,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
   else return failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_187(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;

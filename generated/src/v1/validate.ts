@@ -70,15 +70,6 @@ function v_SessionId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_2(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ReadTextFileRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -93,24 +84,15 @@ function v_ReadTextFileRequest(v: any): true | undefined {
   x = v.limit;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/limit");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_3(v: any): true | undefined {
+function v_2(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PermissionOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_4(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -126,13 +108,13 @@ function v_RequestPermissionRequest(v: any): true | undefined {
   if (!v_ToolCallUpdate(x)) return at("/toolCall");
   x = v.options;
   if (x === undefined) return failAt("/options", "missing required property");
-  if (!v_3(x)) return at("/options");
+  if (!v_2(x)) return at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_4(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_5(v: any): true | undefined {
+function v_3(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -141,20 +123,11 @@ function v_5(v: any): true | undefined {
   return true;
 }
 
-function v_6(v: any): true | undefined {
+function v_4(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallLocation(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_7(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -174,11 +147,11 @@ function v_ToolCallUpdate(v: any): true | undefined {
   x = v.name;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/name");
   x = v.content;
-  if (x !== undefined && !(x === null || v_5(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_3(x))) return at("/content");
   x = v.locations;
-  if (x !== undefined && !(x === null || v_6(x))) return at("/locations");
+  if (x !== undefined && !(x === null || v_4(x))) return at("/locations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_7(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -272,7 +245,7 @@ function v_ContentBlock(v: any): true | undefined {
   return ok;
 }
 
-function v_8(v: any): true | undefined {
+function v_5(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -281,40 +254,22 @@ function v_8(v: any): true | undefined {
   return true;
 }
 
-function v_9(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_Annotations(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.audience;
-  if (x !== undefined && !(x === null || v_8(x))) return at("/audience");
+  if (x !== undefined && !(x === null || v_5(x))) return at("/audience");
   x = v.lastModified;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/lastModified");
   x = v.priority;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || fail("expected a number or null"))) return at("/priority");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_9(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_Role(v: any): true | undefined {
   return ((v === "assistant" || v === "user") || fail("expected one of \"assistant\", \"user\""));
-}
-
-function v_10(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_TextContent(v: any): true | undefined {
@@ -326,16 +281,7 @@ function v_TextContent(v: any): true | undefined {
   if (x === undefined) return failAt("/text", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/text");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_10(x))) return at("/_meta");
-  return true;
-}
-
-function v_11(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -353,16 +299,7 @@ function v_ImageContent(v: any): true | undefined {
   x = v.uri;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_11(x))) return at("/_meta");
-  return true;
-}
-
-function v_12(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -378,16 +315,7 @@ function v_AudioContent(v: any): true | undefined {
   if (x === undefined) return failAt("/mimeType", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_12(x))) return at("/_meta");
-  return true;
-}
-
-function v_13(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -411,7 +339,7 @@ function v_ResourceLink(v: any): true | undefined {
   if (x === undefined) return failAt("/uri", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_13(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -419,15 +347,6 @@ function v_EmbeddedResourceResource(v: any): true | undefined {
   if (v_TextResourceContents(v)) return true;
   if (v_BlobResourceContents(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_14(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_TextResourceContents(v: any): true | undefined {
@@ -442,16 +361,7 @@ function v_TextResourceContents(v: any): true | undefined {
   if (x === undefined) return failAt("/uri", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_14(x))) return at("/_meta");
-  return true;
-}
-
-function v_15(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -467,16 +377,7 @@ function v_BlobResourceContents(v: any): true | undefined {
   if (x === undefined) return failAt("/uri", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_15(x))) return at("/_meta");
-  return true;
-}
-
-function v_16(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -489,16 +390,7 @@ function v_EmbeddedResource(v: any): true | undefined {
   if (x === undefined) return failAt("/resource", "missing required property");
   if (!v_EmbeddedResourceResource(x)) return at("/resource");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_16(x))) return at("/_meta");
-  return true;
-}
-
-function v_17(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -509,16 +401,7 @@ function v_Content(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_17(x))) return at("/_meta");
-  return true;
-}
-
-function v_18(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -534,21 +417,12 @@ function v_Diff(v: any): true | undefined {
   if (x === undefined) return failAt("/newText", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/newText");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_18(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_TerminalId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_19(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Terminal(v: any): true | undefined {
@@ -558,16 +432,7 @@ function v_Terminal(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_19(x))) return at("/_meta");
-  return true;
-}
-
-function v_20(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -580,16 +445,7 @@ function v_ToolCallLocation(v: any): true | undefined {
   x = v.line;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/line");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_20(x))) return at("/_meta");
-  return true;
-}
-
-function v_21(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -606,7 +462,7 @@ function v_PermissionOption(v: any): true | undefined {
   if (x === undefined) return failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return at("/kind");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_21(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -618,7 +474,7 @@ function v_PermissionOptionKind(v: any): true | undefined {
   return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") || fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
 }
 
-function v_22(v: any): true | undefined {
+function v_6(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -627,20 +483,11 @@ function v_22(v: any): true | undefined {
   return true;
 }
 
-function v_23(v: any): true | undefined {
+function v_7(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnvVariable(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_24(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -655,24 +502,15 @@ function v_CreateTerminalRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/command", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/command");
   x = v.args;
-  if (x !== undefined && !v_22(x)) return at("/args");
+  if (x !== undefined && !v_6(x)) return at("/args");
   x = v.env;
-  if (x !== undefined && !v_23(x)) return at("/env");
+  if (x !== undefined && !v_7(x)) return at("/env");
   x = v.cwd;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/cwd");
   x = v.outputByteLimit;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return at("/outputByteLimit");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_24(x))) return at("/_meta");
-  return true;
-}
-
-function v_25(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -686,16 +524,7 @@ function v_EnvVariable(v: any): true | undefined {
   if (x === undefined) return failAt("/value", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_25(x))) return at("/_meta");
-  return true;
-}
-
-function v_26(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -709,16 +538,7 @@ function v_TerminalOutputRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_26(x))) return at("/_meta");
-  return true;
-}
-
-function v_27(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -732,16 +552,7 @@ function v_ReleaseTerminalRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_27(x))) return at("/_meta");
-  return true;
-}
-
-function v_28(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -755,16 +566,7 @@ function v_WaitForTerminalExitRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_28(x))) return at("/_meta");
-  return true;
-}
-
-function v_29(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -778,7 +580,7 @@ function v_KillTerminalRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_29(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -790,17 +592,17 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
   return v_ElicitationUrlMode(v);
 }
 
-function v_31(v: any): true | undefined {
+function v_8(v: any): true | undefined {
   if (v_ElicitationSessionScope(v)) return true;
   if (v_ElicitationRequestScope(v)) return true;
   return fail("matches no alternative");
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
-  return v_31(v);
+  return v_8(v);
 }
 
-function v_30(v: any): true | undefined {
+function v_9(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.mode;
   let ok: true | undefined;
@@ -817,15 +619,6 @@ function v_30(v: any): true | undefined {
   return ok;
 }
 
-function v_32(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_CreateElicitationRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -833,8 +626,8 @@ function v_CreateElicitationRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/message", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/message");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_32(x))) return at("/_meta");
-  return v_30(v);
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  return v_9(v);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
@@ -857,29 +650,11 @@ function v_ElicitationRequestScope(v: any): true | undefined {
   return true;
 }
 
-function v_33(v: any): true | undefined {
+function v_10(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationPropertySchema(x)) return atKey(k);
-  }
-  return true;
-}
-
-function v_34(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_35(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -892,13 +667,13 @@ function v_ElicitationSchema(v: any): true | undefined {
   x = v.title;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
   x = v.properties;
-  if (x !== undefined && !v_33(x)) return at("/properties");
+  if (x !== undefined && !v_10(x)) return at("/properties");
   x = v.required;
-  if (x !== undefined && !(x === null || v_34(x))) return at("/required");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/required");
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_35(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -960,15 +735,6 @@ function v_StringFormat(v: any): true | undefined {
   return ((v === "email" || v === "uri" || v === "date" || v === "date-time") || fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
 }
 
-function v_36(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_EnumOption(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -981,33 +747,15 @@ function v_EnumOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_36(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_37(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_38(v: any): true | undefined {
+function v_11(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnumOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_39(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1030,20 +778,11 @@ function v_StringPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/default");
   x = v.enum;
-  if (x !== undefined && !(x === null || v_37(x))) return at("/enum");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/enum");
   x = v.oneOf;
-  if (x !== undefined && !(x === null || v_38(x))) return at("/oneOf");
+  if (x !== undefined && !(x === null || v_11(x))) return at("/oneOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_39(x))) return at("/_meta");
-  return true;
-}
-
-function v_40(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1061,16 +800,7 @@ function v_NumberPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || fail("expected a number or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_40(x))) return at("/_meta");
-  return true;
-}
-
-function v_41(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1088,16 +818,7 @@ function v_IntegerPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_41(x))) return at("/_meta");
-  return true;
-}
-
-function v_42(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1111,7 +832,7 @@ function v_BooleanPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "boolean" || fail("expected a boolean or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_42(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1139,50 +860,14 @@ function v_MultiSelectItems(v: any): true | undefined {
   return fail("matches no variant");
 }
 
-function v_43(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_44(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_StringMultiSelectItems(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.enum;
   if (x === undefined) return failAt("/enum", "missing required property");
-  if (!v_43(x)) return at("/enum");
+  if (!v_6(x)) return at("/enum");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_44(x))) return at("/_meta");
-  return true;
-}
-
-function v_45(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnumOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_46(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1191,27 +876,9 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
   let x: any;
   x = v.anyOf;
   if (x === undefined) return failAt("/anyOf", "missing required property");
-  if (!v_45(x)) return at("/anyOf");
+  if (!v_11(x)) return at("/anyOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_46(x))) return at("/_meta");
-  return true;
-}
-
-function v_47(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_48(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1230,16 +897,10 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
   if (x === undefined) return failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return at("/items");
   x = v.default;
-  if (x !== undefined && !(x === null || v_47(x))) return at("/default");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_48(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
-}
-
-function v_49(v: any): true | undefined {
-  if (v_ElicitationSessionScope(v)) return true;
-  if (v_ElicitationRequestScope(v)) return true;
-  return fail("matches no alternative");
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
@@ -1248,17 +909,11 @@ function v_ElicitationFormMode(v: any): true | undefined {
   x = v.requestedSchema;
   if (x === undefined) return failAt("/requestedSchema", "missing required property");
   if (!v_ElicitationSchema(x)) return at("/requestedSchema");
-  return v_49(v);
+  return v_8(v);
 }
 
 function v_ElicitationId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_50(v: any): true | undefined {
-  if (v_ElicitationSessionScope(v)) return true;
-  if (v_ElicitationRequestScope(v)) return true;
-  return fail("matches no alternative");
 }
 
 function v_ElicitationUrlMode(v: any): true | undefined {
@@ -1270,14 +925,14 @@ function v_ElicitationUrlMode(v: any): true | undefined {
   x = v.url;
   if (x === undefined) return failAt("/url", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
-  return v_50(v);
+  return v_8(v);
 }
 
 function v_ExtRequest(v: any): true | undefined {
   return true;
 }
 
-function v_52(v: any): true | undefined {
+function v_12(v: any): true | undefined {
   if (v_InitializeResponse(v)) return true;
   if (v_AuthenticateResponse(v)) return true;
   if (v_LogoutResponse(v)) return true;
@@ -1294,7 +949,7 @@ function v_52(v: any): true | undefined {
   return fail("matches no alternative");
 }
 
-function v_51(v: any): true | undefined {
+function v_13(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -1302,11 +957,11 @@ function v_51(v: any): true | undefined {
   if (!v_RequestId(x)) return at("/id");
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_52(x)) return at("/result");
+  if (!v_12(x)) return at("/result");
   return true;
 }
 
-function v_53(v: any): true | undefined {
+function v_14(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -1319,25 +974,16 @@ function v_53(v: any): true | undefined {
 }
 
 function v_AgentResponse(v: any): true | undefined {
-  if (v_51(v)) return true;
-  if (v_53(v)) return true;
+  if (v_13(v)) return true;
+  if (v_14(v)) return true;
   return fail("matches no alternative");
 }
 
-function v_54(v: any): true | undefined {
+function v_15(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthMethod(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_55(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1351,25 +997,16 @@ function v_InitializeResponse(v: any): true | undefined {
   x = v.agentCapabilities;
   if (x !== undefined && !v_AgentCapabilities(x)) return at("/agentCapabilities");
   x = v.authMethods;
-  if (x !== undefined && !v_54(x)) return at("/authMethods");
+  if (x !== undefined && !v_15(x)) return at("/authMethods");
   x = v.agentInfo;
   if (x !== undefined && !(x === null || v_Implementation(x))) return at("/agentInfo");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_55(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
   return (Number.isInteger(v) && v >= 0 && v <= 65535 || fail("expected an integer (uint16) in [0, 65535]"));
-}
-
-function v_56(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_AgentCapabilities(v: any): true | undefined {
@@ -1386,16 +1023,7 @@ function v_AgentCapabilities(v: any): true | undefined {
   x = v.auth;
   if (x !== undefined && !v_AgentAuthCapabilities(x)) return at("/auth");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_56(x))) return at("/_meta");
-  return true;
-}
-
-function v_57(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1409,16 +1037,7 @@ function v_PromptCapabilities(v: any): true | undefined {
   x = v.embeddedContext;
   if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/embeddedContext");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_57(x))) return at("/_meta");
-  return true;
-}
-
-function v_58(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1430,16 +1049,7 @@ function v_McpCapabilities(v: any): true | undefined {
   x = v.sse;
   if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/sse");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_58(x))) return at("/_meta");
-  return true;
-}
-
-function v_59(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1457,16 +1067,7 @@ function v_SessionCapabilities(v: any): true | undefined {
   x = v.close;
   if (x !== undefined && !(x === null || v_SessionCloseCapabilities(x))) return at("/close");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_59(x))) return at("/_meta");
-  return true;
-}
-
-function v_60(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1474,16 +1075,7 @@ function v_SessionListCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_60(x))) return at("/_meta");
-  return true;
-}
-
-function v_61(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1491,16 +1083,7 @@ function v_SessionDeleteCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_61(x))) return at("/_meta");
-  return true;
-}
-
-function v_62(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1508,16 +1091,7 @@ function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_62(x))) return at("/_meta");
-  return true;
-}
-
-function v_63(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1525,16 +1099,7 @@ function v_SessionResumeCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_63(x))) return at("/_meta");
-  return true;
-}
-
-function v_64(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1542,16 +1107,7 @@ function v_SessionCloseCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_64(x))) return at("/_meta");
-  return true;
-}
-
-function v_65(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1561,16 +1117,7 @@ function v_AgentAuthCapabilities(v: any): true | undefined {
   x = v.logout;
   if (x !== undefined && !(x === null || v_LogoutCapabilities(x))) return at("/logout");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_65(x))) return at("/_meta");
-  return true;
-}
-
-function v_66(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1578,7 +1125,7 @@ function v_LogoutCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_66(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1606,29 +1153,11 @@ function v_AuthMethodId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_67(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_68(v: any): true | undefined {
+function v_16(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!(typeof x === "string" || fail("expected a string"))) return atKey(k);
-  }
-  return true;
-}
-
-function v_69(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1645,20 +1174,11 @@ function v_AuthMethodTerminal(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v.args;
-  if (x !== undefined && !v_67(x)) return at("/args");
+  if (x !== undefined && !v_6(x)) return at("/args");
   x = v.env;
-  if (x !== undefined && !v_68(x)) return at("/env");
+  if (x !== undefined && !v_16(x)) return at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_69(x))) return at("/_meta");
-  return true;
-}
-
-function v_70(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1674,16 +1194,7 @@ function v_AuthMethodAgent(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_70(x))) return at("/_meta");
-  return true;
-}
-
-function v_71(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1699,16 +1210,7 @@ function v_Implementation(v: any): true | undefined {
   if (x === undefined) return failAt("/version", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/version");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_71(x))) return at("/_meta");
-  return true;
-}
-
-function v_72(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1716,16 +1218,7 @@ function v_AuthenticateResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_72(x))) return at("/_meta");
-  return true;
-}
-
-function v_73(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1733,24 +1226,15 @@ function v_LogoutResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_73(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_74(v: any): true | undefined {
+function v_17(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_75(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1764,26 +1248,17 @@ function v_NewSessionResponse(v: any): true | undefined {
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_74(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_17(x))) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_75(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_76(v: any): true | undefined {
+function v_18(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionMode(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_77(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1796,23 +1271,14 @@ function v_SessionModeState(v: any): true | undefined {
   if (!v_SessionModeId(x)) return at("/currentModeId");
   x = v.availableModes;
   if (x === undefined) return failAt("/availableModes", "missing required property");
-  if (!v_76(x)) return at("/availableModes");
+  if (!v_18(x)) return at("/availableModes");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_77(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_SessionModeId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_78(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_SessionMode(v: any): true | undefined {
@@ -1827,7 +1293,7 @@ function v_SessionMode(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_78(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1839,7 +1305,7 @@ function v_SessionConfigOptionBoolean(v: any): true | undefined {
   return v_SessionConfigBoolean(v);
 }
 
-function v_79(v: any): true | undefined {
+function v_19(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
@@ -1856,15 +1322,6 @@ function v_79(v: any): true | undefined {
   return ok;
 }
 
-function v_80(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_SessionConfigOption(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -1879,8 +1336,8 @@ function v_SessionConfigOption(v: any): true | undefined {
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return at("/category");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_80(x))) return at("/_meta");
-  return v_79(v);
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  return v_19(v);
 }
 
 function v_SessionConfigId(v: any): true | undefined {
@@ -1895,7 +1352,7 @@ function v_SessionConfigValueId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_81(v: any): true | undefined {
+function v_20(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1904,7 +1361,7 @@ function v_81(v: any): true | undefined {
   return true;
 }
 
-function v_82(v: any): true | undefined {
+function v_21(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1914,18 +1371,9 @@ function v_82(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
-  if (v_81(v)) return true;
-  if (v_82(v)) return true;
+  if (v_20(v)) return true;
+  if (v_21(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_83(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -1940,25 +1388,7 @@ function v_SessionConfigSelectOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_83(x))) return at("/_meta");
-  return true;
-}
-
-function v_84(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigSelectOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_85(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1973,9 +1403,9 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
   if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
   x = v.options;
   if (x === undefined) return failAt("/options", "missing required property");
-  if (!v_84(x)) return at("/options");
+  if (!v_20(x)) return at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_85(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2004,50 +1434,23 @@ function v_SessionConfigBoolean(v: any): true | undefined {
   return true;
 }
 
-function v_86(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_87(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_LoadSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_86(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_17(x))) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_87(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_88(v: any): true | undefined {
+function v_22(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionInfo(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_89(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2057,29 +1460,11 @@ function v_ListSessionsResponse(v: any): true | undefined {
   let x: any;
   x = v.sessions;
   if (x === undefined) return failAt("/sessions", "missing required property");
-  if (!v_88(x)) return at("/sessions");
+  if (!v_22(x)) return at("/sessions");
   x = v.nextCursor;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/nextCursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_89(x))) return at("/_meta");
-  return true;
-}
-
-function v_90(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_91(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2093,22 +1478,13 @@ function v_SessionInfo(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_90(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
   x = v.title;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
   x = v.updatedAt;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_91(x))) return at("/_meta");
-  return true;
-}
-
-function v_92(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2116,25 +1492,7 @@ function v_DeleteSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_92(x))) return at("/_meta");
-  return true;
-}
-
-function v_93(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_94(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2144,18 +1502,9 @@ function v_ResumeSessionResponse(v: any): true | undefined {
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_93(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_17(x))) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_94(x))) return at("/_meta");
-  return true;
-}
-
-function v_95(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2163,16 +1512,7 @@ function v_CloseSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_95(x))) return at("/_meta");
-  return true;
-}
-
-function v_96(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2180,25 +1520,7 @@ function v_SetSessionModeResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_96(x))) return at("/_meta");
-  return true;
-}
-
-function v_97(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_98(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2207,18 +1529,9 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return failAt("/configOptions", "missing required property");
-  if (!v_97(x)) return at("/configOptions");
+  if (!v_17(x)) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_98(x))) return at("/_meta");
-  return true;
-}
-
-function v_99(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2229,7 +1542,7 @@ function v_PromptResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/stopReason", "missing required property");
   if (!v_StopReason(x)) return at("/stopReason");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_99(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2257,7 +1570,7 @@ function v_ErrorCode(v: any): true | undefined {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || fail("expected an integer"));
 }
 
-function v_100(v: any): true | undefined {
+function v_23(v: any): true | undefined {
   if (v_SessionNotification(v)) return true;
   if (v_CompleteElicitationNotification(v)) return true;
   if (v_ExtNotification(v)) return true;
@@ -2271,16 +1584,7 @@ function v_AgentNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_100(x))) return at("/params");
-  return true;
-}
-
-function v_101(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_23(x))) return at("/params");
   return true;
 }
 
@@ -2294,7 +1598,7 @@ function v_SessionNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/update", "missing required property");
   if (!v_SessionUpdate(x)) return at("/update");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_101(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2411,15 +1715,6 @@ function v_MessageId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_102(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ContentChunk(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -2429,34 +1724,7 @@ function v_ContentChunk(v: any): true | undefined {
   x = v.messageId;
   if (x !== undefined && !(x === null || v_MessageId(x))) return at("/messageId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_102(x))) return at("/_meta");
-  return true;
-}
-
-function v_103(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ToolCallContent(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_104(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ToolCallLocation(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_105(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2476,20 +1744,11 @@ function v_ToolCall(v: any): true | undefined {
   x = v.status;
   if (x !== undefined && !v_ToolCallStatus(x)) return at("/status");
   x = v.content;
-  if (x !== undefined && !v_103(x)) return at("/content");
+  if (x !== undefined && !v_3(x)) return at("/content");
   x = v.locations;
-  if (x !== undefined && !v_104(x)) return at("/locations");
+  if (x !== undefined && !v_4(x)) return at("/locations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_105(x))) return at("/_meta");
-  return true;
-}
-
-function v_106(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2506,7 +1765,7 @@ function v_PlanEntry(v: any): true | undefined {
   if (x === undefined) return failAt("/status", "missing required property");
   if (!v_PlanEntryStatus(x)) return at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_106(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2518,20 +1777,11 @@ function v_PlanEntryStatus(v: any): true | undefined {
   return ((v === "pending" || v === "in_progress" || v === "completed") || fail("expected one of \"pending\", \"in_progress\", \"completed\""));
 }
 
-function v_107(v: any): true | undefined {
+function v_24(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PlanEntry(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_108(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2541,18 +1791,9 @@ function v_Plan(v: any): true | undefined {
   let x: any;
   x = v.entries;
   if (x === undefined) return failAt("/entries", "missing required property");
-  if (!v_107(x)) return at("/entries");
+  if (!v_24(x)) return at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_108(x))) return at("/_meta");
-  return true;
-}
-
-function v_109(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2568,22 +1809,13 @@ function v_AvailableCommand(v: any): true | undefined {
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return at("/input");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_109(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_AvailableCommandInput(v: any): true | undefined {
   if (v_UnstructuredCommandInput(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_110(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_UnstructuredCommandInput(v: any): true | undefined {
@@ -2593,24 +1825,15 @@ function v_UnstructuredCommandInput(v: any): true | undefined {
   if (x === undefined) return failAt("/hint", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/hint");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_110(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_111(v: any): true | undefined {
+function v_25(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AvailableCommand(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_112(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2620,18 +1843,9 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return failAt("/availableCommands", "missing required property");
-  if (!v_111(x)) return at("/availableCommands");
+  if (!v_25(x)) return at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_112(x))) return at("/_meta");
-  return true;
-}
-
-function v_113(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2642,25 +1856,7 @@ function v_CurrentModeUpdate(v: any): true | undefined {
   if (x === undefined) return failAt("/currentModeId", "missing required property");
   if (!v_SessionModeId(x)) return at("/currentModeId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_113(x))) return at("/_meta");
-  return true;
-}
-
-function v_114(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_115(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2669,18 +1865,9 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return failAt("/configOptions", "missing required property");
-  if (!v_114(x)) return at("/configOptions");
+  if (!v_17(x)) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_115(x))) return at("/_meta");
-  return true;
-}
-
-function v_116(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2692,16 +1879,7 @@ function v_SessionInfoUpdate(v: any): true | undefined {
   x = v.updatedAt;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_116(x))) return at("/_meta");
-  return true;
-}
-
-function v_117(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2715,16 +1893,7 @@ function v_Cost(v: any): true | undefined {
   if (x === undefined) return failAt("/currency", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/currency");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_117(x))) return at("/_meta");
-  return true;
-}
-
-function v_118(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2740,21 +1909,12 @@ function v_UsageUpdate(v: any): true | undefined {
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return at("/cost");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_118(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_119(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Notice(v: any): true | undefined {
@@ -2769,7 +1929,7 @@ function v_Notice(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_119(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2781,20 +1941,11 @@ function v_CompactionStatus(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_120(v: any): true | undefined {
+function v_26(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_121(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2809,20 +1960,11 @@ function v_CompactionUpdate(v: any): true | undefined {
   if (x === undefined) return failAt("/status", "missing required property");
   if (!v_CompactionStatus(x)) return at("/status");
   x = v.summary;
-  if (x !== undefined && !(x === null || v_120(x))) return at("/summary");
+  if (x !== undefined && !(x === null || v_26(x))) return at("/summary");
   x = v.error;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_121(x))) return at("/_meta");
-  return true;
-}
-
-function v_122(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2836,16 +1978,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_122(x))) return at("/_meta");
-  return true;
-}
-
-function v_123(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2856,7 +1989,7 @@ function v_CompleteElicitationNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return at("/elicitationId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_123(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2864,7 +1997,7 @@ function v_ExtNotification(v: any): true | undefined {
   return true;
 }
 
-function v_124(v: any): true | undefined {
+function v_27(v: any): true | undefined {
   if (v_InitializeRequest(v)) return true;
   if (v_AuthenticateRequest(v)) return true;
   if (v_LogoutRequest(v)) return true;
@@ -2891,16 +2024,7 @@ function v_ClientRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_124(x))) return at("/params");
-  return true;
-}
-
-function v_125(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_27(x))) return at("/params");
   return true;
 }
 
@@ -2915,16 +2039,7 @@ function v_InitializeRequest(v: any): true | undefined {
   x = v.clientInfo;
   if (x !== undefined && !(x === null || v_Implementation(x))) return at("/clientInfo");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_125(x))) return at("/_meta");
-  return true;
-}
-
-function v_126(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2942,16 +2057,7 @@ function v_ClientCapabilities(v: any): true | undefined {
   x = v.elicitation;
   if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return at("/elicitation");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_126(x))) return at("/_meta");
-  return true;
-}
-
-function v_127(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2963,16 +2069,7 @@ function v_FileSystemCapabilities(v: any): true | undefined {
   x = v.writeTextFile;
   if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/writeTextFile");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_127(x))) return at("/_meta");
-  return true;
-}
-
-function v_128(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2986,20 +2083,11 @@ function v_ClientSessionCapabilities(v: any): true | undefined {
   x = v.notices;
   if (x !== undefined && !(x === null || v_NoticeCapabilities(x))) return at("/notices");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_128(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_CompactionCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_129(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -3014,16 +2102,7 @@ function v_SessionConfigOptionsCapabilities(v: any): true | undefined {
   x = v.boolean;
   if (x !== undefined && !(x === null || v_BooleanConfigOptionCapabilities(x))) return at("/boolean");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_129(x))) return at("/_meta");
-  return true;
-}
-
-function v_130(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3031,20 +2110,11 @@ function v_BooleanConfigOptionCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_130(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_NoticeCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_131(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -3059,16 +2129,7 @@ function v_AuthCapabilities(v: any): true | undefined {
   x = v.terminal;
   if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/terminal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_131(x))) return at("/_meta");
-  return true;
-}
-
-function v_132(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3080,16 +2141,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
   x = v.url;
   if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return at("/url");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_132(x))) return at("/_meta");
-  return true;
-}
-
-function v_133(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3097,16 +2149,7 @@ function v_ElicitationFormCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_133(x))) return at("/_meta");
-  return true;
-}
-
-function v_134(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3114,16 +2157,7 @@ function v_ElicitationUrlCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_134(x))) return at("/_meta");
-  return true;
-}
-
-function v_135(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3134,16 +2168,7 @@ function v_AuthenticateRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return at("/methodId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_135(x))) return at("/_meta");
-  return true;
-}
-
-function v_136(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3151,33 +2176,15 @@ function v_LogoutRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_136(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_137(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_138(v: any): true | undefined {
+function v_28(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_139(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -3189,12 +2196,12 @@ function v_NewSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_137(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
   x = v.mcpServers;
   if (x === undefined) return failAt("/mcpServers", "missing required property");
-  if (!v_138(x)) return at("/mcpServers");
+  if (!v_28(x)) return at("/mcpServers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_139(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3225,15 +2232,6 @@ function v_McpServer(v: any): true | undefined {
   return fail("matches no variant");
 }
 
-function v_140(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_HttpHeader(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -3244,24 +2242,15 @@ function v_HttpHeader(v: any): true | undefined {
   if (x === undefined) return failAt("/value", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_140(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_141(v: any): true | undefined {
+function v_29(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_HttpHeader(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_142(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -3277,27 +2266,9 @@ function v_McpServerHttp(v: any): true | undefined {
   if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
   x = v.headers;
   if (x === undefined) return failAt("/headers", "missing required property");
-  if (!v_141(x)) return at("/headers");
+  if (!v_29(x)) return at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_142(x))) return at("/_meta");
-  return true;
-}
-
-function v_143(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_HttpHeader(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_144(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3312,36 +2283,9 @@ function v_McpServerSse(v: any): true | undefined {
   if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
   x = v.headers;
   if (x === undefined) return failAt("/headers", "missing required property");
-  if (!v_143(x)) return at("/headers");
+  if (!v_29(x)) return at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_144(x))) return at("/_meta");
-  return true;
-}
-
-function v_145(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_146(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnvVariable(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_147(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3356,39 +2300,12 @@ function v_McpServerStdio(v: any): true | undefined {
   if (!(typeof x === "string" || fail("expected a string"))) return at("/command");
   x = v.args;
   if (x === undefined) return failAt("/args", "missing required property");
-  if (!v_145(x)) return at("/args");
+  if (!v_6(x)) return at("/args");
   x = v.env;
   if (x === undefined) return failAt("/env", "missing required property");
-  if (!v_146(x)) return at("/env");
+  if (!v_7(x)) return at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_147(x))) return at("/_meta");
-  return true;
-}
-
-function v_148(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_149(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_150(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3397,26 +2314,17 @@ function v_LoadSessionRequest(v: any): true | undefined {
   let x: any;
   x = v.mcpServers;
   if (x === undefined) return failAt("/mcpServers", "missing required property");
-  if (!v_148(x)) return at("/mcpServers");
+  if (!v_28(x)) return at("/mcpServers");
   x = v.cwd;
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_149(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
   x = v.sessionId;
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_150(x))) return at("/_meta");
-  return true;
-}
-
-function v_151(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3428,16 +2336,7 @@ function v_ListSessionsRequest(v: any): true | undefined {
   x = v.cursor;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/cursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_151(x))) return at("/_meta");
-  return true;
-}
-
-function v_152(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3448,34 +2347,7 @@ function v_DeleteSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_152(x))) return at("/_meta");
-  return true;
-}
-
-function v_153(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_154(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_155(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3489,20 +2361,11 @@ function v_ResumeSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_153(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_154(x)) return at("/mcpServers");
+  if (x !== undefined && !v_28(x)) return at("/mcpServers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_155(x))) return at("/_meta");
-  return true;
-}
-
-function v_156(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3513,16 +2376,7 @@ function v_CloseSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_156(x))) return at("/_meta");
-  return true;
-}
-
-function v_157(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3536,7 +2390,7 @@ function v_SetSessionModeRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/modeId", "missing required property");
   if (!v_SessionModeId(x)) return at("/modeId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_157(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3548,7 +2402,7 @@ function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
   return true;
 }
 
-function v_159(v: any): true | undefined {
+function v_30(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.value;
@@ -3557,7 +2411,7 @@ function v_159(v: any): true | undefined {
   return true;
 }
 
-function v_158(v: any): true | undefined {
+function v_31(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
@@ -3569,17 +2423,8 @@ function v_158(v: any): true | undefined {
       ok = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (ok) return true;
-  if (v_159(v)) return true;
+  if (v_30(v)) return true;
   return fail("matches no variant");
-}
-
-function v_160(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_SetSessionConfigOptionRequest(v: any): true | undefined {
@@ -3592,26 +2437,8 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return at("/configId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_160(x))) return at("/_meta");
-  return v_158(v);
-}
-
-function v_161(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_162(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  return v_31(v);
 }
 
 function v_PromptRequest(v: any): true | undefined {
@@ -3622,13 +2449,13 @@ function v_PromptRequest(v: any): true | undefined {
   if (!v_SessionId(x)) return at("/sessionId");
   x = v.prompt;
   if (x === undefined) return failAt("/prompt", "missing required property");
-  if (!v_161(x)) return at("/prompt");
+  if (!v_26(x)) return at("/prompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_162(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_164(v: any): true | undefined {
+function v_32(v: any): true | undefined {
   if (v_WriteTextFileResponse(v)) return true;
   if (v_ReadTextFileResponse(v)) return true;
   if (v_RequestPermissionResponse(v)) return true;
@@ -3642,7 +2469,7 @@ function v_164(v: any): true | undefined {
   return fail("matches no alternative");
 }
 
-function v_163(v: any): true | undefined {
+function v_33(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -3650,51 +2477,21 @@ function v_163(v: any): true | undefined {
   if (!v_RequestId(x)) return at("/id");
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_164(x)) return at("/result");
-  return true;
-}
-
-function v_165(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  let x: any;
-  x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return at("/id");
-  x = v.error;
-  if (x === undefined) return failAt("/error", "missing required property");
-  if (!v_Error(x)) return at("/error");
+  if (!v_32(x)) return at("/result");
   return true;
 }
 
 function v_ClientResponse(v: any): true | undefined {
-  if (v_163(v)) return true;
-  if (v_165(v)) return true;
+  if (v_33(v)) return true;
+  if (v_14(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_166(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_WriteTextFileResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_166(x))) return at("/_meta");
-  return true;
-}
-
-function v_167(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3705,16 +2502,7 @@ function v_ReadTextFileResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_167(x))) return at("/_meta");
-  return true;
-}
-
-function v_168(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3725,7 +2513,7 @@ function v_RequestPermissionResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/outcome", "missing required property");
   if (!v_RequestPermissionOutcome(x)) return at("/outcome");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_168(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3754,15 +2542,6 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
   return ok;
 }
 
-function v_169(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_SelectedPermissionOutcome(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -3770,16 +2549,7 @@ function v_SelectedPermissionOutcome(v: any): true | undefined {
   if (x === undefined) return failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return at("/optionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_169(x))) return at("/_meta");
-  return true;
-}
-
-function v_170(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3790,16 +2560,7 @@ function v_CreateTerminalResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_170(x))) return at("/_meta");
-  return true;
-}
-
-function v_171(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3815,16 +2576,7 @@ function v_TerminalOutputResponse(v: any): true | undefined {
   x = v.exitStatus;
   if (x !== undefined && !(x === null || v_TerminalExitStatus(x))) return at("/exitStatus");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_171(x))) return at("/_meta");
-  return true;
-}
-
-function v_172(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3836,16 +2588,7 @@ function v_TerminalExitStatus(v: any): true | undefined {
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_172(x))) return at("/_meta");
-  return true;
-}
-
-function v_173(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3853,16 +2596,7 @@ function v_ReleaseTerminalResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_173(x))) return at("/_meta");
-  return true;
-}
-
-function v_174(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3874,16 +2608,7 @@ function v_WaitForTerminalExitResponse(v: any): true | undefined {
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_174(x))) return at("/_meta");
-  return true;
-}
-
-function v_175(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3891,7 +2616,7 @@ function v_KillTerminalResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_175(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3911,7 +2636,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
   return true;
 }
 
-function v_176(v: any): true | undefined {
+function v_34(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.action;
   let ok: true | undefined;
@@ -3931,30 +2656,12 @@ function v_176(v: any): true | undefined {
   return ok;
 }
 
-function v_177(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_CreateElicitationResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_177(x))) return at("/_meta");
-  return v_176(v);
-}
-
-function v_178(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  return v_34(v);
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
@@ -3962,11 +2669,11 @@ function v_ElicitationContentValue(v: any): true | undefined {
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
   if ((typeof v === "number" && Number.isFinite(v) || fail("expected a number"))) return true;
   if ((typeof v === "boolean" || fail("expected a boolean"))) return true;
-  if (v_178(v)) return true;
+  if (v_6(v)) return true;
   return fail("matches no alternative");
 }
 
-function v_179(v: any): true | undefined {
+function v_35(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -3979,11 +2686,11 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.content;
-  if (x !== undefined && !(x === null || v_179(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_35(x))) return at("/content");
   return true;
 }
 
-function v_180(v: any): true | undefined {
+function v_36(v: any): true | undefined {
   if (v_CancelNotification(v)) return true;
   if (v_ExtNotification(v)) return true;
   return fail("matches no alternative");
@@ -3996,16 +2703,7 @@ function v_ClientNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_180(x))) return at("/params");
-  return true;
-}
-
-function v_181(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_36(x))) return at("/params");
   return true;
 }
 
@@ -4016,16 +2714,7 @@ function v_CancelNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_181(x))) return at("/_meta");
-  return true;
-}
-
-function v_182(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4036,7 +2725,7 @@ function v_CancelRequestNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/requestId", "missing required property");
   if (!v_RequestId(x)) return at("/requestId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_182(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 

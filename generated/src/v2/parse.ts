@@ -188,18 +188,6 @@ function p_4(v: any): any {
   return out;
 }
 
-function p_5(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ToolCallUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.toolCallId;
@@ -256,7 +244,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_5(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -374,7 +362,7 @@ function p_ContentBlock(v: any): any {
   return y;
 }
 
-function p_6(v: any): any {
+function p_5(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -386,23 +374,11 @@ function p_6(v: any): any {
   return out;
 }
 
-function p_7(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Annotations(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.audience;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_5(x));
     if (y !== undefined) out.audience = y;
   }
   x = v.lastModified;
@@ -417,7 +393,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_7(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -431,18 +407,6 @@ function p_Annotations(v: any): any {
 
 function p_Role(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_8(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
@@ -461,7 +425,7 @@ function f_TextContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_8(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -475,18 +439,6 @@ function p_TextContent(v: any): any {
 
 function p_MediaType(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_9(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ImageContent(v: any, out: any): true | undefined {
@@ -517,7 +469,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_9(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -527,18 +479,6 @@ function p_ImageContent(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ImageContent(v, out) && out;
-}
-
-function p_10(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AudioContent(v: any, out: any): true | undefined {
@@ -564,7 +504,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_10(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -576,7 +516,7 @@ function p_AudioContent(v: any): any {
   return f_AudioContent(v, out) && out;
 }
 
-function p_11(v: any): any {
+function p_6(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -584,18 +524,6 @@ function p_11(v: any): any {
     const y = (typeof x === "string" ? x : fail("expected a string"));
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_12(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -616,7 +544,7 @@ function f_Icon(v: any, out: any): true | undefined {
   }
   x = v.sizes;
   if (x !== undefined) {
-    y = (x === null ? null : p_11(x));
+    y = (x === null ? null : p_6(x));
     if (y !== undefined) out.sizes = y;
   }
   x = v.theme;
@@ -626,7 +554,7 @@ function f_Icon(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_12(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -642,7 +570,7 @@ function p_IconTheme(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_13(v: any): any {
+function p_7(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -650,18 +578,6 @@ function p_13(v: any): any {
     const y = p_Icon(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_14(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -694,7 +610,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.icons;
   if (x !== undefined) {
-    y = (x === null ? null : p_13(x));
+    y = (x === null ? null : p_7(x));
     if (y !== undefined) out.icons = y;
   }
   x = v.mimeType;
@@ -714,7 +630,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_14(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -733,18 +649,6 @@ function p_EmbeddedResourceResource(v: any): any {
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_15(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
@@ -770,7 +674,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_15(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -780,18 +684,6 @@ function p_TextResourceContents(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
-}
-
-function p_16(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BlobResourceContents(v: any, out: any): true | undefined {
@@ -817,7 +709,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_16(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -827,18 +719,6 @@ function p_BlobResourceContents(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
-}
-
-function p_17(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_EmbeddedResource(v: any, out: any): true | undefined {
@@ -857,7 +737,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_17(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -867,18 +747,6 @@ function p_EmbeddedResource(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
-}
-
-function p_18(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Content(v: any, out: any): true | undefined {
@@ -892,7 +760,7 @@ function f_Content(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_18(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -902,18 +770,6 @@ function p_Content(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Content(v, out) && out;
-}
-
-function p_19(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_DiffChangeAdd(v: any): any {
@@ -945,7 +801,7 @@ function p_DiffChangeOther(v: any): any {
   return copyRawExcept(v, {}, ["fileType", "mimeType", "_meta"]);
 }
 
-function p_20(v: any): any {
+function p_8(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.operation;
   let y: any;
@@ -985,10 +841,10 @@ function f_DiffChange(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_19(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_20(v);
+  const m = p_8(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -1051,18 +907,6 @@ function p_DiffPathPairChange(v: any): any {
   return f_DiffPathPairChange(v, out) && out;
 }
 
-function p_21(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_DiffPatch(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.format;
@@ -1081,7 +925,7 @@ function f_DiffPatch(v: any, out: any): true | undefined {
   else return failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1097,7 +941,7 @@ function p_DiffPatchFormat(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_22(v: any): any {
+function p_9(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1109,23 +953,11 @@ function p_22(v: any): any {
   return out;
 }
 
-function p_23(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.changes;
   if (x !== undefined) {
-    y = p_22(x);
+    y = p_9(x);
     if (y !== undefined) out.changes = y;
     else return at("/changes");
   }
@@ -1137,7 +969,7 @@ function f_Diff(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_23(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1153,18 +985,6 @@ function p_TerminalId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_24(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Terminal(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminalId;
@@ -1176,7 +996,7 @@ function f_Terminal(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_24(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1186,18 +1006,6 @@ function p_Terminal(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Terminal(v, out) && out;
-}
-
-function p_25(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ToolCallLocation(v: any, out: any): true | undefined {
@@ -1216,7 +1024,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_25(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1228,18 +1036,6 @@ function p_ToolCallLocation(v: any): any {
   return f_ToolCallLocation(v, out) && out;
 }
 
-function p_26(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ToolCallCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cancel;
@@ -1249,7 +1045,7 @@ function f_ToolCallCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_26(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1261,23 +1057,11 @@ function p_ToolCallCapabilities(v: any): any {
   return f_ToolCallCapabilities(v, out) && out;
 }
 
-function p_27(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ToolCallCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_27(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1287,18 +1071,6 @@ function p_ToolCallCancelCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ToolCallCancelCapabilities(v, out) && out;
-}
-
-function p_28(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
@@ -1312,7 +1084,7 @@ function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
   else return failAt("/toolCall", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_28(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1322,18 +1094,6 @@ function p_ToolCallPermissionSubject(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ToolCallPermissionSubject(v, out) && out;
-}
-
-function p_29(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CommandPermissionSubject(v: any, out: any): true | undefined {
@@ -1364,7 +1124,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_29(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1374,18 +1134,6 @@ function p_CommandPermissionSubject(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CommandPermissionSubject(v, out) && out;
-}
-
-function p_30(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PermissionOption(v: any, out: any): true | undefined {
@@ -1413,7 +1161,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   else return failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_30(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1433,18 +1181,6 @@ function p_PermissionOptionKind(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_31(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function p_CreateElicitationRequestForm(v: any): any {
   const out: any = { mode: "form" };
   return f_ElicitationFormMode(v, out) && out;
@@ -1455,7 +1191,7 @@ function p_CreateElicitationRequestUrl(v: any): any {
   return f_ElicitationUrlMode(v, out) && out;
 }
 
-function p_32(v: any): any {
+function p_10(v: any): any {
   let y: any;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
@@ -1465,11 +1201,11 @@ function p_32(v: any): any {
 }
 
 function p_CreateElicitationRequestOther(v: any): any {
-  if (p_32(v) === undefined) return undefined;
+  if (p_10(v) === undefined) return undefined;
   return copyRawExcept(v, {}, ["message", "_meta"]);
 }
 
-function p_33(v: any): any {
+function p_11(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.mode;
   let y: any;
@@ -1497,10 +1233,10 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   else return failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_31(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_33(v);
+  const m = p_11(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -1553,7 +1289,7 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_34(v: any): any {
+function p_12(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -1565,7 +1301,7 @@ function p_34(v: any): any {
   return out;
 }
 
-function p_35(v: any): any {
+function p_13(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1573,18 +1309,6 @@ function p_35(v: any): any {
     const y = (typeof x === "string" ? x : fail("expected a string"));
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_36(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -1605,14 +1329,14 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_34(x);
+    y = p_12(x);
     if (y !== undefined) out.properties = y;
     else return at("/properties");
   }
   else return failAt("/properties", "missing required property");
   x = v.required;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_13(x));
     if (y !== undefined) out.required = y;
     else return at("/required");
   }
@@ -1623,7 +1347,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1698,18 +1422,6 @@ function p_StringFormat(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_37(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
@@ -1733,7 +1445,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1745,7 +1457,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_38(v: any): any {
+function p_14(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1758,7 +1470,7 @@ function p_38(v: any): any {
   return out;
 }
 
-function p_39(v: any): any {
+function p_15(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1768,18 +1480,6 @@ function p_39(v: any): any {
     out.push(y);
   }
   if (out.length < 1) return fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_40(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
   return out;
 }
 
@@ -1826,19 +1526,19 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_14(x));
     if (y !== undefined) out.enum = y;
     else return at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_39(x));
+    y = (x === null ? null : p_15(x));
     if (y !== undefined) out.oneOf = y;
     else return at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_40(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1848,18 +1548,6 @@ function p_StringPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
-}
-
-function p_41(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_NumberPropertySchema(v: any, out: any): true | undefined {
@@ -1893,7 +1581,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_41(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1903,18 +1591,6 @@ function p_NumberPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
-}
-
-function p_42(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_IntegerPropertySchema(v: any, out: any): true | undefined {
@@ -1948,7 +1624,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1958,18 +1634,6 @@ function p_IntegerPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
-}
-
-function p_43(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BooleanPropertySchema(v: any, out: any): true | undefined {
@@ -1991,7 +1655,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2027,43 +1691,18 @@ function p_MultiSelectItems(v: any): any {
   return y;
 }
 
-function p_44(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_45(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_44(x);
+    y = p_14(x);
     if (y !== undefined) out.enum = y;
     else return at("/enum");
   }
   else return failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_45(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2075,43 +1714,18 @@ function p_StringMultiSelectItems(v: any): any {
   return f_StringMultiSelectItems(v, out) && out;
 }
 
-function p_46(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_EnumOption(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_47(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_46(x);
+    y = p_15(x);
     if (y !== undefined) out.anyOf = y;
     else return at("/anyOf");
   }
   else return failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_47(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2121,30 +1735,6 @@ function p_TitledMultiSelectItems(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TitledMultiSelectItems(v, out) && out;
-}
-
-function p_48(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_49(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
@@ -2180,12 +1770,12 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   else return failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
-    y = (x === null ? null : p_48(x));
+    y = (x === null ? null : p_6(x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_49(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2197,15 +1787,6 @@ function p_MultiSelectPropertySchema(v: any): any {
   return f_MultiSelectPropertySchema(v, out) && out;
 }
 
-function p_50(v: any): any {
-  let y: any;
-  y = p_ElicitationSessionScope(v);
-  if (y !== undefined) return y;
-  y = p_ElicitationRequestScope(v);
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
-}
-
 function f_ElicitationFormMode(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.requestedSchema;
@@ -2215,7 +1796,7 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
     else return at("/requestedSchema");
   }
   else return failAt("/requestedSchema", "missing required property");
-  const m = p_50(v);
+  const m = p_10(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -2229,15 +1810,6 @@ function p_ElicitationFormMode(v: any): any {
 
 function p_ElicitationId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_51(v: any): any {
-  let y: any;
-  y = p_ElicitationSessionScope(v);
-  if (y !== undefined) return y;
-  y = p_ElicitationRequestScope(v);
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -2256,7 +1828,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
     else return at("/url");
   }
   else return failAt("/url", "missing required property");
-  const m = p_51(v);
+  const m = p_10(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -2272,7 +1844,7 @@ function p_ExtRequest(v: any): any {
   return copyJson(v);
 }
 
-function p_53(v: any): any {
+function p_16(v: any): any {
   let y: any;
   y = p_InitializeResponse(v);
   if (y !== undefined) return y;
@@ -2303,7 +1875,7 @@ function p_53(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_52(v: any, out: any): true | undefined {
+function f_17(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -2314,7 +1886,7 @@ function f_52(v: any, out: any): true | undefined {
   else return failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_53(x);
+    y = p_16(x);
     if (y !== undefined) out.result = y;
     else return at("/result");
   }
@@ -2322,13 +1894,13 @@ function f_52(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_54(v: any): any {
+function p_18(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_52(v, out) && out;
+  return f_17(v, out) && out;
 }
 
-function p_56(v: any): any {
+function p_19(v: any): any {
   let y: any;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
@@ -2337,11 +1909,11 @@ function p_56(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_55(v: any, out: any): true | undefined {
+function f_20(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
-    y = (x === null ? null : p_56(x));
+    y = (x === null ? null : p_19(x));
     if (y !== undefined) out.id = y;
     else return at("/id");
   }
@@ -2356,22 +1928,22 @@ function f_55(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_57(v: any): any {
+function p_21(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_55(v, out) && out;
+  return f_20(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any;
-  y = p_54(v);
+  y = p_18(v);
   if (y !== undefined) return y;
-  y = p_57(v);
+  y = p_21(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
 
-function p_58(v: any): any {
+function p_22(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2379,18 +1951,6 @@ function p_58(v: any): any {
     const y = p_AuthMethod(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_59(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -2418,12 +1978,12 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_58(x);
+    y = p_22(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_59(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2437,18 +1997,6 @@ function p_InitializeResponse(v: any): any {
 
 function p_ProtocolVersion(v: any): any {
   return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : fail("expected an integer (uint16) in [0, 65535]"));
-}
-
-function p_60(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Implementation(v: any, out: any): true | undefined {
@@ -2474,7 +2022,7 @@ function f_Implementation(v: any, out: any): true | undefined {
   else return failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_60(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2484,18 +2032,6 @@ function p_Implementation(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Implementation(v, out) && out;
-}
-
-function p_61(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AgentCapabilities(v: any, out: any): true | undefined {
@@ -2512,7 +2048,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_61(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2522,18 +2058,6 @@ function p_AgentCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
-}
-
-function p_62(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionCapabilities(v: any, out: any): true | undefined {
@@ -2560,7 +2084,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_62(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2570,18 +2094,6 @@ function p_SessionCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionCapabilities(v, out) && out;
-}
-
-function p_63(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PromptCapabilities(v: any, out: any): true | undefined {
@@ -2603,7 +2115,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_63(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2615,23 +2127,11 @@ function p_PromptCapabilities(v: any): any {
   return f_PromptCapabilities(v, out) && out;
 }
 
-function p_64(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_PromptImageCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_64(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2643,23 +2143,11 @@ function p_PromptImageCapabilities(v: any): any {
   return f_PromptImageCapabilities(v, out) && out;
 }
 
-function p_65(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_PromptAudioCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_65(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2671,23 +2159,11 @@ function p_PromptAudioCapabilities(v: any): any {
   return f_PromptAudioCapabilities(v, out) && out;
 }
 
-function p_66(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_PromptEmbeddedContextCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_66(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2697,18 +2173,6 @@ function p_PromptEmbeddedContextCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PromptEmbeddedContextCapabilities(v, out) && out;
-}
-
-function p_67(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpCapabilities(v: any, out: any): true | undefined {
@@ -2725,7 +2189,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_67(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2737,23 +2201,11 @@ function p_McpCapabilities(v: any): any {
   return f_McpCapabilities(v, out) && out;
 }
 
-function p_68(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_McpStdioCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_68(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2765,23 +2217,11 @@ function p_McpStdioCapabilities(v: any): any {
   return f_McpStdioCapabilities(v, out) && out;
 }
 
-function p_69(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_McpHttpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_69(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2793,23 +2233,11 @@ function p_McpHttpCapabilities(v: any): any {
   return f_McpHttpCapabilities(v, out) && out;
 }
 
-function p_70(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_70(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2821,23 +2249,11 @@ function p_SessionDeleteCapabilities(v: any): any {
   return f_SessionDeleteCapabilities(v, out) && out;
 }
 
-function p_71(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_71(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2849,23 +2265,11 @@ function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
 
-function p_72(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_72(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2919,18 +2323,6 @@ function p_AuthMethodId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_73(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_EnvVariable(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
@@ -2949,7 +2341,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
   else return failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_73(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2961,19 +2353,7 @@ function p_EnvVariable(v: any): any {
   return f_EnvVariable(v, out) && out;
 }
 
-function p_74(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_75(v: any): any {
+function p_23(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2981,18 +2361,6 @@ function p_75(v: any): any {
     const y = p_EnvVariable(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_76(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3020,19 +2388,19 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_74(x);
+    y = x === null ? [] : p_13(x);
     if (y !== undefined) out.args = y;
     else return at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_75(x);
+    y = x === null ? [] : p_23(x);
     if (y !== undefined) out.env = y;
     else return at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_76(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3042,18 +2410,6 @@ function p_AuthMethodTerminal(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
-}
-
-function p_77(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AuthMethodAgent(v: any, out: any): true | undefined {
@@ -3079,7 +2435,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_77(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3091,23 +2447,11 @@ function p_AuthMethodAgent(v: any): any {
   return f_AuthMethodAgent(v, out) && out;
 }
 
-function p_78(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LoginAuthResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_78(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3119,23 +2463,11 @@ function p_LoginAuthResponse(v: any): any {
   return f_LoginAuthResponse(v, out) && out;
 }
 
-function p_79(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LogoutAuthResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_79(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3147,7 +2479,7 @@ function p_LogoutAuthResponse(v: any): any {
   return f_LogoutAuthResponse(v, out) && out;
 }
 
-function p_80(v: any): any {
+function p_24(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3159,7 +2491,7 @@ function p_80(v: any): any {
   return out;
 }
 
-function p_81(v: any): any {
+function p_25(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3167,18 +2499,6 @@ function p_81(v: any): any {
     const y = p_AvailableCommand(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_82(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3194,17 +2514,17 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_80(x);
+    y = p_24(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_81(x);
+    y = p_25(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_82(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3214,18 +2534,6 @@ function p_NewSessionResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_NewSessionResponse(v, out) && out;
-}
-
-function p_83(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_SessionConfigOptionSelect(v: any): any {
@@ -3242,7 +2550,7 @@ function p_SessionConfigOptionOther(v: any): any {
   return copyRawExcept(v, {}, ["configId", "name", "description", "category", "_meta"]);
 }
 
-function p_84(v: any): any {
+function p_26(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let y: any;
@@ -3287,10 +2595,10 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_83(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_84(v);
+  const m = p_26(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -3314,7 +2622,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_85(v: any): any {
+function p_27(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3327,7 +2635,7 @@ function p_85(v: any): any {
   return out;
 }
 
-function p_86(v: any): any {
+function p_28(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3342,23 +2650,11 @@ function p_86(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any;
-  y = p_85(v);
+  y = p_27(v);
   if (y !== undefined) return y;
-  y = p_86(v);
+  y = p_28(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_87(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -3384,7 +2680,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_87(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3396,7 +2692,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_88(v: any): any {
+function p_29(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3406,18 +2702,6 @@ function p_88(v: any): any {
     out.push(y);
   }
   if (out.length < 1) return fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_89(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
   return out;
 }
 
@@ -3439,14 +2723,14 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_88(x);
+    y = p_29(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
   else return failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_89(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3558,18 +2842,6 @@ function p_AvailableCommandInput(v: any): any {
   return y;
 }
 
-function p_90(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TextCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
@@ -3581,7 +2853,7 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
   else return failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_90(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3591,18 +2863,6 @@ function p_TextCommandInput(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TextCommandInput(v, out) && out;
-}
-
-function p_91(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Command(v: any, out: any): true | undefined {
@@ -3628,7 +2888,7 @@ function f_Command(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_91(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3640,7 +2900,7 @@ function p_Command(v: any): any {
   return f_Command(v, out) && out;
 }
 
-function p_92(v: any): any {
+function p_30(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3652,23 +2912,11 @@ function p_92(v: any): any {
   return out;
 }
 
-function p_93(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_92(x);
+    y = p_30(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -3681,7 +2929,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_93(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3693,7 +2941,7 @@ function p_ListSessionsResponse(v: any): any {
   return f_ListSessionsResponse(v, out) && out;
 }
 
-function p_94(v: any): any {
+function p_31(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3701,18 +2949,6 @@ function p_94(v: any): any {
     const y = p_AbsolutePath(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_95(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3735,7 +2971,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_94(x);
+    y = x === null ? [] : p_31(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
@@ -3751,7 +2987,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_95(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3767,23 +3003,11 @@ function p_SessionListCursor(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_96(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_DeleteSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_96(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3795,57 +3019,21 @@ function p_DeleteSessionResponse(v: any): any {
   return f_DeleteSessionResponse(v, out) && out;
 }
 
-function p_97(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_98(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AvailableCommand(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_99(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_97(x);
+    y = p_24(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_98(x);
+    y = p_25(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_99(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3857,23 +3045,11 @@ function p_ResumeSessionResponse(v: any): any {
   return f_ResumeSessionResponse(v, out) && out;
 }
 
-function p_100(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_CloseSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_100(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3885,23 +3061,11 @@ function p_CloseSessionResponse(v: any): any {
   return f_CloseSessionResponse(v, out) && out;
 }
 
-function p_101(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_CancelToolCallResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_101(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3913,23 +3077,11 @@ function p_CancelToolCallResponse(v: any): any {
   return f_CancelToolCallResponse(v, out) && out;
 }
 
-function p_102(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_CancelTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_102(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3941,42 +3093,18 @@ function p_CancelTerminalResponse(v: any): any {
   return f_CancelTerminalResponse(v, out) && out;
 }
 
-function p_103(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_104(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_103(x);
+    y = p_24(x);
     if (y !== undefined) out.configOptions = y;
     else return at("/configOptions");
   }
   else return failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_104(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3986,18 +3114,6 @@ function p_SetSessionConfigOptionResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
-}
-
-function p_105(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PromptResponse(v: any, out: any): true | undefined {
@@ -4011,7 +3127,7 @@ function f_PromptResponse(v: any, out: any): true | undefined {
   else return failAt("/messageId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_105(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4076,7 +3192,7 @@ function p_ErrorData(v: any): any {
   return fail("matches no alternative");
 }
 
-function p_106(v: any): any {
+function p_32(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4084,18 +3200,6 @@ function p_106(v: any): any {
     const y = p_ProtocolVersion(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_107(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -4111,14 +3215,14 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
   else return failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_106(x);
+    y = p_32(x);
     if (y !== undefined) out.supported = y;
     else return at("/supported");
   }
   else return failAt("/supported", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_107(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4128,18 +3232,6 @@ function p_UnsupportedProtocolVersionErrorData(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_UnsupportedProtocolVersionErrorData(v, out) && out;
-}
-
-function p_108(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
@@ -4153,7 +3245,7 @@ function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_108(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4165,7 +3257,7 @@ function p_SessionNotFoundErrorData(v: any): any {
   return f_SessionNotFoundErrorData(v, out) && out;
 }
 
-function p_109(v: any): any {
+function p_33(v: any): any {
   let y: any;
   y = p_UpdateSessionNotification(v);
   if (y !== undefined) return y;
@@ -4187,7 +3279,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_109(x));
+    y = (x === null ? null : p_33(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -4198,18 +3290,6 @@ function p_AgentNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentNotification(v, out) && out;
-}
-
-function p_110(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_UpdateSessionNotification(v: any, out: any): true | undefined {
@@ -4230,7 +3310,7 @@ function f_UpdateSessionNotification(v: any, out: any): true | undefined {
   else return failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_110(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4410,18 +3490,6 @@ function p_SessionUpdate(v: any): any {
   return y;
 }
 
-function p_111(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ContentChunk(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.messageId;
@@ -4440,7 +3508,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_111(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4452,7 +3520,7 @@ function p_ContentChunk(v: any): any {
   return f_ContentChunk(v, out) && out;
 }
 
-function p_112(v: any): any {
+function p_34(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4460,18 +3528,6 @@ function p_112(v: any): any {
     const y = p_ContentBlock(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_113(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -4487,12 +3543,12 @@ function f_UserMessage(v: any, out: any): true | undefined {
   else return failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_112(x));
+    y = (x === null ? null : p_34(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_113(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4502,30 +3558,6 @@ function p_UserMessage(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_UserMessage(v, out) && out;
-}
-
-function p_114(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_115(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AgentMessage(v: any, out: any): true | undefined {
@@ -4539,12 +3571,12 @@ function f_AgentMessage(v: any, out: any): true | undefined {
   else return failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_114(x));
+    y = (x === null ? null : p_34(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_115(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4554,30 +3586,6 @@ function p_AgentMessage(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentMessage(v, out) && out;
-}
-
-function p_116(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_117(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AgentThought(v: any, out: any): true | undefined {
@@ -4591,12 +3599,12 @@ function f_AgentThought(v: any, out: any): true | undefined {
   else return failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_116(x));
+    y = (x === null ? null : p_34(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_117(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4639,18 +3647,6 @@ function p_BackgroundWork(v: any): any {
   return y;
 }
 
-function p_118(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_BackgroundTerminal(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminalId;
@@ -4662,7 +3658,7 @@ function f_BackgroundTerminal(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_118(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4672,18 +3668,6 @@ function p_BackgroundTerminal(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_BackgroundTerminal(v, out) && out;
-}
-
-function p_119(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BackgroundToolCall(v: any, out: any): true | undefined {
@@ -4697,7 +3681,7 @@ function f_BackgroundToolCall(v: any, out: any): true | undefined {
   else return failAt("/toolCallId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_119(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4709,7 +3693,7 @@ function p_BackgroundToolCall(v: any): any {
   return f_BackgroundToolCall(v, out) && out;
 }
 
-function p_120(v: any): any {
+function p_35(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4721,28 +3705,16 @@ function p_120(v: any): any {
   return out;
 }
 
-function p_121(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_120(x));
+    y = (x === null ? null : p_35(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_121(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4768,30 +3740,6 @@ function p_ErrorStopReason(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ErrorStopReason(v, out) && out;
-}
-
-function p_122(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_BackgroundWork(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_123(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_IdleStateUpdateEndTurn(v: any): any {
@@ -4828,7 +3776,7 @@ function p_IdleStateUpdateOther(v: any): any {
   return copyRawExcept(v, {}, ["background", "_meta"]);
 }
 
-function p_124(v: any): any {
+function p_36(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -4862,15 +3810,15 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_122(x));
+    y = (x === null ? null : p_35(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_123(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_124(v);
+  const m = p_36(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -4882,40 +3830,16 @@ function p_IdleStateUpdate(v: any): any {
   return f_IdleStateUpdate(v, out) && out;
 }
 
-function p_125(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_BackgroundWork(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_126(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_125(x));
+    y = (x === null ? null : p_35(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_126(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4966,18 +3890,6 @@ function p_StateUpdate(v: any): any {
   return y;
 }
 
-function p_127(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ToolCallContentChunk(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.toolCallId;
@@ -4996,7 +3908,7 @@ function f_ToolCallContentChunk(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_127(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5006,18 +3918,6 @@ function p_ToolCallContentChunk(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ToolCallContentChunk(v, out) && out;
-}
-
-function p_128(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalOutput(v: any, out: any): true | undefined {
@@ -5031,7 +3931,7 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
   else return failAt("/data", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_128(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5041,18 +3941,6 @@ function p_TerminalOutput(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalOutput(v, out) && out;
-}
-
-function p_129(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalExitStatus(v: any, out: any): true | undefined {
@@ -5069,7 +3957,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_129(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5079,18 +3967,6 @@ function p_TerminalExitStatus(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalExitStatus(v, out) && out;
-}
-
-function p_130(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalSize(v: any, out: any): true | undefined {
@@ -5111,7 +3987,7 @@ function f_TerminalSize(v: any, out: any): true | undefined {
   else return failAt("/rows", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_130(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5123,18 +3999,6 @@ function p_TerminalSize(v: any): any {
   return f_TerminalSize(v, out) && out;
 }
 
-function p_131(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TerminalCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cancel;
@@ -5144,7 +4008,7 @@ function f_TerminalCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_131(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5156,23 +4020,11 @@ function p_TerminalCapabilities(v: any): any {
   return f_TerminalCapabilities(v, out) && out;
 }
 
-function p_132(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TerminalCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_132(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5182,18 +4034,6 @@ function p_TerminalCancelCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalCancelCapabilities(v, out) && out;
-}
-
-function p_133(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalUpdate(v: any, out: any): true | undefined {
@@ -5237,7 +4077,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_133(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5247,18 +4087,6 @@ function p_TerminalUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalUpdate(v, out) && out;
-}
-
-function p_134(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalOutputChunk(v: any, out: any): true | undefined {
@@ -5279,7 +4107,7 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
   else return failAt("/data", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_134(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5322,18 +4150,6 @@ function p_PlanId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_135(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_PlanEntry(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
@@ -5359,7 +4175,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
   else return failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_135(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5379,7 +4195,7 @@ function p_PlanEntryStatus(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_136(v: any): any {
+function p_37(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5387,18 +4203,6 @@ function p_136(v: any): any {
     const y = p_PlanEntry(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_137(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -5414,14 +4218,14 @@ function f_PlanItems(v: any, out: any): true | undefined {
   else return failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_136(x);
+    y = p_37(x);
     if (y !== undefined) out.entries = y;
     else return at("/entries");
   }
   else return failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_137(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5431,18 +4235,6 @@ function p_PlanItems(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PlanItems(v, out) && out;
-}
-
-function p_138(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanUpdate(v: any, out: any): true | undefined {
@@ -5456,7 +4248,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
   else return failAt("/plan", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_138(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5468,42 +4260,18 @@ function p_PlanUpdate(v: any): any {
   return f_PlanUpdate(v, out) && out;
 }
 
-function p_139(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AvailableCommand(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_140(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_139(x);
+    y = p_25(x);
     if (y !== undefined) out.availableCommands = y;
     else return at("/availableCommands");
   }
   else return failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_140(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5515,42 +4283,18 @@ function p_AvailableCommandsUpdate(v: any): any {
   return f_AvailableCommandsUpdate(v, out) && out;
 }
 
-function p_141(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_142(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_141(x);
+    y = p_24(x);
     if (y !== undefined) out.configOptions = y;
     else return at("/configOptions");
   }
   else return failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_142(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5560,18 +4304,6 @@ function p_ConfigOptionUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
-}
-
-function p_143(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionInfoUpdate(v: any, out: any): true | undefined {
@@ -5588,7 +4320,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_143(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5598,18 +4330,6 @@ function p_SessionInfoUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
-}
-
-function p_144(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Cost(v: any, out: any): true | undefined {
@@ -5630,7 +4350,7 @@ function f_Cost(v: any, out: any): true | undefined {
   else return failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_144(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5640,18 +4360,6 @@ function p_Cost(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Cost(v, out) && out;
-}
-
-function p_145(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_UsageUpdate(v: any, out: any): true | undefined {
@@ -5677,7 +4385,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_145(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5691,18 +4399,6 @@ function p_UsageUpdate(v: any): any {
 
 function p_NoticeSeverity(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_146(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -5728,7 +4424,7 @@ function f_Notice(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_146(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5746,30 +4442,6 @@ function p_CompactionId(v: any): any {
 
 function p_CompactionStatus(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_147(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_148(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CompactionUpdate(v: any, out: any): true | undefined {
@@ -5790,7 +4462,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_147(x));
+    y = (x === null ? null : p_34(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -5800,7 +4472,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_148(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5810,18 +4482,6 @@ function p_CompactionUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
-}
-
-function p_149(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
@@ -5842,7 +4502,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_149(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5852,18 +4512,6 @@ function p_CompactionSummaryChunk(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CompactionSummaryChunk(v, out) && out;
-}
-
-function p_150(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
@@ -5877,7 +4525,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
   else return failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_150(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5893,7 +4541,7 @@ function p_ExtNotification(v: any): any {
   return copyJson(v);
 }
 
-function p_151(v: any): any {
+function p_38(v: any): any {
   let y: any;
   y = p_InitializeRequest(v);
   if (y !== undefined) return y;
@@ -5942,7 +4590,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_151(x));
+    y = (x === null ? null : p_38(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -5953,18 +4601,6 @@ function p_ClientRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ClientRequest(v, out) && out;
-}
-
-function p_152(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_InitializeRequest(v: any, out: any): true | undefined {
@@ -5990,7 +4626,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_152(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6000,18 +4636,6 @@ function p_InitializeRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
-}
-
-function p_153(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ClientCapabilities(v: any, out: any): true | undefined {
@@ -6028,7 +4652,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_153(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6040,18 +4664,6 @@ function p_ClientCapabilities(v: any): any {
   return f_ClientCapabilities(v, out) && out;
 }
 
-function p_154(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ClientAuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminal;
@@ -6061,7 +4673,7 @@ function f_ClientAuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_154(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6073,23 +4685,11 @@ function p_ClientAuthCapabilities(v: any): any {
   return f_ClientAuthCapabilities(v, out) && out;
 }
 
-function p_155(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TerminalAuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_155(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6099,18 +4699,6 @@ function p_TerminalAuthCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalAuthCapabilities(v, out) && out;
-}
-
-function p_156(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ElicitationCapabilities(v: any, out: any): true | undefined {
@@ -6127,7 +4715,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_156(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6139,23 +4727,11 @@ function p_ElicitationCapabilities(v: any): any {
   return f_ElicitationCapabilities(v, out) && out;
 }
 
-function p_157(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_157(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6167,23 +4743,11 @@ function p_ElicitationFormCapabilities(v: any): any {
   return f_ElicitationFormCapabilities(v, out) && out;
 }
 
-function p_158(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_158(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6193,18 +4757,6 @@ function p_ElicitationUrlCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
-}
-
-function p_159(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_LoginAuthRequest(v: any, out: any): true | undefined {
@@ -6218,7 +4770,7 @@ function f_LoginAuthRequest(v: any, out: any): true | undefined {
   else return failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_159(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6230,23 +4782,11 @@ function p_LoginAuthRequest(v: any): any {
   return f_LoginAuthRequest(v, out) && out;
 }
 
-function p_160(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LogoutAuthRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_160(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6258,19 +4798,7 @@ function p_LogoutAuthRequest(v: any): any {
   return f_LogoutAuthRequest(v, out) && out;
 }
 
-function p_161(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AbsolutePath(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_162(v: any): any {
+function p_39(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6278,18 +4806,6 @@ function p_162(v: any): any {
     const y = p_McpServer(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_163(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -6305,19 +4821,19 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_161(x);
+    y = x === null ? [] : p_31(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_162(x);
+    y = x === null ? [] : p_39(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_163(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6360,18 +4876,6 @@ function p_McpServer(v: any): any {
   return y;
 }
 
-function p_164(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
@@ -6390,7 +4894,7 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   else return failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_164(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6402,7 +4906,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_165(v: any): any {
+function p_40(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6410,18 +4914,6 @@ function p_165(v: any): any {
     const y = p_HttpHeader(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_166(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -6444,13 +4936,13 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   else return failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_165(x);
+    y = x === null ? [] : p_40(x);
     if (y !== undefined) out.headers = y;
     else return at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_166(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6460,42 +4952,6 @@ function p_McpServerHttp(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
-}
-
-function p_167(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_168(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_EnvVariable(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_169(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpServerStdio(v: any, out: any): true | undefined {
@@ -6516,19 +4972,19 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   else return failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_167(x);
+    y = x === null ? [] : p_13(x);
     if (y !== undefined) out.args = y;
     else return at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_168(x);
+    y = x === null ? [] : p_23(x);
     if (y !== undefined) out.env = y;
     else return at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_169(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6538,18 +4994,6 @@ function p_McpServerStdio(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpServerStdio(v, out) && out;
-}
-
-function p_170(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ListSessionsRequest(v: any, out: any): true | undefined {
@@ -6568,7 +5012,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_170(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6578,18 +5022,6 @@ function p_ListSessionsRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ListSessionsRequest(v, out) && out;
-}
-
-function p_171(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_DeleteSessionRequest(v: any, out: any): true | undefined {
@@ -6603,7 +5035,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_171(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6613,42 +5045,6 @@ function p_DeleteSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
-}
-
-function p_172(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AbsolutePath(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_173(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_174(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ResumeSessionRequest(v: any, out: any): true | undefined {
@@ -6669,13 +5065,13 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_172(x);
+    y = x === null ? [] : p_31(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_173(x);
+    y = x === null ? [] : p_39(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
@@ -6687,7 +5083,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_174(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6722,23 +5118,11 @@ function p_ReplayFrom(v: any): any {
   return y;
 }
 
-function p_175(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ReplayFromStart(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_175(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6748,18 +5132,6 @@ function p_ReplayFromStart(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ReplayFromStart(v, out) && out;
-}
-
-function p_176(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CloseSessionRequest(v: any, out: any): true | undefined {
@@ -6773,7 +5145,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_176(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6783,18 +5155,6 @@ function p_CloseSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
-}
-
-function p_177(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelToolCallRequest(v: any, out: any): true | undefined {
@@ -6815,7 +5175,7 @@ function f_CancelToolCallRequest(v: any, out: any): true | undefined {
   else return failAt("/toolCallId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_177(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6825,18 +5185,6 @@ function p_CancelToolCallRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CancelToolCallRequest(v, out) && out;
-}
-
-function p_178(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelTerminalRequest(v: any, out: any): true | undefined {
@@ -6857,7 +5205,7 @@ function f_CancelTerminalRequest(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_178(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6867,18 +5215,6 @@ function p_CancelTerminalRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CancelTerminalRequest(v, out) && out;
-}
-
-function p_179(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_SetSessionConfigOptionRequestId(v: any): any {
@@ -6915,7 +5251,7 @@ function p_SetSessionConfigOptionRequestOther(v: any): any {
   return copyRawExcept(v, {}, ["sessionId", "configId", "_meta"]);
 }
 
-function p_180(v: any): any {
+function p_41(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let y: any;
@@ -6950,10 +5286,10 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
   else return failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_179(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_180(v);
+  const m = p_41(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -6965,7 +5301,7 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
-function p_181(v: any): any {
+function p_42(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6975,18 +5311,6 @@ function p_181(v: any): any {
     out.push(y);
   }
   if (out.length < 1) return fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_182(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
   return out;
 }
 
@@ -7001,14 +5325,14 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_181(x);
+    y = p_42(x);
     if (y !== undefined) out.prompt = y;
     else return at("/prompt");
   }
   else return failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_182(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7020,7 +5344,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_184(v: any): any {
+function p_43(v: any): any {
   let y: any;
   y = p_RequestPermissionResponse(v);
   if (y !== undefined) return y;
@@ -7031,7 +5355,7 @@ function p_184(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_183(v: any, out: any): true | undefined {
+function f_44(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -7042,7 +5366,7 @@ function f_183(v: any, out: any): true | undefined {
   else return failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_184(x);
+    y = p_43(x);
     if (y !== undefined) out.result = y;
     else return at("/result");
   }
@@ -7050,65 +5374,19 @@ function f_183(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_185(v: any): any {
+function p_45(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_183(v, out) && out;
-}
-
-function p_187(v: any): any {
-  let y: any;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
-  if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : fail("expected a string"));
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
-}
-
-function f_186(v: any, out: any): true | undefined {
-  let x: any, y: any;
-  x = v.id;
-  if (x !== undefined) {
-    y = (x === null ? null : p_187(x));
-    if (y !== undefined) out.id = y;
-    else return at("/id");
-  }
-  else return failAt("/id", "missing required property");
-  x = v.error;
-  if (x !== undefined) {
-    y = p_Error(x);
-    if (y !== undefined) out.error = y;
-    else return at("/error");
-  }
-  else return failAt("/error", "missing required property");
-  return true;
-}
-
-function p_188(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  return f_186(v, out) && out;
+  return f_44(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any;
-  y = p_185(v);
+  y = p_45(v);
   if (y !== undefined) return y;
-  y = p_188(v);
+  y = p_21(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_189(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_RequestPermissionResponse(v: any, out: any): true | undefined {
@@ -7122,7 +5400,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
   else return failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_189(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7165,23 +5443,11 @@ function p_RequestPermissionOutcome(v: any): any {
   return y;
 }
 
-function p_190(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_CancelledPermissionOutcome(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_190(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7191,18 +5457,6 @@ function p_CancelledPermissionOutcome(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CancelledPermissionOutcome(v, out) && out;
-}
-
-function p_191(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
@@ -7216,7 +5470,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
   else return failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_191(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7226,18 +5480,6 @@ function p_SelectedPermissionOutcome(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
-}
-
-function p_192(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_CreateElicitationResponseAccept(v: any): any {
@@ -7259,7 +5501,7 @@ function p_CreateElicitationResponseOther(v: any): any {
   return copyRawExcept(v, {}, ["_meta"]);
 }
 
-function p_193(v: any): any {
+function p_46(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.action;
   let y: any;
@@ -7283,10 +5525,10 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_192(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_193(v);
+  const m = p_46(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -7296,18 +5538,6 @@ function p_CreateElicitationResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
-}
-
-function p_194(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
 }
 
 function p_ElicitationContentValue(v: any): any {
@@ -7320,14 +5550,14 @@ function p_ElicitationContentValue(v: any): any {
   if (y !== undefined) return y;
   y = (typeof v === "boolean" ? v : fail("expected a boolean"));
   if (y !== undefined) return y;
-  y = p_194(v);
+  y = p_13(v);
   if (y !== undefined) return y;
   y = copyJson(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
 
-function p_195(v: any): any {
+function p_47(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -7343,7 +5573,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_195(x));
+    y = (x === null ? null : p_47(x));
     if (y !== undefined) out.content = y;
     else return at("/content");
   }
@@ -7356,7 +5586,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function p_196(v: any): any {
+function p_48(v: any): any {
   let y: any;
   y = p_CancelSessionNotification(v);
   if (y !== undefined) return y;
@@ -7376,7 +5606,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_196(x));
+    y = (x === null ? null : p_48(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -7387,18 +5617,6 @@ function p_ClientNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ClientNotification(v, out) && out;
-}
-
-function p_197(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelSessionNotification(v: any, out: any): true | undefined {
@@ -7412,7 +5630,7 @@ function f_CancelSessionNotification(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_197(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7422,18 +5640,6 @@ function p_CancelSessionNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CancelSessionNotification(v, out) && out;
-}
-
-function p_198(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelRequestNotification(v: any, out: any): true | undefined {
@@ -7447,7 +5653,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
   else return failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_198(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;

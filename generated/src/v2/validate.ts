@@ -123,15 +123,6 @@ function v_4(v: any): true | undefined {
   return true;
 }
 
-function v_5(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ToolCallUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -153,7 +144,7 @@ function v_ToolCallUpdate(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_ToolCallCapabilities(x))) return at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_5(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -255,7 +246,7 @@ function v_ContentBlock(v: any): true | undefined {
   return ok;
 }
 
-function v_6(v: any): true | undefined {
+function v_5(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -264,40 +255,22 @@ function v_6(v: any): true | undefined {
   return true;
 }
 
-function v_7(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_Annotations(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.audience;
-  if (x !== undefined && !(x === null || v_6(x))) return at("/audience");
+  if (x !== undefined && !(x === null || v_5(x))) return at("/audience");
   x = v.lastModified;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/lastModified");
   x = v.priority;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || fail("expected a number or null"))) return at("/priority");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_7(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_Role(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_8(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_TextContent(v: any): true | undefined {
@@ -309,21 +282,12 @@ function v_TextContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_8(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_MediaType(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_9(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_ImageContent(v: any): true | undefined {
@@ -340,16 +304,7 @@ function v_ImageContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_9(x))) return at("/_meta");
-  return true;
-}
-
-function v_10(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -365,24 +320,15 @@ function v_AudioContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_10(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_11(v: any): true | undefined {
+function v_6(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_12(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -396,11 +342,11 @@ function v_Icon(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return at("/mimeType");
   x = v.sizes;
-  if (x !== undefined && !(x === null || v_11(x))) return at("/sizes");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/sizes");
   x = v.theme;
   if (x !== undefined && !(x === null || v_IconTheme(x))) return at("/theme");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_12(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -408,20 +354,11 @@ function v_IconTheme(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_13(v: any): true | undefined {
+function v_7(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_Icon(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_14(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -440,7 +377,7 @@ function v_ResourceLink(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v.icons;
-  if (x !== undefined && !(x === null || v_13(x))) return at("/icons");
+  if (x !== undefined && !(x === null || v_7(x))) return at("/icons");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return at("/mimeType");
   x = v.size;
@@ -448,7 +385,7 @@ function v_ResourceLink(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_14(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -456,15 +393,6 @@ function v_EmbeddedResourceResource(v: any): true | undefined {
   if (v_TextResourceContents(v)) return true;
   if (v_BlobResourceContents(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_15(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_TextResourceContents(v: any): true | undefined {
@@ -479,16 +407,7 @@ function v_TextResourceContents(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_15(x))) return at("/_meta");
-  return true;
-}
-
-function v_16(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -504,16 +423,7 @@ function v_BlobResourceContents(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_16(x))) return at("/_meta");
-  return true;
-}
-
-function v_17(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -526,16 +436,7 @@ function v_EmbeddedResource(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_17(x))) return at("/_meta");
-  return true;
-}
-
-function v_18(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -546,7 +447,7 @@ function v_Content(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_18(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -574,7 +475,7 @@ function v_DiffChangeOther(v: any): true | undefined {
   return true;
 }
 
-function v_19(v: any): true | undefined {
+function v_8(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.operation;
   let ok: true | undefined;
@@ -600,15 +501,6 @@ function v_19(v: any): true | undefined {
   return ok;
 }
 
-function v_20(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_DiffChange(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -617,8 +509,8 @@ function v_DiffChange(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_20(x))) return at("/_meta");
-  return v_19(v);
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  return v_8(v);
 }
 
 function v_DiffFileType(v: any): true | undefined {
@@ -650,15 +542,6 @@ function v_DiffPathPairChange(v: any): true | undefined {
   return true;
 }
 
-function v_21(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_DiffPatch(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -669,7 +552,7 @@ function v_DiffPatch(v: any): true | undefined {
   if (x === undefined) return failAt("/text", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/text");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_21(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -677,20 +560,11 @@ function v_DiffPatchFormat(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_22(v: any): true | undefined {
+function v_9(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_DiffChange(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_23(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -700,25 +574,16 @@ function v_Diff(v: any): true | undefined {
   let x: any;
   x = v.changes;
   if (x === undefined) return failAt("/changes", "missing required property");
-  if (!v_22(x)) return at("/changes");
+  if (!v_9(x)) return at("/changes");
   x = v.patch;
   if (x !== undefined && !(x === null || v_DiffPatch(x))) return at("/patch");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_23(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_TerminalId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_24(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Terminal(v: any): true | undefined {
@@ -728,16 +593,7 @@ function v_Terminal(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_24(x))) return at("/_meta");
-  return true;
-}
-
-function v_25(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -750,16 +606,7 @@ function v_ToolCallLocation(v: any): true | undefined {
   x = v.line;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || fail("expected an integer (uint32) in [1, 4294967295] or null"))) return at("/line");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_25(x))) return at("/_meta");
-  return true;
-}
-
-function v_26(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -769,16 +616,7 @@ function v_ToolCallCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_ToolCallCancelCapabilities(x))) return at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_26(x))) return at("/_meta");
-  return true;
-}
-
-function v_27(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -786,16 +624,7 @@ function v_ToolCallCancelCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_27(x))) return at("/_meta");
-  return true;
-}
-
-function v_28(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -806,16 +635,7 @@ function v_ToolCallPermissionSubject(v: any): true | undefined {
   if (x === undefined) return failAt("/toolCall", "missing required property");
   if (!v_ToolCallUpdate(x)) return at("/toolCall");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_28(x))) return at("/_meta");
-  return true;
-}
-
-function v_29(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -833,16 +653,7 @@ function v_CommandPermissionSubject(v: any): true | undefined {
   x = v.terminalId;
   if (x !== undefined && !(x === null || v_TerminalId(x))) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_29(x))) return at("/_meta");
-  return true;
-}
-
-function v_30(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -859,7 +670,7 @@ function v_PermissionOption(v: any): true | undefined {
   if (x === undefined) return failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return at("/kind");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_30(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -879,7 +690,7 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
   return v_ElicitationUrlMode(v);
 }
 
-function v_32(v: any): true | undefined {
+function v_10(v: any): true | undefined {
   let n = 0;
   if (v_ElicitationSessionScope(v)) n++;
   if (v_ElicitationRequestScope(v)) n++;
@@ -887,10 +698,10 @@ function v_32(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
-  return v_32(v);
+  return v_10(v);
 }
 
-function v_31(v: any): true | undefined {
+function v_11(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.mode;
   let ok: true | undefined;
@@ -907,15 +718,6 @@ function v_31(v: any): true | undefined {
   return ok;
 }
 
-function v_33(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_CreateElicitationRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -923,8 +725,8 @@ function v_CreateElicitationRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/message", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/message");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_33(x))) return at("/_meta");
-  return v_31(v);
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  return v_11(v);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
@@ -947,29 +749,11 @@ function v_ElicitationRequestScope(v: any): true | undefined {
   return true;
 }
 
-function v_34(v: any): true | undefined {
+function v_12(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationPropertySchema(x)) return atKey(k);
-  }
-  return true;
-}
-
-function v_35(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_36(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -984,13 +768,13 @@ function v_ElicitationSchema(v: any): true | undefined {
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
   x = v.properties;
   if (x === undefined) return failAt("/properties", "missing required property");
-  if (!v_34(x)) return at("/properties");
+  if (!v_12(x)) return at("/properties");
   x = v.required;
-  if (x !== undefined && !(x === null || v_35(x))) return at("/required");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/required");
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_36(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1052,15 +836,6 @@ function v_StringFormat(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_37(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_EnumOption(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -1073,11 +848,11 @@ function v_EnumOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_37(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_38(v: any): true | undefined {
+function v_13(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   if (v.length < 1) return fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -1087,21 +862,12 @@ function v_38(v: any): true | undefined {
   return true;
 }
 
-function v_39(v: any): true | undefined {
+function v_14(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   if (v.length < 1) return fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnumOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_40(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1124,20 +890,11 @@ function v_StringPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/default");
   x = v.enum;
-  if (x !== undefined && !(x === null || v_38(x))) return at("/enum");
+  if (x !== undefined && !(x === null || v_13(x))) return at("/enum");
   x = v.oneOf;
-  if (x !== undefined && !(x === null || v_39(x))) return at("/oneOf");
+  if (x !== undefined && !(x === null || v_14(x))) return at("/oneOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_40(x))) return at("/_meta");
-  return true;
-}
-
-function v_41(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1155,16 +912,7 @@ function v_NumberPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || fail("expected a number or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_41(x))) return at("/_meta");
-  return true;
-}
-
-function v_42(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1182,16 +930,7 @@ function v_IntegerPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_42(x))) return at("/_meta");
-  return true;
-}
-
-function v_43(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1205,7 +944,7 @@ function v_BooleanPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "boolean" || fail("expected a boolean or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_43(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1233,52 +972,14 @@ function v_MultiSelectItems(v: any): true | undefined {
   return fail("matches no variant");
 }
 
-function v_44(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  if (v.length < 1) return fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_45(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_StringMultiSelectItems(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.enum;
   if (x === undefined) return failAt("/enum", "missing required property");
-  if (!v_44(x)) return at("/enum");
+  if (!v_13(x)) return at("/enum");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_45(x))) return at("/_meta");
-  return true;
-}
-
-function v_46(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  if (v.length < 1) return fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnumOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_47(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1287,27 +988,9 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
   let x: any;
   x = v.anyOf;
   if (x === undefined) return failAt("/anyOf", "missing required property");
-  if (!v_46(x)) return at("/anyOf");
+  if (!v_14(x)) return at("/anyOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_47(x))) return at("/_meta");
-  return true;
-}
-
-function v_48(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_49(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1326,17 +1009,10 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
   if (x === undefined) return failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return at("/items");
   x = v.default;
-  if (x !== undefined && !(x === null || v_48(x))) return at("/default");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_49(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
-}
-
-function v_50(v: any): true | undefined {
-  let n = 0;
-  if (v_ElicitationSessionScope(v)) n++;
-  if (v_ElicitationRequestScope(v)) n++;
-  return n === 1 || fail(n ? "matches more than one alternative (oneOf)" : "matches no alternative");
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
@@ -1345,18 +1021,11 @@ function v_ElicitationFormMode(v: any): true | undefined {
   x = v.requestedSchema;
   if (x === undefined) return failAt("/requestedSchema", "missing required property");
   if (!v_ElicitationSchema(x)) return at("/requestedSchema");
-  return v_50(v);
+  return v_10(v);
 }
 
 function v_ElicitationId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_51(v: any): true | undefined {
-  let n = 0;
-  if (v_ElicitationSessionScope(v)) n++;
-  if (v_ElicitationRequestScope(v)) n++;
-  return n === 1 || fail(n ? "matches more than one alternative (oneOf)" : "matches no alternative");
 }
 
 function v_ElicitationUrlMode(v: any): true | undefined {
@@ -1368,14 +1037,14 @@ function v_ElicitationUrlMode(v: any): true | undefined {
   x = v.url;
   if (x === undefined) return failAt("/url", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
-  return v_51(v);
+  return v_10(v);
 }
 
 function v_ExtRequest(v: any): true | undefined {
   return true;
 }
 
-function v_53(v: any): true | undefined {
+function v_15(v: any): true | undefined {
   if (v_InitializeResponse(v)) return true;
   if (v_LoginAuthResponse(v)) return true;
   if (v_LogoutAuthResponse(v)) return true;
@@ -1392,7 +1061,7 @@ function v_53(v: any): true | undefined {
   return fail("matches no alternative");
 }
 
-function v_52(v: any): true | undefined {
+function v_16(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -1400,22 +1069,22 @@ function v_52(v: any): true | undefined {
   if (!v_RequestId(x)) return at("/id");
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_53(x)) return at("/result");
+  if (!v_15(x)) return at("/result");
   return true;
 }
 
-function v_55(v: any): true | undefined {
+function v_17(v: any): true | undefined {
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
   if ((typeof v === "string" || fail("expected a string"))) return true;
   return fail("matches no alternative");
 }
 
-function v_54(v: any): true | undefined {
+function v_18(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
   if (x === undefined) return failAt("/id", "missing required property");
-  if (!(x === null || v_55(x))) return at("/id");
+  if (!(x === null || v_17(x))) return at("/id");
   x = v.error;
   if (x === undefined) return failAt("/error", "missing required property");
   if (!v_Error(x)) return at("/error");
@@ -1423,25 +1092,16 @@ function v_54(v: any): true | undefined {
 }
 
 function v_AgentResponse(v: any): true | undefined {
-  if (v_52(v)) return true;
-  if (v_54(v)) return true;
+  if (v_16(v)) return true;
+  if (v_18(v)) return true;
   return fail("matches no alternative");
 }
 
-function v_56(v: any): true | undefined {
+function v_19(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthMethod(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_57(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1458,23 +1118,14 @@ function v_InitializeResponse(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !v_AgentCapabilities(x)) return at("/capabilities");
   x = v.authMethods;
-  if (x !== undefined && !v_56(x)) return at("/authMethods");
+  if (x !== undefined && !v_19(x)) return at("/authMethods");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_57(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
   return (Number.isInteger(v) && v >= 0 && v <= 65535 || fail("expected an integer (uint16) in [0, 65535]"));
-}
-
-function v_58(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Implementation(v: any): true | undefined {
@@ -1489,16 +1140,7 @@ function v_Implementation(v: any): true | undefined {
   if (x === undefined) return failAt("/version", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/version");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_58(x))) return at("/_meta");
-  return true;
-}
-
-function v_59(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1510,16 +1152,7 @@ function v_AgentCapabilities(v: any): true | undefined {
   x = v.auth;
   if (x !== undefined && !(x === null || v_AgentAuthCapabilities(x))) return at("/auth");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_59(x))) return at("/_meta");
-  return true;
-}
-
-function v_60(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1535,16 +1168,7 @@ function v_SessionCapabilities(v: any): true | undefined {
   x = v.additionalDirectories;
   if (x !== undefined && !(x === null || v_SessionAdditionalDirectoriesCapabilities(x))) return at("/additionalDirectories");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_60(x))) return at("/_meta");
-  return true;
-}
-
-function v_61(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1558,16 +1182,7 @@ function v_PromptCapabilities(v: any): true | undefined {
   x = v.embeddedContext;
   if (x !== undefined && !(x === null || v_PromptEmbeddedContextCapabilities(x))) return at("/embeddedContext");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_61(x))) return at("/_meta");
-  return true;
-}
-
-function v_62(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1575,16 +1190,7 @@ function v_PromptImageCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_62(x))) return at("/_meta");
-  return true;
-}
-
-function v_63(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1592,16 +1198,7 @@ function v_PromptAudioCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_63(x))) return at("/_meta");
-  return true;
-}
-
-function v_64(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1609,16 +1206,7 @@ function v_PromptEmbeddedContextCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_64(x))) return at("/_meta");
-  return true;
-}
-
-function v_65(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1630,16 +1218,7 @@ function v_McpCapabilities(v: any): true | undefined {
   x = v.http;
   if (x !== undefined && !(x === null || v_McpHttpCapabilities(x))) return at("/http");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_65(x))) return at("/_meta");
-  return true;
-}
-
-function v_66(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1647,16 +1226,7 @@ function v_McpStdioCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_66(x))) return at("/_meta");
-  return true;
-}
-
-function v_67(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1664,16 +1234,7 @@ function v_McpHttpCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_67(x))) return at("/_meta");
-  return true;
-}
-
-function v_68(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1681,16 +1242,7 @@ function v_SessionDeleteCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_68(x))) return at("/_meta");
-  return true;
-}
-
-function v_69(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1698,16 +1250,7 @@ function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_69(x))) return at("/_meta");
-  return true;
-}
-
-function v_70(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1715,7 +1258,7 @@ function v_AgentAuthCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_70(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1759,15 +1302,6 @@ function v_AuthMethodId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_71(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_EnvVariable(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -1778,33 +1312,15 @@ function v_EnvVariable(v: any): true | undefined {
   if (x === undefined) return failAt("/value", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_71(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_72(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_73(v: any): true | undefined {
+function v_20(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnvVariable(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_74(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1821,20 +1337,11 @@ function v_AuthMethodTerminal(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v.args;
-  if (x !== undefined && !v_72(x)) return at("/args");
+  if (x !== undefined && !v_6(x)) return at("/args");
   x = v.env;
-  if (x !== undefined && !v_73(x)) return at("/env");
+  if (x !== undefined && !v_20(x)) return at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_74(x))) return at("/_meta");
-  return true;
-}
-
-function v_75(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1850,16 +1357,7 @@ function v_AuthMethodAgent(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_75(x))) return at("/_meta");
-  return true;
-}
-
-function v_76(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1867,16 +1365,7 @@ function v_LoginAuthResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_76(x))) return at("/_meta");
-  return true;
-}
-
-function v_77(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1884,11 +1373,11 @@ function v_LogoutAuthResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_77(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_78(v: any): true | undefined {
+function v_21(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1897,20 +1386,11 @@ function v_78(v: any): true | undefined {
   return true;
 }
 
-function v_79(v: any): true | undefined {
+function v_22(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AvailableCommand(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_80(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1922,11 +1402,11 @@ function v_NewSessionResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v.configOptions;
-  if (x !== undefined && !v_78(x)) return at("/configOptions");
+  if (x !== undefined && !v_21(x)) return at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_79(x)) return at("/availableCommands");
+  if (x !== undefined && !v_22(x)) return at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_80(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1942,7 +1422,7 @@ function v_SessionConfigOptionOther(v: any): true | undefined {
   return true;
 }
 
-function v_81(v: any): true | undefined {
+function v_23(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
@@ -1959,15 +1439,6 @@ function v_81(v: any): true | undefined {
   return ok;
 }
 
-function v_82(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_SessionConfigOption(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -1982,8 +1453,8 @@ function v_SessionConfigOption(v: any): true | undefined {
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return at("/category");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_82(x))) return at("/_meta");
-  return v_81(v);
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  return v_23(v);
 }
 
 function v_SessionConfigId(v: any): true | undefined {
@@ -1998,7 +1469,7 @@ function v_SessionConfigValueId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_83(v: any): true | undefined {
+function v_24(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   if (v.length < 1) return fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -2008,7 +1479,7 @@ function v_83(v: any): true | undefined {
   return true;
 }
 
-function v_84(v: any): true | undefined {
+function v_25(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   if (v.length < 1) return fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -2019,18 +1490,9 @@ function v_84(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
-  if (v_83(v)) return true;
-  if (v_84(v)) return true;
+  if (v_24(v)) return true;
+  if (v_25(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_85(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -2045,26 +1507,7 @@ function v_SessionConfigSelectOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_85(x))) return at("/_meta");
-  return true;
-}
-
-function v_86(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  if (v.length < 1) return fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigSelectOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_87(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2079,9 +1522,9 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
   if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
   x = v.options;
   if (x === undefined) return failAt("/options", "missing required property");
-  if (!v_86(x)) return at("/options");
+  if (!v_24(x)) return at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_87(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2161,15 +1604,6 @@ function v_AvailableCommandInput(v: any): true | undefined {
   return ok;
 }
 
-function v_88(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_TextCommandInput(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -2177,16 +1611,7 @@ function v_TextCommandInput(v: any): true | undefined {
   if (x === undefined) return failAt("/hint", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/hint");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_88(x))) return at("/_meta");
-  return true;
-}
-
-function v_89(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2202,24 +1627,15 @@ function v_Command(v: any): true | undefined {
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return at("/input");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_89(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_90(v: any): true | undefined {
+function v_26(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionInfo(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_91(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2229,28 +1645,19 @@ function v_ListSessionsResponse(v: any): true | undefined {
   let x: any;
   x = v.sessions;
   if (x === undefined) return failAt("/sessions", "missing required property");
-  if (!v_90(x)) return at("/sessions");
+  if (!v_26(x)) return at("/sessions");
   x = v.nextCursor;
   if (x !== undefined && !(x === null || v_SessionListCursor(x))) return at("/nextCursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_91(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_92(v: any): true | undefined {
+function v_27(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AbsolutePath(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_93(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2265,13 +1672,13 @@ function v_SessionInfo(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_92(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_27(x)) return at("/additionalDirectories");
   x = v.title;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
   x = v.updatedAt;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_93(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2279,47 +1686,11 @@ function v_SessionListCursor(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_94(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_DeleteSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_94(x))) return at("/_meta");
-  return true;
-}
-
-function v_95(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_96(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AvailableCommand(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_97(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2327,20 +1698,11 @@ function v_ResumeSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.configOptions;
-  if (x !== undefined && !v_95(x)) return at("/configOptions");
+  if (x !== undefined && !v_21(x)) return at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_96(x)) return at("/availableCommands");
+  if (x !== undefined && !v_22(x)) return at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_97(x))) return at("/_meta");
-  return true;
-}
-
-function v_98(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2348,16 +1710,7 @@ function v_CloseSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_98(x))) return at("/_meta");
-  return true;
-}
-
-function v_99(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2365,16 +1718,7 @@ function v_CancelToolCallResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_99(x))) return at("/_meta");
-  return true;
-}
-
-function v_100(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2382,25 +1726,7 @@ function v_CancelTerminalResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_100(x))) return at("/_meta");
-  return true;
-}
-
-function v_101(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_102(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2409,18 +1735,9 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return failAt("/configOptions", "missing required property");
-  if (!v_101(x)) return at("/configOptions");
+  if (!v_21(x)) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_102(x))) return at("/_meta");
-  return true;
-}
-
-function v_103(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2431,7 +1748,7 @@ function v_PromptResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return at("/messageId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_103(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2468,20 +1785,11 @@ function v_ErrorData(v: any): true | undefined {
   return fail("matches no alternative");
 }
 
-function v_104(v: any): true | undefined {
+function v_28(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ProtocolVersion(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_105(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2494,18 +1802,9 @@ function v_UnsupportedProtocolVersionErrorData(v: any): true | undefined {
   if (!v_ProtocolVersion(x)) return at("/requested");
   x = v.supported;
   if (x === undefined) return failAt("/supported", "missing required property");
-  if (!v_104(x)) return at("/supported");
+  if (!v_28(x)) return at("/supported");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_105(x))) return at("/_meta");
-  return true;
-}
-
-function v_106(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2516,11 +1815,11 @@ function v_SessionNotFoundErrorData(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_106(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_107(v: any): true | undefined {
+function v_29(v: any): true | undefined {
   if (v_UpdateSessionNotification(v)) return true;
   if (v_CompleteElicitationNotification(v)) return true;
   if (v_ExtNotification(v)) return true;
@@ -2534,16 +1833,7 @@ function v_AgentNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_107(x))) return at("/params");
-  return true;
-}
-
-function v_108(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_29(x))) return at("/params");
   return true;
 }
 
@@ -2557,7 +1847,7 @@ function v_UpdateSessionNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/update", "missing required property");
   if (!v_SessionUpdate(x)) return at("/update");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_108(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2709,15 +1999,6 @@ function v_SessionUpdate(v: any): true | undefined {
   return ok;
 }
 
-function v_109(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ContentChunk(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -2728,24 +2009,15 @@ function v_ContentChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_109(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_110(v: any): true | undefined {
+function v_30(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_111(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2757,27 +2029,9 @@ function v_UserMessage(v: any): true | undefined {
   if (x === undefined) return failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_110(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_30(x))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_111(x))) return at("/_meta");
-  return true;
-}
-
-function v_112(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_113(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2788,27 +2042,9 @@ function v_AgentMessage(v: any): true | undefined {
   if (x === undefined) return failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_112(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_30(x))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_113(x))) return at("/_meta");
-  return true;
-}
-
-function v_114(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_115(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2819,9 +2055,9 @@ function v_AgentThought(v: any): true | undefined {
   if (x === undefined) return failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_114(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_30(x))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_115(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2854,15 +2090,6 @@ function v_BackgroundWork(v: any): true | undefined {
   return ok;
 }
 
-function v_116(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_BackgroundTerminal(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -2870,16 +2097,7 @@ function v_BackgroundTerminal(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_116(x))) return at("/_meta");
-  return true;
-}
-
-function v_117(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2890,11 +2108,11 @@ function v_BackgroundToolCall(v: any): true | undefined {
   if (x === undefined) return failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return at("/toolCallId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_117(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_118(v: any): true | undefined {
+function v_31(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2903,22 +2121,13 @@ function v_118(v: any): true | undefined {
   return true;
 }
 
-function v_119(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_RunningStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_118(x))) return at("/background");
+  if (x !== undefined && !(x === null || v_31(x))) return at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_119(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2958,7 +2167,7 @@ function v_IdleStateUpdateOther(v: any): true | undefined {
   return true;
 }
 
-function v_120(v: any): true | undefined {
+function v_32(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.stopReason;
   let ok: true | undefined;
@@ -2987,61 +2196,25 @@ function v_120(v: any): true | undefined {
   return ok;
 }
 
-function v_121(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_BackgroundWork(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_122(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_IdleStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_121(x))) return at("/background");
+  if (x !== undefined && !(x === null || v_31(x))) return at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_122(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   x = v.stopReason;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/stopReason");
-  return v_120(v);
-}
-
-function v_123(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_BackgroundWork(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_124(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
+  return v_32(v);
 }
 
 function v_RequiresActionStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_123(x))) return at("/background");
+  if (x !== undefined && !(x === null || v_31(x))) return at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_124(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3081,15 +2254,6 @@ function v_StateUpdate(v: any): true | undefined {
   return ok;
 }
 
-function v_125(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ToolCallContentChunk(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -3100,16 +2264,7 @@ function v_ToolCallContentChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ToolCallContent(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_125(x))) return at("/_meta");
-  return true;
-}
-
-function v_126(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3120,16 +2275,7 @@ function v_TerminalOutput(v: any): true | undefined {
   if (x === undefined) return failAt("/data", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/data");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_126(x))) return at("/_meta");
-  return true;
-}
-
-function v_127(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3141,16 +2287,7 @@ function v_TerminalExitStatus(v: any): true | undefined {
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_127(x))) return at("/_meta");
-  return true;
-}
-
-function v_128(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3164,16 +2301,7 @@ function v_TerminalSize(v: any): true | undefined {
   if (x === undefined) return failAt("/rows", "missing required property");
   if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || fail("expected an integer (uint16) in [1, 65535]"))) return at("/rows");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_128(x))) return at("/_meta");
-  return true;
-}
-
-function v_129(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3183,16 +2311,7 @@ function v_TerminalCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_TerminalCancelCapabilities(x))) return at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_129(x))) return at("/_meta");
-  return true;
-}
-
-function v_130(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3200,16 +2319,7 @@ function v_TerminalCancelCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_130(x))) return at("/_meta");
-  return true;
-}
-
-function v_131(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3232,16 +2342,7 @@ function v_TerminalUpdate(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_TerminalCapabilities(x))) return at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_131(x))) return at("/_meta");
-  return true;
-}
-
-function v_132(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3255,7 +2356,7 @@ function v_TerminalOutputChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/data", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/data");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_132(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3289,15 +2390,6 @@ function v_PlanId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_133(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_PlanEntry(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -3311,7 +2403,7 @@ function v_PlanEntry(v: any): true | undefined {
   if (x === undefined) return failAt("/status", "missing required property");
   if (!v_PlanEntryStatus(x)) return at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_133(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3323,20 +2415,11 @@ function v_PlanEntryStatus(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_134(v: any): true | undefined {
+function v_33(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PlanEntry(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_135(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -3349,18 +2432,9 @@ function v_PlanItems(v: any): true | undefined {
   if (!v_PlanId(x)) return at("/planId");
   x = v.entries;
   if (x === undefined) return failAt("/entries", "missing required property");
-  if (!v_134(x)) return at("/entries");
+  if (!v_33(x)) return at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_135(x))) return at("/_meta");
-  return true;
-}
-
-function v_136(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3371,25 +2445,7 @@ function v_PlanUpdate(v: any): true | undefined {
   if (x === undefined) return failAt("/plan", "missing required property");
   if (!v_PlanUpdateContent(x)) return at("/plan");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_136(x))) return at("/_meta");
-  return true;
-}
-
-function v_137(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AvailableCommand(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_138(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3398,27 +2454,9 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return failAt("/availableCommands", "missing required property");
-  if (!v_137(x)) return at("/availableCommands");
+  if (!v_22(x)) return at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_138(x))) return at("/_meta");
-  return true;
-}
-
-function v_139(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_140(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3427,18 +2465,9 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return failAt("/configOptions", "missing required property");
-  if (!v_139(x)) return at("/configOptions");
+  if (!v_21(x)) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_140(x))) return at("/_meta");
-  return true;
-}
-
-function v_141(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3450,16 +2479,7 @@ function v_SessionInfoUpdate(v: any): true | undefined {
   x = v.updatedAt;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_141(x))) return at("/_meta");
-  return true;
-}
-
-function v_142(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3473,16 +2493,7 @@ function v_Cost(v: any): true | undefined {
   if (x === undefined) return failAt("/currency", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/currency");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_142(x))) return at("/_meta");
-  return true;
-}
-
-function v_143(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3498,21 +2509,12 @@ function v_UsageUpdate(v: any): true | undefined {
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return at("/cost");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_143(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_144(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Notice(v: any): true | undefined {
@@ -3527,7 +2529,7 @@ function v_Notice(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_144(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3537,24 +2539,6 @@ function v_CompactionId(v: any): true | undefined {
 
 function v_CompactionStatus(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_145(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_146(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_CompactionUpdate(v: any): true | undefined {
@@ -3567,20 +2551,11 @@ function v_CompactionUpdate(v: any): true | undefined {
   if (x === undefined) return failAt("/status", "missing required property");
   if (!v_CompactionStatus(x)) return at("/status");
   x = v.summary;
-  if (x !== undefined && !(x === null || v_145(x))) return at("/summary");
+  if (x !== undefined && !(x === null || v_30(x))) return at("/summary");
   x = v.error;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_146(x))) return at("/_meta");
-  return true;
-}
-
-function v_147(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3594,16 +2569,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_147(x))) return at("/_meta");
-  return true;
-}
-
-function v_148(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3614,7 +2580,7 @@ function v_CompleteElicitationNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return at("/elicitationId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_148(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3622,7 +2588,7 @@ function v_ExtNotification(v: any): true | undefined {
   return true;
 }
 
-function v_149(v: any): true | undefined {
+function v_34(v: any): true | undefined {
   if (v_InitializeRequest(v)) return true;
   if (v_LoginAuthRequest(v)) return true;
   if (v_LogoutAuthRequest(v)) return true;
@@ -3649,16 +2615,7 @@ function v_ClientRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_149(x))) return at("/params");
-  return true;
-}
-
-function v_150(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_34(x))) return at("/params");
   return true;
 }
 
@@ -3674,16 +2631,7 @@ function v_InitializeRequest(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !v_ClientCapabilities(x)) return at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_150(x))) return at("/_meta");
-  return true;
-}
-
-function v_151(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3695,16 +2643,7 @@ function v_ClientCapabilities(v: any): true | undefined {
   x = v.elicitation;
   if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return at("/elicitation");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_151(x))) return at("/_meta");
-  return true;
-}
-
-function v_152(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3714,16 +2653,7 @@ function v_ClientAuthCapabilities(v: any): true | undefined {
   x = v.terminal;
   if (x !== undefined && !(x === null || v_TerminalAuthCapabilities(x))) return at("/terminal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_152(x))) return at("/_meta");
-  return true;
-}
-
-function v_153(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3731,16 +2661,7 @@ function v_TerminalAuthCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_153(x))) return at("/_meta");
-  return true;
-}
-
-function v_154(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3752,16 +2673,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
   x = v.url;
   if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return at("/url");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_154(x))) return at("/_meta");
-  return true;
-}
-
-function v_155(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3769,16 +2681,7 @@ function v_ElicitationFormCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_155(x))) return at("/_meta");
-  return true;
-}
-
-function v_156(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3786,16 +2689,7 @@ function v_ElicitationUrlCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_156(x))) return at("/_meta");
-  return true;
-}
-
-function v_157(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3806,16 +2700,7 @@ function v_LoginAuthRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return at("/methodId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_157(x))) return at("/_meta");
-  return true;
-}
-
-function v_158(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3823,33 +2708,15 @@ function v_LogoutAuthRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_158(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_159(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AbsolutePath(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_160(v: any): true | undefined {
+function v_35(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_161(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -3861,11 +2728,11 @@ function v_NewSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_159(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_27(x)) return at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_160(x)) return at("/mcpServers");
+  if (x !== undefined && !v_35(x)) return at("/mcpServers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_161(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3898,15 +2765,6 @@ function v_McpServer(v: any): true | undefined {
   return ok;
 }
 
-function v_162(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_HttpHeader(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -3917,24 +2775,15 @@ function v_HttpHeader(v: any): true | undefined {
   if (x === undefined) return failAt("/value", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_162(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_163(v: any): true | undefined {
+function v_36(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_HttpHeader(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_164(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -3949,36 +2798,9 @@ function v_McpServerHttp(v: any): true | undefined {
   if (x === undefined) return failAt("/url", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
   x = v.headers;
-  if (x !== undefined && !v_163(x)) return at("/headers");
+  if (x !== undefined && !v_36(x)) return at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_164(x))) return at("/_meta");
-  return true;
-}
-
-function v_165(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_166(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnvVariable(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_167(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3992,20 +2814,11 @@ function v_McpServerStdio(v: any): true | undefined {
   if (x === undefined) return failAt("/command", "missing required property");
   if (!v_AbsolutePath(x)) return at("/command");
   x = v.args;
-  if (x !== undefined && !v_165(x)) return at("/args");
+  if (x !== undefined && !v_6(x)) return at("/args");
   x = v.env;
-  if (x !== undefined && !v_166(x)) return at("/env");
+  if (x !== undefined && !v_20(x)) return at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_167(x))) return at("/_meta");
-  return true;
-}
-
-function v_168(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4017,16 +2830,7 @@ function v_ListSessionsRequest(v: any): true | undefined {
   x = v.cursor;
   if (x !== undefined && !(x === null || v_SessionListCursor(x))) return at("/cursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_168(x))) return at("/_meta");
-  return true;
-}
-
-function v_169(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4037,34 +2841,7 @@ function v_DeleteSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_169(x))) return at("/_meta");
-  return true;
-}
-
-function v_170(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AbsolutePath(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_171(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_172(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4078,13 +2855,13 @@ function v_ResumeSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_170(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_27(x)) return at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_171(x)) return at("/mcpServers");
+  if (x !== undefined && !v_35(x)) return at("/mcpServers");
   x = v.replayFrom;
   if (x !== undefined && !(x === null || v_ReplayFrom(x))) return at("/replayFrom");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_172(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4110,29 +2887,11 @@ function v_ReplayFrom(v: any): true | undefined {
   return ok;
 }
 
-function v_173(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ReplayFromStart(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_173(x))) return at("/_meta");
-  return true;
-}
-
-function v_174(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4143,16 +2902,7 @@ function v_CloseSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_174(x))) return at("/_meta");
-  return true;
-}
-
-function v_175(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4166,16 +2916,7 @@ function v_CancelToolCallRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return at("/toolCallId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_175(x))) return at("/_meta");
-  return true;
-}
-
-function v_176(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4189,7 +2930,7 @@ function v_CancelTerminalRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_176(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4216,7 +2957,7 @@ function v_SetSessionConfigOptionRequestOther(v: any): true | undefined {
   return true;
 }
 
-function v_177(v: any): true | undefined {
+function v_37(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
@@ -4233,15 +2974,6 @@ function v_177(v: any): true | undefined {
   return ok;
 }
 
-function v_178(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_SetSessionConfigOptionRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -4252,25 +2984,16 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return at("/configId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_178(x))) return at("/_meta");
-  return v_177(v);
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  return v_37(v);
 }
 
-function v_179(v: any): true | undefined {
+function v_38(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   if (v.length < 1) return fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_180(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -4283,20 +3006,20 @@ function v_PromptRequest(v: any): true | undefined {
   if (!v_SessionId(x)) return at("/sessionId");
   x = v.prompt;
   if (x === undefined) return failAt("/prompt", "missing required property");
-  if (!v_179(x)) return at("/prompt");
+  if (!v_38(x)) return at("/prompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_180(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_182(v: any): true | undefined {
+function v_39(v: any): true | undefined {
   if (v_RequestPermissionResponse(v)) return true;
   if (v_CreateElicitationResponse(v)) return true;
   if (v_ExtResponse(v)) return true;
   return fail("matches no alternative");
 }
 
-function v_181(v: any): true | undefined {
+function v_40(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -4304,41 +3027,14 @@ function v_181(v: any): true | undefined {
   if (!v_RequestId(x)) return at("/id");
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_182(x)) return at("/result");
-  return true;
-}
-
-function v_184(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || fail("expected a string"))) return true;
-  return fail("matches no alternative");
-}
-
-function v_183(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  let x: any;
-  x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!(x === null || v_184(x))) return at("/id");
-  x = v.error;
-  if (x === undefined) return failAt("/error", "missing required property");
-  if (!v_Error(x)) return at("/error");
+  if (!v_39(x)) return at("/result");
   return true;
 }
 
 function v_ClientResponse(v: any): true | undefined {
-  if (v_181(v)) return true;
-  if (v_183(v)) return true;
+  if (v_40(v)) return true;
+  if (v_18(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_185(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
@@ -4348,7 +3044,7 @@ function v_RequestPermissionResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/outcome", "missing required property");
   if (!v_RequestPermissionOutcome(x)) return at("/outcome");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_185(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4381,29 +3077,11 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
   return ok;
 }
 
-function v_186(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_CancelledPermissionOutcome(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_186(x))) return at("/_meta");
-  return true;
-}
-
-function v_187(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4414,7 +3092,7 @@ function v_SelectedPermissionOutcome(v: any): true | undefined {
   if (x === undefined) return failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return at("/optionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_187(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4434,7 +3112,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
   return true;
 }
 
-function v_188(v: any): true | undefined {
+function v_41(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.action;
   let ok: true | undefined;
@@ -4454,30 +3132,12 @@ function v_188(v: any): true | undefined {
   return ok;
 }
 
-function v_189(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_CreateElicitationResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_189(x))) return at("/_meta");
-  return v_188(v);
-}
-
-function v_190(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  return v_41(v);
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
@@ -4485,12 +3145,12 @@ function v_ElicitationContentValue(v: any): true | undefined {
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
   if ((typeof v === "number" && Number.isFinite(v) || fail("expected a number"))) return true;
   if ((typeof v === "boolean" || fail("expected a boolean"))) return true;
-  if (v_190(v)) return true;
+  if (v_6(v)) return true;
   if (true) return true;
   return fail("matches no alternative");
 }
 
-function v_191(v: any): true | undefined {
+function v_42(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -4503,11 +3163,11 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.content;
-  if (x !== undefined && !(x === null || v_191(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_42(x))) return at("/content");
   return true;
 }
 
-function v_192(v: any): true | undefined {
+function v_43(v: any): true | undefined {
   if (v_CancelSessionNotification(v)) return true;
   if (v_ExtNotification(v)) return true;
   return fail("matches no alternative");
@@ -4520,16 +3180,7 @@ function v_ClientNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_192(x))) return at("/params");
-  return true;
-}
-
-function v_193(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_43(x))) return at("/params");
   return true;
 }
 
@@ -4540,16 +3191,7 @@ function v_CancelSessionNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_193(x))) return at("/_meta");
-  return true;
-}
-
-function v_194(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4560,7 +3202,7 @@ function v_CancelRequestNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/requestId", "missing required property");
   if (!v_RequestId(x)) return at("/requestId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_194(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 

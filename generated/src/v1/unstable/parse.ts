@@ -127,18 +127,6 @@ function p_SessionId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_2(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessionId;
@@ -169,7 +157,7 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -181,7 +169,7 @@ function p_ReadTextFileRequest(v: any): any {
   return f_ReadTextFileRequest(v, out) && out;
 }
 
-function p_3(v: any): any {
+function p_2(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -189,18 +177,6 @@ function p_3(v: any): any {
     const y = p_PermissionOption(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_4(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -223,14 +199,14 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
   else return failAt("/toolCall", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_3(x);
+    y = p_2(x);
     if (y !== undefined) out.options = y;
     else return at("/options");
   }
   else return failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_4(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -242,7 +218,7 @@ function p_RequestPermissionRequest(v: any): any {
   return f_RequestPermissionRequest(v, out) && out;
 }
 
-function p_5(v: any): any {
+function p_3(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -254,7 +230,7 @@ function p_5(v: any): any {
   return out;
 }
 
-function p_6(v: any): any {
+function p_4(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -262,18 +238,6 @@ function p_6(v: any): any {
     const y = p_ToolCallLocation(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_7(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -309,12 +273,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_5(x));
+    y = (x === null ? null : p_3(x));
     if (y !== undefined) out.content = y;
   }
   x = v.locations;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_4(x));
     if (y !== undefined) out.locations = y;
   }
   x = v.rawInput;
@@ -329,7 +293,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_7(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -439,7 +403,7 @@ function p_ContentBlock(v: any): any {
   return y;
 }
 
-function p_8(v: any): any {
+function p_5(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -451,23 +415,11 @@ function p_8(v: any): any {
   return out;
 }
 
-function p_9(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Annotations(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.audience;
   if (x !== undefined) {
-    y = (x === null ? null : p_8(x));
+    y = (x === null ? null : p_5(x));
     if (y !== undefined) out.audience = y;
   }
   x = v.lastModified;
@@ -482,7 +434,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_9(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -496,18 +448,6 @@ function p_Annotations(v: any): any {
 
 function p_Role(v: any): any {
   return ((v === "assistant" || v === "user") ? v : fail("expected one of \"assistant\", \"user\""));
-}
-
-function p_10(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
@@ -526,7 +466,7 @@ function f_TextContent(v: any, out: any): true | undefined {
   else return failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_10(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -536,18 +476,6 @@ function p_TextContent(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TextContent(v, out) && out;
-}
-
-function p_11(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ImageContent(v: any, out: any): true | undefined {
@@ -578,7 +506,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_11(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -588,18 +516,6 @@ function p_ImageContent(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ImageContent(v, out) && out;
-}
-
-function p_12(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AudioContent(v: any, out: any): true | undefined {
@@ -625,7 +541,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
   else return failAt("/mimeType", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_12(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -635,18 +551,6 @@ function p_AudioContent(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AudioContent(v, out) && out;
-}
-
-function p_13(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ResourceLink(v: any, out: any): true | undefined {
@@ -692,7 +596,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   else return failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_13(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -711,18 +615,6 @@ function p_EmbeddedResourceResource(v: any): any {
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_14(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
@@ -748,7 +640,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
   else return failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_14(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -758,18 +650,6 @@ function p_TextResourceContents(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
-}
-
-function p_15(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BlobResourceContents(v: any, out: any): true | undefined {
@@ -795,7 +675,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   else return failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_15(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -805,18 +685,6 @@ function p_BlobResourceContents(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
-}
-
-function p_16(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_EmbeddedResource(v: any, out: any): true | undefined {
@@ -835,7 +703,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
   else return failAt("/resource", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_16(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -845,18 +713,6 @@ function p_EmbeddedResource(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
-}
-
-function p_17(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Content(v: any, out: any): true | undefined {
@@ -870,7 +726,7 @@ function f_Content(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_17(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -880,18 +736,6 @@ function p_Content(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Content(v, out) && out;
-}
-
-function p_18(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Diff(v: any, out: any): true | undefined {
@@ -917,7 +761,7 @@ function f_Diff(v: any, out: any): true | undefined {
   else return failAt("/newText", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_18(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -933,18 +777,6 @@ function p_TerminalId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_19(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Terminal(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminalId;
@@ -956,7 +788,7 @@ function f_Terminal(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_19(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -966,18 +798,6 @@ function p_Terminal(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Terminal(v, out) && out;
-}
-
-function p_20(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ToolCallLocation(v: any, out: any): true | undefined {
@@ -996,7 +816,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_20(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1006,18 +826,6 @@ function p_ToolCallLocation(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ToolCallLocation(v, out) && out;
-}
-
-function p_21(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PermissionOption(v: any, out: any): true | undefined {
@@ -1045,7 +853,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   else return failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1065,7 +873,7 @@ function p_PermissionOptionKind(v: any): any {
   return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
 }
 
-function p_22(v: any): any {
+function p_6(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1077,7 +885,7 @@ function p_22(v: any): any {
   return out;
 }
 
-function p_23(v: any): any {
+function p_7(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1085,18 +893,6 @@ function p_23(v: any): any {
     const y = p_EnvVariable(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_24(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -1119,13 +915,13 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   else return failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_22(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
     else return at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_23(x);
+    y = x === null ? [] : p_7(x);
     if (y !== undefined) out.env = y;
     else return at("/env");
   }
@@ -1143,7 +939,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_24(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1153,18 +949,6 @@ function p_CreateTerminalRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CreateTerminalRequest(v, out) && out;
-}
-
-function p_25(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_EnvVariable(v: any, out: any): true | undefined {
@@ -1185,7 +969,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
   else return failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_25(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1195,18 +979,6 @@ function p_EnvVariable(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_EnvVariable(v, out) && out;
-}
-
-function p_26(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalOutputRequest(v: any, out: any): true | undefined {
@@ -1227,7 +999,7 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_26(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1237,18 +1009,6 @@ function p_TerminalOutputRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalOutputRequest(v, out) && out;
-}
-
-function p_27(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
@@ -1269,7 +1029,7 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_27(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1279,18 +1039,6 @@ function p_ReleaseTerminalRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ReleaseTerminalRequest(v, out) && out;
-}
-
-function p_28(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
@@ -1311,7 +1059,7 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_28(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1321,18 +1069,6 @@ function p_WaitForTerminalExitRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_WaitForTerminalExitRequest(v, out) && out;
-}
-
-function p_29(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_KillTerminalRequest(v: any, out: any): true | undefined {
@@ -1353,7 +1089,7 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_29(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1363,18 +1099,6 @@ function p_KillTerminalRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_KillTerminalRequest(v, out) && out;
-}
-
-function p_30(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_CreateElicitationRequestForm(v: any): any {
@@ -1387,7 +1111,7 @@ function p_CreateElicitationRequestUrl(v: any): any {
   return f_ElicitationUrlMode(v, out) && out;
 }
 
-function p_31(v: any): any {
+function p_8(v: any): any {
   let y: any;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
@@ -1397,11 +1121,11 @@ function p_31(v: any): any {
 }
 
 function p_CreateElicitationRequestOther(v: any): any {
-  if (p_31(v) === undefined) return undefined;
+  if (p_8(v) === undefined) return undefined;
   return copyRawExcept(v, {}, ["message", "_meta"]);
 }
 
-function p_32(v: any): any {
+function p_9(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.mode;
   let y: any;
@@ -1429,10 +1153,10 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   else return failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_30(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_32(v);
+  const m = p_9(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -1485,36 +1209,12 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_33(v: any): any {
+function p_10(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = p_ElicitationPropertySchema(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function p_34(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_35(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
     if (y === undefined) return atKey(k);
     put(out, k, y);
   }
@@ -1535,13 +1235,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_33(x);
+    y = p_10(x);
     if (y !== undefined) out.properties = y;
     else return at("/properties");
   }
   x = v.required;
   if (x !== undefined) {
-    y = (x === null ? null : p_34(x));
+    y = (x === null ? null : p_6(x));
     if (y !== undefined) out.required = y;
     else return at("/required");
   }
@@ -1552,7 +1252,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1627,18 +1327,6 @@ function p_StringFormat(v: any): any {
   return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
 }
 
-function p_36(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
@@ -1662,7 +1350,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1674,19 +1362,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_37(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_38(v: any): any {
+function p_11(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1694,18 +1370,6 @@ function p_38(v: any): any {
     const y = p_EnumOption(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_39(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -1753,19 +1417,19 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_6(x));
     if (y !== undefined) out.enum = y;
     else return at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_11(x));
     if (y !== undefined) out.oneOf = y;
     else return at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_39(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1775,18 +1439,6 @@ function p_StringPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
-}
-
-function p_40(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_NumberPropertySchema(v: any, out: any): true | undefined {
@@ -1820,7 +1472,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_40(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1830,18 +1482,6 @@ function p_NumberPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
-}
-
-function p_41(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_IntegerPropertySchema(v: any, out: any): true | undefined {
@@ -1875,7 +1515,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_41(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1885,18 +1525,6 @@ function p_IntegerPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
-}
-
-function p_42(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BooleanPropertySchema(v: any, out: any): true | undefined {
@@ -1918,7 +1546,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1954,42 +1582,18 @@ function p_MultiSelectItems(v: any): any {
   return y;
 }
 
-function p_43(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_44(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_43(x);
+    y = p_6(x);
     if (y !== undefined) out.enum = y;
     else return at("/enum");
   }
   else return failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_44(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2001,42 +1605,18 @@ function p_StringMultiSelectItems(v: any): any {
   return f_StringMultiSelectItems(v, out) && out;
 }
 
-function p_45(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_EnumOption(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_46(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_45(x);
+    y = p_11(x);
     if (y !== undefined) out.anyOf = y;
     else return at("/anyOf");
   }
   else return failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_46(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2048,7 +1628,7 @@ function p_TitledMultiSelectItems(v: any): any {
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
-function p_47(v: any): any {
+function p_12(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2056,18 +1636,6 @@ function p_47(v: any): any {
     const y = (typeof x === "string" ? x : fail("expected a string"));
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_48(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -2105,12 +1673,12 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   else return failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
-    y = (x === null ? null : p_47(x));
+    y = (x === null ? null : p_12(x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_48(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2122,15 +1690,6 @@ function p_MultiSelectPropertySchema(v: any): any {
   return f_MultiSelectPropertySchema(v, out) && out;
 }
 
-function p_49(v: any): any {
-  let y: any;
-  y = p_ElicitationSessionScope(v);
-  if (y !== undefined) return y;
-  y = p_ElicitationRequestScope(v);
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
-}
-
 function f_ElicitationFormMode(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.requestedSchema;
@@ -2140,7 +1699,7 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
     else return at("/requestedSchema");
   }
   else return failAt("/requestedSchema", "missing required property");
-  const m = p_49(v);
+  const m = p_8(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -2154,15 +1713,6 @@ function p_ElicitationFormMode(v: any): any {
 
 function p_ElicitationId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_50(v: any): any {
-  let y: any;
-  y = p_ElicitationSessionScope(v);
-  if (y !== undefined) return y;
-  y = p_ElicitationRequestScope(v);
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -2181,7 +1731,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
     else return at("/url");
   }
   else return failAt("/url", "missing required property");
-  const m = p_50(v);
+  const m = p_8(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -2191,30 +1741,6 @@ function p_ElicitationUrlMode(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlMode(v, out) && out;
-}
-
-function p_51(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function p_52(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_MessageMcpRequest(v: any, out: any): true | undefined {
@@ -2242,13 +1768,13 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_51(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_52(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2272,7 +1798,7 @@ function p_ExtRequest(v: any): any {
   return copyJson(v);
 }
 
-function p_54(v: any): any {
+function p_13(v: any): any {
   let y: any;
   y = p_InitializeResponse(v);
   if (y !== undefined) return y;
@@ -2321,7 +1847,7 @@ function p_54(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_53(v: any, out: any): true | undefined {
+function f_14(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -2332,7 +1858,7 @@ function f_53(v: any, out: any): true | undefined {
   else return failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_54(x);
+    y = p_13(x);
     if (y !== undefined) out.result = y;
     else return at("/result");
   }
@@ -2340,13 +1866,13 @@ function f_53(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_55(v: any): any {
+function p_15(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_53(v, out) && out;
+  return f_14(v, out) && out;
 }
 
-function f_56(v: any, out: any): true | undefined {
+function f_16(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -2365,22 +1891,22 @@ function f_56(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_57(v: any): any {
+function p_17(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_56(v, out) && out;
+  return f_16(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any;
-  y = p_55(v);
+  y = p_15(v);
   if (y !== undefined) return y;
-  y = p_57(v);
+  y = p_17(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
 
-function p_58(v: any): any {
+function p_18(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2388,18 +1914,6 @@ function p_58(v: any): any {
     const y = p_AuthMethod(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_59(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -2420,7 +1934,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_58(x);
+    y = p_18(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v.agentInfo;
@@ -2430,7 +1944,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_59(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2444,18 +1958,6 @@ function p_InitializeResponse(v: any): any {
 
 function p_ProtocolVersion(v: any): any {
   return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : fail("expected an integer (uint16) in [0, 65535]"));
-}
-
-function p_60(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AgentCapabilities(v: any, out: any): true | undefined {
@@ -2492,7 +1994,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_60(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2502,18 +2004,6 @@ function p_AgentCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
-}
-
-function p_61(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PromptCapabilities(v: any, out: any): true | undefined {
@@ -2535,7 +2025,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_61(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2545,18 +2035,6 @@ function p_PromptCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PromptCapabilities(v, out) && out;
-}
-
-function p_62(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpCapabilities(v: any, out: any): true | undefined {
@@ -2578,7 +2056,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_62(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2588,18 +2066,6 @@ function p_McpCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpCapabilities(v, out) && out;
-}
-
-function p_63(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionCapabilities(v: any, out: any): true | undefined {
@@ -2656,7 +2122,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_63(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2668,23 +2134,11 @@ function p_SessionCapabilities(v: any): any {
   return f_SessionCapabilities(v, out) && out;
 }
 
-function p_64(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionListCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_64(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2696,23 +2150,11 @@ function p_SessionListCapabilities(v: any): any {
   return f_SessionListCapabilities(v, out) && out;
 }
 
-function p_65(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_65(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2724,23 +2166,11 @@ function p_SessionDeleteCapabilities(v: any): any {
   return f_SessionDeleteCapabilities(v, out) && out;
 }
 
-function p_66(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_66(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2752,18 +2182,6 @@ function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
 
-function p_67(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionSystemPromptCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mode;
@@ -2773,7 +2191,7 @@ function f_SessionSystemPromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_67(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2785,18 +2203,6 @@ function p_SessionSystemPromptCapabilities(v: any): any {
   return f_SessionSystemPromptCapabilities(v, out) && out;
 }
 
-function p_68(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionSystemPromptModeCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.override;
@@ -2806,7 +2212,7 @@ function f_SessionSystemPromptModeCapabilities(v: any, out: any): true | undefin
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_68(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2818,23 +2224,11 @@ function p_SessionSystemPromptModeCapabilities(v: any): any {
   return f_SessionSystemPromptModeCapabilities(v, out) && out;
 }
 
-function p_69(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionSystemPromptOverrideCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_69(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2846,23 +2240,11 @@ function p_SessionSystemPromptOverrideCapabilities(v: any): any {
   return f_SessionSystemPromptOverrideCapabilities(v, out) && out;
 }
 
-function p_70(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionForkCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_70(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2874,23 +2256,11 @@ function p_SessionForkCapabilities(v: any): any {
   return f_SessionForkCapabilities(v, out) && out;
 }
 
-function p_71(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionArchiveCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_71(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2902,23 +2272,11 @@ function p_SessionArchiveCapabilities(v: any): any {
   return f_SessionArchiveCapabilities(v, out) && out;
 }
 
-function p_72(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionStatusCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_72(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2930,23 +2288,11 @@ function p_SessionStatusCapabilities(v: any): any {
   return f_SessionStatusCapabilities(v, out) && out;
 }
 
-function p_73(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionTitleCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_73(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2958,23 +2304,11 @@ function p_SessionTitleCapabilities(v: any): any {
   return f_SessionTitleCapabilities(v, out) && out;
 }
 
-function p_74(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionResumeCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_74(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2986,23 +2320,11 @@ function p_SessionResumeCapabilities(v: any): any {
   return f_SessionResumeCapabilities(v, out) && out;
 }
 
-function p_75(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionCloseCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_75(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3012,18 +2334,6 @@ function p_SessionCloseCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionCloseCapabilities(v, out) && out;
-}
-
-function p_76(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
@@ -3040,7 +2350,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_76(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3052,23 +2362,11 @@ function p_AgentAuthCapabilities(v: any): any {
   return f_AgentAuthCapabilities(v, out) && out;
 }
 
-function p_77(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AuthStatusCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_77(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3080,23 +2378,11 @@ function p_AuthStatusCapabilities(v: any): any {
   return f_AuthStatusCapabilities(v, out) && out;
 }
 
-function p_78(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LogoutCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_78(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3108,23 +2394,11 @@ function p_LogoutCapabilities(v: any): any {
   return f_LogoutCapabilities(v, out) && out;
 }
 
-function p_79(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ProvidersCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_79(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3160,36 +2434,12 @@ function p_AuthMethodId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_80(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_81(v: any): any {
+function p_19(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function p_82(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
     if (y === undefined) return atKey(k);
     put(out, k, y);
   }
@@ -3219,19 +2469,19 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_80(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
     else return at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? {} : p_81(x);
+    y = x === null ? {} : p_19(x);
     if (y !== undefined) out.env = y;
     else return at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_82(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3241,18 +2491,6 @@ function p_AuthMethodTerminal(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
-}
-
-function p_83(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AuthMethodAgent(v: any, out: any): true | undefined {
@@ -3278,7 +2516,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_83(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3288,18 +2526,6 @@ function p_AuthMethodAgent(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AuthMethodAgent(v, out) && out;
-}
-
-function p_84(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Implementation(v: any, out: any): true | undefined {
@@ -3325,7 +2551,7 @@ function f_Implementation(v: any, out: any): true | undefined {
   else return failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_84(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3337,23 +2563,11 @@ function p_Implementation(v: any): any {
   return f_Implementation(v, out) && out;
 }
 
-function p_85(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AuthenticateResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_85(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3365,7 +2579,7 @@ function p_AuthenticateResponse(v: any): any {
   return f_AuthenticateResponse(v, out) && out;
 }
 
-function p_86(v: any): any {
+function p_20(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3377,30 +2591,18 @@ function p_86(v: any): any {
   return out;
 }
 
-function p_87(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ListProvidersResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.providers;
   if (x !== undefined) {
-    y = p_86(x);
+    y = p_20(x);
     if (y !== undefined) out.providers = y;
     else return at("/providers");
   }
   else return failAt("/providers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_87(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3412,7 +2614,7 @@ function p_ListProvidersResponse(v: any): any {
   return f_ListProvidersResponse(v, out) && out;
 }
 
-function p_88(v: any): any {
+function p_21(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3420,18 +2622,6 @@ function p_88(v: any): any {
     const y = p_LlmProtocol(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_89(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3447,7 +2637,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   else return failAt("/providerId", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_88(x);
+    y = p_21(x);
     if (y !== undefined) out.supported = y;
     else out.supported = [];
   }
@@ -3467,7 +2657,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_89(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3485,18 +2675,6 @@ function p_ProviderId(v: any): any {
 
 function p_LlmProtocol(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_90(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
@@ -3517,7 +2695,7 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
   else return failAt("/baseUrl", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_90(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3529,23 +2707,11 @@ function p_ProviderCurrentConfig(v: any): any {
   return f_ProviderCurrentConfig(v, out) && out;
 }
 
-function p_91(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SetProviderResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_91(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3557,23 +2723,11 @@ function p_SetProviderResponse(v: any): any {
   return f_SetProviderResponse(v, out) && out;
 }
 
-function p_92(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_DisableProviderResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_92(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3585,23 +2739,11 @@ function p_DisableProviderResponse(v: any): any {
   return f_DisableProviderResponse(v, out) && out;
 }
 
-function p_93(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LogoutResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_93(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3613,7 +2755,7 @@ function p_LogoutResponse(v: any): any {
   return f_LogoutResponse(v, out) && out;
 }
 
-function p_94(v: any): any {
+function p_22(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3621,18 +2763,6 @@ function p_94(v: any): any {
     const y = p_AuthAccount(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_95(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3648,12 +2778,12 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
   else return failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_94(x);
+    y = p_22(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_95(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3667,18 +2797,6 @@ function p_AuthStatusResponse(v: any): any {
 
 function p_AuthState(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_96(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AuthAccount(v: any, out: any): true | undefined {
@@ -3712,7 +2830,7 @@ function f_AuthAccount(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_96(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3724,7 +2842,7 @@ function p_AuthAccount(v: any): any {
   return f_AuthAccount(v, out) && out;
 }
 
-function p_97(v: any): any {
+function p_23(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3732,18 +2850,6 @@ function p_97(v: any): any {
     const y = p_SessionConfigOption(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_98(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3764,12 +2870,12 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_97(x));
+    y = (x === null ? null : p_23(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_98(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3781,7 +2887,7 @@ function p_NewSessionResponse(v: any): any {
   return f_NewSessionResponse(v, out) && out;
 }
 
-function p_99(v: any): any {
+function p_24(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3789,18 +2895,6 @@ function p_99(v: any): any {
     const y = p_SessionMode(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_100(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3816,14 +2910,14 @@ function f_SessionModeState(v: any, out: any): true | undefined {
   else return failAt("/currentModeId", "missing required property");
   x = v.availableModes;
   if (x !== undefined) {
-    y = p_99(x);
+    y = p_24(x);
     if (y !== undefined) out.availableModes = y;
     else out.availableModes = [];
   }
   else return failAt("/availableModes", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_100(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3837,18 +2931,6 @@ function p_SessionModeState(v: any): any {
 
 function p_SessionModeId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_101(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionMode(v: any, out: any): true | undefined {
@@ -3874,7 +2956,7 @@ function f_SessionMode(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_101(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3884,18 +2966,6 @@ function p_SessionMode(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionMode(v, out) && out;
-}
-
-function p_102(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_SessionConfigOptionSelect(v: any): any {
@@ -3908,7 +2978,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-function p_103(v: any): any {
+function p_25(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let y: any;
@@ -3953,10 +3023,10 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_102(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_103(v);
+  const m = p_25(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -3980,7 +3050,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_104(v: any): any {
+function p_26(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3992,7 +3062,7 @@ function p_104(v: any): any {
   return out;
 }
 
-function p_105(v: any): any {
+function p_27(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4006,23 +3076,11 @@ function p_105(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any;
-  y = p_104(v);
+  y = p_26(v);
   if (y !== undefined) return y;
-  y = p_105(v);
+  y = p_27(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_106(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -4048,7 +3106,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_106(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4060,7 +3118,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_107(v: any): any {
+function p_28(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4068,18 +3126,6 @@ function p_107(v: any): any {
     const y = p_SessionConfigSelectOption(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_108(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -4102,14 +3148,14 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_107(x);
+    y = p_28(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
   else return failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_108(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4168,30 +3214,6 @@ function p_SessionConfigBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-function p_109(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_110(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LoadSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.modes;
@@ -4201,12 +3223,12 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_109(x));
+    y = (x === null ? null : p_23(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_110(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4218,7 +3240,7 @@ function p_LoadSessionResponse(v: any): any {
   return f_LoadSessionResponse(v, out) && out;
 }
 
-function p_111(v: any): any {
+function p_29(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4230,23 +3252,11 @@ function p_111(v: any): any {
   return out;
 }
 
-function p_112(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_111(x);
+    y = p_29(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -4258,7 +3268,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_112(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4268,30 +3278,6 @@ function p_ListSessionsResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ListSessionsResponse(v, out) && out;
-}
-
-function p_113(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_114(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionInfo(v: any, out: any): true | undefined {
@@ -4312,7 +3298,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = p_113(x);
+    y = p_12(x);
     if (y !== undefined) out.additionalDirectories = y;
   }
   x = v.title;
@@ -4332,7 +3318,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_114(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4344,23 +3330,11 @@ function p_SessionInfo(v: any): any {
   return f_SessionInfo(v, out) && out;
 }
 
-function p_115(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_DeleteSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_115(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4370,30 +3344,6 @@ function p_DeleteSessionResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_DeleteSessionResponse(v, out) && out;
-}
-
-function p_116(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_117(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ForkSessionResponse(v: any, out: any): true | undefined {
@@ -4412,12 +3362,12 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_116(x));
+    y = (x === null ? null : p_23(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_117(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4429,23 +3379,11 @@ function p_ForkSessionResponse(v: any): any {
   return f_ForkSessionResponse(v, out) && out;
 }
 
-function p_118(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ArchiveSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_118(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4457,23 +3395,11 @@ function p_ArchiveSessionResponse(v: any): any {
   return f_ArchiveSessionResponse(v, out) && out;
 }
 
-function p_119(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_UnarchiveSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_119(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4483,18 +3409,6 @@ function p_UnarchiveSessionResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_UnarchiveSessionResponse(v, out) && out;
-}
-
-function p_120(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionStatusResponse(v: any, out: any): true | undefined {
@@ -4508,7 +3422,7 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
   else return failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_120(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4524,18 +3438,6 @@ function p_SessionStatus(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_121(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
@@ -4547,7 +3449,7 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
   else return failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_121(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4559,30 +3461,6 @@ function p_SetSessionTitleResponse(v: any): any {
   return f_SetSessionTitleResponse(v, out) && out;
 }
 
-function p_122(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_123(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.modes;
@@ -4592,12 +3470,12 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_122(x));
+    y = (x === null ? null : p_23(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_123(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4609,23 +3487,11 @@ function p_ResumeSessionResponse(v: any): any {
   return f_ResumeSessionResponse(v, out) && out;
 }
 
-function p_124(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_CloseSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_124(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4637,23 +3503,11 @@ function p_CloseSessionResponse(v: any): any {
   return f_CloseSessionResponse(v, out) && out;
 }
 
-function p_125(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SetSessionModeResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_125(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4665,42 +3519,18 @@ function p_SetSessionModeResponse(v: any): any {
   return f_SetSessionModeResponse(v, out) && out;
 }
 
-function p_126(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_127(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_126(x);
+    y = p_23(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
   else return failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_127(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4710,18 +3540,6 @@ function p_SetSessionConfigOptionResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
-}
-
-function p_128(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PromptResponse(v: any, out: any): true | undefined {
@@ -4740,7 +3558,7 @@ function f_PromptResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_128(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4754,18 +3572,6 @@ function p_PromptResponse(v: any): any {
 
 function p_StopReason(v: any): any {
   return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
-}
-
-function p_129(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Usage(v: any, out: any): true | undefined {
@@ -4808,7 +3614,7 @@ function f_Usage(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_129(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4858,7 +3664,7 @@ function p_ErrorCode(v: any): any {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : fail("expected an integer"));
 }
 
-function p_130(v: any): any {
+function p_30(v: any): any {
   let y: any;
   y = p_SessionNotification(v);
   if (y !== undefined) return y;
@@ -4882,7 +3688,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_130(x));
+    y = (x === null ? null : p_30(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -4893,18 +3699,6 @@ function p_AgentNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentNotification(v, out) && out;
-}
-
-function p_131(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionNotification(v: any, out: any): true | undefined {
@@ -4925,7 +3719,7 @@ function f_SessionNotification(v: any, out: any): true | undefined {
   else return failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_131(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5104,18 +3898,6 @@ function p_MessageId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_132(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ContentChunk(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
@@ -5132,7 +3914,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_132(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5142,42 +3924,6 @@ function p_ContentChunk(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ContentChunk(v, out) && out;
-}
-
-function p_133(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ToolCallContent(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_134(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ToolCallLocation(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_135(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ToolCall(v: any, out: any): true | undefined {
@@ -5213,12 +3959,12 @@ function f_ToolCall(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = p_133(x);
+    y = p_3(x);
     if (y !== undefined) out.content = y;
   }
   x = v.locations;
   if (x !== undefined) {
-    y = p_134(x);
+    y = p_4(x);
     if (y !== undefined) out.locations = y;
   }
   x = v.rawInput;
@@ -5233,7 +3979,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_135(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5243,18 +3989,6 @@ function p_ToolCall(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ToolCall(v, out) && out;
-}
-
-function p_136(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanEntry(v: any, out: any): true | undefined {
@@ -5282,7 +4016,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
   else return failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_136(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5302,7 +4036,7 @@ function p_PlanEntryStatus(v: any): any {
   return ((v === "pending" || v === "in_progress" || v === "completed") ? v : fail("expected one of \"pending\", \"in_progress\", \"completed\""));
 }
 
-function p_137(v: any): any {
+function p_31(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5314,30 +4048,18 @@ function p_137(v: any): any {
   return out;
 }
 
-function p_138(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Plan(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.entries;
   if (x !== undefined) {
-    y = p_137(x);
+    y = p_31(x);
     if (y !== undefined) out.entries = y;
     else out.entries = [];
   }
   else return failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_138(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5388,30 +4110,6 @@ function p_PlanId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_139(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_PlanEntry(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_140(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_PlanItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.planId;
@@ -5423,14 +4121,14 @@ function f_PlanItems(v: any, out: any): true | undefined {
   else return failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_139(x);
+    y = p_31(x);
     if (y !== undefined) out.entries = y;
     else out.entries = [];
   }
   else return failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_140(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5440,18 +4138,6 @@ function p_PlanItems(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PlanItems(v, out) && out;
-}
-
-function p_141(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanFile(v: any, out: any): true | undefined {
@@ -5472,7 +4158,7 @@ function f_PlanFile(v: any, out: any): true | undefined {
   else return failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_141(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5482,18 +4168,6 @@ function p_PlanFile(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PlanFile(v, out) && out;
-}
-
-function p_142(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanMarkdown(v: any, out: any): true | undefined {
@@ -5514,7 +4188,7 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_142(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5524,18 +4198,6 @@ function p_PlanMarkdown(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PlanMarkdown(v, out) && out;
-}
-
-function p_143(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanUpdate(v: any, out: any): true | undefined {
@@ -5549,7 +4211,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
   else return failAt("/plan", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_143(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5559,18 +4221,6 @@ function p_PlanUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PlanUpdate(v, out) && out;
-}
-
-function p_144(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanRemoved(v: any, out: any): true | undefined {
@@ -5584,7 +4234,7 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
   else return failAt("/planId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_144(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5594,18 +4244,6 @@ function p_PlanRemoved(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PlanRemoved(v, out) && out;
-}
-
-function p_145(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AvailableCommand(v: any, out: any): true | undefined {
@@ -5631,7 +4269,7 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_145(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5650,18 +4288,6 @@ function p_AvailableCommandInput(v: any): any {
   return fail("matches no alternative");
 }
 
-function p_146(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
@@ -5673,7 +4299,7 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
   else return failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_146(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5685,7 +4311,7 @@ function p_UnstructuredCommandInput(v: any): any {
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
-function p_147(v: any): any {
+function p_32(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5697,30 +4323,18 @@ function p_147(v: any): any {
   return out;
 }
 
-function p_148(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_147(x);
+    y = p_32(x);
     if (y !== undefined) out.availableCommands = y;
     else out.availableCommands = [];
   }
   else return failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_148(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5730,18 +4344,6 @@ function p_AvailableCommandsUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AvailableCommandsUpdate(v, out) && out;
-}
-
-function p_149(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CurrentModeUpdate(v: any, out: any): true | undefined {
@@ -5755,7 +4357,7 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
   else return failAt("/currentModeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_149(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5767,42 +4369,18 @@ function p_CurrentModeUpdate(v: any): any {
   return f_CurrentModeUpdate(v, out) && out;
 }
 
-function p_150(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_151(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_150(x);
+    y = p_23(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
   else return failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_151(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5812,18 +4390,6 @@ function p_ConfigOptionUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
-}
-
-function p_152(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionInfoUpdate(v: any, out: any): true | undefined {
@@ -5840,7 +4406,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_152(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5850,18 +4416,6 @@ function p_SessionInfoUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
-}
-
-function p_153(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Cost(v: any, out: any): true | undefined {
@@ -5882,7 +4436,7 @@ function f_Cost(v: any, out: any): true | undefined {
   else return failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_153(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5892,18 +4446,6 @@ function p_Cost(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Cost(v, out) && out;
-}
-
-function p_154(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_UsageUpdate(v: any, out: any): true | undefined {
@@ -5929,7 +4471,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_154(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5943,18 +4485,6 @@ function p_UsageUpdate(v: any): any {
 
 function p_NoticeSeverity(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_155(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -5980,7 +4510,7 @@ function f_Notice(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_155(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6000,7 +4530,7 @@ function p_CompactionStatus(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_156(v: any): any {
+function p_33(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6008,18 +4538,6 @@ function p_156(v: any): any {
     const y = p_ContentBlock(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_157(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -6042,7 +4560,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_156(x));
+    y = (x === null ? null : p_33(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -6052,7 +4570,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_157(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6062,18 +4580,6 @@ function p_CompactionUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
-}
-
-function p_158(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
@@ -6094,7 +4600,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_158(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6106,18 +4612,6 @@ function p_CompactionSummaryChunk(v: any): any {
   return f_CompactionSummaryChunk(v, out) && out;
 }
 
-function p_159(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SubagentSessionCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cancel;
@@ -6127,7 +4621,7 @@ function f_SubagentSessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_159(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6139,23 +4633,11 @@ function p_SubagentSessionCapabilities(v: any): any {
   return f_SubagentSessionCapabilities(v, out) && out;
 }
 
-function p_160(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_160(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6214,23 +4696,11 @@ function p_StateUpdate(v: any): any {
   return y;
 }
 
-function p_161(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_161(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6256,18 +4726,6 @@ function p_ErrorStopReason(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ErrorStopReason(v, out) && out;
-}
-
-function p_162(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_IdleStateUpdateEndTurn(v: any): any {
@@ -6304,7 +4762,7 @@ function p_IdleStateUpdateOther(v: any): any {
   return copyRawExcept(v, {}, ["usage", "_meta"]);
 }
 
-function p_163(v: any): any {
+function p_34(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -6343,10 +4801,10 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_162(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_163(v);
+  const m = p_34(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -6358,23 +4816,11 @@ function p_IdleStateUpdate(v: any): any {
   return f_IdleStateUpdate(v, out) && out;
 }
 
-function p_164(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_164(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6386,23 +4832,11 @@ function p_RequiresActionStateUpdate(v: any): any {
   return f_RequiresActionStateUpdate(v, out) && out;
 }
 
-function p_165(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_UnknownStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_165(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6412,30 +4846,6 @@ function p_UnknownStateUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_UnknownStateUpdate(v, out) && out;
-}
-
-function p_166(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_167(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SubagentUpdate(v: any, out: any): true | undefined {
@@ -6475,13 +4885,13 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = (x === null ? null : p_166(x));
+    y = (x === null ? null : p_6(x));
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_167(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6491,30 +4901,6 @@ function p_SubagentUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SubagentUpdate(v, out) && out;
-}
-
-function p_168(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_169(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionMessage(v: any, out: any): true | undefined {
@@ -6548,12 +4934,12 @@ function f_SessionMessage(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_168(x));
+    y = (x === null ? null : p_33(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_169(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6563,18 +4949,6 @@ function p_SessionMessage(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionMessage(v, out) && out;
-}
-
-function p_170(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionMessageChunk(v: any, out: any): true | undefined {
@@ -6595,7 +4969,7 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_170(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6605,18 +4979,6 @@ function p_SessionMessageChunk(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionMessageChunk(v, out) && out;
-}
-
-function p_171(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
@@ -6630,7 +4992,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
   else return failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_171(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6640,30 +5002,6 @@ function p_CompleteElicitationNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CompleteElicitationNotification(v, out) && out;
-}
-
-function p_172(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AuthAccount(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_173(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
@@ -6677,12 +5015,12 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
   else return failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_172(x);
+    y = p_22(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_173(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6698,7 +5036,7 @@ function p_ExtNotification(v: any): any {
   return copyJson(v);
 }
 
-function p_174(v: any): any {
+function p_35(v: any): any {
   let y: any;
   y = p_InitializeRequest(v);
   if (y !== undefined) return y;
@@ -6765,7 +5103,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_174(x));
+    y = (x === null ? null : p_35(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -6776,18 +5114,6 @@ function p_ClientRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ClientRequest(v, out) && out;
-}
-
-function p_175(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_InitializeRequest(v: any, out: any): true | undefined {
@@ -6811,7 +5137,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_175(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6821,18 +5147,6 @@ function p_InitializeRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
-}
-
-function p_176(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ClientCapabilities(v: any, out: any): true | undefined {
@@ -6874,7 +5188,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_176(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6884,18 +5198,6 @@ function p_ClientCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ClientCapabilities(v, out) && out;
-}
-
-function p_177(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_FileSystemCapabilities(v: any, out: any): true | undefined {
@@ -6912,7 +5214,7 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_177(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6922,18 +5224,6 @@ function p_FileSystemCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_FileSystemCapabilities(v, out) && out;
-}
-
-function p_178(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
@@ -6955,7 +5245,7 @@ function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_178(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6979,18 +5269,6 @@ function p_CompactionCapabilities(v: any): any {
   return out;
 }
 
-function p_179(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.boolean;
@@ -7000,7 +5278,7 @@ function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined 
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_179(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7012,23 +5290,11 @@ function p_SessionConfigOptionsCapabilities(v: any): any {
   return f_SessionConfigOptionsCapabilities(v, out) && out;
 }
 
-function p_180(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_BooleanConfigOptionCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_180(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7052,23 +5318,11 @@ function p_NoticeCapabilities(v: any): any {
   return out;
 }
 
-function p_181(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SubagentCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_181(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7080,23 +5334,11 @@ function p_SubagentCapabilities(v: any): any {
   return f_SubagentCapabilities(v, out) && out;
 }
 
-function p_182(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_PlanCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_182(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7108,18 +5350,6 @@ function p_PlanCapabilities(v: any): any {
   return f_PlanCapabilities(v, out) && out;
 }
 
-function p_183(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminal;
@@ -7129,7 +5359,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_183(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7139,18 +5369,6 @@ function p_AuthCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AuthCapabilities(v, out) && out;
-}
-
-function p_184(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ElicitationCapabilities(v: any, out: any): true | undefined {
@@ -7167,7 +5385,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_184(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7179,23 +5397,11 @@ function p_ElicitationCapabilities(v: any): any {
   return f_ElicitationCapabilities(v, out) && out;
 }
 
-function p_185(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_185(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7207,23 +5413,11 @@ function p_ElicitationFormCapabilities(v: any): any {
   return f_ElicitationFormCapabilities(v, out) && out;
 }
 
-function p_186(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_186(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7233,18 +5427,6 @@ function p_ElicitationUrlCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
-}
-
-function p_187(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AuthenticateRequest(v: any, out: any): true | undefined {
@@ -7258,7 +5440,7 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
   else return failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_187(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7270,23 +5452,11 @@ function p_AuthenticateRequest(v: any): any {
   return f_AuthenticateRequest(v, out) && out;
 }
 
-function p_188(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ListProvidersRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_188(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7296,30 +5466,6 @@ function p_ListProvidersRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ListProvidersRequest(v, out) && out;
-}
-
-function p_189(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function p_190(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SetProviderRequest(v: any, out: any): true | undefined {
@@ -7347,13 +5493,13 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
   else return failAt("/baseUrl", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = p_189(x);
+    y = p_19(x);
     if (y !== undefined) out.headers = y;
     else return at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_190(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7363,18 +5509,6 @@ function p_SetProviderRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetProviderRequest(v, out) && out;
-}
-
-function p_191(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_DisableProviderRequest(v: any, out: any): true | undefined {
@@ -7388,7 +5522,7 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
   else return failAt("/providerId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_191(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7400,23 +5534,11 @@ function p_DisableProviderRequest(v: any): any {
   return f_DisableProviderRequest(v, out) && out;
 }
 
-function p_192(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LogoutRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_192(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7428,23 +5550,11 @@ function p_LogoutRequest(v: any): any {
   return f_LogoutRequest(v, out) && out;
 }
 
-function p_193(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AuthStatusRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_193(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7456,19 +5566,7 @@ function p_AuthStatusRequest(v: any): any {
   return f_AuthStatusRequest(v, out) && out;
 }
 
-function p_194(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_195(v: any): any {
+function p_36(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -7476,18 +5574,6 @@ function p_195(v: any): any {
     const y = p_McpServer(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_196(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -7503,13 +5589,13 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_194(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_195(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
@@ -7522,7 +5608,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_196(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7570,18 +5656,6 @@ function p_McpServer(v: any): any {
   return y;
 }
 
-function p_197(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
@@ -7600,7 +5674,7 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   else return failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_197(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7612,7 +5686,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_198(v: any): any {
+function p_37(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -7620,18 +5694,6 @@ function p_198(v: any): any {
     const y = p_HttpHeader(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_199(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -7654,14 +5716,14 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   else return failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_198(x);
+    y = x === null ? [] : p_37(x);
     if (y !== undefined) out.headers = y;
     else return at("/headers");
   }
   else return failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_199(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7671,30 +5733,6 @@ function p_McpServerHttp(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
-}
-
-function p_200(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_HttpHeader(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_201(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpServerSse(v: any, out: any): true | undefined {
@@ -7715,14 +5753,14 @@ function f_McpServerSse(v: any, out: any): true | undefined {
   else return failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_200(x);
+    y = x === null ? [] : p_37(x);
     if (y !== undefined) out.headers = y;
     else return at("/headers");
   }
   else return failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_201(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7732,18 +5770,6 @@ function p_McpServerSse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpServerSse(v, out) && out;
-}
-
-function p_202(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpServerAcp(v: any, out: any): true | undefined {
@@ -7764,7 +5790,7 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
   else return failAt("/serverId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_202(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7774,42 +5800,6 @@ function p_McpServerAcp(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpServerAcp(v, out) && out;
-}
-
-function p_203(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_204(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_EnvVariable(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_205(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpServerStdio(v: any, out: any): true | undefined {
@@ -7830,21 +5820,21 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   else return failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_203(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
     else return at("/args");
   }
   else return failAt("/args", "missing required property");
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_204(x);
+    y = x === null ? [] : p_7(x);
     if (y !== undefined) out.env = y;
     else return at("/env");
   }
   else return failAt("/env", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_205(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7856,7 +5846,7 @@ function p_McpServerStdio(v: any): any {
   return f_McpServerStdio(v, out) && out;
 }
 
-function p_206(v: any): any {
+function p_38(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -7864,18 +5854,6 @@ function p_206(v: any): any {
     const y = p_ContentBlock(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_207(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -7891,14 +5869,14 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
   else return failAt("/mode", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = p_206(x);
+    y = p_38(x);
     if (y !== undefined) out.content = y;
     else return at("/content");
   }
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_207(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7914,47 +5892,11 @@ function p_SystemPromptMode(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_208(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_209(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_210(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LoadSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_208(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
@@ -7968,7 +5910,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_209(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
@@ -7987,7 +5929,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_210(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7997,18 +5939,6 @@ function p_LoadSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_LoadSessionRequest(v, out) && out;
-}
-
-function p_211(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ListSessionsRequest(v: any, out: any): true | undefined {
@@ -8033,7 +5963,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_211(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8049,18 +5979,6 @@ function p_SessionArchiveFilter(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_212(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_DeleteSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessionId;
@@ -8072,7 +5990,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_212(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8082,42 +6000,6 @@ function p_DeleteSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
-}
-
-function p_213(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_214(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_215(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ForkSessionRequest(v: any, out: any): true | undefined {
@@ -8138,13 +6020,13 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_213(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_214(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
@@ -8156,7 +6038,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_215(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8166,18 +6048,6 @@ function p_ForkSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ForkSessionRequest(v, out) && out;
-}
-
-function p_216(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
@@ -8191,7 +6061,7 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_216(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8201,18 +6071,6 @@ function p_ArchiveSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ArchiveSessionRequest(v, out) && out;
-}
-
-function p_217(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
@@ -8226,7 +6084,7 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_217(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8236,18 +6094,6 @@ function p_UnarchiveSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_UnarchiveSessionRequest(v, out) && out;
-}
-
-function p_218(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionStatusRequest(v: any, out: any): true | undefined {
@@ -8261,7 +6107,7 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_218(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8271,18 +6117,6 @@ function p_SessionStatusRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionStatusRequest(v, out) && out;
-}
-
-function p_219(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
@@ -8303,7 +6137,7 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
   else return failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_219(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8313,42 +6147,6 @@ function p_SetSessionTitleRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetSessionTitleRequest(v, out) && out;
-}
-
-function p_220(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_221(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_222(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ResumeSessionRequest(v: any, out: any): true | undefined {
@@ -8369,13 +6167,13 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_220(x);
+    y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_221(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
@@ -8387,7 +6185,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_222(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8397,18 +6195,6 @@ function p_ResumeSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ResumeSessionRequest(v, out) && out;
-}
-
-function p_223(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CloseSessionRequest(v: any, out: any): true | undefined {
@@ -8422,7 +6208,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_223(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8432,18 +6218,6 @@ function p_CloseSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
-}
-
-function p_224(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SetSessionModeRequest(v: any, out: any): true | undefined {
@@ -8464,7 +6238,7 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
   else return failAt("/modeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_224(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8474,18 +6248,6 @@ function p_SetSessionModeRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetSessionModeRequest(v, out) && out;
-}
-
-function p_225(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_SetSessionConfigOptionRequestBoolean(v: any): any {
@@ -8501,7 +6263,7 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   return out;
 }
 
-function f_226(v: any, out: any): true | undefined {
+function f_39(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
@@ -8513,13 +6275,13 @@ function f_226(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_227(v: any): any {
+function p_40(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_226(v, out) && out;
+  return f_39(v, out) && out;
 }
 
-function p_228(v: any): any {
+function p_41(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let y: any;
@@ -8530,7 +6292,7 @@ function p_228(v: any): any {
     default:
       y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
-  if (y === undefined) y = p_227(v);
+  if (y === undefined) y = p_40(v);
   return y;
 }
 
@@ -8552,10 +6314,10 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
   else return failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_225(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_228(v);
+  const m = p_41(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -8565,30 +6327,6 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionRequest(v, out) && out;
-}
-
-function p_229(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_230(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PromptRequest(v: any, out: any): true | undefined {
@@ -8602,14 +6340,14 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_229(x);
+    y = p_38(x);
     if (y !== undefined) out.prompt = y;
     else return at("/prompt");
   }
   else return failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_230(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8621,7 +6359,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_232(v: any): any {
+function p_42(v: any): any {
   let y: any;
   y = p_WriteTextFileResponse(v);
   if (y !== undefined) return y;
@@ -8648,7 +6386,7 @@ function p_232(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_231(v: any, out: any): true | undefined {
+function f_43(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -8659,7 +6397,7 @@ function f_231(v: any, out: any): true | undefined {
   else return failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_232(x);
+    y = p_42(x);
     if (y !== undefined) out.result = y;
     else return at("/result");
   }
@@ -8667,63 +6405,26 @@ function f_231(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_233(v: any): any {
+function p_44(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_231(v, out) && out;
-}
-
-function f_234(v: any, out: any): true | undefined {
-  let x: any, y: any;
-  x = v.id;
-  if (x !== undefined) {
-    y = p_RequestId(x);
-    if (y !== undefined) out.id = y;
-    else return at("/id");
-  }
-  else return failAt("/id", "missing required property");
-  x = v.error;
-  if (x !== undefined) {
-    y = p_Error(x);
-    if (y !== undefined) out.error = y;
-    else return at("/error");
-  }
-  else return failAt("/error", "missing required property");
-  return true;
-}
-
-function p_235(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  return f_234(v, out) && out;
+  return f_43(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any;
-  y = p_233(v);
+  y = p_44(v);
   if (y !== undefined) return y;
-  y = p_235(v);
+  y = p_17(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_236(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_WriteTextFileResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_236(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8733,18 +6434,6 @@ function p_WriteTextFileResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_WriteTextFileResponse(v, out) && out;
-}
-
-function p_237(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ReadTextFileResponse(v: any, out: any): true | undefined {
@@ -8758,7 +6447,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_237(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8768,18 +6457,6 @@ function p_ReadTextFileResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ReadTextFileResponse(v, out) && out;
-}
-
-function p_238(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_RequestPermissionResponse(v: any, out: any): true | undefined {
@@ -8793,7 +6470,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
   else return failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_238(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8832,18 +6509,6 @@ function p_RequestPermissionOutcome(v: any): any {
   return y;
 }
 
-function p_239(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.optionId;
@@ -8855,7 +6520,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
   else return failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_239(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8865,18 +6530,6 @@ function p_SelectedPermissionOutcome(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
-}
-
-function p_240(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CreateTerminalResponse(v: any, out: any): true | undefined {
@@ -8890,7 +6543,7 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_240(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8900,18 +6553,6 @@ function p_CreateTerminalResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CreateTerminalResponse(v, out) && out;
-}
-
-function p_241(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalOutputResponse(v: any, out: any): true | undefined {
@@ -8937,7 +6578,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_241(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8947,18 +6588,6 @@ function p_TerminalOutputResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalOutputResponse(v, out) && out;
-}
-
-function p_242(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalExitStatus(v: any, out: any): true | undefined {
@@ -8975,7 +6604,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_242(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8987,23 +6616,11 @@ function p_TerminalExitStatus(v: any): any {
   return f_TerminalExitStatus(v, out) && out;
 }
 
-function p_243(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ReleaseTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_243(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9013,18 +6630,6 @@ function p_ReleaseTerminalResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ReleaseTerminalResponse(v, out) && out;
-}
-
-function p_244(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
@@ -9041,7 +6646,7 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_244(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9053,23 +6658,11 @@ function p_WaitForTerminalExitResponse(v: any): any {
   return f_WaitForTerminalExitResponse(v, out) && out;
 }
 
-function p_245(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_KillTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_245(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9079,18 +6672,6 @@ function p_KillTerminalResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_KillTerminalResponse(v, out) && out;
-}
-
-function p_246(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_CreateElicitationResponseAccept(v: any): any {
@@ -9112,7 +6693,7 @@ function p_CreateElicitationResponseOther(v: any): any {
   return copyRawExcept(v, {}, ["_meta"]);
 }
 
-function p_247(v: any): any {
+function p_45(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.action;
   let y: any;
@@ -9136,10 +6717,10 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_246(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_247(v);
+  const m = p_45(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -9149,18 +6730,6 @@ function p_CreateElicitationResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
-}
-
-function p_248(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
 }
 
 function p_ElicitationContentValue(v: any): any {
@@ -9173,12 +6742,12 @@ function p_ElicitationContentValue(v: any): any {
   if (y !== undefined) return y;
   y = (typeof v === "boolean" ? v : fail("expected a boolean"));
   if (y !== undefined) return y;
-  y = p_248(v);
+  y = p_6(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
 
-function p_249(v: any): any {
+function p_46(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -9194,7 +6763,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_249(x));
+    y = (x === null ? null : p_46(x));
     if (y !== undefined) out.content = y;
     else return at("/content");
   }
@@ -9207,19 +6776,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function p_251(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function f_250(v: any, out: any): true | undefined {
+function f_47(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.result;
   if (x !== undefined) {
@@ -9230,31 +6787,19 @@ function f_250(v: any, out: any): true | undefined {
   else return failAt("/result", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_251(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
 }
 
-function p_252(v: any): any {
+function p_48(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_250(v, out) && out;
+  return f_47(v, out) && out;
 }
 
-function p_254(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function f_253(v: any, out: any): true | undefined {
+function f_49(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.error;
   if (x !== undefined) {
@@ -9265,23 +6810,23 @@ function f_253(v: any, out: any): true | undefined {
   else return failAt("/error", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_254(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
 }
 
-function p_255(v: any): any {
+function p_50(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_253(v, out) && out;
+  return f_49(v, out) && out;
 }
 
 function p_MessageMcpResponse(v: any): any {
   let y: any;
-  y = p_252(v);
+  y = p_48(v);
   if (y !== undefined) return y;
-  y = p_255(v);
+  y = p_50(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
@@ -9318,7 +6863,7 @@ function p_McpError(v: any): any {
   return f_McpError(v, out) && out;
 }
 
-function p_256(v: any): any {
+function p_51(v: any): any {
   let y: any;
   y = p_CancelNotification(v);
   if (y !== undefined) return y;
@@ -9340,7 +6885,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_256(x));
+    y = (x === null ? null : p_51(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -9351,18 +6896,6 @@ function p_ClientNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ClientNotification(v, out) && out;
-}
-
-function p_257(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelNotification(v: any, out: any): true | undefined {
@@ -9376,7 +6909,7 @@ function f_CancelNotification(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_257(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9386,30 +6919,6 @@ function p_CancelNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CancelNotification(v, out) && out;
-}
-
-function p_258(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function p_259(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_MessageMcpNotification(v: any, out: any): true | undefined {
@@ -9437,13 +6946,13 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_258(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_259(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9453,18 +6962,6 @@ function p_MessageMcpNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_MessageMcpNotification(v, out) && out;
-}
-
-function p_260(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelRequestNotification(v: any, out: any): true | undefined {
@@ -9478,7 +6975,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
   else return failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_260(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9490,7 +6987,7 @@ function p_CancelRequestNotification(v: any): any {
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function p_261(v: any): any {
+function p_52(v: any): any {
   let y: any;
   y = p_InitializeProxyRequest(v);
   if (y !== undefined) return y;
@@ -9517,7 +7014,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_261(x));
+    y = (x === null ? null : p_52(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -9532,18 +7029,6 @@ function p_ProxyRequest(v: any): any {
 
 function p_InitializeProxyRequest(v: any): any {
   return p_InitializeRequest(v);
-}
-
-function p_262(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
@@ -9563,7 +7048,7 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_262(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9575,7 +7060,7 @@ function p_ProxySuccessorRequest(v: any): any {
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function p_264(v: any): any {
+function p_53(v: any): any {
   let y: any;
   y = p_InitializeProxyResponse(v);
   if (y !== undefined) return y;
@@ -9584,7 +7069,7 @@ function p_264(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_263(v: any, out: any): true | undefined {
+function f_54(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -9595,7 +7080,7 @@ function f_263(v: any, out: any): true | undefined {
   else return failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_264(x);
+    y = p_53(x);
     if (y !== undefined) out.result = y;
     else return at("/result");
   }
@@ -9603,42 +7088,17 @@ function f_263(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_265(v: any): any {
+function p_55(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_263(v, out) && out;
-}
-
-function f_266(v: any, out: any): true | undefined {
-  let x: any, y: any;
-  x = v.id;
-  if (x !== undefined) {
-    y = p_RequestId(x);
-    if (y !== undefined) out.id = y;
-    else return at("/id");
-  }
-  else return failAt("/id", "missing required property");
-  x = v.error;
-  if (x !== undefined) {
-    y = p_Error(x);
-    if (y !== undefined) out.error = y;
-    else return at("/error");
-  }
-  else return failAt("/error", "missing required property");
-  return true;
-}
-
-function p_267(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  return f_266(v, out) && out;
+  return f_54(v, out) && out;
 }
 
 function p_ProxyResponse(v: any): any {
   let y: any;
-  y = p_265(v);
+  y = p_55(v);
   if (y !== undefined) return y;
-  y = p_267(v);
+  y = p_17(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
@@ -9651,7 +7111,7 @@ function p_ProxySuccessorResponse(v: any): any {
   return copyJson(v);
 }
 
-function p_268(v: any): any {
+function p_56(v: any): any {
   let y: any;
   y = p_ProxySuccessorNotification(v);
   if (y !== undefined) return y;
@@ -9669,7 +7129,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_268(x));
+    y = (x === null ? null : p_56(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -9680,18 +7140,6 @@ function p_ProxyNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ProxyNotification(v, out) && out;
-}
-
-function p_269(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
@@ -9711,7 +7159,7 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_269(x));
+    y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
   return true;

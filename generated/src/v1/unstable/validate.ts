@@ -71,15 +71,6 @@ function v_SessionId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_2(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ReadTextFileRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -94,24 +85,15 @@ function v_ReadTextFileRequest(v: any): true | undefined {
   x = v.limit;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/limit");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_3(v: any): true | undefined {
+function v_2(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PermissionOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_4(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -127,13 +109,13 @@ function v_RequestPermissionRequest(v: any): true | undefined {
   if (!v_ToolCallUpdate(x)) return at("/toolCall");
   x = v.options;
   if (x === undefined) return failAt("/options", "missing required property");
-  if (!v_3(x)) return at("/options");
+  if (!v_2(x)) return at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_4(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_5(v: any): true | undefined {
+function v_3(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -142,20 +124,11 @@ function v_5(v: any): true | undefined {
   return true;
 }
 
-function v_6(v: any): true | undefined {
+function v_4(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallLocation(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_7(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -175,11 +148,11 @@ function v_ToolCallUpdate(v: any): true | undefined {
   x = v.name;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/name");
   x = v.content;
-  if (x !== undefined && !(x === null || v_5(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_3(x))) return at("/content");
   x = v.locations;
-  if (x !== undefined && !(x === null || v_6(x))) return at("/locations");
+  if (x !== undefined && !(x === null || v_4(x))) return at("/locations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_7(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -273,7 +246,7 @@ function v_ContentBlock(v: any): true | undefined {
   return ok;
 }
 
-function v_8(v: any): true | undefined {
+function v_5(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -282,40 +255,22 @@ function v_8(v: any): true | undefined {
   return true;
 }
 
-function v_9(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_Annotations(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.audience;
-  if (x !== undefined && !(x === null || v_8(x))) return at("/audience");
+  if (x !== undefined && !(x === null || v_5(x))) return at("/audience");
   x = v.lastModified;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/lastModified");
   x = v.priority;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || fail("expected a number or null"))) return at("/priority");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_9(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_Role(v: any): true | undefined {
   return ((v === "assistant" || v === "user") || fail("expected one of \"assistant\", \"user\""));
-}
-
-function v_10(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_TextContent(v: any): true | undefined {
@@ -327,16 +282,7 @@ function v_TextContent(v: any): true | undefined {
   if (x === undefined) return failAt("/text", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/text");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_10(x))) return at("/_meta");
-  return true;
-}
-
-function v_11(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -354,16 +300,7 @@ function v_ImageContent(v: any): true | undefined {
   x = v.uri;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_11(x))) return at("/_meta");
-  return true;
-}
-
-function v_12(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -379,16 +316,7 @@ function v_AudioContent(v: any): true | undefined {
   if (x === undefined) return failAt("/mimeType", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_12(x))) return at("/_meta");
-  return true;
-}
-
-function v_13(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -412,7 +340,7 @@ function v_ResourceLink(v: any): true | undefined {
   if (x === undefined) return failAt("/uri", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_13(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -420,15 +348,6 @@ function v_EmbeddedResourceResource(v: any): true | undefined {
   if (v_TextResourceContents(v)) return true;
   if (v_BlobResourceContents(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_14(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_TextResourceContents(v: any): true | undefined {
@@ -443,16 +362,7 @@ function v_TextResourceContents(v: any): true | undefined {
   if (x === undefined) return failAt("/uri", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_14(x))) return at("/_meta");
-  return true;
-}
-
-function v_15(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -468,16 +378,7 @@ function v_BlobResourceContents(v: any): true | undefined {
   if (x === undefined) return failAt("/uri", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_15(x))) return at("/_meta");
-  return true;
-}
-
-function v_16(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -490,16 +391,7 @@ function v_EmbeddedResource(v: any): true | undefined {
   if (x === undefined) return failAt("/resource", "missing required property");
   if (!v_EmbeddedResourceResource(x)) return at("/resource");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_16(x))) return at("/_meta");
-  return true;
-}
-
-function v_17(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -510,16 +402,7 @@ function v_Content(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_17(x))) return at("/_meta");
-  return true;
-}
-
-function v_18(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -535,21 +418,12 @@ function v_Diff(v: any): true | undefined {
   if (x === undefined) return failAt("/newText", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/newText");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_18(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_TerminalId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_19(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Terminal(v: any): true | undefined {
@@ -559,16 +433,7 @@ function v_Terminal(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_19(x))) return at("/_meta");
-  return true;
-}
-
-function v_20(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -581,16 +446,7 @@ function v_ToolCallLocation(v: any): true | undefined {
   x = v.line;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/line");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_20(x))) return at("/_meta");
-  return true;
-}
-
-function v_21(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -607,7 +463,7 @@ function v_PermissionOption(v: any): true | undefined {
   if (x === undefined) return failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return at("/kind");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_21(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -619,7 +475,7 @@ function v_PermissionOptionKind(v: any): true | undefined {
   return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") || fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
 }
 
-function v_22(v: any): true | undefined {
+function v_6(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -628,20 +484,11 @@ function v_22(v: any): true | undefined {
   return true;
 }
 
-function v_23(v: any): true | undefined {
+function v_7(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnvVariable(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_24(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -656,24 +503,15 @@ function v_CreateTerminalRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/command", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/command");
   x = v.args;
-  if (x !== undefined && !v_22(x)) return at("/args");
+  if (x !== undefined && !v_6(x)) return at("/args");
   x = v.env;
-  if (x !== undefined && !v_23(x)) return at("/env");
+  if (x !== undefined && !v_7(x)) return at("/env");
   x = v.cwd;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/cwd");
   x = v.outputByteLimit;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return at("/outputByteLimit");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_24(x))) return at("/_meta");
-  return true;
-}
-
-function v_25(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -687,16 +525,7 @@ function v_EnvVariable(v: any): true | undefined {
   if (x === undefined) return failAt("/value", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_25(x))) return at("/_meta");
-  return true;
-}
-
-function v_26(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -710,16 +539,7 @@ function v_TerminalOutputRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_26(x))) return at("/_meta");
-  return true;
-}
-
-function v_27(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -733,16 +553,7 @@ function v_ReleaseTerminalRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_27(x))) return at("/_meta");
-  return true;
-}
-
-function v_28(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -756,16 +567,7 @@ function v_WaitForTerminalExitRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_28(x))) return at("/_meta");
-  return true;
-}
-
-function v_29(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -779,7 +581,7 @@ function v_KillTerminalRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_29(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -791,17 +593,17 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
   return v_ElicitationUrlMode(v);
 }
 
-function v_31(v: any): true | undefined {
+function v_8(v: any): true | undefined {
   if (v_ElicitationSessionScope(v)) return true;
   if (v_ElicitationRequestScope(v)) return true;
   return fail("matches no alternative");
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
-  return v_31(v);
+  return v_8(v);
 }
 
-function v_30(v: any): true | undefined {
+function v_9(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.mode;
   let ok: true | undefined;
@@ -818,15 +620,6 @@ function v_30(v: any): true | undefined {
   return ok;
 }
 
-function v_32(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_CreateElicitationRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -834,8 +627,8 @@ function v_CreateElicitationRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/message", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/message");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_32(x))) return at("/_meta");
-  return v_30(v);
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  return v_9(v);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
@@ -858,29 +651,11 @@ function v_ElicitationRequestScope(v: any): true | undefined {
   return true;
 }
 
-function v_33(v: any): true | undefined {
+function v_10(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationPropertySchema(x)) return atKey(k);
-  }
-  return true;
-}
-
-function v_34(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_35(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -893,13 +668,13 @@ function v_ElicitationSchema(v: any): true | undefined {
   x = v.title;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
   x = v.properties;
-  if (x !== undefined && !v_33(x)) return at("/properties");
+  if (x !== undefined && !v_10(x)) return at("/properties");
   x = v.required;
-  if (x !== undefined && !(x === null || v_34(x))) return at("/required");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/required");
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_35(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -961,15 +736,6 @@ function v_StringFormat(v: any): true | undefined {
   return ((v === "email" || v === "uri" || v === "date" || v === "date-time") || fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
 }
 
-function v_36(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_EnumOption(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -982,33 +748,15 @@ function v_EnumOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_36(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_37(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_38(v: any): true | undefined {
+function v_11(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnumOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_39(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1031,20 +779,11 @@ function v_StringPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/default");
   x = v.enum;
-  if (x !== undefined && !(x === null || v_37(x))) return at("/enum");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/enum");
   x = v.oneOf;
-  if (x !== undefined && !(x === null || v_38(x))) return at("/oneOf");
+  if (x !== undefined && !(x === null || v_11(x))) return at("/oneOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_39(x))) return at("/_meta");
-  return true;
-}
-
-function v_40(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1062,16 +801,7 @@ function v_NumberPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || fail("expected a number or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_40(x))) return at("/_meta");
-  return true;
-}
-
-function v_41(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1089,16 +819,7 @@ function v_IntegerPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_41(x))) return at("/_meta");
-  return true;
-}
-
-function v_42(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1112,7 +833,7 @@ function v_BooleanPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "boolean" || fail("expected a boolean or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_42(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1140,50 +861,14 @@ function v_MultiSelectItems(v: any): true | undefined {
   return fail("matches no variant");
 }
 
-function v_43(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_44(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_StringMultiSelectItems(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.enum;
   if (x === undefined) return failAt("/enum", "missing required property");
-  if (!v_43(x)) return at("/enum");
+  if (!v_6(x)) return at("/enum");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_44(x))) return at("/_meta");
-  return true;
-}
-
-function v_45(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnumOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_46(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1192,27 +877,9 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
   let x: any;
   x = v.anyOf;
   if (x === undefined) return failAt("/anyOf", "missing required property");
-  if (!v_45(x)) return at("/anyOf");
+  if (!v_11(x)) return at("/anyOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_46(x))) return at("/_meta");
-  return true;
-}
-
-function v_47(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_48(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1231,16 +898,10 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
   if (x === undefined) return failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return at("/items");
   x = v.default;
-  if (x !== undefined && !(x === null || v_47(x))) return at("/default");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_48(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
-}
-
-function v_49(v: any): true | undefined {
-  if (v_ElicitationSessionScope(v)) return true;
-  if (v_ElicitationRequestScope(v)) return true;
-  return fail("matches no alternative");
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
@@ -1249,17 +910,11 @@ function v_ElicitationFormMode(v: any): true | undefined {
   x = v.requestedSchema;
   if (x === undefined) return failAt("/requestedSchema", "missing required property");
   if (!v_ElicitationSchema(x)) return at("/requestedSchema");
-  return v_49(v);
+  return v_8(v);
 }
 
 function v_ElicitationId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_50(v: any): true | undefined {
-  if (v_ElicitationSessionScope(v)) return true;
-  if (v_ElicitationRequestScope(v)) return true;
-  return fail("matches no alternative");
 }
 
 function v_ElicitationUrlMode(v: any): true | undefined {
@@ -1271,25 +926,7 @@ function v_ElicitationUrlMode(v: any): true | undefined {
   x = v.url;
   if (x === undefined) return failAt("/url", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
-  return v_50(v);
-}
-
-function v_51(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_52(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
+  return v_8(v);
 }
 
 function v_MessageMcpRequest(v: any): true | undefined {
@@ -1305,9 +942,9 @@ function v_MessageMcpRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_51(x))) return at("/params");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/params");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_52(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1323,7 +960,7 @@ function v_ExtRequest(v: any): true | undefined {
   return true;
 }
 
-function v_54(v: any): true | undefined {
+function v_12(v: any): true | undefined {
   if (v_InitializeResponse(v)) return true;
   if (v_AuthenticateResponse(v)) return true;
   if (v_ListProvidersResponse(v)) return true;
@@ -1349,7 +986,7 @@ function v_54(v: any): true | undefined {
   return fail("matches no alternative");
 }
 
-function v_53(v: any): true | undefined {
+function v_13(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -1357,11 +994,11 @@ function v_53(v: any): true | undefined {
   if (!v_RequestId(x)) return at("/id");
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_54(x)) return at("/result");
+  if (!v_12(x)) return at("/result");
   return true;
 }
 
-function v_55(v: any): true | undefined {
+function v_14(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -1374,25 +1011,16 @@ function v_55(v: any): true | undefined {
 }
 
 function v_AgentResponse(v: any): true | undefined {
-  if (v_53(v)) return true;
-  if (v_55(v)) return true;
+  if (v_13(v)) return true;
+  if (v_14(v)) return true;
   return fail("matches no alternative");
 }
 
-function v_56(v: any): true | undefined {
+function v_15(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthMethod(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_57(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1406,25 +1034,16 @@ function v_InitializeResponse(v: any): true | undefined {
   x = v.agentCapabilities;
   if (x !== undefined && !v_AgentCapabilities(x)) return at("/agentCapabilities");
   x = v.authMethods;
-  if (x !== undefined && !v_56(x)) return at("/authMethods");
+  if (x !== undefined && !v_15(x)) return at("/authMethods");
   x = v.agentInfo;
   if (x !== undefined && !(x === null || v_Implementation(x))) return at("/agentInfo");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_57(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
   return (Number.isInteger(v) && v >= 0 && v <= 65535 || fail("expected an integer (uint16) in [0, 65535]"));
-}
-
-function v_58(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_AgentCapabilities(v: any): true | undefined {
@@ -1443,16 +1062,7 @@ function v_AgentCapabilities(v: any): true | undefined {
   x = v.providers;
   if (x !== undefined && !(x === null || v_ProvidersCapabilities(x))) return at("/providers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_58(x))) return at("/_meta");
-  return true;
-}
-
-function v_59(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1466,16 +1076,7 @@ function v_PromptCapabilities(v: any): true | undefined {
   x = v.embeddedContext;
   if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/embeddedContext");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_59(x))) return at("/_meta");
-  return true;
-}
-
-function v_60(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1489,16 +1090,7 @@ function v_McpCapabilities(v: any): true | undefined {
   x = v.acp;
   if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/acp");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_60(x))) return at("/_meta");
-  return true;
-}
-
-function v_61(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1526,16 +1118,7 @@ function v_SessionCapabilities(v: any): true | undefined {
   x = v.close;
   if (x !== undefined && !(x === null || v_SessionCloseCapabilities(x))) return at("/close");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_61(x))) return at("/_meta");
-  return true;
-}
-
-function v_62(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1543,16 +1126,7 @@ function v_SessionListCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_62(x))) return at("/_meta");
-  return true;
-}
-
-function v_63(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1560,16 +1134,7 @@ function v_SessionDeleteCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_63(x))) return at("/_meta");
-  return true;
-}
-
-function v_64(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1577,16 +1142,7 @@ function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_64(x))) return at("/_meta");
-  return true;
-}
-
-function v_65(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1596,16 +1152,7 @@ function v_SessionSystemPromptCapabilities(v: any): true | undefined {
   x = v.mode;
   if (x !== undefined && !(x === null || v_SessionSystemPromptModeCapabilities(x))) return at("/mode");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_65(x))) return at("/_meta");
-  return true;
-}
-
-function v_66(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1615,16 +1162,7 @@ function v_SessionSystemPromptModeCapabilities(v: any): true | undefined {
   x = v.override;
   if (x !== undefined && !(x === null || v_SessionSystemPromptOverrideCapabilities(x))) return at("/override");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_66(x))) return at("/_meta");
-  return true;
-}
-
-function v_67(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1632,16 +1170,7 @@ function v_SessionSystemPromptOverrideCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_67(x))) return at("/_meta");
-  return true;
-}
-
-function v_68(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1649,16 +1178,7 @@ function v_SessionForkCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_68(x))) return at("/_meta");
-  return true;
-}
-
-function v_69(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1666,16 +1186,7 @@ function v_SessionArchiveCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_69(x))) return at("/_meta");
-  return true;
-}
-
-function v_70(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1683,16 +1194,7 @@ function v_SessionStatusCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_70(x))) return at("/_meta");
-  return true;
-}
-
-function v_71(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1700,16 +1202,7 @@ function v_SessionTitleCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_71(x))) return at("/_meta");
-  return true;
-}
-
-function v_72(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1717,16 +1210,7 @@ function v_SessionResumeCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_72(x))) return at("/_meta");
-  return true;
-}
-
-function v_73(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1734,16 +1218,7 @@ function v_SessionCloseCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_73(x))) return at("/_meta");
-  return true;
-}
-
-function v_74(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1755,16 +1230,7 @@ function v_AgentAuthCapabilities(v: any): true | undefined {
   x = v.logout;
   if (x !== undefined && !(x === null || v_LogoutCapabilities(x))) return at("/logout");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_74(x))) return at("/_meta");
-  return true;
-}
-
-function v_75(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1772,16 +1238,7 @@ function v_AuthStatusCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_75(x))) return at("/_meta");
-  return true;
-}
-
-function v_76(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1789,16 +1246,7 @@ function v_LogoutCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_76(x))) return at("/_meta");
-  return true;
-}
-
-function v_77(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1806,7 +1254,7 @@ function v_ProvidersCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_77(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1834,29 +1282,11 @@ function v_AuthMethodId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_78(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_79(v: any): true | undefined {
+function v_16(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!(typeof x === "string" || fail("expected a string"))) return atKey(k);
-  }
-  return true;
-}
-
-function v_80(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1873,20 +1303,11 @@ function v_AuthMethodTerminal(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v.args;
-  if (x !== undefined && !v_78(x)) return at("/args");
+  if (x !== undefined && !v_6(x)) return at("/args");
   x = v.env;
-  if (x !== undefined && !v_79(x)) return at("/env");
+  if (x !== undefined && !v_16(x)) return at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_80(x))) return at("/_meta");
-  return true;
-}
-
-function v_81(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1902,16 +1323,7 @@ function v_AuthMethodAgent(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_81(x))) return at("/_meta");
-  return true;
-}
-
-function v_82(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1927,16 +1339,7 @@ function v_Implementation(v: any): true | undefined {
   if (x === undefined) return failAt("/version", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/version");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_82(x))) return at("/_meta");
-  return true;
-}
-
-function v_83(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -1944,24 +1347,15 @@ function v_AuthenticateResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_83(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_84(v: any): true | undefined {
+function v_17(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ProviderInfo(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_85(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1971,26 +1365,17 @@ function v_ListProvidersResponse(v: any): true | undefined {
   let x: any;
   x = v.providers;
   if (x === undefined) return failAt("/providers", "missing required property");
-  if (!v_84(x)) return at("/providers");
+  if (!v_17(x)) return at("/providers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_85(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_86(v: any): true | undefined {
+function v_18(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_LlmProtocol(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_87(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2003,14 +1388,14 @@ function v_ProviderInfo(v: any): true | undefined {
   if (!v_ProviderId(x)) return at("/providerId");
   x = v.supported;
   if (x === undefined) return failAt("/supported", "missing required property");
-  if (!v_86(x)) return at("/supported");
+  if (!v_18(x)) return at("/supported");
   x = v.required;
   if (x === undefined) return failAt("/required", "missing required property");
   if (!(typeof x === "boolean" || fail("expected a boolean"))) return at("/required");
   x = v.current;
   if (x !== undefined && !(x === null || v_ProviderCurrentConfig(x))) return at("/current");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_87(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2020,15 +1405,6 @@ function v_ProviderId(v: any): true | undefined {
 
 function v_LlmProtocol(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_88(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_ProviderCurrentConfig(v: any): true | undefined {
@@ -2041,16 +1417,7 @@ function v_ProviderCurrentConfig(v: any): true | undefined {
   if (x === undefined) return failAt("/baseUrl", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/baseUrl");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_88(x))) return at("/_meta");
-  return true;
-}
-
-function v_89(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2058,16 +1425,7 @@ function v_SetProviderResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_89(x))) return at("/_meta");
-  return true;
-}
-
-function v_90(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2075,16 +1433,7 @@ function v_DisableProviderResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_90(x))) return at("/_meta");
-  return true;
-}
-
-function v_91(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2092,24 +1441,15 @@ function v_LogoutResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_91(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_92(v: any): true | undefined {
+function v_19(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthAccount(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_93(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2121,23 +1461,14 @@ function v_AuthStatusResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/state", "missing required property");
   if (!v_AuthState(x)) return at("/state");
   x = v.accounts;
-  if (x !== undefined && !v_92(x)) return at("/accounts");
+  if (x !== undefined && !v_19(x)) return at("/accounts");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_93(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_AuthState(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_94(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_AuthAccount(v: any): true | undefined {
@@ -2155,24 +1486,15 @@ function v_AuthAccount(v: any): true | undefined {
   x = v.organization;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/organization");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_94(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_95(v: any): true | undefined {
+function v_20(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_96(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2186,26 +1508,17 @@ function v_NewSessionResponse(v: any): true | undefined {
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_95(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_20(x))) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_96(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_97(v: any): true | undefined {
+function v_21(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionMode(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_98(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2218,23 +1531,14 @@ function v_SessionModeState(v: any): true | undefined {
   if (!v_SessionModeId(x)) return at("/currentModeId");
   x = v.availableModes;
   if (x === undefined) return failAt("/availableModes", "missing required property");
-  if (!v_97(x)) return at("/availableModes");
+  if (!v_21(x)) return at("/availableModes");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_98(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_SessionModeId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_99(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_SessionMode(v: any): true | undefined {
@@ -2249,7 +1553,7 @@ function v_SessionMode(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_99(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2261,7 +1565,7 @@ function v_SessionConfigOptionBoolean(v: any): true | undefined {
   return v_SessionConfigBoolean(v);
 }
 
-function v_100(v: any): true | undefined {
+function v_22(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
@@ -2278,15 +1582,6 @@ function v_100(v: any): true | undefined {
   return ok;
 }
 
-function v_101(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_SessionConfigOption(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -2301,8 +1596,8 @@ function v_SessionConfigOption(v: any): true | undefined {
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return at("/category");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_101(x))) return at("/_meta");
-  return v_100(v);
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  return v_22(v);
 }
 
 function v_SessionConfigId(v: any): true | undefined {
@@ -2317,7 +1612,7 @@ function v_SessionConfigValueId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_102(v: any): true | undefined {
+function v_23(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2326,7 +1621,7 @@ function v_102(v: any): true | undefined {
   return true;
 }
 
-function v_103(v: any): true | undefined {
+function v_24(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2336,18 +1631,9 @@ function v_103(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
-  if (v_102(v)) return true;
-  if (v_103(v)) return true;
+  if (v_23(v)) return true;
+  if (v_24(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_104(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -2362,25 +1648,7 @@ function v_SessionConfigSelectOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_104(x))) return at("/_meta");
-  return true;
-}
-
-function v_105(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigSelectOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_106(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2395,9 +1663,9 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
   if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
   x = v.options;
   if (x === undefined) return failAt("/options", "missing required property");
-  if (!v_105(x)) return at("/options");
+  if (!v_23(x)) return at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_106(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2426,50 +1694,23 @@ function v_SessionConfigBoolean(v: any): true | undefined {
   return true;
 }
 
-function v_107(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_108(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_LoadSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_107(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_20(x))) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_108(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_109(v: any): true | undefined {
+function v_25(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionInfo(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_110(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2479,29 +1720,11 @@ function v_ListSessionsResponse(v: any): true | undefined {
   let x: any;
   x = v.sessions;
   if (x === undefined) return failAt("/sessions", "missing required property");
-  if (!v_109(x)) return at("/sessions");
+  if (!v_25(x)) return at("/sessions");
   x = v.nextCursor;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/nextCursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_110(x))) return at("/_meta");
-  return true;
-}
-
-function v_111(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_112(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2515,7 +1738,7 @@ function v_SessionInfo(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_111(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
   x = v.title;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
   x = v.updatedAt;
@@ -2523,16 +1746,7 @@ function v_SessionInfo(v: any): true | undefined {
   x = v.archived;
   if (x !== undefined && !(x === null || typeof x === "boolean" || fail("expected a boolean or null"))) return at("/archived");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_112(x))) return at("/_meta");
-  return true;
-}
-
-function v_113(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2540,25 +1754,7 @@ function v_DeleteSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_113(x))) return at("/_meta");
-  return true;
-}
-
-function v_114(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_115(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2571,18 +1767,9 @@ function v_ForkSessionResponse(v: any): true | undefined {
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_114(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_20(x))) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_115(x))) return at("/_meta");
-  return true;
-}
-
-function v_116(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2590,16 +1777,7 @@ function v_ArchiveSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_116(x))) return at("/_meta");
-  return true;
-}
-
-function v_117(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2607,16 +1785,7 @@ function v_UnarchiveSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_117(x))) return at("/_meta");
-  return true;
-}
-
-function v_118(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2627,21 +1796,12 @@ function v_SessionStatusResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/status", "missing required property");
   if (!v_SessionStatus(x)) return at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_118(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_SessionStatus(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_119(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_SetSessionTitleResponse(v: any): true | undefined {
@@ -2651,25 +1811,7 @@ function v_SetSessionTitleResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/title", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/title");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_119(x))) return at("/_meta");
-  return true;
-}
-
-function v_120(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_121(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2679,18 +1821,9 @@ function v_ResumeSessionResponse(v: any): true | undefined {
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_120(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_20(x))) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_121(x))) return at("/_meta");
-  return true;
-}
-
-function v_122(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2698,16 +1831,7 @@ function v_CloseSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_122(x))) return at("/_meta");
-  return true;
-}
-
-function v_123(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2715,25 +1839,7 @@ function v_SetSessionModeResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_123(x))) return at("/_meta");
-  return true;
-}
-
-function v_124(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_125(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2742,18 +1848,9 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return failAt("/configOptions", "missing required property");
-  if (!v_124(x)) return at("/configOptions");
+  if (!v_20(x)) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_125(x))) return at("/_meta");
-  return true;
-}
-
-function v_126(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2766,21 +1863,12 @@ function v_PromptResponse(v: any): true | undefined {
   x = v.usage;
   if (x !== undefined && !(x === null || v_Usage(x))) return at("/usage");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_126(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_StopReason(v: any): true | undefined {
   return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") || fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
-}
-
-function v_127(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Usage(v: any): true | undefined {
@@ -2802,7 +1890,7 @@ function v_Usage(v: any): true | undefined {
   x = v.cachedWriteTokens;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return at("/cachedWriteTokens");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_127(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -2826,7 +1914,7 @@ function v_ErrorCode(v: any): true | undefined {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || fail("expected an integer"));
 }
 
-function v_128(v: any): true | undefined {
+function v_26(v: any): true | undefined {
   if (v_SessionNotification(v)) return true;
   if (v_CompleteElicitationNotification(v)) return true;
   if (v_AuthStatusUpdateNotification(v)) return true;
@@ -2841,16 +1929,7 @@ function v_AgentNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_128(x))) return at("/params");
-  return true;
-}
-
-function v_129(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_26(x))) return at("/params");
   return true;
 }
 
@@ -2864,7 +1943,7 @@ function v_SessionNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/update", "missing required property");
   if (!v_SessionUpdate(x)) return at("/update");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_129(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3016,15 +2095,6 @@ function v_MessageId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_130(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ContentChunk(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -3034,34 +2104,7 @@ function v_ContentChunk(v: any): true | undefined {
   x = v.messageId;
   if (x !== undefined && !(x === null || v_MessageId(x))) return at("/messageId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_130(x))) return at("/_meta");
-  return true;
-}
-
-function v_131(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ToolCallContent(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_132(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ToolCallLocation(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_133(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3081,20 +2124,11 @@ function v_ToolCall(v: any): true | undefined {
   x = v.status;
   if (x !== undefined && !v_ToolCallStatus(x)) return at("/status");
   x = v.content;
-  if (x !== undefined && !v_131(x)) return at("/content");
+  if (x !== undefined && !v_3(x)) return at("/content");
   x = v.locations;
-  if (x !== undefined && !v_132(x)) return at("/locations");
+  if (x !== undefined && !v_4(x)) return at("/locations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_133(x))) return at("/_meta");
-  return true;
-}
-
-function v_134(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3111,7 +2145,7 @@ function v_PlanEntry(v: any): true | undefined {
   if (x === undefined) return failAt("/status", "missing required property");
   if (!v_PlanEntryStatus(x)) return at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_134(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3123,20 +2157,11 @@ function v_PlanEntryStatus(v: any): true | undefined {
   return ((v === "pending" || v === "in_progress" || v === "completed") || fail("expected one of \"pending\", \"in_progress\", \"completed\""));
 }
 
-function v_135(v: any): true | undefined {
+function v_27(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PlanEntry(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_136(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -3146,9 +2171,9 @@ function v_Plan(v: any): true | undefined {
   let x: any;
   x = v.entries;
   if (x === undefined) return failAt("/entries", "missing required property");
-  if (!v_135(x)) return at("/entries");
+  if (!v_27(x)) return at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_136(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3188,24 +2213,6 @@ function v_PlanId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_137(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_PlanEntry(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_138(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_PlanItems(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -3214,18 +2221,9 @@ function v_PlanItems(v: any): true | undefined {
   if (!v_PlanId(x)) return at("/planId");
   x = v.entries;
   if (x === undefined) return failAt("/entries", "missing required property");
-  if (!v_137(x)) return at("/entries");
+  if (!v_27(x)) return at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_138(x))) return at("/_meta");
-  return true;
-}
-
-function v_139(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3239,16 +2237,7 @@ function v_PlanFile(v: any): true | undefined {
   if (x === undefined) return failAt("/uri", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_139(x))) return at("/_meta");
-  return true;
-}
-
-function v_140(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3262,16 +2251,7 @@ function v_PlanMarkdown(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_140(x))) return at("/_meta");
-  return true;
-}
-
-function v_141(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3282,16 +2262,7 @@ function v_PlanUpdate(v: any): true | undefined {
   if (x === undefined) return failAt("/plan", "missing required property");
   if (!v_PlanUpdateContent(x)) return at("/plan");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_141(x))) return at("/_meta");
-  return true;
-}
-
-function v_142(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3302,16 +2273,7 @@ function v_PlanRemoved(v: any): true | undefined {
   if (x === undefined) return failAt("/planId", "missing required property");
   if (!v_PlanId(x)) return at("/planId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_142(x))) return at("/_meta");
-  return true;
-}
-
-function v_143(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3327,22 +2289,13 @@ function v_AvailableCommand(v: any): true | undefined {
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return at("/input");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_143(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_AvailableCommandInput(v: any): true | undefined {
   if (v_UnstructuredCommandInput(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_144(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_UnstructuredCommandInput(v: any): true | undefined {
@@ -3352,24 +2305,15 @@ function v_UnstructuredCommandInput(v: any): true | undefined {
   if (x === undefined) return failAt("/hint", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/hint");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_144(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_145(v: any): true | undefined {
+function v_28(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AvailableCommand(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_146(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -3379,18 +2323,9 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return failAt("/availableCommands", "missing required property");
-  if (!v_145(x)) return at("/availableCommands");
+  if (!v_28(x)) return at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_146(x))) return at("/_meta");
-  return true;
-}
-
-function v_147(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3401,25 +2336,7 @@ function v_CurrentModeUpdate(v: any): true | undefined {
   if (x === undefined) return failAt("/currentModeId", "missing required property");
   if (!v_SessionModeId(x)) return at("/currentModeId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_147(x))) return at("/_meta");
-  return true;
-}
-
-function v_148(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_149(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3428,18 +2345,9 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return failAt("/configOptions", "missing required property");
-  if (!v_148(x)) return at("/configOptions");
+  if (!v_20(x)) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_149(x))) return at("/_meta");
-  return true;
-}
-
-function v_150(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3451,16 +2359,7 @@ function v_SessionInfoUpdate(v: any): true | undefined {
   x = v.updatedAt;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_150(x))) return at("/_meta");
-  return true;
-}
-
-function v_151(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3474,16 +2373,7 @@ function v_Cost(v: any): true | undefined {
   if (x === undefined) return failAt("/currency", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/currency");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_151(x))) return at("/_meta");
-  return true;
-}
-
-function v_152(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3499,21 +2389,12 @@ function v_UsageUpdate(v: any): true | undefined {
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return at("/cost");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_152(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_153(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Notice(v: any): true | undefined {
@@ -3528,7 +2409,7 @@ function v_Notice(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_153(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3540,20 +2421,11 @@ function v_CompactionStatus(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_154(v: any): true | undefined {
+function v_29(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_155(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -3568,20 +2440,11 @@ function v_CompactionUpdate(v: any): true | undefined {
   if (x === undefined) return failAt("/status", "missing required property");
   if (!v_CompactionStatus(x)) return at("/status");
   x = v.summary;
-  if (x !== undefined && !(x === null || v_154(x))) return at("/summary");
+  if (x !== undefined && !(x === null || v_29(x))) return at("/summary");
   x = v.error;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_155(x))) return at("/_meta");
-  return true;
-}
-
-function v_156(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3595,16 +2458,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_156(x))) return at("/_meta");
-  return true;
-}
-
-function v_157(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3614,16 +2468,7 @@ function v_SubagentSessionCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_SessionCancelCapabilities(x))) return at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_157(x))) return at("/_meta");
-  return true;
-}
-
-function v_158(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3631,7 +2476,7 @@ function v_SessionCancelCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_158(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3678,20 +2523,11 @@ function v_StateUpdate(v: any): true | undefined {
   return ok;
 }
 
-function v_159(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_RunningStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_159(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3731,7 +2567,7 @@ function v_IdleStateUpdateOther(v: any): true | undefined {
   return true;
 }
 
-function v_160(v: any): true | undefined {
+function v_30(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.stopReason;
   let ok: true | undefined;
@@ -3760,50 +2596,23 @@ function v_160(v: any): true | undefined {
   return ok;
 }
 
-function v_161(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_IdleStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.usage;
   if (x !== undefined && !(x === null || v_Usage(x))) return at("/usage");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_161(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   x = v.stopReason;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/stopReason");
-  return v_160(v);
-}
-
-function v_162(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
+  return v_30(v);
 }
 
 function v_RequiresActionStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_162(x))) return at("/_meta");
-  return true;
-}
-
-function v_163(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3811,25 +2620,7 @@ function v_UnknownStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_163(x))) return at("/_meta");
-  return true;
-}
-
-function v_164(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_165(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3850,27 +2641,9 @@ function v_SubagentUpdate(v: any): true | undefined {
   x = v.cwd;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !(x === null || v_164(x))) return at("/additionalDirectories");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/additionalDirectories");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_165(x))) return at("/_meta");
-  return true;
-}
-
-function v_166(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_167(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3889,18 +2662,9 @@ function v_SessionMessage(v: any): true | undefined {
   x = v.recipientMessageId;
   if (x !== undefined && !(x === null || v_MessageId(x))) return at("/recipientMessageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_166(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_29(x))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_167(x))) return at("/_meta");
-  return true;
-}
-
-function v_168(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3914,16 +2678,7 @@ function v_SessionMessageChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_168(x))) return at("/_meta");
-  return true;
-}
-
-function v_169(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3934,25 +2689,7 @@ function v_CompleteElicitationNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return at("/elicitationId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_169(x))) return at("/_meta");
-  return true;
-}
-
-function v_170(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AuthAccount(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_171(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3963,9 +2700,9 @@ function v_AuthStatusUpdateNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/state", "missing required property");
   if (!v_AuthState(x)) return at("/state");
   x = v.accounts;
-  if (x !== undefined && !v_170(x)) return at("/accounts");
+  if (x !== undefined && !v_19(x)) return at("/accounts");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_171(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -3973,7 +2710,7 @@ function v_ExtNotification(v: any): true | undefined {
   return true;
 }
 
-function v_172(v: any): true | undefined {
+function v_31(v: any): true | undefined {
   if (v_InitializeRequest(v)) return true;
   if (v_AuthenticateRequest(v)) return true;
   if (v_ListProvidersRequest(v)) return true;
@@ -4009,16 +2746,7 @@ function v_ClientRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_172(x))) return at("/params");
-  return true;
-}
-
-function v_173(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_31(x))) return at("/params");
   return true;
 }
 
@@ -4033,16 +2761,7 @@ function v_InitializeRequest(v: any): true | undefined {
   x = v.clientInfo;
   if (x !== undefined && !(x === null || v_Implementation(x))) return at("/clientInfo");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_173(x))) return at("/_meta");
-  return true;
-}
-
-function v_174(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4064,16 +2783,7 @@ function v_ClientCapabilities(v: any): true | undefined {
   x = v.elicitation;
   if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return at("/elicitation");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_174(x))) return at("/_meta");
-  return true;
-}
-
-function v_175(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4085,16 +2795,7 @@ function v_FileSystemCapabilities(v: any): true | undefined {
   x = v.writeTextFile;
   if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/writeTextFile");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_175(x))) return at("/_meta");
-  return true;
-}
-
-function v_176(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4108,20 +2809,11 @@ function v_ClientSessionCapabilities(v: any): true | undefined {
   x = v.notices;
   if (x !== undefined && !(x === null || v_NoticeCapabilities(x))) return at("/notices");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_176(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_CompactionCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_177(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -4136,16 +2828,7 @@ function v_SessionConfigOptionsCapabilities(v: any): true | undefined {
   x = v.boolean;
   if (x !== undefined && !(x === null || v_BooleanConfigOptionCapabilities(x))) return at("/boolean");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_177(x))) return at("/_meta");
-  return true;
-}
-
-function v_178(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4153,7 +2836,7 @@ function v_BooleanConfigOptionCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_178(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4166,29 +2849,11 @@ function v_NoticeCapabilities(v: any): true | undefined {
   return true;
 }
 
-function v_179(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_SubagentCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_179(x))) return at("/_meta");
-  return true;
-}
-
-function v_180(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4196,16 +2861,7 @@ function v_PlanCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_180(x))) return at("/_meta");
-  return true;
-}
-
-function v_181(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4215,16 +2871,7 @@ function v_AuthCapabilities(v: any): true | undefined {
   x = v.terminal;
   if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/terminal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_181(x))) return at("/_meta");
-  return true;
-}
-
-function v_182(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4236,16 +2883,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
   x = v.url;
   if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return at("/url");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_182(x))) return at("/_meta");
-  return true;
-}
-
-function v_183(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4253,16 +2891,7 @@ function v_ElicitationFormCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_183(x))) return at("/_meta");
-  return true;
-}
-
-function v_184(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4270,16 +2899,7 @@ function v_ElicitationUrlCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_184(x))) return at("/_meta");
-  return true;
-}
-
-function v_185(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4290,16 +2910,7 @@ function v_AuthenticateRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return at("/methodId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_185(x))) return at("/_meta");
-  return true;
-}
-
-function v_186(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4307,25 +2918,7 @@ function v_ListProvidersRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_186(x))) return at("/_meta");
-  return true;
-}
-
-function v_187(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(k);
-  }
-  return true;
-}
-
-function v_188(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4342,18 +2935,9 @@ function v_SetProviderRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/baseUrl", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/baseUrl");
   x = v.headers;
-  if (x !== undefined && !v_187(x)) return at("/headers");
+  if (x !== undefined && !v_16(x)) return at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_188(x))) return at("/_meta");
-  return true;
-}
-
-function v_189(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4364,16 +2948,7 @@ function v_DisableProviderRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/providerId", "missing required property");
   if (!v_ProviderId(x)) return at("/providerId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_189(x))) return at("/_meta");
-  return true;
-}
-
-function v_190(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4381,16 +2956,7 @@ function v_LogoutRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_190(x))) return at("/_meta");
-  return true;
-}
-
-function v_191(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4398,33 +2964,15 @@ function v_AuthStatusRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_191(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_192(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_193(v: any): true | undefined {
+function v_32(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_194(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -4436,14 +2984,14 @@ function v_NewSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_192(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
   x = v.mcpServers;
   if (x === undefined) return failAt("/mcpServers", "missing required property");
-  if (!v_193(x)) return at("/mcpServers");
+  if (!v_32(x)) return at("/mcpServers");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_194(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4481,15 +3029,6 @@ function v_McpServer(v: any): true | undefined {
   return fail("matches no variant");
 }
 
-function v_195(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_HttpHeader(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -4500,24 +3039,15 @@ function v_HttpHeader(v: any): true | undefined {
   if (x === undefined) return failAt("/value", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_195(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_196(v: any): true | undefined {
+function v_33(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_HttpHeader(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_197(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -4533,27 +3063,9 @@ function v_McpServerHttp(v: any): true | undefined {
   if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
   x = v.headers;
   if (x === undefined) return failAt("/headers", "missing required property");
-  if (!v_196(x)) return at("/headers");
+  if (!v_33(x)) return at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_197(x))) return at("/_meta");
-  return true;
-}
-
-function v_198(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_HttpHeader(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_199(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4568,18 +3080,9 @@ function v_McpServerSse(v: any): true | undefined {
   if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
   x = v.headers;
   if (x === undefined) return failAt("/headers", "missing required property");
-  if (!v_198(x)) return at("/headers");
+  if (!v_33(x)) return at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_199(x))) return at("/_meta");
-  return true;
-}
-
-function v_200(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4593,34 +3096,7 @@ function v_McpServerAcp(v: any): true | undefined {
   if (x === undefined) return failAt("/serverId", "missing required property");
   if (!v_McpServerAcpId(x)) return at("/serverId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_200(x))) return at("/_meta");
-  return true;
-}
-
-function v_201(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_202(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnvVariable(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_203(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4635,30 +3111,12 @@ function v_McpServerStdio(v: any): true | undefined {
   if (!(typeof x === "string" || fail("expected a string"))) return at("/command");
   x = v.args;
   if (x === undefined) return failAt("/args", "missing required property");
-  if (!v_201(x)) return at("/args");
+  if (!v_6(x)) return at("/args");
   x = v.env;
   if (x === undefined) return failAt("/env", "missing required property");
-  if (!v_202(x)) return at("/env");
+  if (!v_7(x)) return at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_203(x))) return at("/_meta");
-  return true;
-}
-
-function v_204(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_205(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4670,9 +3128,9 @@ function v_SystemPrompt(v: any): true | undefined {
   if (!v_SystemPromptMode(x)) return at("/mode");
   x = v.content;
   if (x === undefined) return failAt("/content", "missing required property");
-  if (!v_204(x)) return at("/content");
+  if (!v_29(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_205(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4680,60 +3138,24 @@ function v_SystemPromptMode(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_206(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_207(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_208(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_LoadSessionRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.mcpServers;
   if (x === undefined) return failAt("/mcpServers", "missing required property");
-  if (!v_206(x)) return at("/mcpServers");
+  if (!v_32(x)) return at("/mcpServers");
   x = v.cwd;
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_207(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
   x = v.sessionId;
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_208(x))) return at("/_meta");
-  return true;
-}
-
-function v_209(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4747,21 +3169,12 @@ function v_ListSessionsRequest(v: any): true | undefined {
   x = v.archived;
   if (x !== undefined && !(x === null || v_SessionArchiveFilter(x))) return at("/archived");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_209(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_SessionArchiveFilter(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_210(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_DeleteSessionRequest(v: any): true | undefined {
@@ -4771,34 +3184,7 @@ function v_DeleteSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_210(x))) return at("/_meta");
-  return true;
-}
-
-function v_211(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_212(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_213(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4812,22 +3198,13 @@ function v_ForkSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_211(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_212(x)) return at("/mcpServers");
+  if (x !== undefined && !v_32(x)) return at("/mcpServers");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_213(x))) return at("/_meta");
-  return true;
-}
-
-function v_214(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4838,16 +3215,7 @@ function v_ArchiveSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_214(x))) return at("/_meta");
-  return true;
-}
-
-function v_215(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4858,16 +3226,7 @@ function v_UnarchiveSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_215(x))) return at("/_meta");
-  return true;
-}
-
-function v_216(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4878,16 +3237,7 @@ function v_SessionStatusRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_216(x))) return at("/_meta");
-  return true;
-}
-
-function v_217(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4901,34 +3251,7 @@ function v_SetSessionTitleRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/title", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/title");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_217(x))) return at("/_meta");
-  return true;
-}
-
-function v_218(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_219(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_220(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4942,22 +3265,13 @@ function v_ResumeSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_218(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_219(x)) return at("/mcpServers");
+  if (x !== undefined && !v_32(x)) return at("/mcpServers");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_220(x))) return at("/_meta");
-  return true;
-}
-
-function v_221(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4968,16 +3282,7 @@ function v_CloseSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_221(x))) return at("/_meta");
-  return true;
-}
-
-function v_222(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -4991,7 +3296,7 @@ function v_SetSessionModeRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/modeId", "missing required property");
   if (!v_SessionModeId(x)) return at("/modeId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_222(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5003,7 +3308,7 @@ function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
   return true;
 }
 
-function v_224(v: any): true | undefined {
+function v_34(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.value;
@@ -5012,7 +3317,7 @@ function v_224(v: any): true | undefined {
   return true;
 }
 
-function v_223(v: any): true | undefined {
+function v_35(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
@@ -5024,17 +3329,8 @@ function v_223(v: any): true | undefined {
       ok = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (ok) return true;
-  if (v_224(v)) return true;
+  if (v_34(v)) return true;
   return fail("matches no variant");
-}
-
-function v_225(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_SetSessionConfigOptionRequest(v: any): true | undefined {
@@ -5047,26 +3343,8 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return at("/configId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_225(x))) return at("/_meta");
-  return v_223(v);
-}
-
-function v_226(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_227(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  return v_35(v);
 }
 
 function v_PromptRequest(v: any): true | undefined {
@@ -5077,13 +3355,13 @@ function v_PromptRequest(v: any): true | undefined {
   if (!v_SessionId(x)) return at("/sessionId");
   x = v.prompt;
   if (x === undefined) return failAt("/prompt", "missing required property");
-  if (!v_226(x)) return at("/prompt");
+  if (!v_29(x)) return at("/prompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_227(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_229(v: any): true | undefined {
+function v_36(v: any): true | undefined {
   if (v_WriteTextFileResponse(v)) return true;
   if (v_ReadTextFileResponse(v)) return true;
   if (v_RequestPermissionResponse(v)) return true;
@@ -5098,7 +3376,7 @@ function v_229(v: any): true | undefined {
   return fail("matches no alternative");
 }
 
-function v_228(v: any): true | undefined {
+function v_37(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -5106,51 +3384,21 @@ function v_228(v: any): true | undefined {
   if (!v_RequestId(x)) return at("/id");
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_229(x)) return at("/result");
-  return true;
-}
-
-function v_230(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  let x: any;
-  x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return at("/id");
-  x = v.error;
-  if (x === undefined) return failAt("/error", "missing required property");
-  if (!v_Error(x)) return at("/error");
+  if (!v_36(x)) return at("/result");
   return true;
 }
 
 function v_ClientResponse(v: any): true | undefined {
-  if (v_228(v)) return true;
-  if (v_230(v)) return true;
+  if (v_37(v)) return true;
+  if (v_14(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_231(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_WriteTextFileResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_231(x))) return at("/_meta");
-  return true;
-}
-
-function v_232(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5161,16 +3409,7 @@ function v_ReadTextFileResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_232(x))) return at("/_meta");
-  return true;
-}
-
-function v_233(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5181,7 +3420,7 @@ function v_RequestPermissionResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/outcome", "missing required property");
   if (!v_RequestPermissionOutcome(x)) return at("/outcome");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_233(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5210,15 +3449,6 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
   return ok;
 }
 
-function v_234(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_SelectedPermissionOutcome(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -5226,16 +3456,7 @@ function v_SelectedPermissionOutcome(v: any): true | undefined {
   if (x === undefined) return failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return at("/optionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_234(x))) return at("/_meta");
-  return true;
-}
-
-function v_235(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5246,16 +3467,7 @@ function v_CreateTerminalResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_235(x))) return at("/_meta");
-  return true;
-}
-
-function v_236(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5271,16 +3483,7 @@ function v_TerminalOutputResponse(v: any): true | undefined {
   x = v.exitStatus;
   if (x !== undefined && !(x === null || v_TerminalExitStatus(x))) return at("/exitStatus");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_236(x))) return at("/_meta");
-  return true;
-}
-
-function v_237(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5292,16 +3495,7 @@ function v_TerminalExitStatus(v: any): true | undefined {
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_237(x))) return at("/_meta");
-  return true;
-}
-
-function v_238(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5309,16 +3503,7 @@ function v_ReleaseTerminalResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_238(x))) return at("/_meta");
-  return true;
-}
-
-function v_239(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5330,16 +3515,7 @@ function v_WaitForTerminalExitResponse(v: any): true | undefined {
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_239(x))) return at("/_meta");
-  return true;
-}
-
-function v_240(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5347,7 +3523,7 @@ function v_KillTerminalResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_240(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5367,7 +3543,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
   return true;
 }
 
-function v_241(v: any): true | undefined {
+function v_38(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.action;
   let ok: true | undefined;
@@ -5387,30 +3563,12 @@ function v_241(v: any): true | undefined {
   return ok;
 }
 
-function v_242(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_CreateElicitationResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_242(x))) return at("/_meta");
-  return v_241(v);
-}
-
-function v_243(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  return v_38(v);
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
@@ -5418,11 +3576,11 @@ function v_ElicitationContentValue(v: any): true | undefined {
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
   if ((typeof v === "number" && Number.isFinite(v) || fail("expected a number"))) return true;
   if ((typeof v === "boolean" || fail("expected a boolean"))) return true;
-  if (v_243(v)) return true;
+  if (v_6(v)) return true;
   return fail("matches no alternative");
 }
 
-function v_244(v: any): true | undefined {
+function v_39(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5435,52 +3593,34 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.content;
-  if (x !== undefined && !(x === null || v_244(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_39(x))) return at("/content");
   return true;
 }
 
-function v_246(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_245(v: any): true | undefined {
+function v_40(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_246(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_248(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_247(v: any): true | undefined {
+function v_41(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.error;
   if (x === undefined) return failAt("/error", "missing required property");
   if (!v_McpError(x)) return at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_248(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
 function v_MessageMcpResponse(v: any): true | undefined {
-  if (v_245(v)) return true;
-  if (v_247(v)) return true;
+  if (v_40(v)) return true;
+  if (v_41(v)) return true;
   return fail("matches no alternative");
 }
 
@@ -5496,7 +3636,7 @@ function v_McpError(v: any): true | undefined {
   return true;
 }
 
-function v_249(v: any): true | undefined {
+function v_42(v: any): true | undefined {
   if (v_CancelNotification(v)) return true;
   if (v_MessageMcpNotification(v)) return true;
   if (v_ExtNotification(v)) return true;
@@ -5510,16 +3650,7 @@ function v_ClientNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_249(x))) return at("/params");
-  return true;
-}
-
-function v_250(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_42(x))) return at("/params");
   return true;
 }
 
@@ -5530,25 +3661,7 @@ function v_CancelNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_250(x))) return at("/_meta");
-  return true;
-}
-
-function v_251(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_252(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5565,18 +3678,9 @@ function v_MessageMcpNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_251(x))) return at("/params");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/params");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_252(x))) return at("/_meta");
-  return true;
-}
-
-function v_253(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
@@ -5587,11 +3691,11 @@ function v_CancelRequestNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/requestId", "missing required property");
   if (!v_RequestId(x)) return at("/requestId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_253(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_254(v: any): true | undefined {
+function v_43(v: any): true | undefined {
   if (v_InitializeProxyRequest(v)) return true;
   if (v_ProxySuccessorRequest(v)) return true;
   return fail("matches no alternative");
@@ -5607,21 +3711,12 @@ function v_ProxyRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_254(x))) return at("/params");
+  if (x !== undefined && !(x === null || v_43(x))) return at("/params");
   return true;
 }
 
 function v_InitializeProxyRequest(v: any): true | undefined {
   return v_InitializeRequest(v);
-}
-
-function v_255(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_ProxySuccessorRequest(v: any): true | undefined {
@@ -5631,17 +3726,17 @@ function v_ProxySuccessorRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_255(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 
-function v_257(v: any): true | undefined {
+function v_44(v: any): true | undefined {
   if (v_InitializeProxyResponse(v)) return true;
   if (v_ProxySuccessorResponse(v)) return true;
   return fail("matches no alternative");
 }
 
-function v_256(v: any): true | undefined {
+function v_45(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -5649,25 +3744,13 @@ function v_256(v: any): true | undefined {
   if (!v_RequestId(x)) return at("/id");
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_257(x)) return at("/result");
-  return true;
-}
-
-function v_258(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  let x: any;
-  x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return at("/id");
-  x = v.error;
-  if (x === undefined) return failAt("/error", "missing required property");
-  if (!v_Error(x)) return at("/error");
+  if (!v_44(x)) return at("/result");
   return true;
 }
 
 function v_ProxyResponse(v: any): true | undefined {
-  if (v_256(v)) return true;
-  if (v_258(v)) return true;
+  if (v_45(v)) return true;
+  if (v_14(v)) return true;
   return fail("matches no alternative");
 }
 
@@ -5679,7 +3762,7 @@ function v_ProxySuccessorResponse(v: any): true | undefined {
   return true;
 }
 
-function v_259(v: any): true | undefined {
+function v_46(v: any): true | undefined {
   if (v_ProxySuccessorNotification(v)) return true;
   return fail("matches no alternative");
 }
@@ -5691,16 +3774,7 @@ function v_ProxyNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_259(x))) return at("/params");
-  return true;
-}
-
-function v_260(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_46(x))) return at("/params");
   return true;
 }
 
@@ -5711,7 +3785,7 @@ function v_ProxySuccessorNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_260(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
   return true;
 }
 

@@ -190,18 +190,6 @@ function p_4(v: any): any {
   return out;
 }
 
-function p_5(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ToolCallUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.toolCallId;
@@ -258,7 +246,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_5(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -376,7 +364,7 @@ function p_ContentBlock(v: any): any {
   return y;
 }
 
-function p_6(v: any): any {
+function p_5(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -388,23 +376,11 @@ function p_6(v: any): any {
   return out;
 }
 
-function p_7(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Annotations(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.audience;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_5(x));
     if (y !== undefined) out.audience = y;
   }
   x = v.lastModified;
@@ -419,7 +395,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_7(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -433,18 +409,6 @@ function p_Annotations(v: any): any {
 
 function p_Role(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_8(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
@@ -463,7 +427,7 @@ function f_TextContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_8(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -477,18 +441,6 @@ function p_TextContent(v: any): any {
 
 function p_MediaType(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_9(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ImageContent(v: any, out: any): true | undefined {
@@ -519,7 +471,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_9(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -529,18 +481,6 @@ function p_ImageContent(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ImageContent(v, out) && out;
-}
-
-function p_10(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AudioContent(v: any, out: any): true | undefined {
@@ -566,7 +506,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_10(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -578,7 +518,7 @@ function p_AudioContent(v: any): any {
   return f_AudioContent(v, out) && out;
 }
 
-function p_11(v: any): any {
+function p_6(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -586,18 +526,6 @@ function p_11(v: any): any {
     const y = (typeof x === "string" ? x : fail("expected a string"));
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_12(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -618,7 +546,7 @@ function f_Icon(v: any, out: any): true | undefined {
   }
   x = v.sizes;
   if (x !== undefined) {
-    y = (x === null ? null : p_11(x));
+    y = (x === null ? null : p_6(x));
     if (y !== undefined) out.sizes = y;
   }
   x = v.theme;
@@ -628,7 +556,7 @@ function f_Icon(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_12(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -644,7 +572,7 @@ function p_IconTheme(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_13(v: any): any {
+function p_7(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -652,18 +580,6 @@ function p_13(v: any): any {
     const y = p_Icon(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_14(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -696,7 +612,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.icons;
   if (x !== undefined) {
-    y = (x === null ? null : p_13(x));
+    y = (x === null ? null : p_7(x));
     if (y !== undefined) out.icons = y;
   }
   x = v.mimeType;
@@ -716,7 +632,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_14(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -735,18 +651,6 @@ function p_EmbeddedResourceResource(v: any): any {
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_15(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
@@ -772,7 +676,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_15(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -782,18 +686,6 @@ function p_TextResourceContents(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
-}
-
-function p_16(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BlobResourceContents(v: any, out: any): true | undefined {
@@ -819,7 +711,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_16(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -829,18 +721,6 @@ function p_BlobResourceContents(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
-}
-
-function p_17(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_EmbeddedResource(v: any, out: any): true | undefined {
@@ -859,7 +739,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_17(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -869,18 +749,6 @@ function p_EmbeddedResource(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
-}
-
-function p_18(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Content(v: any, out: any): true | undefined {
@@ -894,7 +762,7 @@ function f_Content(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_18(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -904,18 +772,6 @@ function p_Content(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Content(v, out) && out;
-}
-
-function p_19(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_DiffChangeAdd(v: any): any {
@@ -947,7 +803,7 @@ function p_DiffChangeOther(v: any): any {
   return copyRawExcept(v, {}, ["fileType", "mimeType", "_meta"]);
 }
 
-function p_20(v: any): any {
+function p_8(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.operation;
   let y: any;
@@ -987,10 +843,10 @@ function f_DiffChange(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_19(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_20(v);
+  const m = p_8(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -1053,18 +909,6 @@ function p_DiffPathPairChange(v: any): any {
   return f_DiffPathPairChange(v, out) && out;
 }
 
-function p_21(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_DiffPatch(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.format;
@@ -1083,7 +927,7 @@ function f_DiffPatch(v: any, out: any): true | undefined {
   else return failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1099,7 +943,7 @@ function p_DiffPatchFormat(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_22(v: any): any {
+function p_9(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1111,23 +955,11 @@ function p_22(v: any): any {
   return out;
 }
 
-function p_23(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.changes;
   if (x !== undefined) {
-    y = p_22(x);
+    y = p_9(x);
     if (y !== undefined) out.changes = y;
     else return at("/changes");
   }
@@ -1139,7 +971,7 @@ function f_Diff(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_23(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1155,18 +987,6 @@ function p_TerminalId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_24(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_Terminal(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminalId;
@@ -1178,7 +998,7 @@ function f_Terminal(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_24(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1188,18 +1008,6 @@ function p_Terminal(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Terminal(v, out) && out;
-}
-
-function p_25(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ToolCallLocation(v: any, out: any): true | undefined {
@@ -1218,7 +1026,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_25(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1230,18 +1038,6 @@ function p_ToolCallLocation(v: any): any {
   return f_ToolCallLocation(v, out) && out;
 }
 
-function p_26(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ToolCallCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cancel;
@@ -1251,7 +1047,7 @@ function f_ToolCallCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_26(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1263,23 +1059,11 @@ function p_ToolCallCapabilities(v: any): any {
   return f_ToolCallCapabilities(v, out) && out;
 }
 
-function p_27(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ToolCallCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_27(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1289,18 +1073,6 @@ function p_ToolCallCancelCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ToolCallCancelCapabilities(v, out) && out;
-}
-
-function p_28(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
@@ -1314,7 +1086,7 @@ function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
   else return failAt("/toolCall", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_28(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1324,18 +1096,6 @@ function p_ToolCallPermissionSubject(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ToolCallPermissionSubject(v, out) && out;
-}
-
-function p_29(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CommandPermissionSubject(v: any, out: any): true | undefined {
@@ -1366,7 +1126,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_29(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1376,18 +1136,6 @@ function p_CommandPermissionSubject(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CommandPermissionSubject(v, out) && out;
-}
-
-function p_30(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PermissionOption(v: any, out: any): true | undefined {
@@ -1415,7 +1163,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   else return failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_30(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1435,18 +1183,6 @@ function p_PermissionOptionKind(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_31(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function p_CreateElicitationRequestForm(v: any): any {
   const out: any = { mode: "form" };
   return f_ElicitationFormMode(v, out) && out;
@@ -1457,7 +1193,7 @@ function p_CreateElicitationRequestUrl(v: any): any {
   return f_ElicitationUrlMode(v, out) && out;
 }
 
-function p_32(v: any): any {
+function p_10(v: any): any {
   let y: any;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
@@ -1467,11 +1203,11 @@ function p_32(v: any): any {
 }
 
 function p_CreateElicitationRequestOther(v: any): any {
-  if (p_32(v) === undefined) return undefined;
+  if (p_10(v) === undefined) return undefined;
   return copyRawExcept(v, {}, ["message", "_meta"]);
 }
 
-function p_33(v: any): any {
+function p_11(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.mode;
   let y: any;
@@ -1499,10 +1235,10 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   else return failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_31(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_33(v);
+  const m = p_11(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -1555,7 +1291,7 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_34(v: any): any {
+function p_12(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -1567,7 +1303,7 @@ function p_34(v: any): any {
   return out;
 }
 
-function p_35(v: any): any {
+function p_13(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1575,18 +1311,6 @@ function p_35(v: any): any {
     const y = (typeof x === "string" ? x : fail("expected a string"));
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_36(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -1607,14 +1331,14 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_34(x);
+    y = p_12(x);
     if (y !== undefined) out.properties = y;
     else return at("/properties");
   }
   else return failAt("/properties", "missing required property");
   x = v.required;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_13(x));
     if (y !== undefined) out.required = y;
     else return at("/required");
   }
@@ -1625,7 +1349,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1700,18 +1424,6 @@ function p_StringFormat(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_37(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
@@ -1735,7 +1447,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1747,7 +1459,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_38(v: any): any {
+function p_14(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1760,7 +1472,7 @@ function p_38(v: any): any {
   return out;
 }
 
-function p_39(v: any): any {
+function p_15(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1770,18 +1482,6 @@ function p_39(v: any): any {
     out.push(y);
   }
   if (out.length < 1) return fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_40(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
   return out;
 }
 
@@ -1828,19 +1528,19 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_14(x));
     if (y !== undefined) out.enum = y;
     else return at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_39(x));
+    y = (x === null ? null : p_15(x));
     if (y !== undefined) out.oneOf = y;
     else return at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_40(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1850,18 +1550,6 @@ function p_StringPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
-}
-
-function p_41(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_NumberPropertySchema(v: any, out: any): true | undefined {
@@ -1895,7 +1583,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_41(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1905,18 +1593,6 @@ function p_NumberPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
-}
-
-function p_42(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_IntegerPropertySchema(v: any, out: any): true | undefined {
@@ -1950,7 +1626,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1960,18 +1636,6 @@ function p_IntegerPropertySchema(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
-}
-
-function p_43(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BooleanPropertySchema(v: any, out: any): true | undefined {
@@ -1993,7 +1657,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2029,43 +1693,18 @@ function p_MultiSelectItems(v: any): any {
   return y;
 }
 
-function p_44(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_45(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_44(x);
+    y = p_14(x);
     if (y !== undefined) out.enum = y;
     else return at("/enum");
   }
   else return failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_45(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2077,43 +1716,18 @@ function p_StringMultiSelectItems(v: any): any {
   return f_StringMultiSelectItems(v, out) && out;
 }
 
-function p_46(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_EnumOption(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_47(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_46(x);
+    y = p_15(x);
     if (y !== undefined) out.anyOf = y;
     else return at("/anyOf");
   }
   else return failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_47(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2123,30 +1737,6 @@ function p_TitledMultiSelectItems(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TitledMultiSelectItems(v, out) && out;
-}
-
-function p_48(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_49(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
@@ -2182,12 +1772,12 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   else return failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
-    y = (x === null ? null : p_48(x));
+    y = (x === null ? null : p_6(x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_49(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2199,15 +1789,6 @@ function p_MultiSelectPropertySchema(v: any): any {
   return f_MultiSelectPropertySchema(v, out) && out;
 }
 
-function p_50(v: any): any {
-  let y: any;
-  y = p_ElicitationSessionScope(v);
-  if (y !== undefined) return y;
-  y = p_ElicitationRequestScope(v);
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
-}
-
 function f_ElicitationFormMode(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.requestedSchema;
@@ -2217,7 +1798,7 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
     else return at("/requestedSchema");
   }
   else return failAt("/requestedSchema", "missing required property");
-  const m = p_50(v);
+  const m = p_10(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -2231,15 +1812,6 @@ function p_ElicitationFormMode(v: any): any {
 
 function p_ElicitationId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_51(v: any): any {
-  let y: any;
-  y = p_ElicitationSessionScope(v);
-  if (y !== undefined) return y;
-  y = p_ElicitationRequestScope(v);
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -2258,7 +1830,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
     else return at("/url");
   }
   else return failAt("/url", "missing required property");
-  const m = p_51(v);
+  const m = p_10(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -2268,30 +1840,6 @@ function p_ElicitationUrlMode(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlMode(v, out) && out;
-}
-
-function p_52(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function p_53(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_MessageMcpRequest(v: any, out: any): true | undefined {
@@ -2319,13 +1867,13 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_52(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_53(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2349,7 +1897,7 @@ function p_ExtRequest(v: any): any {
   return copyJson(v);
 }
 
-function p_55(v: any): any {
+function p_16(v: any): any {
   let y: any;
   y = p_InitializeResponse(v);
   if (y !== undefined) return y;
@@ -2398,7 +1946,7 @@ function p_55(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_54(v: any, out: any): true | undefined {
+function f_17(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -2409,7 +1957,7 @@ function f_54(v: any, out: any): true | undefined {
   else return failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_55(x);
+    y = p_16(x);
     if (y !== undefined) out.result = y;
     else return at("/result");
   }
@@ -2417,13 +1965,13 @@ function f_54(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_56(v: any): any {
+function p_18(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_54(v, out) && out;
+  return f_17(v, out) && out;
 }
 
-function p_58(v: any): any {
+function p_19(v: any): any {
   let y: any;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
@@ -2432,11 +1980,11 @@ function p_58(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_57(v: any, out: any): true | undefined {
+function f_20(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
-    y = (x === null ? null : p_58(x));
+    y = (x === null ? null : p_19(x));
     if (y !== undefined) out.id = y;
     else return at("/id");
   }
@@ -2451,22 +1999,22 @@ function f_57(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_59(v: any): any {
+function p_21(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_57(v, out) && out;
+  return f_20(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any;
-  y = p_56(v);
+  y = p_18(v);
   if (y !== undefined) return y;
-  y = p_59(v);
+  y = p_21(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
 
-function p_60(v: any): any {
+function p_22(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2474,18 +2022,6 @@ function p_60(v: any): any {
     const y = p_AuthMethod(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_61(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -2513,12 +2049,12 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_60(x);
+    y = p_22(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_61(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2532,18 +2068,6 @@ function p_InitializeResponse(v: any): any {
 
 function p_ProtocolVersion(v: any): any {
   return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : fail("expected an integer (uint16) in [0, 65535]"));
-}
-
-function p_62(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Implementation(v: any, out: any): true | undefined {
@@ -2569,7 +2093,7 @@ function f_Implementation(v: any, out: any): true | undefined {
   else return failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_62(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2579,18 +2103,6 @@ function p_Implementation(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Implementation(v, out) && out;
-}
-
-function p_63(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AgentCapabilities(v: any, out: any): true | undefined {
@@ -2612,7 +2124,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_63(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2622,18 +2134,6 @@ function p_AgentCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
-}
-
-function p_64(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionCapabilities(v: any, out: any): true | undefined {
@@ -2685,7 +2185,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_64(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2695,18 +2195,6 @@ function p_SessionCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionCapabilities(v, out) && out;
-}
-
-function p_65(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PromptCapabilities(v: any, out: any): true | undefined {
@@ -2728,7 +2216,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_65(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2740,23 +2228,11 @@ function p_PromptCapabilities(v: any): any {
   return f_PromptCapabilities(v, out) && out;
 }
 
-function p_66(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_PromptImageCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_66(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2768,23 +2244,11 @@ function p_PromptImageCapabilities(v: any): any {
   return f_PromptImageCapabilities(v, out) && out;
 }
 
-function p_67(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_PromptAudioCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_67(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2796,23 +2260,11 @@ function p_PromptAudioCapabilities(v: any): any {
   return f_PromptAudioCapabilities(v, out) && out;
 }
 
-function p_68(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_PromptEmbeddedContextCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_68(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2822,18 +2274,6 @@ function p_PromptEmbeddedContextCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PromptEmbeddedContextCapabilities(v, out) && out;
-}
-
-function p_69(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpCapabilities(v: any, out: any): true | undefined {
@@ -2855,7 +2295,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_69(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2867,23 +2307,11 @@ function p_McpCapabilities(v: any): any {
   return f_McpCapabilities(v, out) && out;
 }
 
-function p_70(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_McpStdioCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_70(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2895,23 +2323,11 @@ function p_McpStdioCapabilities(v: any): any {
   return f_McpStdioCapabilities(v, out) && out;
 }
 
-function p_71(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_McpHttpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_71(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2923,23 +2339,11 @@ function p_McpHttpCapabilities(v: any): any {
   return f_McpHttpCapabilities(v, out) && out;
 }
 
-function p_72(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_McpAcpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_72(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2951,23 +2355,11 @@ function p_McpAcpCapabilities(v: any): any {
   return f_McpAcpCapabilities(v, out) && out;
 }
 
-function p_73(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_73(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2979,23 +2371,11 @@ function p_SessionDeleteCapabilities(v: any): any {
   return f_SessionDeleteCapabilities(v, out) && out;
 }
 
-function p_74(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_74(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3007,18 +2387,6 @@ function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
 
-function p_75(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionSystemPromptCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mode;
@@ -3028,7 +2396,7 @@ function f_SessionSystemPromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_75(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3040,18 +2408,6 @@ function p_SessionSystemPromptCapabilities(v: any): any {
   return f_SessionSystemPromptCapabilities(v, out) && out;
 }
 
-function p_76(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionSystemPromptModeCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.override;
@@ -3061,7 +2417,7 @@ function f_SessionSystemPromptModeCapabilities(v: any, out: any): true | undefin
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_76(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3073,23 +2429,11 @@ function p_SessionSystemPromptModeCapabilities(v: any): any {
   return f_SessionSystemPromptModeCapabilities(v, out) && out;
 }
 
-function p_77(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionSystemPromptOverrideCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_77(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3101,23 +2445,11 @@ function p_SessionSystemPromptOverrideCapabilities(v: any): any {
   return f_SessionSystemPromptOverrideCapabilities(v, out) && out;
 }
 
-function p_78(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionForkCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_78(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3129,23 +2461,11 @@ function p_SessionForkCapabilities(v: any): any {
   return f_SessionForkCapabilities(v, out) && out;
 }
 
-function p_79(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionArchiveCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_79(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3157,23 +2477,11 @@ function p_SessionArchiveCapabilities(v: any): any {
   return f_SessionArchiveCapabilities(v, out) && out;
 }
 
-function p_80(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionStatusCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_80(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3185,23 +2493,11 @@ function p_SessionStatusCapabilities(v: any): any {
   return f_SessionStatusCapabilities(v, out) && out;
 }
 
-function p_81(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionTitleCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_81(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3213,18 +2509,6 @@ function p_SessionTitleCapabilities(v: any): any {
   return f_SessionTitleCapabilities(v, out) && out;
 }
 
-function p_82(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.status;
@@ -3234,7 +2518,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_82(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3246,23 +2530,11 @@ function p_AgentAuthCapabilities(v: any): any {
   return f_AgentAuthCapabilities(v, out) && out;
 }
 
-function p_83(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AuthStatusCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_83(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3274,23 +2546,11 @@ function p_AuthStatusCapabilities(v: any): any {
   return f_AuthStatusCapabilities(v, out) && out;
 }
 
-function p_84(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ProvidersCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_84(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3344,18 +2604,6 @@ function p_AuthMethodId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_85(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_EnvVariable(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
@@ -3374,7 +2622,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
   else return failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_85(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3386,19 +2634,7 @@ function p_EnvVariable(v: any): any {
   return f_EnvVariable(v, out) && out;
 }
 
-function p_86(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_87(v: any): any {
+function p_23(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3406,18 +2642,6 @@ function p_87(v: any): any {
     const y = p_EnvVariable(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_88(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3445,19 +2669,19 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_86(x);
+    y = x === null ? [] : p_13(x);
     if (y !== undefined) out.args = y;
     else return at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_87(x);
+    y = x === null ? [] : p_23(x);
     if (y !== undefined) out.env = y;
     else return at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_88(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3467,18 +2691,6 @@ function p_AuthMethodTerminal(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
-}
-
-function p_89(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AuthMethodAgent(v: any, out: any): true | undefined {
@@ -3504,7 +2716,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_89(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3516,23 +2728,11 @@ function p_AuthMethodAgent(v: any): any {
   return f_AuthMethodAgent(v, out) && out;
 }
 
-function p_90(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LoginAuthResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_90(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3544,7 +2744,7 @@ function p_LoginAuthResponse(v: any): any {
   return f_LoginAuthResponse(v, out) && out;
 }
 
-function p_91(v: any): any {
+function p_24(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3556,30 +2756,18 @@ function p_91(v: any): any {
   return out;
 }
 
-function p_92(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ListProvidersResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.providers;
   if (x !== undefined) {
-    y = p_91(x);
+    y = p_24(x);
     if (y !== undefined) out.providers = y;
     else return at("/providers");
   }
   else return failAt("/providers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_92(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3591,7 +2779,7 @@ function p_ListProvidersResponse(v: any): any {
   return f_ListProvidersResponse(v, out) && out;
 }
 
-function p_93(v: any): any {
+function p_25(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3599,18 +2787,6 @@ function p_93(v: any): any {
     const y = p_LlmProtocol(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_94(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3626,7 +2802,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   else return failAt("/providerId", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_93(x);
+    y = p_25(x);
     if (y !== undefined) out.supported = y;
     else out.supported = [];
   }
@@ -3646,7 +2822,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_94(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3664,18 +2840,6 @@ function p_ProviderId(v: any): any {
 
 function p_LlmProtocol(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_95(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
@@ -3696,7 +2860,7 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
   else return failAt("/baseUrl", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_95(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3708,23 +2872,11 @@ function p_ProviderCurrentConfig(v: any): any {
   return f_ProviderCurrentConfig(v, out) && out;
 }
 
-function p_96(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SetProviderResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_96(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3736,23 +2888,11 @@ function p_SetProviderResponse(v: any): any {
   return f_SetProviderResponse(v, out) && out;
 }
 
-function p_97(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_DisableProviderResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_97(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3764,23 +2904,11 @@ function p_DisableProviderResponse(v: any): any {
   return f_DisableProviderResponse(v, out) && out;
 }
 
-function p_98(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LogoutAuthResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_98(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3792,7 +2920,7 @@ function p_LogoutAuthResponse(v: any): any {
   return f_LogoutAuthResponse(v, out) && out;
 }
 
-function p_99(v: any): any {
+function p_26(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3800,18 +2928,6 @@ function p_99(v: any): any {
     const y = p_AuthAccount(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_100(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3827,12 +2943,12 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
   else return failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_99(x);
+    y = p_26(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_100(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3846,18 +2962,6 @@ function p_AuthStatusResponse(v: any): any {
 
 function p_AuthState(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_101(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AuthAccount(v: any, out: any): true | undefined {
@@ -3891,7 +2995,7 @@ function f_AuthAccount(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_101(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3903,7 +3007,7 @@ function p_AuthAccount(v: any): any {
   return f_AuthAccount(v, out) && out;
 }
 
-function p_102(v: any): any {
+function p_27(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3915,7 +3019,7 @@ function p_102(v: any): any {
   return out;
 }
 
-function p_103(v: any): any {
+function p_28(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3923,18 +3027,6 @@ function p_103(v: any): any {
     const y = p_AvailableCommand(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_104(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -3950,17 +3042,17 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_102(x);
+    y = p_27(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_103(x);
+    y = p_28(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_104(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3970,18 +3062,6 @@ function p_NewSessionResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_NewSessionResponse(v, out) && out;
-}
-
-function p_105(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_SessionConfigOptionSelect(v: any): any {
@@ -3998,7 +3078,7 @@ function p_SessionConfigOptionOther(v: any): any {
   return copyRawExcept(v, {}, ["configId", "name", "description", "category", "_meta"]);
 }
 
-function p_106(v: any): any {
+function p_29(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let y: any;
@@ -4043,10 +3123,10 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_105(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_106(v);
+  const m = p_29(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -4070,7 +3150,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_107(v: any): any {
+function p_30(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4083,7 +3163,7 @@ function p_107(v: any): any {
   return out;
 }
 
-function p_108(v: any): any {
+function p_31(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4098,23 +3178,11 @@ function p_108(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any;
-  y = p_107(v);
+  y = p_30(v);
   if (y !== undefined) return y;
-  y = p_108(v);
+  y = p_31(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_109(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -4140,7 +3208,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_109(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4152,7 +3220,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_110(v: any): any {
+function p_32(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4162,18 +3230,6 @@ function p_110(v: any): any {
     out.push(y);
   }
   if (out.length < 1) return fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_111(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
   return out;
 }
 
@@ -4195,14 +3251,14 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_110(x);
+    y = p_32(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
   else return failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_111(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4314,18 +3370,6 @@ function p_AvailableCommandInput(v: any): any {
   return y;
 }
 
-function p_112(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TextCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
@@ -4337,7 +3381,7 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
   else return failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_112(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4347,18 +3391,6 @@ function p_TextCommandInput(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TextCommandInput(v, out) && out;
-}
-
-function p_113(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Command(v: any, out: any): true | undefined {
@@ -4384,7 +3416,7 @@ function f_Command(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_113(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4396,7 +3428,7 @@ function p_Command(v: any): any {
   return f_Command(v, out) && out;
 }
 
-function p_114(v: any): any {
+function p_33(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4408,23 +3440,11 @@ function p_114(v: any): any {
   return out;
 }
 
-function p_115(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_114(x);
+    y = p_33(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -4437,7 +3457,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_115(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4449,7 +3469,7 @@ function p_ListSessionsResponse(v: any): any {
   return f_ListSessionsResponse(v, out) && out;
 }
 
-function p_116(v: any): any {
+function p_34(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4457,18 +3477,6 @@ function p_116(v: any): any {
     const y = p_AbsolutePath(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_117(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -4491,7 +3499,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_116(x);
+    y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
@@ -4512,7 +3520,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_117(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4528,23 +3536,11 @@ function p_SessionListCursor(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_118(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_DeleteSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_118(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4554,42 +3550,6 @@ function p_DeleteSessionResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_DeleteSessionResponse(v, out) && out;
-}
-
-function p_119(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_120(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AvailableCommand(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_121(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ForkSessionResponse(v: any, out: any): true | undefined {
@@ -4603,17 +3563,17 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_119(x);
+    y = p_27(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_120(x);
+    y = p_28(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_121(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4625,23 +3585,11 @@ function p_ForkSessionResponse(v: any): any {
   return f_ForkSessionResponse(v, out) && out;
 }
 
-function p_122(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ArchiveSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_122(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4653,23 +3601,11 @@ function p_ArchiveSessionResponse(v: any): any {
   return f_ArchiveSessionResponse(v, out) && out;
 }
 
-function p_123(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_UnarchiveSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_123(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4679,18 +3615,6 @@ function p_UnarchiveSessionResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_UnarchiveSessionResponse(v, out) && out;
-}
-
-function p_124(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionStatusResponse(v: any, out: any): true | undefined {
@@ -4709,7 +3633,7 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_124(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4811,18 +3735,6 @@ function p_BackgroundWork(v: any): any {
   return y;
 }
 
-function p_125(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_BackgroundTerminal(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminalId;
@@ -4834,7 +3746,7 @@ function f_BackgroundTerminal(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_125(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4844,18 +3756,6 @@ function p_BackgroundTerminal(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_BackgroundTerminal(v, out) && out;
-}
-
-function p_126(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BackgroundToolCall(v: any, out: any): true | undefined {
@@ -4869,7 +3769,7 @@ function f_BackgroundToolCall(v: any, out: any): true | undefined {
   else return failAt("/toolCallId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_126(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4879,18 +3779,6 @@ function p_BackgroundToolCall(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_BackgroundToolCall(v, out) && out;
-}
-
-function p_127(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_BackgroundSubagent(v: any, out: any): true | undefined {
@@ -4904,7 +3792,7 @@ function f_BackgroundSubagent(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_127(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4916,7 +3804,7 @@ function p_BackgroundSubagent(v: any): any {
   return f_BackgroundSubagent(v, out) && out;
 }
 
-function p_128(v: any): any {
+function p_35(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4928,28 +3816,16 @@ function p_128(v: any): any {
   return out;
 }
 
-function p_129(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_128(x));
+    y = (x === null ? null : p_35(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_129(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5006,7 +3882,7 @@ function p_ErrorData(v: any): any {
   return fail("matches no alternative");
 }
 
-function p_130(v: any): any {
+function p_36(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5014,18 +3890,6 @@ function p_130(v: any): any {
     const y = p_ProtocolVersion(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_131(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -5041,14 +3905,14 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
   else return failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_130(x);
+    y = p_36(x);
     if (y !== undefined) out.supported = y;
     else return at("/supported");
   }
   else return failAt("/supported", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_131(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5058,18 +3922,6 @@ function p_UnsupportedProtocolVersionErrorData(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_UnsupportedProtocolVersionErrorData(v, out) && out;
-}
-
-function p_132(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
@@ -5083,7 +3935,7 @@ function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_132(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5109,18 +3961,6 @@ function p_ErrorStopReason(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ErrorStopReason(v, out) && out;
-}
-
-function p_133(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Usage(v: any, out: any): true | undefined {
@@ -5163,7 +4003,7 @@ function f_Usage(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_133(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5173,30 +4013,6 @@ function p_Usage(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Usage(v, out) && out;
-}
-
-function p_134(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_BackgroundWork(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_135(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_IdleStateUpdateEndTurn(v: any): any {
@@ -5233,7 +4049,7 @@ function p_IdleStateUpdateOther(v: any): any {
   return copyRawExcept(v, {}, ["usage", "background", "_meta"]);
 }
 
-function p_136(v: any): any {
+function p_37(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -5272,15 +4088,15 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   }
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_134(x));
+    y = (x === null ? null : p_35(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_135(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_136(v);
+  const m = p_37(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -5292,40 +4108,16 @@ function p_IdleStateUpdate(v: any): any {
   return f_IdleStateUpdate(v, out) && out;
 }
 
-function p_137(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_BackgroundWork(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_138(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_137(x));
+    y = (x === null ? null : p_35(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_138(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5337,40 +4129,16 @@ function p_RequiresActionStateUpdate(v: any): any {
   return f_RequiresActionStateUpdate(v, out) && out;
 }
 
-function p_139(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_BackgroundWork(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_140(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_UnknownStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_139(x));
+    y = (x === null ? null : p_35(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_140(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5380,18 +4148,6 @@ function p_UnknownStateUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_UnknownStateUpdate(v, out) && out;
-}
-
-function p_141(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
@@ -5405,7 +4161,7 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
   else return failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_141(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5417,57 +4173,21 @@ function p_SetSessionTitleResponse(v: any): any {
   return f_SetSessionTitleResponse(v, out) && out;
 }
 
-function p_142(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_143(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AvailableCommand(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_144(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_142(x);
+    y = p_27(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_143(x);
+    y = p_28(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_144(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5479,23 +4199,11 @@ function p_ResumeSessionResponse(v: any): any {
   return f_ResumeSessionResponse(v, out) && out;
 }
 
-function p_145(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_CloseSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_145(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5507,23 +4215,11 @@ function p_CloseSessionResponse(v: any): any {
   return f_CloseSessionResponse(v, out) && out;
 }
 
-function p_146(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_CancelToolCallResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_146(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5535,23 +4231,11 @@ function p_CancelToolCallResponse(v: any): any {
   return f_CancelToolCallResponse(v, out) && out;
 }
 
-function p_147(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_CancelTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_147(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5563,42 +4247,18 @@ function p_CancelTerminalResponse(v: any): any {
   return f_CancelTerminalResponse(v, out) && out;
 }
 
-function p_148(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_149(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_148(x);
+    y = p_27(x);
     if (y !== undefined) out.configOptions = y;
     else return at("/configOptions");
   }
   else return failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_149(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5608,18 +4268,6 @@ function p_SetSessionConfigOptionResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
-}
-
-function p_150(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PromptResponse(v: any, out: any): true | undefined {
@@ -5633,7 +4281,7 @@ function f_PromptResponse(v: any, out: any): true | undefined {
   else return failAt("/messageId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_150(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5653,7 +4301,7 @@ function p_ExtResponse(v: any): any {
   return copyJson(v);
 }
 
-function p_151(v: any): any {
+function p_38(v: any): any {
   let y: any;
   y = p_UpdateSessionNotification(v);
   if (y !== undefined) return y;
@@ -5677,7 +4325,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_151(x));
+    y = (x === null ? null : p_38(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -5688,18 +4336,6 @@ function p_AgentNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentNotification(v, out) && out;
-}
-
-function p_152(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_UpdateSessionNotification(v: any, out: any): true | undefined {
@@ -5720,7 +4356,7 @@ function f_UpdateSessionNotification(v: any, out: any): true | undefined {
   else return failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_152(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5932,18 +4568,6 @@ function p_SessionUpdate(v: any): any {
   return y;
 }
 
-function p_153(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ContentChunk(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.messageId;
@@ -5962,7 +4586,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_153(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5974,7 +4598,7 @@ function p_ContentChunk(v: any): any {
   return f_ContentChunk(v, out) && out;
 }
 
-function p_154(v: any): any {
+function p_39(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5982,18 +4606,6 @@ function p_154(v: any): any {
     const y = p_ContentBlock(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_155(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -6009,12 +4621,12 @@ function f_UserMessage(v: any, out: any): true | undefined {
   else return failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_154(x));
+    y = (x === null ? null : p_39(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_155(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6024,30 +4636,6 @@ function p_UserMessage(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_UserMessage(v, out) && out;
-}
-
-function p_156(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_157(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AgentMessage(v: any, out: any): true | undefined {
@@ -6061,12 +4649,12 @@ function f_AgentMessage(v: any, out: any): true | undefined {
   else return failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_156(x));
+    y = (x === null ? null : p_39(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_157(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6076,30 +4664,6 @@ function p_AgentMessage(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentMessage(v, out) && out;
-}
-
-function p_158(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_159(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AgentThought(v: any, out: any): true | undefined {
@@ -6113,12 +4677,12 @@ function f_AgentThought(v: any, out: any): true | undefined {
   else return failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_158(x));
+    y = (x === null ? null : p_39(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_159(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6128,18 +4692,6 @@ function p_AgentThought(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_AgentThought(v, out) && out;
-}
-
-function p_160(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ToolCallContentChunk(v: any, out: any): true | undefined {
@@ -6160,7 +4712,7 @@ function f_ToolCallContentChunk(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_160(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6170,18 +4722,6 @@ function p_ToolCallContentChunk(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ToolCallContentChunk(v, out) && out;
-}
-
-function p_161(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalOutput(v: any, out: any): true | undefined {
@@ -6195,7 +4735,7 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
   else return failAt("/data", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_161(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6205,18 +4745,6 @@ function p_TerminalOutput(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalOutput(v, out) && out;
-}
-
-function p_162(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalExitStatus(v: any, out: any): true | undefined {
@@ -6233,7 +4761,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_162(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6243,18 +4771,6 @@ function p_TerminalExitStatus(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalExitStatus(v, out) && out;
-}
-
-function p_163(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalSize(v: any, out: any): true | undefined {
@@ -6275,7 +4791,7 @@ function f_TerminalSize(v: any, out: any): true | undefined {
   else return failAt("/rows", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_163(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6287,18 +4803,6 @@ function p_TerminalSize(v: any): any {
   return f_TerminalSize(v, out) && out;
 }
 
-function p_164(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TerminalCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cancel;
@@ -6308,7 +4812,7 @@ function f_TerminalCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_164(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6320,23 +4824,11 @@ function p_TerminalCapabilities(v: any): any {
   return f_TerminalCapabilities(v, out) && out;
 }
 
-function p_165(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TerminalCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_165(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6346,18 +4838,6 @@ function p_TerminalCancelCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalCancelCapabilities(v, out) && out;
-}
-
-function p_166(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalUpdate(v: any, out: any): true | undefined {
@@ -6401,7 +4881,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_166(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6411,18 +4891,6 @@ function p_TerminalUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalUpdate(v, out) && out;
-}
-
-function p_167(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_TerminalOutputChunk(v: any, out: any): true | undefined {
@@ -6443,7 +4911,7 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
   else return failAt("/data", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_167(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6502,18 +4970,6 @@ function p_PlanId(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_168(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_PlanEntry(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
@@ -6539,7 +4995,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
   else return failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_168(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6559,7 +5015,7 @@ function p_PlanEntryStatus(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_169(v: any): any {
+function p_40(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6567,18 +5023,6 @@ function p_169(v: any): any {
     const y = p_PlanEntry(x);
     if (y === undefined) continue;
     out.push(y);
-  }
-  return out;
-}
-
-function p_170(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -6594,14 +5038,14 @@ function f_PlanItems(v: any, out: any): true | undefined {
   else return failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_169(x);
+    y = p_40(x);
     if (y !== undefined) out.entries = y;
     else return at("/entries");
   }
   else return failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_170(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6611,18 +5055,6 @@ function p_PlanItems(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PlanItems(v, out) && out;
-}
-
-function p_171(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanFile(v: any, out: any): true | undefined {
@@ -6643,7 +5075,7 @@ function f_PlanFile(v: any, out: any): true | undefined {
   else return failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_171(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6653,18 +5085,6 @@ function p_PlanFile(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PlanFile(v, out) && out;
-}
-
-function p_172(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanMarkdown(v: any, out: any): true | undefined {
@@ -6685,7 +5105,7 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_172(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6695,18 +5115,6 @@ function p_PlanMarkdown(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PlanMarkdown(v, out) && out;
-}
-
-function p_173(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanUpdate(v: any, out: any): true | undefined {
@@ -6720,7 +5128,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
   else return failAt("/plan", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_173(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6730,18 +5138,6 @@ function p_PlanUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_PlanUpdate(v, out) && out;
-}
-
-function p_174(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_PlanRemoved(v: any, out: any): true | undefined {
@@ -6755,7 +5151,7 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
   else return failAt("/planId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_174(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6767,42 +5163,18 @@ function p_PlanRemoved(v: any): any {
   return f_PlanRemoved(v, out) && out;
 }
 
-function p_175(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AvailableCommand(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_176(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_175(x);
+    y = p_28(x);
     if (y !== undefined) out.availableCommands = y;
     else return at("/availableCommands");
   }
   else return failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_176(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6814,42 +5186,18 @@ function p_AvailableCommandsUpdate(v: any): any {
   return f_AvailableCommandsUpdate(v, out) && out;
 }
 
-function p_177(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_SessionConfigOption(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_178(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_177(x);
+    y = p_27(x);
     if (y !== undefined) out.configOptions = y;
     else return at("/configOptions");
   }
   else return failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_178(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6859,18 +5207,6 @@ function p_ConfigOptionUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
-}
-
-function p_179(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionInfoUpdate(v: any, out: any): true | undefined {
@@ -6887,7 +5223,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_179(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6897,18 +5233,6 @@ function p_SessionInfoUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
-}
-
-function p_180(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Cost(v: any, out: any): true | undefined {
@@ -6929,7 +5253,7 @@ function f_Cost(v: any, out: any): true | undefined {
   else return failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_180(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6939,18 +5263,6 @@ function p_Cost(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_Cost(v, out) && out;
-}
-
-function p_181(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_UsageUpdate(v: any, out: any): true | undefined {
@@ -6976,7 +5288,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_181(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6990,18 +5302,6 @@ function p_UsageUpdate(v: any): any {
 
 function p_NoticeSeverity(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_182(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -7027,7 +5327,7 @@ function f_Notice(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_182(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7045,30 +5345,6 @@ function p_CompactionId(v: any): any {
 
 function p_CompactionStatus(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_183(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_184(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CompactionUpdate(v: any, out: any): true | undefined {
@@ -7089,7 +5365,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_183(x));
+    y = (x === null ? null : p_39(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -7099,7 +5375,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_184(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7109,18 +5385,6 @@ function p_CompactionUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
-}
-
-function p_185(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
@@ -7141,7 +5405,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_185(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7153,18 +5417,6 @@ function p_CompactionSummaryChunk(v: any): any {
   return f_CompactionSummaryChunk(v, out) && out;
 }
 
-function p_186(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SubagentSessionCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cancel;
@@ -7174,7 +5426,7 @@ function f_SubagentSessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_186(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7186,23 +5438,11 @@ function p_SubagentSessionCapabilities(v: any): any {
   return f_SubagentSessionCapabilities(v, out) && out;
 }
 
-function p_187(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_SessionCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_187(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7212,30 +5452,6 @@ function p_SessionCancelCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionCancelCapabilities(v, out) && out;
-}
-
-function p_188(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AbsolutePath(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_189(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SubagentUpdate(v: any, out: any): true | undefined {
@@ -7275,13 +5491,13 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = (x === null ? null : p_188(x));
+    y = (x === null ? null : p_34(x));
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_189(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7291,30 +5507,6 @@ function p_SubagentUpdate(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SubagentUpdate(v, out) && out;
-}
-
-function p_190(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_191(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionMessage(v: any, out: any): true | undefined {
@@ -7348,12 +5540,12 @@ function f_SessionMessage(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_190(x));
+    y = (x === null ? null : p_39(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_191(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7363,18 +5555,6 @@ function p_SessionMessage(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionMessage(v, out) && out;
-}
-
-function p_192(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionMessageChunk(v: any, out: any): true | undefined {
@@ -7395,7 +5575,7 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_192(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7405,18 +5585,6 @@ function p_SessionMessageChunk(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionMessageChunk(v, out) && out;
-}
-
-function p_193(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
@@ -7430,7 +5598,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
   else return failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_193(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7440,30 +5608,6 @@ function p_CompleteElicitationNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CompleteElicitationNotification(v, out) && out;
-}
-
-function p_194(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AuthAccount(x);
-    if (y === undefined) continue;
-    out.push(y);
-  }
-  return out;
-}
-
-function p_195(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
@@ -7477,12 +5621,12 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
   else return failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_194(x);
+    y = p_26(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_195(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7498,7 +5642,7 @@ function p_ExtNotification(v: any): any {
   return copyJson(v);
 }
 
-function p_196(v: any): any {
+function p_41(v: any): any {
   let y: any;
   y = p_InitializeRequest(v);
   if (y !== undefined) return y;
@@ -7565,7 +5709,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_196(x));
+    y = (x === null ? null : p_41(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -7576,18 +5720,6 @@ function p_ClientRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ClientRequest(v, out) && out;
-}
-
-function p_197(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_InitializeRequest(v: any, out: any): true | undefined {
@@ -7613,7 +5745,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_197(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7623,18 +5755,6 @@ function p_InitializeRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
-}
-
-function p_198(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ClientCapabilities(v: any, out: any): true | undefined {
@@ -7651,7 +5771,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_198(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7663,18 +5783,6 @@ function p_ClientCapabilities(v: any): any {
   return f_ClientCapabilities(v, out) && out;
 }
 
-function p_199(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ClientAuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminal;
@@ -7684,7 +5792,7 @@ function f_ClientAuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_199(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7696,23 +5804,11 @@ function p_ClientAuthCapabilities(v: any): any {
   return f_ClientAuthCapabilities(v, out) && out;
 }
 
-function p_200(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_TerminalAuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_200(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7722,18 +5818,6 @@ function p_TerminalAuthCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_TerminalAuthCapabilities(v, out) && out;
-}
-
-function p_201(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ElicitationCapabilities(v: any, out: any): true | undefined {
@@ -7750,7 +5834,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_201(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7762,23 +5846,11 @@ function p_ElicitationCapabilities(v: any): any {
   return f_ElicitationCapabilities(v, out) && out;
 }
 
-function p_202(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_202(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7790,23 +5862,11 @@ function p_ElicitationFormCapabilities(v: any): any {
   return f_ElicitationFormCapabilities(v, out) && out;
 }
 
-function p_203(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_203(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7816,18 +5876,6 @@ function p_ElicitationUrlCapabilities(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
-}
-
-function p_204(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_LoginAuthRequest(v: any, out: any): true | undefined {
@@ -7841,7 +5889,7 @@ function f_LoginAuthRequest(v: any, out: any): true | undefined {
   else return failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_204(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7853,23 +5901,11 @@ function p_LoginAuthRequest(v: any): any {
   return f_LoginAuthRequest(v, out) && out;
 }
 
-function p_205(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ListProvidersRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_205(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7881,24 +5917,12 @@ function p_ListProvidersRequest(v: any): any {
   return f_ListProvidersRequest(v, out) && out;
 }
 
-function p_206(v: any): any {
+function p_42(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function p_207(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
     if (y === undefined) return atKey(k);
     put(out, k, y);
   }
@@ -7930,13 +5954,13 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
   else return failAt("/baseUrl", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = p_206(x);
+    y = p_42(x);
     if (y !== undefined) out.headers = y;
     else return at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_207(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7946,18 +5970,6 @@ function p_SetProviderRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetProviderRequest(v, out) && out;
-}
-
-function p_208(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_DisableProviderRequest(v: any, out: any): true | undefined {
@@ -7971,7 +5983,7 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
   else return failAt("/providerId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_208(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7983,23 +5995,11 @@ function p_DisableProviderRequest(v: any): any {
   return f_DisableProviderRequest(v, out) && out;
 }
 
-function p_209(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_LogoutAuthRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_209(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8011,23 +6011,11 @@ function p_LogoutAuthRequest(v: any): any {
   return f_LogoutAuthRequest(v, out) && out;
 }
 
-function p_210(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_AuthStatusRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_210(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8039,19 +6027,7 @@ function p_AuthStatusRequest(v: any): any {
   return f_AuthStatusRequest(v, out) && out;
 }
 
-function p_211(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AbsolutePath(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_212(v: any): any {
+function p_43(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -8059,18 +6035,6 @@ function p_212(v: any): any {
     const y = p_McpServer(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_213(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -8086,13 +6050,13 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_211(x);
+    y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_212(x);
+    y = x === null ? [] : p_43(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
@@ -8104,7 +6068,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_213(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8155,18 +6119,6 @@ function p_McpServer(v: any): any {
   return y;
 }
 
-function p_214(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
@@ -8185,7 +6137,7 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   else return failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_214(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8197,7 +6149,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_215(v: any): any {
+function p_44(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -8205,18 +6157,6 @@ function p_215(v: any): any {
     const y = p_HttpHeader(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_216(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -8239,13 +6179,13 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   else return failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_215(x);
+    y = x === null ? [] : p_44(x);
     if (y !== undefined) out.headers = y;
     else return at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_216(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8255,18 +6195,6 @@ function p_McpServerHttp(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
-}
-
-function p_217(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpServerAcp(v: any, out: any): true | undefined {
@@ -8287,7 +6215,7 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
   else return failAt("/serverId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_217(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8297,42 +6225,6 @@ function p_McpServerAcp(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_McpServerAcp(v, out) && out;
-}
-
-function p_218(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_219(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_EnvVariable(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_220(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_McpServerStdio(v: any, out: any): true | undefined {
@@ -8353,19 +6245,19 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   else return failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_218(x);
+    y = x === null ? [] : p_13(x);
     if (y !== undefined) out.args = y;
     else return at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_219(x);
+    y = x === null ? [] : p_23(x);
     if (y !== undefined) out.env = y;
     else return at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_220(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8377,7 +6269,7 @@ function p_McpServerStdio(v: any): any {
   return f_McpServerStdio(v, out) && out;
 }
 
-function p_221(v: any): any {
+function p_45(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -8385,18 +6277,6 @@ function p_221(v: any): any {
     const y = p_ContentBlock(x);
     if (y === undefined) return atKey(i);
     out.push(y);
-  }
-  return out;
-}
-
-function p_222(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
   }
   return out;
 }
@@ -8412,14 +6292,14 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
   else return failAt("/mode", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = p_221(x);
+    y = p_45(x);
     if (y !== undefined) out.content = y;
     else return at("/content");
   }
   else return failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_222(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8433,18 +6313,6 @@ function p_SystemPrompt(v: any): any {
 
 function p_SystemPromptMode(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
-}
-
-function p_223(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ListSessionsRequest(v: any, out: any): true | undefined {
@@ -8469,7 +6337,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_223(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8485,18 +6353,6 @@ function p_SessionArchiveFilter(v: any): any {
   return (typeof v === "string" ? v : fail("expected a string"));
 }
 
-function p_224(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_DeleteSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessionId;
@@ -8508,7 +6364,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_224(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8518,42 +6374,6 @@ function p_DeleteSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
-}
-
-function p_225(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AbsolutePath(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_226(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_227(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ForkSessionRequest(v: any, out: any): true | undefined {
@@ -8574,13 +6394,13 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_225(x);
+    y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_226(x);
+    y = x === null ? [] : p_43(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
@@ -8592,7 +6412,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_227(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8602,18 +6422,6 @@ function p_ForkSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ForkSessionRequest(v, out) && out;
-}
-
-function p_228(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
@@ -8627,7 +6435,7 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_228(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8637,18 +6445,6 @@ function p_ArchiveSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ArchiveSessionRequest(v, out) && out;
-}
-
-function p_229(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
@@ -8662,7 +6458,7 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_229(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8672,18 +6468,6 @@ function p_UnarchiveSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_UnarchiveSessionRequest(v, out) && out;
-}
-
-function p_230(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SessionStatusRequest(v: any, out: any): true | undefined {
@@ -8697,7 +6481,7 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_230(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8707,18 +6491,6 @@ function p_SessionStatusRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SessionStatusRequest(v, out) && out;
-}
-
-function p_231(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
@@ -8739,7 +6511,7 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
   else return failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_231(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8749,42 +6521,6 @@ function p_SetSessionTitleRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SetSessionTitleRequest(v, out) && out;
-}
-
-function p_232(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_AbsolutePath(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_233(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
-}
-
-function p_234(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ResumeSessionRequest(v: any, out: any): true | undefined {
@@ -8805,13 +6541,13 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_232(x);
+    y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_233(x);
+    y = x === null ? [] : p_43(x);
     if (y !== undefined) out.mcpServers = y;
     else return at("/mcpServers");
   }
@@ -8829,7 +6565,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_234(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8864,23 +6600,11 @@ function p_ReplayFrom(v: any): any {
   return y;
 }
 
-function p_235(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_ReplayFromStart(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_235(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8890,18 +6614,6 @@ function p_ReplayFromStart(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ReplayFromStart(v, out) && out;
-}
-
-function p_236(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CloseSessionRequest(v: any, out: any): true | undefined {
@@ -8915,7 +6627,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_236(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8925,18 +6637,6 @@ function p_CloseSessionRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
-}
-
-function p_237(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelToolCallRequest(v: any, out: any): true | undefined {
@@ -8957,7 +6657,7 @@ function f_CancelToolCallRequest(v: any, out: any): true | undefined {
   else return failAt("/toolCallId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_237(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -8967,18 +6667,6 @@ function p_CancelToolCallRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CancelToolCallRequest(v, out) && out;
-}
-
-function p_238(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelTerminalRequest(v: any, out: any): true | undefined {
@@ -8999,7 +6687,7 @@ function f_CancelTerminalRequest(v: any, out: any): true | undefined {
   else return failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_238(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9009,18 +6697,6 @@ function p_CancelTerminalRequest(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CancelTerminalRequest(v, out) && out;
-}
-
-function p_239(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_SetSessionConfigOptionRequestId(v: any): any {
@@ -9057,7 +6733,7 @@ function p_SetSessionConfigOptionRequestOther(v: any): any {
   return copyRawExcept(v, {}, ["sessionId", "configId", "_meta"]);
 }
 
-function p_240(v: any): any {
+function p_46(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let y: any;
@@ -9092,10 +6768,10 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
   else return failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_239(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_240(v);
+  const m = p_46(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -9107,7 +6783,7 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
-function p_241(v: any): any {
+function p_47(v: any): any {
   if (!Array.isArray(v)) return fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -9117,18 +6793,6 @@ function p_241(v: any): any {
     out.push(y);
   }
   if (out.length < 1) return fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_242(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
   return out;
 }
 
@@ -9143,14 +6807,14 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_241(x);
+    y = p_47(x);
     if (y !== undefined) out.prompt = y;
     else return at("/prompt");
   }
   else return failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_242(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9162,7 +6826,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_244(v: any): any {
+function p_48(v: any): any {
   let y: any;
   y = p_RequestPermissionResponse(v);
   if (y !== undefined) return y;
@@ -9175,7 +6839,7 @@ function p_244(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_243(v: any, out: any): true | undefined {
+function f_49(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -9186,7 +6850,7 @@ function f_243(v: any, out: any): true | undefined {
   else return failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_244(x);
+    y = p_48(x);
     if (y !== undefined) out.result = y;
     else return at("/result");
   }
@@ -9194,65 +6858,19 @@ function f_243(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_245(v: any): any {
+function p_50(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_243(v, out) && out;
-}
-
-function p_247(v: any): any {
-  let y: any;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
-  if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : fail("expected a string"));
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
-}
-
-function f_246(v: any, out: any): true | undefined {
-  let x: any, y: any;
-  x = v.id;
-  if (x !== undefined) {
-    y = (x === null ? null : p_247(x));
-    if (y !== undefined) out.id = y;
-    else return at("/id");
-  }
-  else return failAt("/id", "missing required property");
-  x = v.error;
-  if (x !== undefined) {
-    y = p_Error(x);
-    if (y !== undefined) out.error = y;
-    else return at("/error");
-  }
-  else return failAt("/error", "missing required property");
-  return true;
-}
-
-function p_248(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  return f_246(v, out) && out;
+  return f_49(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any;
-  y = p_245(v);
+  y = p_50(v);
   if (y !== undefined) return y;
-  y = p_248(v);
+  y = p_21(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
-}
-
-function p_249(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_RequestPermissionResponse(v: any, out: any): true | undefined {
@@ -9266,7 +6884,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
   else return failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_249(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9309,23 +6927,11 @@ function p_RequestPermissionOutcome(v: any): any {
   return y;
 }
 
-function p_250(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
 function f_CancelledPermissionOutcome(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_250(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9335,18 +6941,6 @@ function p_CancelledPermissionOutcome(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CancelledPermissionOutcome(v, out) && out;
-}
-
-function p_251(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
@@ -9360,7 +6954,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
   else return failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_251(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9370,18 +6964,6 @@ function p_SelectedPermissionOutcome(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
-}
-
-function p_252(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function p_CreateElicitationResponseAccept(v: any): any {
@@ -9403,7 +6985,7 @@ function p_CreateElicitationResponseOther(v: any): any {
   return copyRawExcept(v, {}, ["_meta"]);
 }
 
-function p_253(v: any): any {
+function p_51(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const t = v.action;
   let y: any;
@@ -9427,10 +7009,10 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_252(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_253(v);
+  const m = p_51(v);
   if (m === undefined) return undefined;
   merge(out, m);
   return true;
@@ -9440,18 +7022,6 @@ function p_CreateElicitationResponse(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
-}
-
-function p_254(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
-    out.push(y);
-  }
-  return out;
 }
 
 function p_ElicitationContentValue(v: any): any {
@@ -9464,14 +7034,14 @@ function p_ElicitationContentValue(v: any): any {
   if (y !== undefined) return y;
   y = (typeof v === "boolean" ? v : fail("expected a boolean"));
   if (y !== undefined) return y;
-  y = p_254(v);
+  y = p_13(v);
   if (y !== undefined) return y;
   y = copyJson(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
 
-function p_255(v: any): any {
+function p_52(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -9487,7 +7057,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_255(x));
+    y = (x === null ? null : p_52(x));
     if (y !== undefined) out.content = y;
     else return at("/content");
   }
@@ -9500,19 +7070,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function p_257(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function f_256(v: any, out: any): true | undefined {
+function f_53(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.result;
   if (x !== undefined) {
@@ -9523,31 +7081,19 @@ function f_256(v: any, out: any): true | undefined {
   else return failAt("/result", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_257(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
 }
 
-function p_258(v: any): any {
+function p_54(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_256(v, out) && out;
+  return f_53(v, out) && out;
 }
 
-function p_260(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function f_259(v: any, out: any): true | undefined {
+function f_55(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.error;
   if (x !== undefined) {
@@ -9558,23 +7104,23 @@ function f_259(v: any, out: any): true | undefined {
   else return failAt("/error", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_260(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
 }
 
-function p_261(v: any): any {
+function p_56(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_259(v, out) && out;
+  return f_55(v, out) && out;
 }
 
 function p_MessageMcpResponse(v: any): any {
   let y: any;
-  y = p_258(v);
+  y = p_54(v);
   if (y !== undefined) return y;
-  y = p_261(v);
+  y = p_56(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
@@ -9611,7 +7157,7 @@ function p_McpError(v: any): any {
   return f_McpError(v, out) && out;
 }
 
-function p_262(v: any): any {
+function p_57(v: any): any {
   let y: any;
   y = p_CancelSessionNotification(v);
   if (y !== undefined) return y;
@@ -9633,7 +7179,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_262(x));
+    y = (x === null ? null : p_57(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -9644,18 +7190,6 @@ function p_ClientNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ClientNotification(v, out) && out;
-}
-
-function p_263(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelSessionNotification(v: any, out: any): true | undefined {
@@ -9669,7 +7203,7 @@ function f_CancelSessionNotification(v: any, out: any): true | undefined {
   else return failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_263(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9679,30 +7213,6 @@ function p_CancelSessionNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_CancelSessionNotification(v, out) && out;
-}
-
-function p_264(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
-}
-
-function p_265(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_MessageMcpNotification(v: any, out: any): true | undefined {
@@ -9730,13 +7240,13 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_264(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_265(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9746,18 +7256,6 @@ function p_MessageMcpNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_MessageMcpNotification(v, out) && out;
-}
-
-function p_266(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_CancelRequestNotification(v: any, out: any): true | undefined {
@@ -9771,7 +7269,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
   else return failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_266(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9783,7 +7281,7 @@ function p_CancelRequestNotification(v: any): any {
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function p_267(v: any): any {
+function p_58(v: any): any {
   let y: any;
   y = p_InitializeProxyRequest(v);
   if (y !== undefined) return y;
@@ -9810,7 +7308,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_267(x));
+    y = (x === null ? null : p_58(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -9825,18 +7323,6 @@ function p_ProxyRequest(v: any): any {
 
 function p_InitializeProxyRequest(v: any): any {
   return p_InitializeRequest(v);
-}
-
-function p_268(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
@@ -9856,7 +7342,7 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_268(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -9868,7 +7354,7 @@ function p_ProxySuccessorRequest(v: any): any {
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function p_270(v: any): any {
+function p_59(v: any): any {
   let y: any;
   y = p_InitializeProxyResponse(v);
   if (y !== undefined) return y;
@@ -9877,7 +7363,7 @@ function p_270(v: any): any {
   return fail("matches no alternative");
 }
 
-function f_269(v: any, out: any): true | undefined {
+function f_60(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -9888,7 +7374,7 @@ function f_269(v: any, out: any): true | undefined {
   else return failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_270(x);
+    y = p_59(x);
     if (y !== undefined) out.result = y;
     else return at("/result");
   }
@@ -9896,51 +7382,17 @@ function f_269(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_271(v: any): any {
+function p_61(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
-  return f_269(v, out) && out;
-}
-
-function p_273(v: any): any {
-  let y: any;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
-  if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : fail("expected a string"));
-  if (y !== undefined) return y;
-  return fail("matches no alternative");
-}
-
-function f_272(v: any, out: any): true | undefined {
-  let x: any, y: any;
-  x = v.id;
-  if (x !== undefined) {
-    y = (x === null ? null : p_273(x));
-    if (y !== undefined) out.id = y;
-    else return at("/id");
-  }
-  else return failAt("/id", "missing required property");
-  x = v.error;
-  if (x !== undefined) {
-    y = p_Error(x);
-    if (y !== undefined) out.error = y;
-    else return at("/error");
-  }
-  else return failAt("/error", "missing required property");
-  return true;
-}
-
-function p_274(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  return f_272(v, out) && out;
+  return f_60(v, out) && out;
 }
 
 function p_ProxyResponse(v: any): any {
   let y: any;
-  y = p_271(v);
+  y = p_61(v);
   if (y !== undefined) return y;
-  y = p_274(v);
+  y = p_21(v);
   if (y !== undefined) return y;
   return fail("matches no alternative");
 }
@@ -9953,7 +7405,7 @@ function p_ProxySuccessorResponse(v: any): any {
   return copyJson(v);
 }
 
-function p_275(v: any): any {
+function p_62(v: any): any {
   let y: any;
   y = p_ProxySuccessorNotification(v);
   if (y !== undefined) return y;
@@ -9971,7 +7423,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
   else return failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_275(x));
+    y = (x === null ? null : p_62(x));
     if (y !== undefined) out.params = y;
     else return at("/params");
   }
@@ -9982,18 +7434,6 @@ function p_ProxyNotification(v: any): any {
   if (!isObject(v)) return fail("expected an object");
   const out: any = {};
   return f_ProxyNotification(v, out) && out;
-}
-
-function p_276(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
-  const out: any = {};
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
-  }
-  return out;
 }
 
 function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
@@ -10013,7 +7453,7 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_276(x));
+    y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
   return true;

@@ -124,15 +124,6 @@ function v_4(v: any): true | undefined {
   return true;
 }
 
-function v_5(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ToolCallUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -154,7 +145,7 @@ function v_ToolCallUpdate(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_ToolCallCapabilities(x))) return at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_5(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -256,7 +247,7 @@ function v_ContentBlock(v: any): true | undefined {
   return ok;
 }
 
-function v_6(v: any): true | undefined {
+function v_5(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -265,40 +256,22 @@ function v_6(v: any): true | undefined {
   return true;
 }
 
-function v_7(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_Annotations(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.audience;
-  if (x !== undefined && !(x === null || v_6(x))) return at("/audience");
+  if (x !== undefined && !(x === null || v_5(x))) return at("/audience");
   x = v.lastModified;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/lastModified");
   x = v.priority;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || fail("expected a number or null"))) return at("/priority");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_7(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_Role(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_8(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_TextContent(v: any): true | undefined {
@@ -310,21 +283,12 @@ function v_TextContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_8(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_MediaType(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_9(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_ImageContent(v: any): true | undefined {
@@ -341,16 +305,7 @@ function v_ImageContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_9(x))) return at("/_meta");
-  return true;
-}
-
-function v_10(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -366,24 +321,15 @@ function v_AudioContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_10(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_11(v: any): true | undefined {
+function v_6(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_12(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -397,11 +343,11 @@ function v_Icon(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return at("/mimeType");
   x = v.sizes;
-  if (x !== undefined && !(x === null || v_11(x))) return at("/sizes");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/sizes");
   x = v.theme;
   if (x !== undefined && !(x === null || v_IconTheme(x))) return at("/theme");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_12(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -409,20 +355,11 @@ function v_IconTheme(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_13(v: any): true | undefined {
+function v_7(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_Icon(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_14(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -441,7 +378,7 @@ function v_ResourceLink(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v.icons;
-  if (x !== undefined && !(x === null || v_13(x))) return at("/icons");
+  if (x !== undefined && !(x === null || v_7(x))) return at("/icons");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return at("/mimeType");
   x = v.size;
@@ -449,7 +386,7 @@ function v_ResourceLink(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_14(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -457,15 +394,6 @@ function v_EmbeddedResourceResource(v: any): true | undefined {
   if (v_TextResourceContents(v)) return true;
   if (v_BlobResourceContents(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_15(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_TextResourceContents(v: any): true | undefined {
@@ -480,16 +408,7 @@ function v_TextResourceContents(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_15(x))) return at("/_meta");
-  return true;
-}
-
-function v_16(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -505,16 +424,7 @@ function v_BlobResourceContents(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_16(x))) return at("/_meta");
-  return true;
-}
-
-function v_17(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -527,16 +437,7 @@ function v_EmbeddedResource(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_17(x))) return at("/_meta");
-  return true;
-}
-
-function v_18(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -547,7 +448,7 @@ function v_Content(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_18(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -575,7 +476,7 @@ function v_DiffChangeOther(v: any): true | undefined {
   return true;
 }
 
-function v_19(v: any): true | undefined {
+function v_8(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.operation;
   let ok: true | undefined;
@@ -601,15 +502,6 @@ function v_19(v: any): true | undefined {
   return ok;
 }
 
-function v_20(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_DiffChange(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -618,8 +510,8 @@ function v_DiffChange(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_20(x))) return at("/_meta");
-  return v_19(v);
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  return v_8(v);
 }
 
 function v_DiffFileType(v: any): true | undefined {
@@ -651,15 +543,6 @@ function v_DiffPathPairChange(v: any): true | undefined {
   return true;
 }
 
-function v_21(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_DiffPatch(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -670,7 +553,7 @@ function v_DiffPatch(v: any): true | undefined {
   if (x === undefined) return failAt("/text", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/text");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_21(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -678,20 +561,11 @@ function v_DiffPatchFormat(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_22(v: any): true | undefined {
+function v_9(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_DiffChange(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_23(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -701,25 +575,16 @@ function v_Diff(v: any): true | undefined {
   let x: any;
   x = v.changes;
   if (x === undefined) return failAt("/changes", "missing required property");
-  if (!v_22(x)) return at("/changes");
+  if (!v_9(x)) return at("/changes");
   x = v.patch;
   if (x !== undefined && !(x === null || v_DiffPatch(x))) return at("/patch");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_23(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_TerminalId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_24(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Terminal(v: any): true | undefined {
@@ -729,16 +594,7 @@ function v_Terminal(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_24(x))) return at("/_meta");
-  return true;
-}
-
-function v_25(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -751,16 +607,7 @@ function v_ToolCallLocation(v: any): true | undefined {
   x = v.line;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || fail("expected an integer (uint32) in [1, 4294967295] or null"))) return at("/line");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_25(x))) return at("/_meta");
-  return true;
-}
-
-function v_26(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -770,16 +617,7 @@ function v_ToolCallCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_ToolCallCancelCapabilities(x))) return at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_26(x))) return at("/_meta");
-  return true;
-}
-
-function v_27(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -787,16 +625,7 @@ function v_ToolCallCancelCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_27(x))) return at("/_meta");
-  return true;
-}
-
-function v_28(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -807,16 +636,7 @@ function v_ToolCallPermissionSubject(v: any): true | undefined {
   if (x === undefined) return failAt("/toolCall", "missing required property");
   if (!v_ToolCallUpdate(x)) return at("/toolCall");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_28(x))) return at("/_meta");
-  return true;
-}
-
-function v_29(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -834,16 +654,7 @@ function v_CommandPermissionSubject(v: any): true | undefined {
   x = v.terminalId;
   if (x !== undefined && !(x === null || v_TerminalId(x))) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_29(x))) return at("/_meta");
-  return true;
-}
-
-function v_30(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -860,7 +671,7 @@ function v_PermissionOption(v: any): true | undefined {
   if (x === undefined) return failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return at("/kind");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_30(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -880,7 +691,7 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
   return v_ElicitationUrlMode(v);
 }
 
-function v_32(v: any): true | undefined {
+function v_10(v: any): true | undefined {
   let n = 0;
   if (v_ElicitationSessionScope(v)) n++;
   if (v_ElicitationRequestScope(v)) n++;
@@ -888,10 +699,10 @@ function v_32(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
-  return v_32(v);
+  return v_10(v);
 }
 
-function v_31(v: any): true | undefined {
+function v_11(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.mode;
   let ok: true | undefined;
@@ -908,15 +719,6 @@ function v_31(v: any): true | undefined {
   return ok;
 }
 
-function v_33(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_CreateElicitationRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -924,8 +726,8 @@ function v_CreateElicitationRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/message", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/message");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_33(x))) return at("/_meta");
-  return v_31(v);
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  return v_11(v);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
@@ -948,29 +750,11 @@ function v_ElicitationRequestScope(v: any): true | undefined {
   return true;
 }
 
-function v_34(v: any): true | undefined {
+function v_12(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationPropertySchema(x)) return atKey(k);
-  }
-  return true;
-}
-
-function v_35(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_36(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -985,13 +769,13 @@ function v_ElicitationSchema(v: any): true | undefined {
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
   x = v.properties;
   if (x === undefined) return failAt("/properties", "missing required property");
-  if (!v_34(x)) return at("/properties");
+  if (!v_12(x)) return at("/properties");
   x = v.required;
-  if (x !== undefined && !(x === null || v_35(x))) return at("/required");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/required");
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_36(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1053,15 +837,6 @@ function v_StringFormat(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_37(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_EnumOption(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -1074,11 +849,11 @@ function v_EnumOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_37(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_38(v: any): true | undefined {
+function v_13(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   if (v.length < 1) return fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -1088,21 +863,12 @@ function v_38(v: any): true | undefined {
   return true;
 }
 
-function v_39(v: any): true | undefined {
+function v_14(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   if (v.length < 1) return fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnumOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_40(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1125,20 +891,11 @@ function v_StringPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/default");
   x = v.enum;
-  if (x !== undefined && !(x === null || v_38(x))) return at("/enum");
+  if (x !== undefined && !(x === null || v_13(x))) return at("/enum");
   x = v.oneOf;
-  if (x !== undefined && !(x === null || v_39(x))) return at("/oneOf");
+  if (x !== undefined && !(x === null || v_14(x))) return at("/oneOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_40(x))) return at("/_meta");
-  return true;
-}
-
-function v_41(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1156,16 +913,7 @@ function v_NumberPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || fail("expected a number or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_41(x))) return at("/_meta");
-  return true;
-}
-
-function v_42(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1183,16 +931,7 @@ function v_IntegerPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_42(x))) return at("/_meta");
-  return true;
-}
-
-function v_43(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1206,7 +945,7 @@ function v_BooleanPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "boolean" || fail("expected a boolean or null"))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_43(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1234,52 +973,14 @@ function v_MultiSelectItems(v: any): true | undefined {
   return fail("matches no variant");
 }
 
-function v_44(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  if (v.length < 1) return fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_45(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_StringMultiSelectItems(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.enum;
   if (x === undefined) return failAt("/enum", "missing required property");
-  if (!v_44(x)) return at("/enum");
+  if (!v_13(x)) return at("/enum");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_45(x))) return at("/_meta");
-  return true;
-}
-
-function v_46(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  if (v.length < 1) return fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnumOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_47(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1288,27 +989,9 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
   let x: any;
   x = v.anyOf;
   if (x === undefined) return failAt("/anyOf", "missing required property");
-  if (!v_46(x)) return at("/anyOf");
+  if (!v_14(x)) return at("/anyOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_47(x))) return at("/_meta");
-  return true;
-}
-
-function v_48(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_49(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1327,17 +1010,10 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
   if (x === undefined) return failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return at("/items");
   x = v.default;
-  if (x !== undefined && !(x === null || v_48(x))) return at("/default");
+  if (x !== undefined && !(x === null || v_6(x))) return at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_49(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
-}
-
-function v_50(v: any): true | undefined {
-  let n = 0;
-  if (v_ElicitationSessionScope(v)) n++;
-  if (v_ElicitationRequestScope(v)) n++;
-  return n === 1 || fail(n ? "matches more than one alternative (oneOf)" : "matches no alternative");
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
@@ -1346,18 +1022,11 @@ function v_ElicitationFormMode(v: any): true | undefined {
   x = v.requestedSchema;
   if (x === undefined) return failAt("/requestedSchema", "missing required property");
   if (!v_ElicitationSchema(x)) return at("/requestedSchema");
-  return v_50(v);
+  return v_10(v);
 }
 
 function v_ElicitationId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_51(v: any): true | undefined {
-  let n = 0;
-  if (v_ElicitationSessionScope(v)) n++;
-  if (v_ElicitationRequestScope(v)) n++;
-  return n === 1 || fail(n ? "matches more than one alternative (oneOf)" : "matches no alternative");
 }
 
 function v_ElicitationUrlMode(v: any): true | undefined {
@@ -1369,25 +1038,7 @@ function v_ElicitationUrlMode(v: any): true | undefined {
   x = v.url;
   if (x === undefined) return failAt("/url", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
-  return v_51(v);
-}
-
-function v_52(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_53(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
+  return v_10(v);
 }
 
 function v_MessageMcpRequest(v: any): true | undefined {
@@ -1403,9 +1054,9 @@ function v_MessageMcpRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_52(x))) return at("/params");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/params");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_53(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1421,7 +1072,7 @@ function v_ExtRequest(v: any): true | undefined {
   return true;
 }
 
-function v_55(v: any): true | undefined {
+function v_15(v: any): true | undefined {
   if (v_InitializeResponse(v)) return true;
   if (v_LoginAuthResponse(v)) return true;
   if (v_ListProvidersResponse(v)) return true;
@@ -1447,7 +1098,7 @@ function v_55(v: any): true | undefined {
   return fail("matches no alternative");
 }
 
-function v_54(v: any): true | undefined {
+function v_16(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -1455,22 +1106,22 @@ function v_54(v: any): true | undefined {
   if (!v_RequestId(x)) return at("/id");
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_55(x)) return at("/result");
+  if (!v_15(x)) return at("/result");
   return true;
 }
 
-function v_57(v: any): true | undefined {
+function v_17(v: any): true | undefined {
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
   if ((typeof v === "string" || fail("expected a string"))) return true;
   return fail("matches no alternative");
 }
 
-function v_56(v: any): true | undefined {
+function v_18(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
   if (x === undefined) return failAt("/id", "missing required property");
-  if (!(x === null || v_57(x))) return at("/id");
+  if (!(x === null || v_17(x))) return at("/id");
   x = v.error;
   if (x === undefined) return failAt("/error", "missing required property");
   if (!v_Error(x)) return at("/error");
@@ -1478,25 +1129,16 @@ function v_56(v: any): true | undefined {
 }
 
 function v_AgentResponse(v: any): true | undefined {
-  if (v_54(v)) return true;
-  if (v_56(v)) return true;
+  if (v_16(v)) return true;
+  if (v_18(v)) return true;
   return fail("matches no alternative");
 }
 
-function v_58(v: any): true | undefined {
+function v_19(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthMethod(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_59(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -1513,23 +1155,14 @@ function v_InitializeResponse(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !v_AgentCapabilities(x)) return at("/capabilities");
   x = v.authMethods;
-  if (x !== undefined && !v_58(x)) return at("/authMethods");
+  if (x !== undefined && !v_19(x)) return at("/authMethods");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_59(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
   return (Number.isInteger(v) && v >= 0 && v <= 65535 || fail("expected an integer (uint16) in [0, 65535]"));
-}
-
-function v_60(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Implementation(v: any): true | undefined {
@@ -1544,16 +1177,7 @@ function v_Implementation(v: any): true | undefined {
   if (x === undefined) return failAt("/version", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/version");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_60(x))) return at("/_meta");
-  return true;
-}
-
-function v_61(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1567,16 +1191,7 @@ function v_AgentCapabilities(v: any): true | undefined {
   x = v.providers;
   if (x !== undefined && !(x === null || v_ProvidersCapabilities(x))) return at("/providers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_61(x))) return at("/_meta");
-  return true;
-}
-
-function v_62(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1602,16 +1217,7 @@ function v_SessionCapabilities(v: any): true | undefined {
   x = v.title;
   if (x !== undefined && !(x === null || v_SessionTitleCapabilities(x))) return at("/title");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_62(x))) return at("/_meta");
-  return true;
-}
-
-function v_63(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1625,16 +1231,7 @@ function v_PromptCapabilities(v: any): true | undefined {
   x = v.embeddedContext;
   if (x !== undefined && !(x === null || v_PromptEmbeddedContextCapabilities(x))) return at("/embeddedContext");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_63(x))) return at("/_meta");
-  return true;
-}
-
-function v_64(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1642,16 +1239,7 @@ function v_PromptImageCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_64(x))) return at("/_meta");
-  return true;
-}
-
-function v_65(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1659,16 +1247,7 @@ function v_PromptAudioCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_65(x))) return at("/_meta");
-  return true;
-}
-
-function v_66(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1676,16 +1255,7 @@ function v_PromptEmbeddedContextCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_66(x))) return at("/_meta");
-  return true;
-}
-
-function v_67(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1699,16 +1269,7 @@ function v_McpCapabilities(v: any): true | undefined {
   x = v.acp;
   if (x !== undefined && !(x === null || v_McpAcpCapabilities(x))) return at("/acp");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_67(x))) return at("/_meta");
-  return true;
-}
-
-function v_68(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1716,16 +1277,7 @@ function v_McpStdioCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_68(x))) return at("/_meta");
-  return true;
-}
-
-function v_69(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1733,16 +1285,7 @@ function v_McpHttpCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_69(x))) return at("/_meta");
-  return true;
-}
-
-function v_70(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1750,16 +1293,7 @@ function v_McpAcpCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_70(x))) return at("/_meta");
-  return true;
-}
-
-function v_71(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1767,16 +1301,7 @@ function v_SessionDeleteCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_71(x))) return at("/_meta");
-  return true;
-}
-
-function v_72(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1784,16 +1309,7 @@ function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_72(x))) return at("/_meta");
-  return true;
-}
-
-function v_73(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1803,16 +1319,7 @@ function v_SessionSystemPromptCapabilities(v: any): true | undefined {
   x = v.mode;
   if (x !== undefined && !(x === null || v_SessionSystemPromptModeCapabilities(x))) return at("/mode");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_73(x))) return at("/_meta");
-  return true;
-}
-
-function v_74(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1822,16 +1329,7 @@ function v_SessionSystemPromptModeCapabilities(v: any): true | undefined {
   x = v.override;
   if (x !== undefined && !(x === null || v_SessionSystemPromptOverrideCapabilities(x))) return at("/override");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_74(x))) return at("/_meta");
-  return true;
-}
-
-function v_75(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1839,16 +1337,7 @@ function v_SessionSystemPromptOverrideCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_75(x))) return at("/_meta");
-  return true;
-}
-
-function v_76(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1856,16 +1345,7 @@ function v_SessionForkCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_76(x))) return at("/_meta");
-  return true;
-}
-
-function v_77(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1873,16 +1353,7 @@ function v_SessionArchiveCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_77(x))) return at("/_meta");
-  return true;
-}
-
-function v_78(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1890,16 +1361,7 @@ function v_SessionStatusCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_78(x))) return at("/_meta");
-  return true;
-}
-
-function v_79(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1907,16 +1369,7 @@ function v_SessionTitleCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_79(x))) return at("/_meta");
-  return true;
-}
-
-function v_80(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1926,16 +1379,7 @@ function v_AgentAuthCapabilities(v: any): true | undefined {
   x = v.status;
   if (x !== undefined && !(x === null || v_AuthStatusCapabilities(x))) return at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_80(x))) return at("/_meta");
-  return true;
-}
-
-function v_81(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1943,16 +1387,7 @@ function v_AuthStatusCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_81(x))) return at("/_meta");
-  return true;
-}
-
-function v_82(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -1960,7 +1395,7 @@ function v_ProvidersCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_82(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2004,15 +1439,6 @@ function v_AuthMethodId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_83(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_EnvVariable(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -2023,33 +1449,15 @@ function v_EnvVariable(v: any): true | undefined {
   if (x === undefined) return failAt("/value", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_83(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_84(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_85(v: any): true | undefined {
+function v_20(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnvVariable(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_86(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2066,20 +1474,11 @@ function v_AuthMethodTerminal(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v.args;
-  if (x !== undefined && !v_84(x)) return at("/args");
+  if (x !== undefined && !v_6(x)) return at("/args");
   x = v.env;
-  if (x !== undefined && !v_85(x)) return at("/env");
+  if (x !== undefined && !v_20(x)) return at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_86(x))) return at("/_meta");
-  return true;
-}
-
-function v_87(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2095,16 +1494,7 @@ function v_AuthMethodAgent(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_87(x))) return at("/_meta");
-  return true;
-}
-
-function v_88(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2112,24 +1502,15 @@ function v_LoginAuthResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_88(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_89(v: any): true | undefined {
+function v_21(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ProviderInfo(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_90(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2139,26 +1520,17 @@ function v_ListProvidersResponse(v: any): true | undefined {
   let x: any;
   x = v.providers;
   if (x === undefined) return failAt("/providers", "missing required property");
-  if (!v_89(x)) return at("/providers");
+  if (!v_21(x)) return at("/providers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_90(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_91(v: any): true | undefined {
+function v_22(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_LlmProtocol(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_92(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2171,14 +1543,14 @@ function v_ProviderInfo(v: any): true | undefined {
   if (!v_ProviderId(x)) return at("/providerId");
   x = v.supported;
   if (x === undefined) return failAt("/supported", "missing required property");
-  if (!v_91(x)) return at("/supported");
+  if (!v_22(x)) return at("/supported");
   x = v.required;
   if (x === undefined) return failAt("/required", "missing required property");
   if (!(typeof x === "boolean" || fail("expected a boolean"))) return at("/required");
   x = v.current;
   if (x !== undefined && !(x === null || v_ProviderCurrentConfig(x))) return at("/current");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_92(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2188,15 +1560,6 @@ function v_ProviderId(v: any): true | undefined {
 
 function v_LlmProtocol(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_93(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_ProviderCurrentConfig(v: any): true | undefined {
@@ -2209,16 +1572,7 @@ function v_ProviderCurrentConfig(v: any): true | undefined {
   if (x === undefined) return failAt("/baseUrl", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/baseUrl");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_93(x))) return at("/_meta");
-  return true;
-}
-
-function v_94(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2226,16 +1580,7 @@ function v_SetProviderResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_94(x))) return at("/_meta");
-  return true;
-}
-
-function v_95(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2243,16 +1588,7 @@ function v_DisableProviderResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_95(x))) return at("/_meta");
-  return true;
-}
-
-function v_96(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2260,24 +1596,15 @@ function v_LogoutAuthResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_96(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_97(v: any): true | undefined {
+function v_23(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthAccount(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_98(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2289,23 +1616,14 @@ function v_AuthStatusResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/state", "missing required property");
   if (!v_AuthState(x)) return at("/state");
   x = v.accounts;
-  if (x !== undefined && !v_97(x)) return at("/accounts");
+  if (x !== undefined && !v_23(x)) return at("/accounts");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_98(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_AuthState(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_99(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_AuthAccount(v: any): true | undefined {
@@ -2323,11 +1641,11 @@ function v_AuthAccount(v: any): true | undefined {
   x = v.organization;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/organization");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_99(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_100(v: any): true | undefined {
+function v_24(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2336,20 +1654,11 @@ function v_100(v: any): true | undefined {
   return true;
 }
 
-function v_101(v: any): true | undefined {
+function v_25(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AvailableCommand(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_102(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2361,11 +1670,11 @@ function v_NewSessionResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v.configOptions;
-  if (x !== undefined && !v_100(x)) return at("/configOptions");
+  if (x !== undefined && !v_24(x)) return at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_101(x)) return at("/availableCommands");
+  if (x !== undefined && !v_25(x)) return at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_102(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2381,7 +1690,7 @@ function v_SessionConfigOptionOther(v: any): true | undefined {
   return true;
 }
 
-function v_103(v: any): true | undefined {
+function v_26(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
@@ -2398,15 +1707,6 @@ function v_103(v: any): true | undefined {
   return ok;
 }
 
-function v_104(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_SessionConfigOption(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -2421,8 +1721,8 @@ function v_SessionConfigOption(v: any): true | undefined {
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return at("/category");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_104(x))) return at("/_meta");
-  return v_103(v);
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  return v_26(v);
 }
 
 function v_SessionConfigId(v: any): true | undefined {
@@ -2437,7 +1737,7 @@ function v_SessionConfigValueId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_105(v: any): true | undefined {
+function v_27(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   if (v.length < 1) return fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -2447,7 +1747,7 @@ function v_105(v: any): true | undefined {
   return true;
 }
 
-function v_106(v: any): true | undefined {
+function v_28(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   if (v.length < 1) return fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -2458,18 +1758,9 @@ function v_106(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
-  if (v_105(v)) return true;
-  if (v_106(v)) return true;
+  if (v_27(v)) return true;
+  if (v_28(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_107(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -2484,26 +1775,7 @@ function v_SessionConfigSelectOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_107(x))) return at("/_meta");
-  return true;
-}
-
-function v_108(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  if (v.length < 1) return fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigSelectOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_109(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2518,9 +1790,9 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
   if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
   x = v.options;
   if (x === undefined) return failAt("/options", "missing required property");
-  if (!v_108(x)) return at("/options");
+  if (!v_27(x)) return at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_109(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2600,15 +1872,6 @@ function v_AvailableCommandInput(v: any): true | undefined {
   return ok;
 }
 
-function v_110(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_TextCommandInput(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -2616,16 +1879,7 @@ function v_TextCommandInput(v: any): true | undefined {
   if (x === undefined) return failAt("/hint", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/hint");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_110(x))) return at("/_meta");
-  return true;
-}
-
-function v_111(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2641,24 +1895,15 @@ function v_Command(v: any): true | undefined {
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return at("/input");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_111(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_112(v: any): true | undefined {
+function v_29(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionInfo(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_113(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2668,28 +1913,19 @@ function v_ListSessionsResponse(v: any): true | undefined {
   let x: any;
   x = v.sessions;
   if (x === undefined) return failAt("/sessions", "missing required property");
-  if (!v_112(x)) return at("/sessions");
+  if (!v_29(x)) return at("/sessions");
   x = v.nextCursor;
   if (x !== undefined && !(x === null || v_SessionListCursor(x))) return at("/nextCursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_113(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_114(v: any): true | undefined {
+function v_30(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AbsolutePath(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_115(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -2704,7 +1940,7 @@ function v_SessionInfo(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_114(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_30(x)) return at("/additionalDirectories");
   x = v.title;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
   x = v.updatedAt;
@@ -2712,7 +1948,7 @@ function v_SessionInfo(v: any): true | undefined {
   x = v.archived;
   if (x !== undefined && !(x === null || typeof x === "boolean" || fail("expected a boolean or null"))) return at("/archived");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_115(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2720,47 +1956,11 @@ function v_SessionListCursor(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_116(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_DeleteSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_116(x))) return at("/_meta");
-  return true;
-}
-
-function v_117(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_118(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AvailableCommand(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_119(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2771,20 +1971,11 @@ function v_ForkSessionResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v.configOptions;
-  if (x !== undefined && !v_117(x)) return at("/configOptions");
+  if (x !== undefined && !v_24(x)) return at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_118(x)) return at("/availableCommands");
+  if (x !== undefined && !v_25(x)) return at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_119(x))) return at("/_meta");
-  return true;
-}
-
-function v_120(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2792,16 +1983,7 @@ function v_ArchiveSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_120(x))) return at("/_meta");
-  return true;
-}
-
-function v_121(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2809,16 +1991,7 @@ function v_UnarchiveSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_121(x))) return at("/_meta");
-  return true;
-}
-
-function v_122(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2831,7 +2004,7 @@ function v_SessionStatusResponse(v: any): true | undefined {
   x = v.state;
   if (x !== undefined && !(x === null || v_StateUpdate(x))) return at("/state");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_122(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2918,15 +2091,6 @@ function v_BackgroundWork(v: any): true | undefined {
   return ok;
 }
 
-function v_123(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_BackgroundTerminal(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -2934,16 +2098,7 @@ function v_BackgroundTerminal(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_123(x))) return at("/_meta");
-  return true;
-}
-
-function v_124(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2954,16 +2109,7 @@ function v_BackgroundToolCall(v: any): true | undefined {
   if (x === undefined) return failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return at("/toolCallId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_124(x))) return at("/_meta");
-  return true;
-}
-
-function v_125(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -2974,11 +2120,11 @@ function v_BackgroundSubagent(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_125(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_126(v: any): true | undefined {
+function v_31(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2987,22 +2133,13 @@ function v_126(v: any): true | undefined {
   return true;
 }
 
-function v_127(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_RunningStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_126(x))) return at("/background");
+  if (x !== undefined && !(x === null || v_31(x))) return at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_127(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3031,20 +2168,11 @@ function v_ErrorData(v: any): true | undefined {
   return fail("matches no alternative");
 }
 
-function v_128(v: any): true | undefined {
+function v_32(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ProtocolVersion(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_129(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -3057,18 +2185,9 @@ function v_UnsupportedProtocolVersionErrorData(v: any): true | undefined {
   if (!v_ProtocolVersion(x)) return at("/requested");
   x = v.supported;
   if (x === undefined) return failAt("/supported", "missing required property");
-  if (!v_128(x)) return at("/supported");
+  if (!v_32(x)) return at("/supported");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_129(x))) return at("/_meta");
-  return true;
-}
-
-function v_130(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3079,7 +2198,7 @@ function v_SessionNotFoundErrorData(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_130(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3088,15 +2207,6 @@ function v_ErrorStopReason(v: any): true | undefined {
   let x: any;
   x = v.error;
   if (x !== undefined && !(x === null || v_Error(x))) return at("/error");
-  return true;
-}
-
-function v_131(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
   return true;
 }
 
@@ -3119,7 +2229,7 @@ function v_Usage(v: any): true | undefined {
   x = v.cachedWriteTokens;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return at("/cachedWriteTokens");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_131(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3151,7 +2261,7 @@ function v_IdleStateUpdateOther(v: any): true | undefined {
   return true;
 }
 
-function v_132(v: any): true | undefined {
+function v_33(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.stopReason;
   let ok: true | undefined;
@@ -3180,81 +2290,27 @@ function v_132(v: any): true | undefined {
   return ok;
 }
 
-function v_133(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_BackgroundWork(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_134(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_IdleStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.usage;
   if (x !== undefined && !(x === null || v_Usage(x))) return at("/usage");
   x = v.background;
-  if (x !== undefined && !(x === null || v_133(x))) return at("/background");
+  if (x !== undefined && !(x === null || v_31(x))) return at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_134(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   x = v.stopReason;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/stopReason");
-  return v_132(v);
-}
-
-function v_135(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_BackgroundWork(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_136(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
+  return v_33(v);
 }
 
 function v_RequiresActionStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_135(x))) return at("/background");
+  if (x !== undefined && !(x === null || v_31(x))) return at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_136(x))) return at("/_meta");
-  return true;
-}
-
-function v_137(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_BackgroundWork(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_138(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3262,18 +2318,9 @@ function v_UnknownStateUpdate(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_137(x))) return at("/background");
+  if (x !== undefined && !(x === null || v_31(x))) return at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_138(x))) return at("/_meta");
-  return true;
-}
-
-function v_139(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3284,34 +2331,7 @@ function v_SetSessionTitleResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/title", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/title");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_139(x))) return at("/_meta");
-  return true;
-}
-
-function v_140(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_141(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AvailableCommand(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_142(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3319,20 +2339,11 @@ function v_ResumeSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.configOptions;
-  if (x !== undefined && !v_140(x)) return at("/configOptions");
+  if (x !== undefined && !v_24(x)) return at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_141(x)) return at("/availableCommands");
+  if (x !== undefined && !v_25(x)) return at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_142(x))) return at("/_meta");
-  return true;
-}
-
-function v_143(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3340,16 +2351,7 @@ function v_CloseSessionResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_143(x))) return at("/_meta");
-  return true;
-}
-
-function v_144(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3357,16 +2359,7 @@ function v_CancelToolCallResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_144(x))) return at("/_meta");
-  return true;
-}
-
-function v_145(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3374,25 +2367,7 @@ function v_CancelTerminalResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_145(x))) return at("/_meta");
-  return true;
-}
-
-function v_146(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_147(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3401,18 +2376,9 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return failAt("/configOptions", "missing required property");
-  if (!v_146(x)) return at("/configOptions");
+  if (!v_24(x)) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_147(x))) return at("/_meta");
-  return true;
-}
-
-function v_148(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3423,7 +2389,7 @@ function v_PromptResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return at("/messageId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_148(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3435,7 +2401,7 @@ function v_ExtResponse(v: any): true | undefined {
   return true;
 }
 
-function v_149(v: any): true | undefined {
+function v_34(v: any): true | undefined {
   if (v_UpdateSessionNotification(v)) return true;
   if (v_CompleteElicitationNotification(v)) return true;
   if (v_AuthStatusUpdateNotification(v)) return true;
@@ -3450,16 +2416,7 @@ function v_AgentNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_149(x))) return at("/params");
-  return true;
-}
-
-function v_150(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_34(x))) return at("/params");
   return true;
 }
 
@@ -3473,7 +2430,7 @@ function v_UpdateSessionNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/update", "missing required property");
   if (!v_SessionUpdate(x)) return at("/update");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_150(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3653,15 +2610,6 @@ function v_SessionUpdate(v: any): true | undefined {
   return ok;
 }
 
-function v_151(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ContentChunk(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -3672,24 +2620,15 @@ function v_ContentChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_151(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_152(v: any): true | undefined {
+function v_35(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_153(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -3701,27 +2640,9 @@ function v_UserMessage(v: any): true | undefined {
   if (x === undefined) return failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_152(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_35(x))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_153(x))) return at("/_meta");
-  return true;
-}
-
-function v_154(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_155(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3732,27 +2653,9 @@ function v_AgentMessage(v: any): true | undefined {
   if (x === undefined) return failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_154(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_35(x))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_155(x))) return at("/_meta");
-  return true;
-}
-
-function v_156(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_157(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3763,18 +2666,9 @@ function v_AgentThought(v: any): true | undefined {
   if (x === undefined) return failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_156(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_35(x))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_157(x))) return at("/_meta");
-  return true;
-}
-
-function v_158(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3788,16 +2682,7 @@ function v_ToolCallContentChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ToolCallContent(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_158(x))) return at("/_meta");
-  return true;
-}
-
-function v_159(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3808,16 +2693,7 @@ function v_TerminalOutput(v: any): true | undefined {
   if (x === undefined) return failAt("/data", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/data");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_159(x))) return at("/_meta");
-  return true;
-}
-
-function v_160(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3829,16 +2705,7 @@ function v_TerminalExitStatus(v: any): true | undefined {
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_160(x))) return at("/_meta");
-  return true;
-}
-
-function v_161(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3852,16 +2719,7 @@ function v_TerminalSize(v: any): true | undefined {
   if (x === undefined) return failAt("/rows", "missing required property");
   if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || fail("expected an integer (uint16) in [1, 65535]"))) return at("/rows");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_161(x))) return at("/_meta");
-  return true;
-}
-
-function v_162(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3871,16 +2729,7 @@ function v_TerminalCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_TerminalCancelCapabilities(x))) return at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_162(x))) return at("/_meta");
-  return true;
-}
-
-function v_163(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3888,16 +2737,7 @@ function v_TerminalCancelCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_163(x))) return at("/_meta");
-  return true;
-}
-
-function v_164(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3920,16 +2760,7 @@ function v_TerminalUpdate(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_TerminalCapabilities(x))) return at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_164(x))) return at("/_meta");
-  return true;
-}
-
-function v_165(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3943,7 +2774,7 @@ function v_TerminalOutputChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/data", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/data");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_165(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -3991,15 +2822,6 @@ function v_PlanId(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_166(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_PlanEntry(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -4013,7 +2835,7 @@ function v_PlanEntry(v: any): true | undefined {
   if (x === undefined) return failAt("/status", "missing required property");
   if (!v_PlanEntryStatus(x)) return at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_166(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4025,20 +2847,11 @@ function v_PlanEntryStatus(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
 }
 
-function v_167(v: any): true | undefined {
+function v_36(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PlanEntry(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_168(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -4051,18 +2864,9 @@ function v_PlanItems(v: any): true | undefined {
   if (!v_PlanId(x)) return at("/planId");
   x = v.entries;
   if (x === undefined) return failAt("/entries", "missing required property");
-  if (!v_167(x)) return at("/entries");
+  if (!v_36(x)) return at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_168(x))) return at("/_meta");
-  return true;
-}
-
-function v_169(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4076,16 +2880,7 @@ function v_PlanFile(v: any): true | undefined {
   if (x === undefined) return failAt("/uri", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_169(x))) return at("/_meta");
-  return true;
-}
-
-function v_170(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4099,16 +2894,7 @@ function v_PlanMarkdown(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_170(x))) return at("/_meta");
-  return true;
-}
-
-function v_171(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4119,16 +2905,7 @@ function v_PlanUpdate(v: any): true | undefined {
   if (x === undefined) return failAt("/plan", "missing required property");
   if (!v_PlanUpdateContent(x)) return at("/plan");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_171(x))) return at("/_meta");
-  return true;
-}
-
-function v_172(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4139,25 +2916,7 @@ function v_PlanRemoved(v: any): true | undefined {
   if (x === undefined) return failAt("/planId", "missing required property");
   if (!v_PlanId(x)) return at("/planId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_172(x))) return at("/_meta");
-  return true;
-}
-
-function v_173(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AvailableCommand(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_174(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4166,27 +2925,9 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return failAt("/availableCommands", "missing required property");
-  if (!v_173(x)) return at("/availableCommands");
+  if (!v_25(x)) return at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_174(x))) return at("/_meta");
-  return true;
-}
-
-function v_175(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_176(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4195,18 +2936,9 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return failAt("/configOptions", "missing required property");
-  if (!v_175(x)) return at("/configOptions");
+  if (!v_24(x)) return at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_176(x))) return at("/_meta");
-  return true;
-}
-
-function v_177(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4218,16 +2950,7 @@ function v_SessionInfoUpdate(v: any): true | undefined {
   x = v.updatedAt;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_177(x))) return at("/_meta");
-  return true;
-}
-
-function v_178(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4241,16 +2964,7 @@ function v_Cost(v: any): true | undefined {
   if (x === undefined) return failAt("/currency", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/currency");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_178(x))) return at("/_meta");
-  return true;
-}
-
-function v_179(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4266,21 +2980,12 @@ function v_UsageUpdate(v: any): true | undefined {
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return at("/cost");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_179(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_180(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_Notice(v: any): true | undefined {
@@ -4295,7 +3000,7 @@ function v_Notice(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_180(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4305,24 +3010,6 @@ function v_CompactionId(v: any): true | undefined {
 
 function v_CompactionStatus(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_181(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_182(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_CompactionUpdate(v: any): true | undefined {
@@ -4335,20 +3022,11 @@ function v_CompactionUpdate(v: any): true | undefined {
   if (x === undefined) return failAt("/status", "missing required property");
   if (!v_CompactionStatus(x)) return at("/status");
   x = v.summary;
-  if (x !== undefined && !(x === null || v_181(x))) return at("/summary");
+  if (x !== undefined && !(x === null || v_35(x))) return at("/summary");
   x = v.error;
   if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_182(x))) return at("/_meta");
-  return true;
-}
-
-function v_183(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4362,16 +3040,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_183(x))) return at("/_meta");
-  return true;
-}
-
-function v_184(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4381,16 +3050,7 @@ function v_SubagentSessionCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_SessionCancelCapabilities(x))) return at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_184(x))) return at("/_meta");
-  return true;
-}
-
-function v_185(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4398,25 +3058,7 @@ function v_SessionCancelCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_185(x))) return at("/_meta");
-  return true;
-}
-
-function v_186(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AbsolutePath(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_187(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4437,27 +3079,9 @@ function v_SubagentUpdate(v: any): true | undefined {
   x = v.cwd;
   if (x !== undefined && !(x === null || v_AbsolutePath(x))) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !(x === null || v_186(x))) return at("/additionalDirectories");
+  if (x !== undefined && !(x === null || v_30(x))) return at("/additionalDirectories");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_187(x))) return at("/_meta");
-  return true;
-}
-
-function v_188(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_189(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4476,18 +3100,9 @@ function v_SessionMessage(v: any): true | undefined {
   x = v.recipientMessageId;
   if (x !== undefined && !(x === null || v_MessageId(x))) return at("/recipientMessageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_188(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_35(x))) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_189(x))) return at("/_meta");
-  return true;
-}
-
-function v_190(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4501,16 +3116,7 @@ function v_SessionMessageChunk(v: any): true | undefined {
   if (x === undefined) return failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_190(x))) return at("/_meta");
-  return true;
-}
-
-function v_191(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4521,25 +3127,7 @@ function v_CompleteElicitationNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return at("/elicitationId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_191(x))) return at("/_meta");
-  return true;
-}
-
-function v_192(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AuthAccount(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_193(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4550,9 +3138,9 @@ function v_AuthStatusUpdateNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/state", "missing required property");
   if (!v_AuthState(x)) return at("/state");
   x = v.accounts;
-  if (x !== undefined && !v_192(x)) return at("/accounts");
+  if (x !== undefined && !v_23(x)) return at("/accounts");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_193(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4560,7 +3148,7 @@ function v_ExtNotification(v: any): true | undefined {
   return true;
 }
 
-function v_194(v: any): true | undefined {
+function v_37(v: any): true | undefined {
   if (v_InitializeRequest(v)) return true;
   if (v_LoginAuthRequest(v)) return true;
   if (v_ListProvidersRequest(v)) return true;
@@ -4596,16 +3184,7 @@ function v_ClientRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_194(x))) return at("/params");
-  return true;
-}
-
-function v_195(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_37(x))) return at("/params");
   return true;
 }
 
@@ -4621,16 +3200,7 @@ function v_InitializeRequest(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !v_ClientCapabilities(x)) return at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_195(x))) return at("/_meta");
-  return true;
-}
-
-function v_196(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4642,16 +3212,7 @@ function v_ClientCapabilities(v: any): true | undefined {
   x = v.elicitation;
   if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return at("/elicitation");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_196(x))) return at("/_meta");
-  return true;
-}
-
-function v_197(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4661,16 +3222,7 @@ function v_ClientAuthCapabilities(v: any): true | undefined {
   x = v.terminal;
   if (x !== undefined && !(x === null || v_TerminalAuthCapabilities(x))) return at("/terminal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_197(x))) return at("/_meta");
-  return true;
-}
-
-function v_198(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4678,16 +3230,7 @@ function v_TerminalAuthCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_198(x))) return at("/_meta");
-  return true;
-}
-
-function v_199(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4699,16 +3242,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
   x = v.url;
   if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return at("/url");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_199(x))) return at("/_meta");
-  return true;
-}
-
-function v_200(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4716,16 +3250,7 @@ function v_ElicitationFormCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_200(x))) return at("/_meta");
-  return true;
-}
-
-function v_201(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4733,16 +3258,7 @@ function v_ElicitationUrlCapabilities(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_201(x))) return at("/_meta");
-  return true;
-}
-
-function v_202(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4753,16 +3269,7 @@ function v_LoginAuthRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return at("/methodId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_202(x))) return at("/_meta");
-  return true;
-}
-
-function v_203(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4770,24 +3277,15 @@ function v_ListProvidersRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_203(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_204(v: any): true | undefined {
+function v_38(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!(typeof x === "string" || fail("expected a string"))) return atKey(k);
-  }
-  return true;
-}
-
-function v_205(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -4805,18 +3303,9 @@ function v_SetProviderRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/baseUrl", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/baseUrl");
   x = v.headers;
-  if (x !== undefined && !v_204(x)) return at("/headers");
+  if (x !== undefined && !v_38(x)) return at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_205(x))) return at("/_meta");
-  return true;
-}
-
-function v_206(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4827,16 +3316,7 @@ function v_DisableProviderRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/providerId", "missing required property");
   if (!v_ProviderId(x)) return at("/providerId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_206(x))) return at("/_meta");
-  return true;
-}
-
-function v_207(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4844,16 +3324,7 @@ function v_LogoutAuthRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_207(x))) return at("/_meta");
-  return true;
-}
-
-function v_208(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4861,33 +3332,15 @@ function v_AuthStatusRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_208(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_209(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AbsolutePath(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_210(v: any): true | undefined {
+function v_39(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_211(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -4899,13 +3352,13 @@ function v_NewSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_209(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_30(x)) return at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_210(x)) return at("/mcpServers");
+  if (x !== undefined && !v_39(x)) return at("/mcpServers");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_211(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -4945,15 +3398,6 @@ function v_McpServer(v: any): true | undefined {
   return ok;
 }
 
-function v_212(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_HttpHeader(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -4964,24 +3408,15 @@ function v_HttpHeader(v: any): true | undefined {
   if (x === undefined) return failAt("/value", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_212(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_213(v: any): true | undefined {
+function v_40(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_HttpHeader(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_214(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -4996,18 +3431,9 @@ function v_McpServerHttp(v: any): true | undefined {
   if (x === undefined) return failAt("/url", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
   x = v.headers;
-  if (x !== undefined && !v_213(x)) return at("/headers");
+  if (x !== undefined && !v_40(x)) return at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_214(x))) return at("/_meta");
-  return true;
-}
-
-function v_215(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5021,34 +3447,7 @@ function v_McpServerAcp(v: any): true | undefined {
   if (x === undefined) return failAt("/serverId", "missing required property");
   if (!v_McpServerAcpId(x)) return at("/serverId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_215(x))) return at("/_meta");
-  return true;
-}
-
-function v_216(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
-}
-
-function v_217(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnvVariable(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_218(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5062,29 +3461,11 @@ function v_McpServerStdio(v: any): true | undefined {
   if (x === undefined) return failAt("/command", "missing required property");
   if (!v_AbsolutePath(x)) return at("/command");
   x = v.args;
-  if (x !== undefined && !v_216(x)) return at("/args");
+  if (x !== undefined && !v_6(x)) return at("/args");
   x = v.env;
-  if (x !== undefined && !v_217(x)) return at("/env");
+  if (x !== undefined && !v_20(x)) return at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_218(x))) return at("/_meta");
-  return true;
-}
-
-function v_219(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_220(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5096,23 +3477,14 @@ function v_SystemPrompt(v: any): true | undefined {
   if (!v_SystemPromptMode(x)) return at("/mode");
   x = v.content;
   if (x === undefined) return failAt("/content", "missing required property");
-  if (!v_219(x)) return at("/content");
+  if (!v_35(x)) return at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_220(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_SystemPromptMode(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_221(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_ListSessionsRequest(v: any): true | undefined {
@@ -5125,21 +3497,12 @@ function v_ListSessionsRequest(v: any): true | undefined {
   x = v.archived;
   if (x !== undefined && !(x === null || v_SessionArchiveFilter(x))) return at("/archived");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_221(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_SessionArchiveFilter(v: any): true | undefined {
   return (typeof v === "string" || fail("expected a string"));
-}
-
-function v_222(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_DeleteSessionRequest(v: any): true | undefined {
@@ -5149,34 +3512,7 @@ function v_DeleteSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_222(x))) return at("/_meta");
-  return true;
-}
-
-function v_223(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AbsolutePath(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_224(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_225(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5190,22 +3526,13 @@ function v_ForkSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_223(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_30(x)) return at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_224(x)) return at("/mcpServers");
+  if (x !== undefined && !v_39(x)) return at("/mcpServers");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_225(x))) return at("/_meta");
-  return true;
-}
-
-function v_226(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5216,16 +3543,7 @@ function v_ArchiveSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_226(x))) return at("/_meta");
-  return true;
-}
-
-function v_227(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5236,16 +3554,7 @@ function v_UnarchiveSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_227(x))) return at("/_meta");
-  return true;
-}
-
-function v_228(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5256,16 +3565,7 @@ function v_SessionStatusRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_228(x))) return at("/_meta");
-  return true;
-}
-
-function v_229(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5279,34 +3579,7 @@ function v_SetSessionTitleRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/title", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/title");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_229(x))) return at("/_meta");
-  return true;
-}
-
-function v_230(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AbsolutePath(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_231(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_McpServer(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_232(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5320,15 +3593,15 @@ function v_ResumeSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_230(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_30(x)) return at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_231(x)) return at("/mcpServers");
+  if (x !== undefined && !v_39(x)) return at("/mcpServers");
   x = v.replayFrom;
   if (x !== undefined && !(x === null || v_ReplayFrom(x))) return at("/replayFrom");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_232(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5354,29 +3627,11 @@ function v_ReplayFrom(v: any): true | undefined {
   return ok;
 }
 
-function v_233(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_ReplayFromStart(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_233(x))) return at("/_meta");
-  return true;
-}
-
-function v_234(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5387,16 +3642,7 @@ function v_CloseSessionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_234(x))) return at("/_meta");
-  return true;
-}
-
-function v_235(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5410,16 +3656,7 @@ function v_CancelToolCallRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return at("/toolCallId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_235(x))) return at("/_meta");
-  return true;
-}
-
-function v_236(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5433,7 +3670,7 @@ function v_CancelTerminalRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_236(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5460,7 +3697,7 @@ function v_SetSessionConfigOptionRequestOther(v: any): true | undefined {
   return true;
 }
 
-function v_237(v: any): true | undefined {
+function v_41(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
@@ -5477,15 +3714,6 @@ function v_237(v: any): true | undefined {
   return ok;
 }
 
-function v_238(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_SetSessionConfigOptionRequest(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
@@ -5496,25 +3724,16 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return at("/configId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_238(x))) return at("/_meta");
-  return v_237(v);
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  return v_41(v);
 }
 
-function v_239(v: any): true | undefined {
+function v_42(v: any): true | undefined {
   if (!Array.isArray(v)) return fail("expected an array");
   if (v.length < 1) return fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return atKey(i);
-  }
-  return true;
-}
-
-function v_240(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
   }
   return true;
 }
@@ -5527,13 +3746,13 @@ function v_PromptRequest(v: any): true | undefined {
   if (!v_SessionId(x)) return at("/sessionId");
   x = v.prompt;
   if (x === undefined) return failAt("/prompt", "missing required property");
-  if (!v_239(x)) return at("/prompt");
+  if (!v_42(x)) return at("/prompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_240(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_242(v: any): true | undefined {
+function v_43(v: any): true | undefined {
   if (v_RequestPermissionResponse(v)) return true;
   if (v_CreateElicitationResponse(v)) return true;
   if (v_MessageMcpResponse(v)) return true;
@@ -5541,7 +3760,7 @@ function v_242(v: any): true | undefined {
   return fail("matches no alternative");
 }
 
-function v_241(v: any): true | undefined {
+function v_44(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -5549,41 +3768,14 @@ function v_241(v: any): true | undefined {
   if (!v_RequestId(x)) return at("/id");
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_242(x)) return at("/result");
-  return true;
-}
-
-function v_244(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || fail("expected a string"))) return true;
-  return fail("matches no alternative");
-}
-
-function v_243(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  let x: any;
-  x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!(x === null || v_244(x))) return at("/id");
-  x = v.error;
-  if (x === undefined) return failAt("/error", "missing required property");
-  if (!v_Error(x)) return at("/error");
+  if (!v_43(x)) return at("/result");
   return true;
 }
 
 function v_ClientResponse(v: any): true | undefined {
-  if (v_241(v)) return true;
-  if (v_243(v)) return true;
+  if (v_44(v)) return true;
+  if (v_18(v)) return true;
   return fail("matches no alternative");
-}
-
-function v_245(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
@@ -5593,7 +3785,7 @@ function v_RequestPermissionResponse(v: any): true | undefined {
   if (x === undefined) return failAt("/outcome", "missing required property");
   if (!v_RequestPermissionOutcome(x)) return at("/outcome");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_245(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5626,29 +3818,11 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
   return ok;
 }
 
-function v_246(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_CancelledPermissionOutcome(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_246(x))) return at("/_meta");
-  return true;
-}
-
-function v_247(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5659,7 +3833,7 @@ function v_SelectedPermissionOutcome(v: any): true | undefined {
   if (x === undefined) return failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return at("/optionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_247(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5679,7 +3853,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
   return true;
 }
 
-function v_248(v: any): true | undefined {
+function v_45(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   const t = v.action;
   let ok: true | undefined;
@@ -5699,30 +3873,12 @@ function v_248(v: any): true | undefined {
   return ok;
 }
 
-function v_249(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
 function v_CreateElicitationResponse(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_249(x))) return at("/_meta");
-  return v_248(v);
-}
-
-function v_250(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
-  }
-  return true;
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
+  return v_45(v);
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
@@ -5730,12 +3886,12 @@ function v_ElicitationContentValue(v: any): true | undefined {
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
   if ((typeof v === "number" && Number.isFinite(v) || fail("expected a number"))) return true;
   if ((typeof v === "boolean" || fail("expected a boolean"))) return true;
-  if (v_250(v)) return true;
+  if (v_6(v)) return true;
   if (true) return true;
   return fail("matches no alternative");
 }
 
-function v_251(v: any): true | undefined {
+function v_46(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5748,52 +3904,34 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.content;
-  if (x !== undefined && !(x === null || v_251(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_46(x))) return at("/content");
   return true;
 }
 
-function v_253(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_252(v: any): true | undefined {
+function v_47(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_253(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_255(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_254(v: any): true | undefined {
+function v_48(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.error;
   if (x === undefined) return failAt("/error", "missing required property");
   if (!v_McpError(x)) return at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_255(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
 function v_MessageMcpResponse(v: any): true | undefined {
-  if (v_252(v)) return true;
-  if (v_254(v)) return true;
+  if (v_47(v)) return true;
+  if (v_48(v)) return true;
   return fail("matches no alternative");
 }
 
@@ -5809,7 +3947,7 @@ function v_McpError(v: any): true | undefined {
   return true;
 }
 
-function v_256(v: any): true | undefined {
+function v_49(v: any): true | undefined {
   if (v_CancelSessionNotification(v)) return true;
   if (v_MessageMcpNotification(v)) return true;
   if (v_ExtNotification(v)) return true;
@@ -5823,16 +3961,7 @@ function v_ClientNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_256(x))) return at("/params");
-  return true;
-}
-
-function v_257(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_49(x))) return at("/params");
   return true;
 }
 
@@ -5843,25 +3972,7 @@ function v_CancelSessionNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_257(x))) return at("/_meta");
-  return true;
-}
-
-function v_258(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
-}
-
-function v_259(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5878,18 +3989,9 @@ function v_MessageMcpNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_258(x))) return at("/params");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/params");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_259(x))) return at("/_meta");
-  return true;
-}
-
-function v_260(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
@@ -5900,11 +4002,11 @@ function v_CancelRequestNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/requestId", "missing required property");
   if (!v_RequestId(x)) return at("/requestId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_260(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_261(v: any): true | undefined {
+function v_50(v: any): true | undefined {
   if (v_InitializeProxyRequest(v)) return true;
   if (v_ProxySuccessorRequest(v)) return true;
   return fail("matches no alternative");
@@ -5920,21 +4022,12 @@ function v_ProxyRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_261(x))) return at("/params");
+  if (x !== undefined && !(x === null || v_50(x))) return at("/params");
   return true;
 }
 
 function v_InitializeProxyRequest(v: any): true | undefined {
   return v_InitializeRequest(v);
-}
-
-function v_262(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
-  return true;
 }
 
 function v_ProxySuccessorRequest(v: any): true | undefined {
@@ -5944,17 +4037,17 @@ function v_ProxySuccessorRequest(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_262(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
-function v_264(v: any): true | undefined {
+function v_51(v: any): true | undefined {
   if (v_InitializeProxyResponse(v)) return true;
   if (v_ProxySuccessorResponse(v)) return true;
   return fail("matches no alternative");
 }
 
-function v_263(v: any): true | undefined {
+function v_52(v: any): true | undefined {
   if (!isObject(v)) return fail("expected an object");
   let x: any;
   x = v.id;
@@ -5962,31 +4055,13 @@ function v_263(v: any): true | undefined {
   if (!v_RequestId(x)) return at("/id");
   x = v.result;
   if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_264(x)) return at("/result");
-  return true;
-}
-
-function v_266(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || fail("expected a string"))) return true;
-  return fail("matches no alternative");
-}
-
-function v_265(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  let x: any;
-  x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!(x === null || v_266(x))) return at("/id");
-  x = v.error;
-  if (x === undefined) return failAt("/error", "missing required property");
-  if (!v_Error(x)) return at("/error");
+  if (!v_51(x)) return at("/result");
   return true;
 }
 
 function v_ProxyResponse(v: any): true | undefined {
-  if (v_263(v)) return true;
-  if (v_265(v)) return true;
+  if (v_52(v)) return true;
+  if (v_18(v)) return true;
   return fail("matches no alternative");
 }
 
@@ -5998,7 +4073,7 @@ function v_ProxySuccessorResponse(v: any): true | undefined {
   return true;
 }
 
-function v_267(v: any): true | undefined {
+function v_53(v: any): true | undefined {
   if (v_ProxySuccessorNotification(v)) return true;
   return fail("matches no alternative");
 }
@@ -6010,16 +4085,7 @@ function v_ProxyNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_267(x))) return at("/params");
-  return true;
-}
-
-function v_268(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (x !== undefined && !(x === null || v_53(x))) return at("/params");
   return true;
 }
 
@@ -6030,7 +4096,7 @@ function v_ProxySuccessorNotification(v: any): true | undefined {
   if (x === undefined) return failAt("/method", "missing required property");
   if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_268(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_2(x))) return at("/_meta");
   return true;
 }
 
