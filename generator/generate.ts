@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { checkIR } from "./check.js";
 import { ident } from "./code.js";
 import { emitTypes } from "./emit/types.js";
+import { emitMethods } from "./emit/methods.js";
 import { emitParsers } from "./emit/parsers.js";
 import { emitValidators } from "./emit/validators.js";
 import type { SchemaIR, Surface } from "./ir.js";
@@ -101,6 +102,7 @@ export const SURFACE_MODULES: readonly SurfaceModule[] = [
   { file: "types.ts", emit: emitTypes, exports: "type" },
   { file: "validate.ts", emit: emitValidators, exports: "validate" },
   { file: "parse.ts", emit: emitParsers, exports: "parse" },
+  { file: "methods.ts", emit: emitMethods, exports: "value" },
 ];
 
 /** Every file of one surface: its modules and the index.ts that re-exports them. */
