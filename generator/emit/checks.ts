@@ -23,9 +23,13 @@ export function scalarTest(node: ScalarNode, x: string): string {
       return `typeof ${x} === "boolean"`;
     case "string": {
       const min = node.minLength ?? 0;
-      if (min === 0) return `typeof ${x} === "string"`;
+      const tests = [`typeof ${x} === "string"`];
       // JSON Schema counts code points; a UTF-16 length of at least 1 is at least 1 code point.
-      return min === 1 ? `typeof ${x} === "string" && ${x}.length >= 1` : `typeof ${x} === "string" && codePoints(${x}) >= ${min}`;
+      if (min === 1) tests.push(`${x}.length >= 1`);
+      else if (min > 1) tests.push(`codePoints(${x}) >= ${min}`);
+      // `pattern` (older schemas only) is asserted like ajv does: ECMA-262 with the `u` flag.
+      if (node.pattern !== undefined) tests.push(`new RegExp(${literal(node.pattern)}, "u").test(${x})`);
+      return tests.join(" && ");
     }
     case "integer":
       // S30: the width from `format` and explicit bounds are enforced as ranges.
@@ -73,6 +77,7 @@ export function expectation(node: ScalarNode): string {
     case "boolean":
       return "expected a boolean";
     case "string":
+      if (node.pattern !== undefined) return `expected a string matching ${node.pattern}`;
       return node.minLength ? `expected a string of at least ${node.minLength} characters` : "expected a string";
     case "integer":
       return `expected an integer${node.format ? ` (${node.format})` : ""}${rangeText(node.minimum, node.maximum)}`;
