@@ -7,6 +7,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkIR } from "./check.js";
 import { ident } from "./code.js";
+import { emitApply } from "./emit/apply.js";
+import { emitSession } from "./emit/session.js";
 import { emitTypes } from "./emit/types.js";
 import { emitMethods } from "./emit/methods.js";
 import { emitParsers } from "./emit/parsers.js";
@@ -14,6 +16,7 @@ import { emitValidators } from "./emit/validators.js";
 import type { SchemaIR, Surface } from "./ir.js";
 import { loadSchema, SchemaError } from "./load.js";
 import { loadVariantNames, VARIANT_NAMES_FILE } from "./naming.js";
+import { loadSemanticsTable, resolveSemantics, SEMANTICS_FILE } from "./overlay.js";
 import { recogniseSchema } from "./recognise.js";
 import { schemaSources, selectSources } from "./schema-dir.js";
 import { LOCK_FILE, type SchemaLock } from "./schema-sync.js";
@@ -31,6 +34,8 @@ export interface GenerateOptions {
   readonly surfaces?: readonly Surface[];
   /** The untitled-variant naming table (default: `variant-names.json` in `schemaDir`). */
   readonly variantNames?: string;
+  /** The reviewed semantics overlay (default: `semantics.json` in `schemaDir`). */
+  readonly semantics?: string;
   /** Called after each surface with its time in milliseconds. */
   readonly onSurface?: (surface: Surface, millis: number) => void;
 }
@@ -39,6 +44,7 @@ export interface GenerateOptions {
 export function generate(options: GenerateOptions): OutputFile[] {
   const sources = selectSources(schemaSources(options.schemaDir), options.surfaces, options.schemaDir);
   const names = loadVariantNames(options.variantNames ?? join(options.schemaDir, VARIANT_NAMES_FILE));
+  const overlay = loadSemanticsTable(options.semantics ?? join(options.schemaDir, SEMANTICS_FILE));
   const lock = readLock(options.schemaDir);
   for (const file of Object.keys(lock?.files ?? {})) {
     // A pinned file that went missing must not silently drop its surface.
@@ -53,8 +59,9 @@ export function generate(options: GenerateOptions): OutputFile[] {
     if (pinned !== undefined && pinned !== schema.sha256) {
       throw new SchemaError(display, "", `sha256 ${schema.sha256} does not match ${join(options.schemaDir, LOCK_FILE)}; run \`npm run schema:sync\` (or restore the file)`);
     }
-    const ir = recogniseSchema(schema, source.surface, source.file, names);
-    checkIR(ir, display);
+    const recognised = recogniseSchema(schema, source.surface, source.file, names);
+    checkIR(recognised, display);
+    const ir = { ...recognised, semantics: resolveSemantics(recognised, overlay, display) };
     files.push(...emitSurface(ir));
     options.onSurface?.(source.surface, performance.now() - started);
   }
@@ -103,6 +110,8 @@ export const SURFACE_MODULES: readonly SurfaceModule[] = [
   { file: "validate.ts", emit: emitValidators, exports: "validate" },
   { file: "parse.ts", emit: emitParsers, exports: "parse" },
   { file: "methods.ts", emit: emitMethods, exports: "value" },
+  { file: "apply.ts", emit: emitApply, exports: "apply" },
+  { file: "session.ts", emit: emitSession, exports: "value" },
 ];
 
 /** Every file of one surface: its modules and the index.ts that re-exports them. */

@@ -198,6 +198,8 @@ export interface SchemaIR {
   readonly file: string;
   readonly sha256: string;
   readonly defs: readonly Def[];
+  /** The reviewed semantics overlay for this surface (schema/semantics.json), once checked against the defs. */
+  readonly semantics?: Semantics;
 }
 
 /** A method of the protocol, from `x-method`/`x-side` (S32). */
@@ -207,4 +209,62 @@ export interface Method {
   readonly params?: string;
   readonly result?: string;
   readonly kind: "request" | "notification";
+}
+
+/**
+ * How one field of an upsert type is patched (S1-S4, S6, S15, S22):
+ * `replace` omitted keeps / null removes / value replaces; `reset` like
+ * replace but null (and first sight) store `value`; `keep` omitted and null
+ * keep; `latest` omitted and null remove; `metaPatch` the S6 `_meta` patch.
+ */
+export type FieldRule =
+  | { readonly kind: "replace" | "keep" | "latest" | "metaPatch" }
+  | { readonly kind: "reset"; readonly value: string | readonly [] };
+
+/** An upsert type and the rule of each of its fields, in declaration order (identity key included). */
+export interface Upsert {
+  readonly type: string;
+  /** The rulebook id the entry implements (S9, S22, ...). */
+  readonly rule: string;
+  /** The identity field; absent for a session singleton (SessionInfoUpdate, UsageUpdate). */
+  readonly key?: string;
+  /** False for a type stored by field rules that is not a patch type (no `apply.X`). */
+  readonly patch: boolean;
+  readonly fields: readonly { readonly name: string; readonly rule: FieldRule }[];
+}
+
+/** How `reduceSession` handles one `SessionUpdate` variant (S10-S22, S27). */
+export type SessionRoute =
+  | { readonly op: "upsert"; readonly tag: string; readonly slot: string; readonly payload: string; readonly creates?: Readonly<Record<string, string>> }
+  | {
+      readonly op: "append";
+      readonly tag: string;
+      readonly slot: string;
+      readonly payload: string;
+      readonly key: string;
+      readonly item: string;
+      readonly into: string;
+      /** The upsert type of the entity; absent: a plain `{ key, into }` record. */
+      readonly entity?: string;
+      /** `item` is base64 whose bytes are appended to `into.data` (S12). */
+      readonly bytes: boolean;
+      readonly creates?: Readonly<Record<string, string>>;
+    }
+  | { readonly op: "put"; readonly tag: string; readonly slot: string; readonly payload: string; readonly value?: string; readonly key?: string; readonly initial?: unknown }
+  | { readonly op: "remove"; readonly tag: string; readonly slot: string; readonly payload: string; readonly key: string }
+  | { readonly op: "event"; readonly tag: string; readonly slot: string; readonly payload?: string; readonly raw: boolean };
+
+/** The semantics overlay of one surface, checked against its schema (see generator/overlay.ts). */
+export interface Semantics {
+  /** The table it came from, for messages. */
+  readonly file: string;
+  /** The def whose variants `reduceSession` routes (`SessionUpdate`). */
+  readonly union: string;
+  readonly upserts: readonly Upsert[];
+  /** One route per variant; the custom variant's route has tag `*`. */
+  readonly routes: readonly SessionRoute[];
+  /** Slots that are maps keyed by id on every surface, in `SessionState` order. */
+  readonly maps: readonly string[];
+  /** Slots that are lists on every surface. */
+  readonly lists: readonly string[];
 }

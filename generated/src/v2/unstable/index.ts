@@ -5,3 +5,6 @@ export type { Issue, Result } from "../../runtime/result.js";
 export type * from "./types.js";
 export * as validate from "./validate.js";
 export * as parse from "./parse.js";
+export * from "./methods.js";
+export * as apply from "./apply.js";
+export * from "./session.js";

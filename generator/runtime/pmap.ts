@@ -1,0 +1,198 @@
+/*
+ * A persistent map with string keys for the session reducer: `with` and
+ * `without` return a new map that shares all untouched structure with the old
+ * one (a hash array mapped trie, 32-way), so an update costs O(log32 n)
+ * instead of copying a whole `Map`. Iteration follows insertion order, like
+ * `Map`: re-setting a key keeps its place. Keys are plain data; `__proto__`
+ * is a key like any other (S34). Nothing in a map is ever mutated after it
+ * is built, so old and new versions can be shared freely.
+ */
+
+const BITS = 5;
+const MASK = (1 << BITS) - 1;
+
+/** One entry: key, value, hash and its insertion number (for ordered iteration). */
+class Leaf<V> {
+  constructor(
+    readonly hash: number,
+    readonly key: string,
+    readonly value: V,
+    readonly seq: number,
+  ) {}
+}
+
+/** Entries whose keys share a full 32-bit hash. */
+class Collision<V> {
+  constructor(
+    readonly hash: number,
+    readonly leaves: readonly Leaf<V>[],
+  ) {}
+}
+
+/** An inner node: one child per set bit of `bitmap`, in bit order. */
+class Branch<V> {
+  constructor(
+    readonly bitmap: number,
+    readonly children: readonly Trie<V>[],
+  ) {}
+}
+
+type Trie<V> = Leaf<V> | Collision<V> | Branch<V>;
+
+/** An immutable map from strings to `V`, ordered by first insertion. */
+export class PersistentMap<V> implements ReadonlyMap<string, V> {
+  /** Entries in insertion order, computed on first iteration. */
+  #ordered: readonly Leaf<V>[] | undefined;
+
+  private constructor(
+    private readonly root: Trie<V> | undefined,
+    readonly size: number,
+    private readonly nextSeq: number,
+  ) {}
+
+  /** The empty map. */
+  static empty<V>(): PersistentMap<V> {
+    return new PersistentMap<V>(undefined, 0, 0);
+  }
+
+  /** The value stored under `key`, if any. */
+  get(key: string): V | undefined {
+    return this.root === undefined ? undefined : find(this.root, hashOf(key), key, 0)?.value;
+  }
+
+  /** Whether `key` is stored. */
+  has(key: string): boolean {
+    return this.root !== undefined && find(this.root, hashOf(key), key, 0) !== undefined;
+  }
+
+  /** A map with `key` set to `value`; an existing key keeps its position. */
+  with(key: string, value: V): PersistentMap<V> {
+    const hash = hashOf(key);
+    const old = this.root === undefined ? undefined : find(this.root, hash, key, 0);
+    const leaf = new Leaf(hash, key, value, old?.seq ?? this.nextSeq);
+    const root = this.root === undefined ? leaf : insert(this.root, leaf, 0);
+    return new PersistentMap(root, old ? this.size : this.size + 1, old ? this.nextSeq : this.nextSeq + 1);
+  }
+
+  /** A map without `key` (this map when the key is absent). */
+  without(key: string): PersistentMap<V> {
+    if (this.root === undefined) return this;
+    const root = remove(this.root, hashOf(key), key, 0);
+    return root === this.root ? this : new PersistentMap(root, this.size - 1, this.nextSeq);
+  }
+
+  /** Calls `callback` for each entry in insertion order. */
+  forEach(callback: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
+    for (const leaf of this.ordered()) callback.call(thisArg, leaf.value, leaf.key, this);
+  }
+
+  /** `[key, value]` pairs in insertion order. */
+  *entries(): MapIterator<[string, V]> {
+    for (const leaf of this.ordered()) yield [leaf.key, leaf.value];
+  }
+
+  /** Keys in insertion order. */
+  *keys(): MapIterator<string> {
+    for (const leaf of this.ordered()) yield leaf.key;
+  }
+
+  /** Values in insertion order. */
+  *values(): MapIterator<V> {
+    for (const leaf of this.ordered()) yield leaf.value;
+  }
+
+  /** `[key, value]` pairs in insertion order. */
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries();
+  }
+
+  private ordered(): readonly Leaf<V>[] {
+    if (this.#ordered === undefined) {
+      const leaves: Leaf<V>[] = [];
+      if (this.root !== undefined) collect(this.root, leaves);
+      this.#ordered = leaves.sort((a, b) => a.seq - b.seq);
+    }
+    return this.#ordered;
+  }
+}
+
+/** FNV-1a over the UTF-16 code units. */
+function hashOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+/** The bit of `hash` at trie depth `shift`. */
+function bitAt(hash: number, shift: number): number {
+  return 1 << ((hash >>> shift) & MASK);
+}
+
+/** Position of `bit`'s child among the set bits of `bitmap`. */
+function slot(bitmap: number, bit: number): number {
+  let x = bitmap & (bit - 1);
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+function find<V>(node: Trie<V>, hash: number, key: string, shift: number): Leaf<V> | undefined {
+  if (node instanceof Leaf) return node.key === key ? node : undefined;
+  if (node instanceof Collision) return node.hash === hash ? node.leaves.find((l) => l.key === key) : undefined;
+  const bit = bitAt(hash, shift);
+  return node.bitmap & bit ? find(node.children[slot(node.bitmap, bit)]!, hash, key, shift + BITS) : undefined;
+}
+
+/** `node` with `leaf` stored (replacing an entry with the same key). */
+function insert<V>(node: Trie<V>, leaf: Leaf<V>, shift: number): Trie<V> {
+  if (node instanceof Branch) {
+    const bit = bitAt(leaf.hash, shift);
+    const at = slot(node.bitmap, bit);
+    const children = node.children.slice();
+    if (node.bitmap & bit) children[at] = insert(children[at]!, leaf, shift + BITS);
+    else children.splice(at, 0, leaf);
+    return new Branch(node.bitmap | bit, children);
+  }
+  if (node.hash !== leaf.hash) return join(node, leaf, shift);
+  if (node instanceof Leaf) return node.key === leaf.key ? leaf : new Collision(leaf.hash, [node, leaf]);
+  return new Collision(leaf.hash, [...node.leaves.filter((l) => l.key !== leaf.key), leaf]);
+}
+
+/** A branch holding `a` and `b`, whose hashes differ, at depth `shift` or below. */
+function join<V>(a: Leaf<V> | Collision<V>, b: Leaf<V>, shift: number): Branch<V> {
+  const bitA = bitAt(a.hash, shift);
+  const bitB = bitAt(b.hash, shift);
+  if (bitA === bitB) return new Branch(bitA, [join(a, b, shift + BITS)]);
+  return new Branch(bitA | bitB, bitA >>> 0 < bitB >>> 0 ? [a, b] : [b, a]);
+}
+
+/** `node` without `key`: the same node when absent, `undefined` when nothing is left. */
+function remove<V>(node: Trie<V>, hash: number, key: string, shift: number): Trie<V> | undefined {
+  if (node instanceof Leaf) return node.key === key ? undefined : node;
+  if (node instanceof Collision) {
+    if (node.hash !== hash || !node.leaves.some((l) => l.key === key)) return node;
+    const rest = node.leaves.filter((l) => l.key !== key);
+    return rest.length === 1 ? rest[0] : new Collision(hash, rest);
+  }
+  const bit = bitAt(hash, shift);
+  if (!(node.bitmap & bit)) return node;
+  const at = slot(node.bitmap, bit);
+  const child = node.children[at]!;
+  const next = remove(child, hash, key, shift + BITS);
+  if (next === child) return node;
+  if (next !== undefined) {
+    const children = node.children.slice();
+    children[at] = next;
+    return new Branch(node.bitmap, children);
+  }
+  const children = node.children.filter((_, i) => i !== at);
+  if (children.length === 0) return undefined;
+  // A lone leaf (or collision) moves up; a lone branch stays, its position depends on the depth.
+  return children.length === 1 && !(children[0] instanceof Branch) ? children[0] : new Branch(node.bitmap & ~bit, children);
+}
+
+function collect<V>(node: Trie<V>, out: Leaf<V>[]): void {
+  if (node instanceof Leaf) out.push(node);
+  else if (node instanceof Collision) out.push(...node.leaves);
+  else for (const child of node.children) collect(child, out);
+}
