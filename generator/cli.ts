@@ -116,6 +116,10 @@ function reportError(error: unknown, out: CliOutput): number {
     out.stderr(`acp-codegen: ${error.message}\n`);
     return 2;
   }
+  if (isFileSystemError(error)) {
+    out.stderr(`acp-codegen: cannot use ${error.path}: ${error.code}\n`);
+    return 2;
+  }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   out.stderr(`acp-codegen: internal error (a bug in acp-codegen; nothing was written):\n${detail}\n`);
   return 3;
@@ -209,6 +213,12 @@ function diffCommand(args: readonly string[], out: CliOutput): number {
   const report = diffSchemas(positionals[0]!, positionals[1]!, { ignoreUnstable: values["ignore-unstable"] });
   out.stdout(formatReport(report, format));
   return exitCodeFor(report.findings, failOn);
+}
+
+/** A missing, unreadable or unwritable path given on the command line (or implied by it). */
+function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { path: string } {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof (error as NodeJS.ErrnoException | undefined)?.path === "string" && ["ENOENT", "EACCES", "EISDIR", "ENOTDIR", "EROFS"].includes(code ?? "");
 }
 
 function printHelp(command: string, out: CliOutput): number {

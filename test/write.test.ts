@@ -1,0 +1,123 @@
+/**
+ * Safe output: after any failure the output directory is exactly as before,
+ * and what a killed run leaves behind is cleaned up (or restored) by the next.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { recoverInterruptedWrites, surfaceOfOutputPath, treeWithOtherSurfaces, writeTree, type OutputFile } from "../generator/write.js";
+import { ROOT } from "./support/ir.js";
+import { previousOutput, snapshotTree, tempDir, writeFiles } from "./support/run-cli.js";
+
+const FRESH: OutputFile[] = [
+  { path: "src/v2/index.ts", content: "// fresh\n" },
+  { path: "src/v2/unstable/index.ts", content: "// fresh unstable\n" },
+];
+
+/** A pid that certainly belongs to no running process: a child that has already exited. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ["-e", ""]).pid!;
+}
+
+function siblingsOf(outDir: string): string[] {
+  return readdirSync(dirname(outDir)).filter((name) => name.startsWith(`${basename(outDir)}.`));
+}
+
+describe("writeTree", () => {
+  it("replaces the output with exactly the new files and leaves no sibling behind", () => {
+    const out = previousOutput();
+    writeTree(out, FRESH);
+    expect([...snapshotTree(out)]).toEqual([
+      ["src/v2/index.ts", "// fresh\n"],
+      ["src/v2/unstable/index.ts", "// fresh unstable\n"],
+    ]);
+    expect(siblingsOf(out)).toEqual([]);
+  });
+
+  it("a write failing half-way leaves the output as it was", () => {
+    const out = previousOutput();
+    const before = snapshotTree(out);
+    // The second file needs `src/v2/index.ts` to be a directory: ENOTDIR after the first file is written.
+    const clash = [...FRESH, { path: "src/v2/index.ts/oops.ts", content: "" }];
+    expect(() => writeTree(out, clash)).toThrow(/ENOTDIR|EEXIST/);
+    expect(snapshotTree(out)).toEqual(before);
+    expect(siblingsOf(out)).toEqual([]);
+  });
+
+  it("refuses output paths that escape the output directory, before touching anything", () => {
+    const out = previousOutput();
+    const before = snapshotTree(out);
+    expect(() => writeTree(out, [{ path: "../escaped.ts", content: "" }])).toThrow(/escapes the output directory/);
+    expect(snapshotTree(out)).toEqual(before);
+    expect(existsSync(join(dirname(out), "escaped.ts"))).toBe(false);
+  });
+
+  it("a run killed while writing leaves the output as it was; the next run removes its staging directory", async () => {
+    const out = previousOutput();
+    const before = snapshotTree(out);
+    // A child writing 20 000 files (seconds of work), killed as soon as its staging directory has files.
+    const script = `
+      import { writeTree } from ${JSON.stringify(join(ROOT, "generator/write.ts"))};
+      const files = Array.from({ length: 20000 }, (_, i) => ({ path: "src/v2/f" + i + ".ts", content: "x".repeat(1000) }));
+      writeTree(${JSON.stringify(out)}, files);`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, stdio: "ignore" });
+    const staging = join(dirname(out), `${basename(out)}.staging-${child.pid}`);
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    while (!existsSync(join(staging, "src/v2"))) await new Promise((r) => setTimeout(r, 5));
+    child.kill("SIGKILL");
+    await exited;
+    expect(snapshotTree(out)).toEqual(before);
+    expect(existsSync(staging)).toBe(true);
+    writeTree(out, FRESH);
+    expect(existsSync(staging)).toBe(false);
+    expect(snapshotTree(out).get("src/v2/index.ts")).toBe("// fresh\n");
+  }, 30_000);
+
+  it("a run killed between the two renames of the swap is undone: the previous output comes back", () => {
+    const out = previousOutput();
+    const before = snapshotTree(out);
+    const pid = deadPid();
+    const previous = `${out}.previous-${pid}`;
+    renameSync(out, previous);
+    writeFiles(`${out}.staging-${pid}`, { "src/v2/index.ts": "// half-done\n" });
+    recoverInterruptedWrites(out);
+    expect(snapshotTree(out)).toEqual(before);
+    expect(siblingsOf(out)).toEqual([]);
+  });
+
+  it("leaves the staging directory of a run that is still alive alone", () => {
+    const out = previousOutput();
+    const live = `${out}.staging-${process.ppid}`;
+    mkdirSync(live);
+    writeTree(out, FRESH);
+    expect(existsSync(live)).toBe(true);
+  });
+});
+
+describe("--surface keeps the files of other surfaces", () => {
+  it("owns paths by their longest surface directory", () => {
+    expect(surfaceOfOutputPath("src/v2/index.ts")).toBe("v2");
+    expect(surfaceOfOutputPath("src/v2/unstable/index.ts")).toBe("v2/unstable");
+    expect(surfaceOfOutputPath("src/runtime/result.ts")).toBeUndefined();
+  });
+
+  it("replaces the selected surface's files, stale ones included, and keeps the rest", () => {
+    const out = writeFiles(tempDir("out"), {
+      "src/v2/index.ts": "// old v2\n",
+      "src/v2/stale.ts": "// gone after regenerating v2\n",
+      "src/v2/unstable/index.ts": "// other surface\n",
+      "src/runtime/extra.ts": "// shared, not produced this time\n",
+    });
+    writeFileSync(join(out, "package.json"), "{}\n");
+    const tree = treeWithOtherSurfaces(out, [{ path: "src/v2/index.ts", content: "// new v2\n" }], ["v2"]);
+    expect(new Map(tree.map((f) => [f.path, f.content]))).toEqual(
+      new Map([
+        ["src/v2/index.ts", "// new v2\n"],
+        ["package.json", "{}\n"],
+        ["src/runtime/extra.ts", "// shared, not produced this time\n"],
+        ["src/v2/unstable/index.ts", "// other surface\n"],
+      ]),
+    );
+  });
+});
