@@ -27,13 +27,7 @@ export function loadVariantNames(path: string): VariantNames {
   if (!existsSync(path)) {
     throw new SchemaError(path, "", `no untitled-variant naming table here; add one (\`{}\` if the schema has no untitled variants) or pass --variant-names FILE`);
   }
-  let table: unknown;
-  try {
-    table = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new SchemaError(path, "", `the naming table is not valid JSON: ${(error as Error).message}`);
-  }
-  if (!isPlainObject(table)) throw new SchemaError(path, "", "the naming table must be a JSON object");
+  const table = readTable(path);
   return {
     lookup(def, tag, missing) {
       const entry = Object.hasOwn(table, def) ? table[def] : undefined;
@@ -44,6 +38,18 @@ export function loadVariantNames(path: string): VariantNames {
       return `untitled variant "${tag}" of ${def} has no name: add "${def}": { "${tag}": "<TypeName>" } to ${path} (the reviewed naming table)`;
     },
   };
+}
+
+/** The table's JSON object; a `SchemaError` naming the file when it is not one. */
+function readTable(path: string): Record<string, unknown> {
+  let table: unknown;
+  try {
+    table = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new SchemaError(path, "", `the naming table is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isPlainObject(table)) throw new SchemaError(path, "", "the naming table must be a JSON object");
+  return table;
 }
 
 /** `<Def><Title in PascalCase>`, e.g. `IdleStateUpdate` + `none` -> `IdleStateUpdateNone`. */
