@@ -26,9 +26,9 @@ interface Pair {
 }
 
 /** Writes one side of a pair as a schema directory with its naming table. */
-function sideDir(files: Record<string, unknown>, names: Pair["variantNames"]): string {
+function sideDir(files: Record<string, unknown>, names: Pair["variantNames"] = {}): string {
   const texts = Object.fromEntries(Object.entries(files).map(([path, schema]) => [path, JSON.stringify(schema)]));
-  return writeFiles(tempDir("side"), { ...texts, "variant-names.json": JSON.stringify(names ?? {}) });
+  return writeFiles(tempDir("side"), { ...texts, "variant-names.json": JSON.stringify(names) });
 }
 
 const essentials = (findings: readonly Pick<Finding, "rule" | "category" | "severity" | "location">[]) =>
