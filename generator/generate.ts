@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { checkIR } from "./check.js";
 import { ident } from "./code.js";
 import { emitApply } from "./emit/apply.js";
+import { emitBuilders } from "./emit/builders.js";
 import { emitSession } from "./emit/session.js";
 import { emitTypes } from "./emit/types.js";
 import { emitMethods } from "./emit/methods.js";
@@ -110,6 +111,7 @@ export const SURFACE_MODULES: readonly SurfaceModule[] = [
   { file: "validate.ts", emit: emitValidators, exports: "validate" },
   { file: "parse.ts", emit: emitParsers, exports: "parse" },
   { file: "methods.ts", emit: emitMethods, exports: "value" },
+  { file: "build.ts", emit: emitBuilders, exports: "build" },
   { file: "apply.ts", emit: emitApply, exports: "apply" },
   { file: "session.ts", emit: emitSession, exports: "value" },
 ];

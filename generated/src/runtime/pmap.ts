@@ -90,22 +90,22 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
   }
 
   /** `[key, value]` pairs in insertion order. */
-  *entries(): MapIterator<[string, V]> {
-    for (const leaf of this.ordered()) yield [leaf.key, leaf.value];
+  entries() {
+    return this.ordered().map((leaf): [string, V] => [leaf.key, leaf.value])[Symbol.iterator]();
   }
 
   /** Keys in insertion order. */
-  *keys(): MapIterator<string> {
-    for (const leaf of this.ordered()) yield leaf.key;
+  keys() {
+    return this.ordered().map((leaf) => leaf.key)[Symbol.iterator]();
   }
 
   /** Values in insertion order. */
-  *values(): MapIterator<V> {
-    for (const leaf of this.ordered()) yield leaf.value;
+  values() {
+    return this.ordered().map((leaf) => leaf.value)[Symbol.iterator]();
   }
 
   /** `[key, value]` pairs in insertion order. */
-  [Symbol.iterator](): MapIterator<[string, V]> {
+  [Symbol.iterator]() {
     return this.entries();
   }
 

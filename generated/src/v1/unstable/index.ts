@@ -6,5 +6,6 @@ export type * from "./types.js";
 export * as validate from "./validate.js";
 export * as parse from "./parse.js";
 export * from "./methods.js";
+export * as build from "./build.js";
 export * as apply from "./apply.js";
 export * from "./session.js";
