@@ -1,0 +1,158 @@
+/**
+ * Property-based tests (fast-check) of reduceSession and apply.X on every
+ * surface. Streams are drawn from the wire updates of our rulebook scenarios
+ * (parsed first), with ids re-drawn from a small pool that includes
+ * `__proto__` and `constructor` so entities collide and keys are hostile.
+ * - S34/purity: updates are deep-frozen, nothing throws, no earlier state
+ *   changes, Object.prototype never gains a key;
+ * - S18 and upserts: every update that is not a chunk or an event is
+ *   idempotent (applying it twice equals applying it once), snapshots included;
+ * - S8: a malformed field that parse.X drops leaves apply.X a no-op;
+ * - S12: terminal output is the base64 of all chunk bytes, in order.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Semantics, Surface } from "../generator/ir.js";
+import { loadSemanticsTable, resolveSemantics, SEMANTICS_FILE } from "../generator/overlay.js";
+import { SURFACES } from "../generator/surfaces.js";
+import { loadFixtures } from "./support/fixtures.js";
+import { pinnedIR, SCHEMA_DIR } from "./support/ir.js";
+import { canonicalJson } from "./support/json.js";
+import { deepFreeze, member, plainState, sessionOf } from "./support/state.js";
+import { parserOf } from "./support/surfaces.js";
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const IDS = ["a", "b", "__proto__", "constructor", "toString"];
+const ID_KEYS = ["toolCallId", "messageId", "terminalId", "compactionId", "planId", "sessionId"];
+
+function semanticsOf(surface: Surface): Semantics {
+  const ir = pinnedIR(surface);
+  return resolveSemantics(ir, loadSemanticsTable(`${SCHEMA_DIR}/${SEMANTICS_FILE}`), ir.file);
+}
+
+/** The parsed wire updates of every session scenario of a surface. */
+function seedUpdates(surface: Surface): Json[] {
+  const out: Json[] = [];
+  for (const file of loadFixtures<{ updates: unknown[] }>("session")) {
+    for (const c of file.cases) {
+      if (!c.surfaces.includes(surface)) continue;
+      for (const update of c.updates) {
+        const parsed = parserOf(surface, "SessionUpdate")(update);
+        if (parsed.ok) out.push(parsed.value as Json);
+      }
+    }
+  }
+  return out;
+}
+
+/** `update` with every id (also inside `plan`) replaced by `id`. */
+function withId(update: Json, id: string): Json {
+  const out: Json = JSON.parse(JSON.stringify(update));
+  for (const key of ID_KEYS) if (Object.hasOwn(out, key)) out[key] = id;
+  const plan = out["plan"];
+  if (typeof plan === "object" && plan !== null && Object.hasOwn(plan, "planId")) (plan as Json)["planId"] = id;
+  return out;
+}
+
+function streamOf(surface: Surface): fc.Arbitrary<Json[]> {
+  const seeds = seedUpdates(surface);
+  return fc.array(fc.tuple(fc.constantFrom(...seeds), fc.constantFrom(...IDS)).map(([u, id]) => withId(u, id)), { maxLength: 25 });
+}
+
+const fold = (surface: Surface, updates: readonly Json[]) => {
+  const { emptySessionState, reduceSession } = sessionOf(surface);
+  return updates.reduce<object>((s, u) => reduceSession(s, u), emptySessionState());
+};
+
+describe("reduceSession properties", () => {
+  for (const { surface } of SURFACES) {
+    const stream = streamOf(surface);
+    const semantics = semanticsOf(surface);
+    const repeatable = new Set(semantics.routes.filter((r) => r.op !== "append" && r.op !== "event").map((r) => r.tag));
+
+    it(`S34 ${surface}: frozen updates, unchanged earlier states, no prototype pollution`, () => {
+      fc.assert(
+        fc.property(stream, (updates) => {
+          const { emptySessionState, reduceSession } = sessionOf(surface);
+          deepFreeze(updates);
+          const before = canonicalJson(updates);
+          const states = [emptySessionState()];
+          const snapshots = [canonicalJson(plainState(states[0]!))];
+          for (const u of updates) {
+            states.push(reduceSession(states[states.length - 1]!, u));
+            snapshots.push(canonicalJson(plainState(states[states.length - 1]!)));
+          }
+          expect(states.map((s) => canonicalJson(plainState(s)))).toEqual(snapshots);
+          expect(canonicalJson(updates)).toBe(before);
+          expect(Object.keys(Object.prototype)).toEqual([]);
+          expect(({} as Json)["polluted"]).toBeUndefined();
+        }),
+        { numRuns: 150 },
+      );
+    });
+
+    it(`S18 ${surface}: snapshots and upserts are idempotent (twice equals once)`, () => {
+      fc.assert(
+        fc.property(stream, fc.nat(), (updates, pick) => {
+          const candidates = updates.filter((u) => repeatable.has(String(u["sessionUpdate"])));
+          fc.pre(candidates.length > 0);
+          const u = candidates[pick % candidates.length]!;
+          const { reduceSession } = sessionOf(surface);
+          const once = reduceSession(fold(surface, updates), u);
+          const twice = reduceSession(once, u);
+          expect(canonicalJson(plainState(twice))).toBe(canonicalJson(plainState(once)));
+        }),
+        { numRuns: 150 },
+      );
+    });
+  }
+
+  it("S12 v2/unstable: terminal output is the base64 of all chunk bytes, in order", () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 7 }), { maxLength: 12 }), (chunks) => {
+        const updates = chunks.map((bytes) => ({ sessionUpdate: "terminal_output_chunk", terminalId: "t", data: Buffer.from(bytes).toString("base64") }));
+        const state = fold("v2/unstable", updates) as { terminals: ReadonlyMap<string, { output?: { data: string } }> };
+        const all = Buffer.concat(chunks.map((c) => Buffer.from(c)));
+        expect(state.terminals.get("t")?.output?.data).toBe(chunks.length ? all.toString("base64") : undefined);
+      }),
+    );
+  });
+});
+
+describe("apply properties", () => {
+  interface StoredCase {
+    readonly fn: string;
+    readonly stored: unknown;
+  }
+  for (const { surface } of SURFACES) {
+    const upserts = semanticsOf(surface).upserts.filter((u) => u.patch);
+    const stored = loadFixtures<StoredCase>("apply").flatMap((f) =>
+      f.cases.filter((c) => c.surfaces.includes(surface) && upserts.some((u) => u.type === c.fn) && isObject(c.stored)).map((c) => c as StoredCase & { stored: Json }),
+    );
+
+    it(`S8 ${surface}: a malformed field dropped by parse.X leaves apply.X a no-op`, () => {
+      const arbitrary = fc.constantFrom(...stored).chain((c) => {
+        const upsert = upserts.find((u) => u.type === c.fn)!;
+        const fields = upsert.fields.map((f) => f.name).filter((name) => name !== upsert.key);
+        return fc.record({ c: fc.constant(c), field: fc.constantFrom(...fields), value: fc.jsonValue({ maxDepth: 2 }) });
+      });
+      let checked = 0;
+      fc.assert(
+        fc.property(arbitrary, ({ c, field, value }) => {
+          const key = upserts.find((u) => u.type === c.fn)!.key;
+          const update = { ...(key ? { [key]: c.stored[key] } : {}), [field]: value };
+          const parsed = parserOf(surface, c.fn)(update);
+          fc.pre(parsed.ok && !Object.hasOwn(parsed.value as Json, field));
+          checked++;
+          const apply = member<(s: unknown, u: unknown) => unknown>(surface, "apply", c.fn);
+          expect(canonicalJson(apply(deepFreeze(c.stored), deepFreeze(parsed.value)))).toBe(canonicalJson(c.stored));
+        }),
+        { numRuns: 300 },
+      );
+      expect(checked).toBeGreaterThan(0);
+    });
+  }
+});
