@@ -12,6 +12,7 @@ import { emitBuilders } from "./emit/builders.js";
 import { emitSession } from "./emit/session.js";
 import { emitTypes } from "./emit/types.js";
 import { emitMethods } from "./emit/methods.js";
+import { emitPackage } from "./emit/package.js";
 import { emitParsers } from "./emit/parsers.js";
 import { emitValidators } from "./emit/validators.js";
 import type { SchemaIR, Surface } from "./ir.js";
@@ -52,6 +53,7 @@ export function generate(options: GenerateOptions): OutputFile[] {
     if (!existsSync(join(options.schemaDir, file))) throw new SchemaError(join(options.schemaDir, LOCK_FILE), "", `lists ${file}, which is missing`);
   }
   const files: OutputFile[] = runtimeFiles();
+  const irs: SchemaIR[] = [];
   for (const source of sources) {
     const started = performance.now();
     const display = join(options.schemaDir, source.file);
@@ -64,8 +66,11 @@ export function generate(options: GenerateOptions): OutputFile[] {
     checkIR(recognised, display);
     const ir = { ...recognised, semantics: resolveSemantics(recognised, overlay, display) };
     files.push(...emitSurface(ir));
+    irs.push(ir);
     options.onSurface?.(source.surface, performance.now() - started);
   }
+  // The package files describe every surface; a run restricted to some keeps those on disk.
+  if (!options.surfaces) files.push(...emitPackage({ irs, schemaDir: options.schemaDir, version: GENERATOR_VERSION, modules: SURFACE_MODULES, sdk: lock }));
   return files;
 }
 
