@@ -12,8 +12,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUILD_DIR, PACKAGE_NAME } from "../generator/emit/package.js";
+import { BUILD_DIR, namespaceModules, PACKAGE_NAME } from "../generator/emit/package.js";
 import { TESTED_TYPESCRIPT } from "../generator/emit/package-readme.js";
+import { SURFACE_MODULES } from "../generator/generate.js";
 import { SURFACES } from "../generator/surfaces.js";
 import { installConsumer, packScratch, ROOT, run, runOk, tarballFiles, tscOf, typescriptVersion, type Packed } from "./consumer/harness.js";
 
@@ -66,13 +67,17 @@ describe("the package", () => {
     const manifest = JSON.parse(readFileSync(join(packed.packageDir, "package.json"), "utf8"));
     expect(manifest).toMatchObject({ name: PACKAGE_NAME, type: "module", sideEffects: false });
     for (const field of ["dependencies", "peerDependencies", "optionalDependencies", "main", "module", "types"]) expect(manifest).not.toHaveProperty(field);
+    const namespaces = namespaceModules(SURFACE_MODULES);
+    expect(namespaces.map((n) => n.name)).toEqual(expect.arrayContaining(["parse", "validate"]));
     expect(Object.keys(manifest.exports)).toEqual([
-      ...SURFACES.map((s) => `./${s.surface}`),
+      ...SURFACES.flatMap((s) => [`./${s.surface}`, ...namespaces.map((n) => `./${s.surface}/${n.name}`)]),
       ...SURFACES.map((s) => `./schema/${s.file}`),
       "./package.json",
     ]);
+    const target = (module: string) => ({ types: `./${BUILD_DIR}/${module}.d.ts`, default: `./${BUILD_DIR}/${module}.js` });
     for (const { surface } of SURFACES) {
-      expect(manifest.exports[`./${surface}`]).toEqual({ types: `./${BUILD_DIR}/${surface}/index.d.ts`, default: `./${BUILD_DIR}/${surface}/index.js` });
+      expect(manifest.exports[`./${surface}`]).toEqual(target(`${surface}/index`));
+      for (const n of namespaces) expect(manifest.exports[`./${surface}/${n.name}`]).toEqual(target(`${surface}/${n.module}`));
     }
   });
 

@@ -4,7 +4,7 @@
  * own names, and the exact differences from the official SDK's types.
  */
 import type { Def, SchemaIR, Surface, TaggedUnionNode } from "../ir.js";
-import { PACKAGE_NAME, schemaPath, type PackageInput, type PackageModule } from "./package.js";
+import { namespaceModules, PACKAGE_NAME, schemaPath, type PackageInput, type PackageModule } from "./package.js";
 import { SDK_ENTRY, sdkExceptions } from "./package-sdk-compat.js";
 
 /**
@@ -41,6 +41,7 @@ export function emitPackageReadme(input: PackageInput): string {
     intro(input),
     entryPoints(input.irs),
     api(input.modules),
+    "## Usage by entry point\n",
     ...input.irs.map((ir) => usage(ir, input.modules)),
     sdkSection(input),
   ].join("\n");
@@ -96,6 +97,22 @@ ${lines.join("\n")}
 
 \`Result<T>\` is \`{ ok: true; value: T } | { ok: false; issues: Issue[] }\`, with \`Issue = { path, message }\` (\`path\` is a
 JSON pointer into the input).
+${bundling(modules)}`;
+}
+
+function bundling(modules: readonly PackageModule[]): string {
+  const namespaces = namespaceModules(modules).map((n) => `\`${n.name}\``);
+  if (namespaces.length === 0) return "";
+  return `
+### Bundle size
+
+Each namespace (${namespaces.join(", ")}) is also an entry point of its own, \`${PACKAGE_NAME}/<surface>/<namespace>\`.
+Rolldown (Vite) keeps only the functions you call either way. esbuild cannot tree-shake a namespace that an entry point
+re-exports, so with esbuild import it from its own entry point:
+
+\`\`\`ts
+import * as parse from "${PACKAGE_NAME}/v2/unstable/parse";
+\`\`\`
 `;
 }
 

@@ -57,6 +57,19 @@ export function entryModule(surface: Surface): string {
   return `${BUILD_DIR}/${surface}/index`;
 }
 
+/**
+ * The modules that an entry re-exports as a namespace (`parse`, `validate`, ...),
+ * each also published as a subpath of its own (`acp-bindings/v2/unstable/parse`):
+ * esbuild cannot tree-shake a namespace re-exported by the entry point, but
+ * it keeps only the functions a consumer calls when the namespace is imported
+ * from its module (`import * as parse from "acp-bindings/v2/unstable/parse"`).
+ */
+export function namespaceModules(modules: readonly PackageModule[]): { readonly name: string; readonly module: string }[] {
+  return modules
+    .filter((m) => m.exports !== "type" && m.exports !== "value")
+    .map((m) => ({ name: m.exports, module: m.file.replace(/\.ts$/, "") }));
+}
+
 function packageJson(input: PackageInput): string {
   const manifest = {
     name: PACKAGE_NAME,
@@ -68,17 +81,19 @@ function packageJson(input: PackageInput): string {
     type: "module",
     sideEffects: false,
     engines: { node: ">=20" },
-    exports: exportsMap(input.irs),
+    exports: exportsMap(input.irs, input.modules),
     files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema"],
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-/** One entry per surface (`types` first), one per schema file, and package.json. */
-function exportsMap(irs: readonly SchemaIR[]): Record<string, unknown> {
+/** Per surface its entry and its namespace modules (`types` first), one per schema file, and package.json. */
+function exportsMap(irs: readonly SchemaIR[], modules: readonly PackageModule[]): Record<string, unknown> {
   const map: Record<string, unknown> = {};
+  const target = (module: string) => ({ types: `./${module}.d.ts`, default: `./${module}.js` });
   for (const { surface } of irs) {
-    map[`./${surface}`] = { types: `./${entryModule(surface)}.d.ts`, default: `./${entryModule(surface)}.js` };
+    map[`./${surface}`] = target(entryModule(surface));
+    for (const { name, module } of namespaceModules(modules)) map[`./${surface}/${name}`] = target(`${BUILD_DIR}/${surface}/${module}`);
   }
   for (const ir of irs) map[`./${schemaPath(ir)}`] = `./${schemaPath(ir)}`;
   map["./package.json"] = "./package.json";

@@ -4,6 +4,7 @@
  */
 import * as v1 from "acp-bindings/v1";
 import * as v2 from "acp-bindings/v2/unstable";
+import * as v2parse from "acp-bindings/v2/unstable/parse";
 import { expectEqual, report } from "./check.js";
 
 const v1Line = JSON.stringify({
@@ -46,7 +47,9 @@ report(`v1 parse: ${first.value.update.sessionUpdate} "${v1Text(first.value.upda
 const params: unknown = (JSON.parse(v2Line) as { params: unknown }).params;
 const strict: v2.Result<v2.UpdateSessionNotification> = v2.validate.UpdateSessionNotification(params);
 expectEqual(strict.ok ? [] : strict.issues.map((i) => i.path), ["/update/_meta"], "v2 validate issues");
-const second = v2.parse.UpdateSessionNotification(params);
+// The namespace's own entry point (for esbuild's tree shaking) holds the same functions.
+expectEqual(v2parse.UpdateSessionNotification === v2.parse.UpdateSessionNotification, true, "v2/unstable/parse is v2/unstable's parse");
+const second = v2parse.UpdateSessionNotification(params);
 if (!second.ok) throw new Error(`v2: ${JSON.stringify(second.issues)}`);
 expectEqual(v2Chunk(second.value.update), ["m1", "Hello"], "v2 chunk");
 expectEqual("_meta" in second.value.update, false, "v2 malformed _meta dropped");
