@@ -155,7 +155,7 @@ function functionsBySource(bundle: string): Record<string, number> {
   let source = "(entry)";
   for (const line of bundle.split("\n")) {
     const section = /^\/\/ (\S+)$/.exec(line);
-    if (section) source = section[1]!.replace(/^.*node_modules\//, "");
+    if (section) source = section[1]!.replace(/^.*node_modules\//, "").replace(/^.*\/consumer\//, "consumer/");
     else if (/^(async )?function /.test(line)) counts[source] = (counts[source] ?? 0) + 1;
   }
   return counts;

@@ -54,10 +54,15 @@ export function packScratch(): Packed {
   const scratch = mkdtempSync(join(tmpdir(), `${PACKAGE_NAME}-`));
   const packageDir = join(scratch, "generated");
   const builtOutput = join(ROOT, "generated", BUILD_DIR);
-  cpSync(join(ROOT, "generated"), packageDir, { recursive: true, filter: (path) => path !== builtOutput });
-  copyFileSync(join(ROOT, "package.json"), join(scratch, "package.json"));
-  symlinkSync(join(ROOT, "node_modules"), join(scratch, "node_modules"), "dir");
-  runOk("npm", ["run", "--silent", "pack"], scratch);
+  try {
+    cpSync(join(ROOT, "generated"), packageDir, { recursive: true, filter: (path) => path !== builtOutput });
+    copyFileSync(join(ROOT, "package.json"), join(scratch, "package.json"));
+    symlinkSync(join(ROOT, "node_modules"), join(scratch, "node_modules"), "dir");
+    runOk("npm", ["run", "--silent", "pack"], scratch);
+  } catch (error) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
   const { version } = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version: string };
   return { scratch, packageDir, tarball: join(scratch, "packed", `${PACKAGE_NAME}-${version}.tgz`) };
 }
