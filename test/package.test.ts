@@ -79,6 +79,8 @@ describe("the package", () => {
       expect(manifest.exports[`./${surface}`]).toEqual(target(`${surface}/index`));
       for (const n of namespaces) expect(manifest.exports[`./${surface}/${n.name}`]).toEqual(target(`${surface}/${n.module}`));
     }
+    // `toEqual` ignores key order; resolution does not.
+    for (const conditions of Object.values(manifest.exports)) if (typeof conditions === "object") expect(Object.keys(conditions as object)).toEqual(["types", "default"]);
   });
 
   it("the tarball holds exactly the allow-listed files", () => {
@@ -105,12 +107,20 @@ describe("a strict consumer project that installs the tarball", () => {
   let consumer: string;
   let exports: ReadonlySet<string>;
 
+  let examples: number;
+
   beforeAll(() => {
     exports = new Set(v2UnstableExports(packed.packageDir));
     const available = STEPS.filter((step) => step.needs.every((name) => exports.has(name)));
     consumer = installConsumer(packed, ["check.ts", ...available.map((s) => s.file)]);
-    for (const [file, code] of Object.entries(readmeExamples(consumer))) writeFileSync(join(consumer, "src", file), code);
+    const readme = Object.entries(readmeExamples(consumer));
+    for (const [file, code] of readme) writeFileSync(join(consumer, "src", file), code);
+    examples = readme.length;
   }, 120_000);
+
+  it("type-checks the package README's examples too (one per entry point at least)", () => {
+    expect(examples).toBeGreaterThanOrEqual(SURFACES.length);
+  });
 
   it("the matrix is the TypeScript versions the package README names", () => {
     expect(TYPESCRIPTS.map(typescriptVersion)).toEqual(TESTED_TYPESCRIPT);
