@@ -8,11 +8,14 @@
  * - S18 and upserts: every update that is not a chunk or an event is
  *   idempotent (applying it twice equals applying it once), snapshots included;
  * - S8: a malformed field that parse.X drops leaves apply.X a no-op;
- * - S12: terminal output is the base64 of all chunk bytes, in order.
+ * - S12: terminal output is the base64 of all chunk bytes, in order;
+ * - v2/unstable: the end state equals that of the hand-written baseline of
+ *   the benchmark (bench/naive-reducer.ts), an independent implementation.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Semantics, Surface } from "../generator/ir.js";
+import { naiveEmpty, naiveReduce } from "../bench/naive-reducer.js";
 import { loadSemanticsTable, resolveSemantics, SEMANTICS_FILE } from "../generator/overlay.js";
 import { SURFACES } from "../generator/surfaces.js";
 import { loadFixtures } from "./support/fixtures.js";
@@ -109,6 +112,18 @@ describe("reduceSession properties", () => {
       );
     });
   }
+
+  it("S1-S21 v2/unstable: the same end state as the hand-written baseline reducer", () => {
+    // The baseline assigns `_meta` keys plainly, so streams with a `__proto__` key (S34) are ours alone.
+    const plainKeys = streamOf("v2/unstable").filter((updates) => !JSON.stringify(updates).includes('"__proto__":'));
+    fc.assert(
+      fc.property(plainKeys, (updates) => {
+        const naive = updates.reduce((s, u) => naiveReduce(s, u), naiveEmpty());
+        expect(canonicalJson(plainState(fold("v2/unstable", updates)))).toBe(canonicalJson(plainState(naive)));
+      }),
+      { numRuns: 300 },
+    );
+  });
 
   it("S12 v2/unstable: terminal output is the base64 of all chunk bytes, in order", () => {
     fc.assert(

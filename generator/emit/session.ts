@@ -131,7 +131,7 @@ function stateInterface(slots: readonly Slot[], ir: SchemaIR): string {
     "",
     "Entities are stored in the wire shape of their update type without the tag, in the",
     "canonical form: defaults materialised (S4), `null` never stored, empty `_meta` omitted (S6).",
-    "Every value is frozen; states share structure and are never modified.",
+    "Every stored value is frozen: states share structure and are never modified.",
   ]);
   return `${doc}export interface SessionState {\n${fields.join("\n")}\n}\n`;
 }

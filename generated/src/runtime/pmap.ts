@@ -119,11 +119,18 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
   }
 }
 
+/** The last key hashed: a reducer reads and then writes the same id, so this saves the second hash. */
+let lastKey = "";
+let lastHash = 0x811c9dc5;
+
 /** FNV-1a over the UTF-16 code units. */
 function hashOf(key: string): number {
+  if (key === lastKey) return lastHash;
   let hash = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
+  lastKey = key;
+  lastHash = hash >>> 0;
+  return lastHash;
 }
 
 /** The bit of `hash` at trie depth `shift`. */

@@ -13,7 +13,8 @@ import { PersistentMap } from "./pmap.js";
  *
  * Purity: the state and the update are never modified. Every value taken
  * from an update is deep-copied and everything stored in a state is frozen,
- * so old and new states share only immutable structure. Entity maps are
+ * so old and new states share only immutable structure (the state object
+ * itself is new for every update and shared with nothing). Entity maps are
  * `PersistentMap`s (insertion-ordered), so an update costs O(log n), not a
  * copy of the map. Ids and keys are plain data (S34).
  */
@@ -69,7 +70,7 @@ export function emptyState<S>(table: SessionTable): S {
   for (const slot of table.maps) state[slot] = PersistentMap.empty();
   for (const slot of table.lists) state[slot] = Object.freeze([]);
   for (const slot of Object.keys(table.initial)) state[slot] = frozenCopy(table.initial[slot]);
-  return Object.freeze(state) as S;
+  return state as S;
 }
 
 /**
@@ -82,36 +83,49 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown): S {
   const route = typeof tag === "string" ? (table.routes.get(tag) ?? table.other) : undefined;
   if (route === undefined) return state;
   const current = (state as State)[route.slot];
-  const next = step(route, current, frozenCopy(update) as JsonObject, table.tag);
-  return next === current ? state : (Object.freeze({ ...state, [route.slot]: next }) as S);
+  const next = step(route, current, update, table.tag);
+  if (next === current) return state;
+  const copy: JsonObject = { ...(state as State) };
+  copy[route.slot] = next;
+  return copy as S;
 }
 
-/** The new value of the route's slot. */
+/**
+ * The new value of the route's slot. Whatever is stored is a frozen copy of
+ * the update's part. Route field names are never `Object.prototype` members
+ * (the overlay check refuses them), so they are read directly.
+ */
 function step(route: Route, slot: unknown, update: JsonObject, tag: string): unknown {
   switch (route.op) {
-    case "upsert":
-      return route.key === undefined ? upsert(route, slot as JsonObject | undefined, update) : keyed(slot as Entities, own(update, route.key), (old) => upsert(route, old, update));
-    case "append":
-      return keyed(slot as Entities, own(update, route.key) ?? "", (old) => append(route, old, update));
+    case "upsert": {
+      const copy = frozenCopy(update) as JsonObject;
+      if (route.key === undefined) return upsert(route, slot as JsonObject | undefined, copy);
+      const id = update[route.key];
+      return typeof id === "string" ? store(slot as Entities, id, upsert(route, (slot as Entities).get(id), copy)) : slot;
+    }
+    case "append": {
+      const id = update[route.key] ?? "";
+      if (typeof id !== "string") return slot;
+      return store(slot as Entities, id, append(route, (slot as Entities).get(id), frozenCopy(update[route.item]), id));
+    }
     case "put": {
-      const value = route.value === undefined ? without(update, tag) : own(update, route.value);
+      const value = route.value === undefined ? without(update, tag) : frozenCopy(update[route.value]);
       if (route.key === undefined) return value;
-      return isJsonObject(value) ? keyed(slot as Entities, own(value, route.key), () => value) : slot;
+      const id = isJsonObject(value) ? value[route.key] : undefined;
+      return typeof id === "string" ? store(slot as Entities, id, value as JsonObject) : slot;
     }
     case "remove": {
-      const id = own(update, route.key);
+      const id = update[route.key];
       return typeof id === "string" ? (slot as Entities).without(id) : slot;
     }
     case "event":
-      return Object.freeze([...(slot as readonly unknown[]), route.raw ? update : without(update, tag)]);
+      return Object.freeze([...(slot as readonly unknown[]), route.raw ? frozenCopy(update) : without(update, tag)]);
   }
 }
 
-/** `map` with the entity under `id` replaced by `change(old)`; unchanged when `id` is not a string. */
-function keyed(map: Entities, id: unknown, change: (old: JsonObject | undefined) => JsonObject | undefined): Entities {
-  if (typeof id !== "string") return map;
-  const next = change(map.get(id));
-  return next === undefined ? map : map.with(id, next);
+/** `map` with `entity` stored under `id`; the same map when there is no entity. */
+function store(map: Entities, id: string, entity: JsonObject | undefined): Entities {
+  return entity === undefined ? map : map.with(id, entity);
 }
 
 /** S1-S9, S22: the entity after an upsert; `creates` fills in fields on first sight. */
@@ -125,43 +139,50 @@ function upsert(route: Extract<Route, { op: "upsert" }>, old: JsonObject | undef
  * the entity with its defaults (S4). Terminal bytes are decoded per chunk and
  * appended as bytes (S12); a chunk that is not base64 changes nothing.
  */
-function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undefined, update: JsonObject): JsonObject | undefined {
-  const entity = old ?? (route.patch(undefined, { ...route.creates, [route.key]: own(update, route.key) ?? "" }) as JsonObject);
-  const item = own(update, route.item);
+function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undefined, item: unknown, id: string): JsonObject | undefined {
+  const entity = old ?? (route.patch(undefined, { ...route.creates, [route.key]: id }) as JsonObject);
   const current = own(entity, route.into);
   let value: unknown;
   if (route.bytes) {
     const data = isJsonObject(current) && typeof current["data"] === "string" ? current["data"] : "";
     const appended = typeof item === "string" ? appendBase64(data, item) : undefined;
     if (appended === undefined) return undefined;
-    value = { data: appended };
+    value = Object.freeze({ data: appended });
   } else {
-    value = [...(Array.isArray(current) ? current : []), item];
+    value = Object.freeze([...(Array.isArray(current) ? current : []), item]);
   }
-  const next: JsonObject = { ...entity };
-  put(next, route.into, value);
-  return freezeNew(next);
+  return Object.freeze({ ...entity, [route.into]: value });
 }
 
-/** A frozen copy of `update` without its tag. */
+/** A deep, frozen copy of `update` without its tag. */
 function without(update: JsonObject, tag: string): JsonObject {
   const out: JsonObject = {};
-  for (const key of Object.keys(update)) if (key !== tag) put(out, key, update[key]);
+  for (const key of Object.keys(update)) if (key !== tag) put(out, key, frozenCopy(update[key]));
   return Object.freeze(out);
 }
 
 /** A deep, frozen copy of a JSON value; every key stays an own data property (S34). */
 export function frozenCopy(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = frozenCopy(value[i]);
+    return Object.freeze(out);
+  }
   const out: JsonObject = {};
-  for (const key of Object.keys(value)) put(out, key, frozenCopy((value as JsonObject)[key]));
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = frozenCopy((value as JsonObject)[key]);
+    if (key === "__proto__") put(out, key, item);
+    else out[key] = item;
+  }
   return Object.freeze(out);
 }
 
 /** Freezes the containers a patch built; parts already frozen (copied or stored before) are not walked again. */
 function freezeNew<T>(value: T): T {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  for (const key of Object.keys(value)) freezeNew((value as JsonObject)[key]);
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) freezeNew(value[i]);
+  else for (const key of Object.keys(value)) freezeNew((value as JsonObject)[key]);
   return Object.freeze(value);
 }

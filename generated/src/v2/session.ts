@@ -12,7 +12,7 @@ export { applyMeta } from "../runtime/patch.js";
  *
  * Entities are stored in the wire shape of their update type without the tag, in the
  * canonical form: defaults materialised (S4), `null` never stored, empty `_meta` omitted (S6).
- * Every value is frozen; states share structure and are never modified.
+ * Every stored value is frozen: states share structure and are never modified.
  */
 export interface SessionState {
   /**
