@@ -16,6 +16,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Semantics, Surface } from "../generator/ir.js";
 import { naiveEmpty, naiveReduce } from "../bench/naive-reducer.js";
+import { decodeBase64, decodePortable, encodePortable } from "../generated/src/runtime/base64.js";
 import { loadSemanticsTable, resolveSemantics, SEMANTICS_FILE } from "../generator/overlay.js";
 import { SURFACES } from "../generator/surfaces.js";
 import { loadFixtures } from "./support/fixtures.js";
@@ -134,6 +135,26 @@ describe("reduceSession properties", () => {
         expect(state.terminals.get("t")?.output?.data).toBe(chunks.length ? all.toString("base64") : undefined);
       }),
     );
+  });
+});
+
+describe("S12 base64", () => {
+  it("S12 the portable codec (runtimes without Buffer) agrees with Buffer, padded or not", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+        const text = Buffer.from(bytes).toString("base64");
+        expect(encodePortable(bytes)).toBe(text);
+        expect(Buffer.from(decodePortable(text)).equals(Buffer.from(bytes))).toBe(true);
+        expect(Buffer.from(decodePortable(text.replace(/=+$/, ""))).equals(Buffer.from(bytes))).toBe(true);
+      }),
+    );
+  });
+
+  it("S12 text that is not base64 is refused, and a chunk of it changes nothing", () => {
+    for (const bad of ["a", "abcde", "ab=c", "a===", "ab c", "é", "abc==", "=", "YQ="]) expect(decodeBase64(bad), bad).toBeUndefined();
+    const { emptySessionState, reduceSession } = sessionOf("v2/unstable");
+    const before = reduceSession(emptySessionState(), { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "YWI=" });
+    expect(reduceSession(before, { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "not base64!" })).toBe(before);
   });
 });
 
