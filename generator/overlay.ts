@@ -212,6 +212,8 @@ class Drift {
     const str = (name: string): string | undefined => {
       const value = entry[name];
       if (value !== undefined && typeof value !== "string") this.fail(payload, where, `\`${name}\` must be a string`);
+      // The reducer reads these names directly; an Object.prototype member would read an inherited value (S34).
+      if (typeof value === "string" && value in Object.prototype) this.fail(payload, where, `\`${name}\` names "${value}", an Object.prototype member`);
       return value as string | undefined;
     };
     const slot = str("slot") ?? this.fail(payload, where, "`slot` is required");

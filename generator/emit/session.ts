@@ -35,17 +35,11 @@ export function emitSession(ir: SchemaIR): string {
     `export { applyMeta } from ${literal(`${runtime}/patch.js`)};`,
     ...(subagents ? [`export { subagentStatus, type SubagentStatusProjection } from ${literal(`${runtime}/subagent.js`)};`] : []),
     "",
-    ...local.map((l) => `${l.code}\n`),
+    ...local.map((code) => `${code}\n`),
     stateInterface(slotsOf(semantics, union), ir),
     tableConst(semantics, union),
     entryPoints(semantics),
   ].join("\n");
-}
-
-/** A spec the module declares itself: non-patch types (no `apply.X`) and plain chunk records. */
-interface LocalSpec {
-  readonly name: string;
-  readonly code: string;
 }
 
 /** Names the patch function of an upsert type or a plain `{ key, into }` record. */
@@ -54,7 +48,8 @@ function patchFor(semantics: Semantics, type: string | undefined, key?: string, 
   return type !== undefined ? `patch${ident(type)}` : `patchRecord_${ident(key!)}_${ident(into!)}`;
 }
 
-function localSpecs(semantics: Semantics): LocalSpec[] {
+/** Patch functions the module declares itself: non-patch types (no `apply.X`) and plain chunk records. */
+function localSpecs(semantics: Semantics): string[] {
   const specs = new Map<string, string>();
   for (const upsert of semantics.upserts) {
     if (!upsert.patch) specs.set(patchFor(semantics, upsert.type), specLiteral(upsert));
@@ -68,10 +63,9 @@ function localSpecs(semantics: Semantics): LocalSpec[] {
       specs.set(patchFor(semantics, undefined, route.key, route.into), specLiteral({ fields }));
     }
   }
-  return [...specs].map(([name, spec]) => ({
-    name,
-    code: `const ${name}Spec: UpsertSpec = ${spec};\nconst ${name} = (stored: object | undefined, update: object): object => applyUpsert(${name}Spec, stored, update);`,
-  }));
+  return [...specs].map(
+    ([name, spec]) => `const ${name}Spec: UpsertSpec = ${spec};\nconst ${name} = (stored: object | undefined, update: object): object => applyUpsert(${name}Spec, stored, update);`,
+  );
 }
 
 /** Every slot of `SessionState`, with the type the routes that write it store. */
