@@ -8,7 +8,7 @@
  * step runs once the package exports what it needs; until then it is
  * skipped with a note).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -81,6 +81,10 @@ describe("the package", () => {
     }
     // `toEqual` ignores key order; resolution does not.
     for (const conditions of Object.values(manifest.exports)) if (typeof conditions === "object") expect(Object.keys(conditions as object)).toEqual(["types", "default"]);
+  });
+
+  it("`npm run pack` leaves generated/ as `npm run generate` wrote it (no dist/)", () => {
+    expect(existsSync(join(packed.scratch, "generated", BUILD_DIR))).toBe(false);
   });
 
   it("the tarball holds exactly the allow-listed files", () => {

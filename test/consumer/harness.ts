@@ -3,7 +3,7 @@
  * tarball into a copy of this consumer project. Everything happens in a
  * scratch directory: a copy of generated/ beside the root package.json and
  * a link to the root node_modules, so `npm run pack` runs exactly as written
- * and the real generated/ (which must equal a fresh generate) is never touched.
+ * and the real generated/ (which must equal a fresh generate) is never built into.
  * Used by test/package.test.ts and bench/budgets.ts.
  */
 import { spawnSync } from "node:child_process";
@@ -43,28 +43,29 @@ export function runOk(command: string, args: readonly string[], cwd: string): Ru
 export interface Packed {
   /** The scratch directory; remove it with `rmSync(scratch, { recursive: true })`. */
   readonly scratch: string;
-  /** The built package directory (the copy of generated/ with its dist/). */
-  readonly packageDir: string;
   /** The `.tgz` that `npm run pack` wrote. */
   readonly tarball: string;
+  /** The tarball's contents, unpacked. */
+  readonly packageDir: string;
 }
 
-/** Runs `npm run pack` on a copy of generated/ and returns where everything is. */
+/** Runs `npm run pack` on a copy of generated/, unpacks the tarball, and returns where everything is. */
 export function packScratch(): Packed {
   const scratch = mkdtempSync(join(tmpdir(), `${PACKAGE_NAME}-`));
-  const packageDir = join(scratch, "generated");
   const builtOutput = join(ROOT, "generated", BUILD_DIR);
   try {
-    cpSync(join(ROOT, "generated"), packageDir, { recursive: true, filter: (path) => path !== builtOutput });
+    cpSync(join(ROOT, "generated"), join(scratch, "generated"), { recursive: true, filter: (path) => path !== builtOutput });
     copyFileSync(join(ROOT, "package.json"), join(scratch, "package.json"));
     symlinkSync(join(ROOT, "node_modules"), join(scratch, "node_modules"), "dir");
     runOk("npm", ["run", "--silent", "pack"], scratch);
+    const { version } = JSON.parse(readFileSync(join(scratch, "generated", "package.json"), "utf8")) as { version: string };
+    const tarball = join(scratch, "packed", `${PACKAGE_NAME}-${version}.tgz`);
+    runOk("tar", ["-xzf", tarball, "-C", join(scratch, "packed")], scratch);
+    return { scratch, tarball, packageDir: join(scratch, "packed", "package") };
   } catch (error) {
     rmSync(scratch, { recursive: true, force: true });
     throw error;
   }
-  const { version } = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version: string };
-  return { scratch, packageDir, tarball: join(scratch, "packed", `${PACKAGE_NAME}-${version}.tgz`) };
 }
 
 /** Every file in a tarball, relative to the package root, sorted. */
