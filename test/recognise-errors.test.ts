@@ -29,7 +29,7 @@ function failure(defs: Record<string, unknown>, names?: VariantNames): SchemaErr
 
 describe("recogniser errors name file and JSON pointer", () => {
   it.each([
-    ["an unknown keyword on a property", { A: { type: "object", properties: { x: { type: "string", pattern: "^a" } } } }, "/$defs/A/properties/x/pattern"],
+    ["an unknown keyword on a property", { A: { type: "object", properties: { x: { type: "number", multipleOf: 2 } } } }, "/$defs/A/properties/x/multipleOf"],
     ["an unknown type", { A: { type: "object", properties: { x: { type: "decimal" } } } }, "/$defs/A/properties/x/type"],
     ["a type list that is not [T, null]", { A: { type: ["string", "integer"] } }, "/$defs/A/type"],
     ["a $ref to a missing def", { A: { type: "object", properties: { x: { $ref: "#/$defs/Missing" } } } }, "/$defs/A/properties/x/$ref"],
