@@ -194,6 +194,7 @@ class Drift {
     const union = this.source.table.union;
     const node = this.defs.get(union)?.node;
     if (node?.kind !== "tagged") return this.fail(union, "`union`", `"${union}" is not a tagged union`);
+    if (node.tag in Object.prototype) this.fail(union, "`union`", `the tag "${node.tag}" is an Object.prototype member`);
     const tags = [...node.variants.map((v) => v.tagValue), ...(node.other ? ["*"] : [])];
     for (const tag of Object.keys(session)) {
       if (!tags.includes(tag)) this.fail(union, this.entryName("session", tag), `the table routes "${tag}", which is not a variant of ${union}`);

@@ -1,5 +1,5 @@
 import { appendBase64 } from "./base64.js";
-import { own, put } from "./decode.js";
+import { put } from "./decode.js";
 import { isJsonObject, type JsonObject } from "./patch.js";
 import { PersistentMap } from "./pmap.js";
 
@@ -76,7 +76,7 @@ export function emptyState<S>(table: SessionTable): S {
  */
 export function reduce<S>(table: SessionTable, state: S, update: unknown): S {
   if (!isJsonObject(update)) return state;
-  const tag = own(update, table.tag);
+  const tag = update[table.tag];
   const route = typeof tag === "string" ? (table.routes.get(tag) ?? table.other) : undefined;
   if (route === undefined) return state;
   const current = (state as State)[route.slot];
@@ -138,7 +138,7 @@ function upsert(route: Extract<Route, { op: "upsert" }>, old: JsonObject | undef
  */
 function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undefined, item: unknown, id: string): JsonObject | undefined {
   const entity = old ?? (route.patch(undefined, { ...route.creates, [route.key]: id }) as JsonObject);
-  const current = own(entity, route.into);
+  const current = entity[route.into];
   let value: unknown;
   if (route.bytes) {
     const data = isJsonObject(current) && typeof current["data"] === "string" ? current["data"] : "";
@@ -169,7 +169,8 @@ export function frozenCopy(value: unknown): unknown {
   const out: JsonObject = {};
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
-    const item = frozenCopy((value as JsonObject)[key]);
+    const field = (value as JsonObject)[key];
+    const item = typeof field === "object" && field !== null ? frozenCopy(field) : field;
     if (key === "__proto__") put(out, key, item);
     else out[key] = item;
   }
