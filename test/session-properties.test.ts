@@ -29,6 +29,12 @@ type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** Every object or array inside `value` is frozen (what states share is immutable). */
+function deeplyFrozen(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(deeplyFrozen);
+}
+
 const IDS = ["a", "b", "__proto__", "constructor", "toString"];
 const ID_KEYS = ["toolCallId", "messageId", "terminalId", "compactionId", "planId", "sessionId"];
 
@@ -77,7 +83,7 @@ describe("reduceSession properties", () => {
     const semantics = semanticsOf(surface);
     const repeatable = new Set(semantics.routes.filter((r) => r.op !== "append" && r.op !== "event").map((r) => r.tag));
 
-    it(`S34 ${surface}: frozen updates, unchanged earlier states, no prototype pollution`, () => {
+    it(`S34 ${surface}: frozen updates, unchanged earlier states, stored values frozen, no prototype pollution`, () => {
       fc.assert(
         fc.property(stream, (updates) => {
           const { emptySessionState, reduceSession } = sessionOf(surface);
@@ -90,6 +96,7 @@ describe("reduceSession properties", () => {
             snapshots.push(canonicalJson(plainState(states[states.length - 1]!)));
           }
           expect(states.map((s) => canonicalJson(plainState(s)))).toEqual(snapshots);
+          expect(Object.values(plainState(states[states.length - 1]!)).every((slot) => Object.values(slot as object).every(deeplyFrozen))).toBe(true);
           expect(canonicalJson(updates)).toBe(before);
           expect(Object.keys(Object.prototype)).toEqual([]);
           expect(({} as Json)["polluted"]).toBeUndefined();

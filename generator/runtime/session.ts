@@ -137,7 +137,7 @@ function upsert(route: Extract<Route, { op: "upsert" }>, old: JsonObject | undef
  * appended as bytes (S12); a chunk that is not base64 changes nothing.
  */
 function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undefined, item: unknown, id: string): JsonObject | undefined {
-  const entity = old ?? (route.patch(undefined, { ...route.creates, [route.key]: id }) as JsonObject);
+  const entity = old ?? freezeNew(route.patch(undefined, { ...route.creates, [route.key]: id }) as JsonObject);
   const current = entity[route.into];
   let value: unknown;
   if (route.bytes) {
