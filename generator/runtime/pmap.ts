@@ -39,16 +39,28 @@ class Branch<V> {
 
 type Trie<V> = Leaf<V> | Collision<V> | Branch<V>;
 
-/** An immutable map from strings to `V`, ordered by first insertion. */
+/**
+ * An immutable map from strings to `V`, ordered by first insertion. Its trie
+ * is held in private fields, so nothing reachable from outside can change.
+ */
 export class PersistentMap<V> implements ReadonlyMap<string, V> {
+  readonly #root: Trie<V> | undefined;
+  readonly #size: number;
+  /** The insertion number the next new key gets. */
+  readonly #nextSeq: number;
   /** Entries in insertion order, computed on first iteration. */
   #ordered: readonly Leaf<V>[] | undefined;
 
-  private constructor(
-    private readonly root: Trie<V> | undefined,
-    readonly size: number,
-    private readonly nextSeq: number,
-  ) {}
+  private constructor(root: Trie<V> | undefined, size: number, nextSeq: number) {
+    this.#root = root;
+    this.#size = size;
+    this.#nextSeq = nextSeq;
+  }
+
+  /** The number of entries. */
+  get size(): number {
+    return this.#size;
+  }
 
   /** The empty map. */
   static empty<V>(): PersistentMap<V> {
@@ -57,28 +69,28 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The value stored under `key`, if any. */
   get(key: string): V | undefined {
-    return this.root === undefined ? undefined : find(this.root, hashOf(key), key, 0)?.value;
+    return this.#root === undefined ? undefined : find(this.#root, hashOf(key), key, 0)?.value;
   }
 
   /** Whether `key` is stored. */
   has(key: string): boolean {
-    return this.root !== undefined && find(this.root, hashOf(key), key, 0) !== undefined;
+    return this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
   }
 
   /** A map with `key` set to `value`; an existing key keeps its position. */
   with(key: string, value: V): PersistentMap<V> {
     const hash = hashOf(key);
-    const old = this.root === undefined ? undefined : find(this.root, hash, key, 0);
-    const leaf = new Leaf(hash, key, value, old?.seq ?? this.nextSeq);
-    const root = this.root === undefined ? leaf : insert(this.root, leaf, 0);
-    return new PersistentMap(root, old ? this.size : this.size + 1, old ? this.nextSeq : this.nextSeq + 1);
+    const old = this.#root === undefined ? undefined : find(this.#root, hash, key, 0);
+    const leaf = new Leaf(hash, key, value, old?.seq ?? this.#nextSeq);
+    const root = this.#root === undefined ? leaf : insert(this.#root, leaf, 0);
+    return new PersistentMap(root, old ? this.#size : this.#size + 1, old ? this.#nextSeq : this.#nextSeq + 1);
   }
 
   /** A map without `key` (this map when the key is absent). */
   without(key: string): PersistentMap<V> {
-    if (this.root === undefined) return this;
-    const root = remove(this.root, hashOf(key), key, 0);
-    return root === this.root ? this : new PersistentMap(root, this.size - 1, this.nextSeq);
+    if (this.#root === undefined) return this;
+    const root = remove(this.#root, hashOf(key), key, 0);
+    return root === this.#root ? this : new PersistentMap(root, this.#size - 1, this.#nextSeq);
   }
 
   /** Calls `callback` for each entry in insertion order. */
@@ -109,7 +121,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
   private ordered(): readonly Leaf<V>[] {
     if (this.#ordered === undefined) {
       const leaves: Leaf<V>[] = [];
-      if (this.root !== undefined) collect(this.root, leaves);
+      if (this.#root !== undefined) collect(this.#root, leaves);
       this.#ordered = leaves.sort((a, b) => a.seq - b.seq);
     }
     return this.#ordered;
