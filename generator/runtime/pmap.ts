@@ -11,30 +11,51 @@
 const BITS = 5;
 const MASK = (1 << BITS) - 1;
 
+/*
+ * Trie nodes carry a `kind` tag, tested instead of `instanceof` (which slows
+ * down once a build tool redefines the classes' `name`, as tsx and esbuild's
+ * keepNames do). They assign their fields in the constructor and only
+ * `declare` them, so an ES2022 class-field build does not define each twice.
+ */
+
 /** One entry: key, value, hash and its insertion number (for ordered iteration). */
 class Leaf<V> {
-  constructor(
-    readonly hash: number,
-    readonly key: string,
-    readonly value: V,
-    readonly seq: number,
-  ) {}
+  declare readonly kind: "leaf";
+  declare readonly hash: number;
+  declare readonly key: string;
+  declare readonly value: V;
+  declare readonly seq: number;
+  constructor(hash: number, key: string, value: V, seq: number) {
+    this.kind = "leaf";
+    this.hash = hash;
+    this.key = key;
+    this.value = value;
+    this.seq = seq;
+  }
 }
 
 /** Entries whose keys share a full 32-bit hash. */
 class Collision<V> {
-  constructor(
-    readonly hash: number,
-    readonly leaves: readonly Leaf<V>[],
-  ) {}
+  declare readonly kind: "collision";
+  declare readonly hash: number;
+  declare readonly leaves: readonly Leaf<V>[];
+  constructor(hash: number, leaves: readonly Leaf<V>[]) {
+    this.kind = "collision";
+    this.hash = hash;
+    this.leaves = leaves;
+  }
 }
 
 /** An inner node: one child per set bit of `bitmap`, in bit order. */
 class Branch<V> {
-  constructor(
-    readonly bitmap: number,
-    readonly children: readonly Trie<V>[],
-  ) {}
+  declare readonly kind: "branch";
+  declare readonly bitmap: number;
+  declare readonly children: readonly Trie<V>[];
+  constructor(bitmap: number, children: readonly Trie<V>[]) {
+    this.kind = "branch";
+    this.bitmap = bitmap;
+    this.children = children;
+  }
 }
 
 type Trie<V> = Leaf<V> | Collision<V> | Branch<V>;
@@ -156,15 +177,15 @@ function slot(bitmap: number, bit: number): number {
 }
 
 function find<V>(node: Trie<V>, hash: number, key: string, shift: number): Leaf<V> | undefined {
-  if (node instanceof Leaf) return node.key === key ? node : undefined;
-  if (node instanceof Collision) return node.hash === hash ? node.leaves.find((l) => l.key === key) : undefined;
+  if (node.kind === "leaf") return node.key === key ? node : undefined;
+  if (node.kind === "collision") return node.hash === hash ? node.leaves.find((l) => l.key === key) : undefined;
   const bit = bitAt(hash, shift);
   return node.bitmap & bit ? find(node.children[slot(node.bitmap, bit)]!, hash, key, shift + BITS) : undefined;
 }
 
 /** `node` with `leaf` stored (replacing an entry with the same key). */
 function insert<V>(node: Trie<V>, leaf: Leaf<V>, shift: number): Trie<V> {
-  if (node instanceof Branch) {
+  if (node.kind === "branch") {
     const bit = bitAt(leaf.hash, shift);
     const at = slot(node.bitmap, bit);
     const children = node.children.slice();
@@ -173,7 +194,7 @@ function insert<V>(node: Trie<V>, leaf: Leaf<V>, shift: number): Trie<V> {
     return new Branch(node.bitmap | bit, children);
   }
   if (node.hash !== leaf.hash) return join(node, leaf, shift);
-  if (node instanceof Leaf) return node.key === leaf.key ? leaf : new Collision(leaf.hash, [node, leaf]);
+  if (node.kind === "leaf") return node.key === leaf.key ? leaf : new Collision(leaf.hash, [node, leaf]);
   return new Collision(leaf.hash, [...node.leaves.filter((l) => l.key !== leaf.key), leaf]);
 }
 
@@ -187,8 +208,8 @@ function join<V>(a: Leaf<V> | Collision<V>, b: Leaf<V>, shift: number): Branch<V
 
 /** `node` without `key`: the same node when absent, `undefined` when nothing is left. */
 function remove<V>(node: Trie<V>, hash: number, key: string, shift: number): Trie<V> | undefined {
-  if (node instanceof Leaf) return node.key === key ? undefined : node;
-  if (node instanceof Collision) {
+  if (node.kind === "leaf") return node.key === key ? undefined : node;
+  if (node.kind === "collision") {
     if (node.hash !== hash || !node.leaves.some((l) => l.key === key)) return node;
     const rest = node.leaves.filter((l) => l.key !== key);
     return rest.length === 1 ? rest[0] : new Collision(hash, rest);
@@ -207,11 +228,11 @@ function remove<V>(node: Trie<V>, hash: number, key: string, shift: number): Tri
   const children = node.children.filter((_, i) => i !== at);
   if (children.length === 0) return undefined;
   // A lone leaf (or collision) moves up; a lone branch stays, its position depends on the depth.
-  return children.length === 1 && !(children[0] instanceof Branch) ? children[0] : new Branch(node.bitmap & ~bit, children);
+  return children.length === 1 && children[0]!.kind !== "branch" ? children[0] : new Branch(node.bitmap & ~bit, children);
 }
 
 function collect<V>(node: Trie<V>, out: Leaf<V>[]): void {
-  if (node instanceof Leaf) out.push(node);
-  else if (node instanceof Collision) out.push(...node.leaves);
+  if (node.kind === "leaf") out.push(node);
+  else if (node.kind === "collision") out.push(...node.leaves);
   else for (const child of node.children) collect(child, out);
 }
