@@ -6,7 +6,7 @@
  * generated route table: one route per `SessionUpdate` variant, one function
  * here per route op.
  */
-import { ident, jsDoc, literal, objectLiteralKey, propertyKey } from "../code.js";
+import { ident, jsDoc, literal, objectLiteralKey, propertyAccess, propertyKey } from "../code.js";
 import type { SchemaIR, Semantics, SessionRoute, TaggedUnionNode } from "../ir.js";
 import { runtimeDir, semanticsOf, specLiteral } from "./apply.js";
 
@@ -26,6 +26,7 @@ export function emitSession(ir: SchemaIR): string {
   const local = localSpecs(semantics);
   const runtime = runtimeDir(ir);
   const subagents = hasSubagentState(ir, semantics);
+  const slots = slotsOf(semantics, union);
   return [
     `import type * as T from "./types.js";`,
     `import * as apply from "./apply.js";`,
@@ -36,7 +37,8 @@ export function emitSession(ir: SchemaIR): string {
     ...(subagents ? [`export { subagentStatus, type SubagentStatusProjection } from ${literal(`${runtime}/subagent.js`)};`] : []),
     "",
     ...local.map((code) => `${code}\n`),
-    stateInterface(slotsOf(semantics, union), ir),
+    stateInterface(slots, ir),
+    stateCopy(slots),
     tableConst(semantics, union),
     entryPoints(semantics),
   ].join("\n");
@@ -130,6 +132,20 @@ function stateInterface(slots: readonly Slot[], ir: SchemaIR): string {
   return `${doc}export interface SessionState {\n${fields.join("\n")}\n}\n`;
 }
 
+/** `copyState`: one object literal holding every slot a state always has, then the reported singletons. */
+function stateCopy(slots: readonly Slot[]): string {
+  const always = slots.filter((s) => s.kind !== "singleton" || s.initial);
+  const optional = slots.filter((s) => s.kind === "singleton" && !s.initial);
+  const doc = jsDoc(["A shallow copy of a state as one object literal, so that every state has the same fast shape."]);
+  return [
+    `${doc}function copyState(state: SessionState): Record<string, unknown> {`,
+    `  const copy: Record<string, unknown> = { ${always.map((s) => `${objectLiteralKey(s.name)}: ${propertyAccess("state", s.name)}`).join(", ")} };`,
+    ...optional.map((s) => `  if (${propertyAccess("state", s.name)} !== undefined) ${propertyAccess("copy", s.name)} = ${propertyAccess("state", s.name)};`),
+    "  return copy;",
+    "}\n",
+  ].join("\n");
+}
+
 function tableConst(semantics: Semantics, union: TaggedUnionNode): string {
   const known = semantics.routes.filter((r) => r.tag !== "*");
   const other = semantics.routes.find((r) => r.tag === "*");
@@ -144,6 +160,7 @@ function tableConst(semantics: Semantics, union: TaggedUnionNode): string {
     `  maps: [${semantics.maps.map((m) => literal(m)).join(", ")}],`,
     `  lists: [${semantics.lists.map((m) => literal(m)).join(", ")}],`,
     `  initial: ${jsonLiteral(initial)},`,
+    "  copy: copyState,",
     "};\n",
   ].join("\n");
 }

@@ -81,6 +81,18 @@ export interface SessionState {
   readonly custom: readonly T.SessionUpdateOther[];
 }
 
+/**
+ * A shallow copy of a state as one object literal, so that every state has the same fast shape.
+ */
+function copyState(state: SessionState): Record<string, unknown> {
+  const copy: Record<string, unknown> = { toolCalls: state.toolCalls, userMessages: state.userMessages, agentMessages: state.agentMessages, agentThoughts: state.agentThoughts, sessionMessages: state.sessionMessages, terminals: state.terminals, compactions: state.compactions, subagents: state.subagents, plans: state.plans, state: state.state, notices: state.notices, custom: state.custom };
+  if (state.availableCommands !== undefined) copy.availableCommands = state.availableCommands;
+  if (state.configOptions !== undefined) copy.configOptions = state.configOptions;
+  if (state.info !== undefined) copy.info = state.info;
+  if (state.usage !== undefined) copy.usage = state.usage;
+  return copy;
+}
+
 const TABLE: SessionTable = {
   tag: "sessionUpdate",
   routes: new Map([
@@ -108,6 +120,7 @@ const TABLE: SessionTable = {
   maps: ["toolCalls", "userMessages", "agentMessages", "agentThoughts", "sessionMessages", "terminals", "compactions", "subagents", "plans"],
   lists: ["notices", "custom"],
   initial: { state: { state: "idle" } },
+  copy: copyState,
 };
 
 /**

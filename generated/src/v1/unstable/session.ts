@@ -93,6 +93,20 @@ export interface SessionState {
   readonly custom: readonly never[];
 }
 
+/**
+ * A shallow copy of a state as one object literal, so that every state has the same fast shape.
+ */
+function copyState(state: SessionState): Record<string, unknown> {
+  const copy: Record<string, unknown> = { toolCalls: state.toolCalls, userMessages: state.userMessages, agentMessages: state.agentMessages, agentThoughts: state.agentThoughts, sessionMessages: state.sessionMessages, terminals: state.terminals, compactions: state.compactions, subagents: state.subagents, plans: state.plans, notices: state.notices, custom: state.custom };
+  if (state.plan !== undefined) copy.plan = state.plan;
+  if (state.availableCommands !== undefined) copy.availableCommands = state.availableCommands;
+  if (state.mode !== undefined) copy.mode = state.mode;
+  if (state.configOptions !== undefined) copy.configOptions = state.configOptions;
+  if (state.info !== undefined) copy.info = state.info;
+  if (state.usage !== undefined) copy.usage = state.usage;
+  return copy;
+}
+
 const TABLE: SessionTable = {
   tag: "sessionUpdate",
   routes: new Map([
@@ -119,6 +133,7 @@ const TABLE: SessionTable = {
   maps: ["toolCalls", "userMessages", "agentMessages", "agentThoughts", "sessionMessages", "terminals", "compactions", "subagents", "plans"],
   lists: ["notices", "custom"],
   initial: {},
+  copy: copyState,
 };
 
 /**
