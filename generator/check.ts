@@ -4,7 +4,7 @@
  * no type may be defined only in terms of itself.
  */
 import { isIdentifier } from "./code.js";
-import type { Def, Node, SchemaIR } from "./ir.js";
+import { childNodes, type Def, type Node, type SchemaIR } from "./ir.js";
 import { SchemaError } from "./load.js";
 
 /** Throws a `SchemaError` naming the def for the first naming problem or `$ref` cycle found. */
@@ -33,27 +33,11 @@ function checkNames(ir: SchemaIR, file: string): void {
 
 /** Names of the exported variant types found anywhere inside a node. */
 function variantNames(node: Node): string[] {
-  switch (node.kind) {
-    case "nullable":
-      return variantNames(node.inner);
-    case "array":
-      return variantNames(node.items);
-    case "record":
-      return variantNames(node.values);
-    case "object":
-      return [...node.fields.flatMap((f) => variantNames(f.node)), ...(node.mixin ? variantNames(node.mixin) : [])];
-    case "tagged":
-      return [
-        ...node.variants.flatMap((v) => [v.name, ...v.fields.flatMap((f) => variantNames(f.node)), ...(v.payload ? variantNames(v.payload) : [])]),
-        ...(node.other ? [node.other.name] : []),
-        ...(node.absent ? [node.absent.name] : []),
-        ...(node.untagged ?? []).flatMap((o) => variantNames(o.node)),
-      ];
-    case "union":
-      return node.options.flatMap((o) => variantNames(o.node));
-    default:
-      return [];
-  }
+  const own =
+    node.kind === "tagged"
+      ? [...node.variants.map((v) => v.name), ...(node.other ? [node.other.name] : []), ...(node.absent ? [node.absent.name] : [])]
+      : [];
+  return [...own, ...childNodes(node).flatMap(variantNames)];
 }
 
 /**

@@ -268,3 +268,27 @@ export interface Semantics {
   /** Slots that are lists on every surface. */
   readonly lists: readonly string[];
 }
+
+/** The nodes directly inside a node. */
+export function childNodes(node: Node): Node[] {
+  switch (node.kind) {
+    case "nullable":
+      return [node.inner];
+    case "array":
+      return [node.items];
+    case "record":
+      return [node.values];
+    case "object":
+      return [...node.fields.map((f) => f.node), ...(node.mixin ? [node.mixin] : [])];
+    case "tagged":
+      return [
+        ...node.variants.flatMap((v) => [...v.fields.map((f) => f.node), ...(v.payload ? [v.payload] : [])]),
+        ...(node.other ? [...node.other.fields.map((f) => f.node), ...(node.other.mixin ? [node.other.mixin] : [])] : []),
+        ...(node.untagged ?? []).map((o) => o.node),
+      ];
+    case "union":
+      return node.options.map((o) => o.node);
+    default:
+      return [];
+  }
+}

@@ -4,7 +4,7 @@
  * handling side (inputs); responses are written by the handler and read by
  * the caller (outputs). A type used by both, or by no method, is both.
  */
-import type { Def, Node, SchemaIR } from "../ir.js";
+import { childNodes, type Def, type Node, type SchemaIR } from "../ir.js";
 
 /** The directions a type travels in. */
 export interface Flow {
@@ -55,26 +55,3 @@ export function refsIn(node: Node): string[] {
   return node.kind === "ref" ? [node.name] : childNodes(node).flatMap(refsIn);
 }
 
-/** The nodes directly inside a node. */
-function childNodes(node: Node): Node[] {
-  switch (node.kind) {
-    case "nullable":
-      return [node.inner];
-    case "array":
-      return [node.items];
-    case "record":
-      return [node.values];
-    case "object":
-      return [...node.fields.map((f) => f.node), ...(node.mixin ? [node.mixin] : [])];
-    case "tagged":
-      return [
-        ...node.variants.flatMap((v) => [...v.fields.map((f) => f.node), ...(v.payload ? [v.payload] : [])]),
-        ...(node.other ? [...node.other.fields.map((f) => f.node), ...(node.other.mixin ? [node.other.mixin] : [])] : []),
-        ...(node.untagged ?? []).map((o) => o.node),
-      ];
-    case "union":
-      return node.options.map((o) => o.node);
-    default:
-      return [];
-  }
-}

@@ -11,7 +11,7 @@
  * The exception list is derived here from the IR, written into the package
  * README, and checked against the compiler by test/sdk-compat.test.ts.
  */
-import type { Def, Node, SchemaIR, Surface } from "../ir.js";
+import { childNodes, type Def, type Node, type SchemaIR, type Surface } from "../ir.js";
 
 /** The SDK entry point holding each surface's types (the package's public subpaths). */
 export const SDK_ENTRY: Readonly<Record<Surface, string>> = {
@@ -79,27 +79,9 @@ class DefGraph {
    * nothing inside it can make an assignment fail.
    */
   private children(node: Node): Node[] {
-    switch (node.kind) {
-      case "nullable":
-        return [node.inner];
-      case "array":
-        return [node.items];
-      case "record":
-        return [node.values];
-      case "object":
-        return [...node.fields.map((f) => f.node), ...(node.mixin ? [node.mixin] : [])];
-      case "union":
-        return this.isUnknown(node) ? [] : node.options.map((o) => o.node);
-      case "tagged":
-        return [
-          ...node.variants.flatMap((v) => [...v.fields.map((f) => f.node), ...(v.payload ? [v.payload] : [])]),
-          ...(node.other ? [...node.other.fields.map((f) => f.node), ...(node.other.mixin ? [node.other.mixin] : [])] : []),
-          ...(node.untagged ?? []).map((o) => o.node),
-        ];
-      default:
-        return [];
-    }
+    return node.kind === "union" && this.isUnknown(node) ? [] : childNodes(node);
   }
+
 
   /** True when the node's type is `unknown`: any JSON, or a union or alias that includes it. */
   private isUnknown(node: Node): boolean {
