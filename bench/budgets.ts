@@ -26,7 +26,8 @@ import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { rolldown } from "rolldown";
 import ts from "typescript";
-import { BUILD_DIR, PACKAGE_NAME } from "../generator/emit/package.js";
+import { PACKAGE_NAME } from "../generator/emit/package.js";
+import { BUILD_DIR } from "../generator/write.js";
 import { SURFACES } from "../generator/surfaces.js";
 import { installConsumer, packScratch, ROOT, runOk, tscOf } from "../test/consumer/harness.js";
 

@@ -159,7 +159,7 @@ function main(): void {
       `node ${process.version}, ${cpus()[0]?.model ?? "unknown cpu"} × ${cpus().length}, load average ${loadavg()[0]?.toFixed(2)}; ` +
       `${rounds} timed rounds after ${warmup} warm-up, gc between samples: ${hasGc ? "yes" : "no (run with --expose-gc)"}\n`,
   );
-  const list = [ours, naive];
+  const list: readonly Contender<any>[] = [ours, naive];
   console.log("| workload | reducer | updates/s median | spread (p10–p90) | µs/update | speed ÷ naive |");
   console.log("|---|---|---:|---:|---:|---:|");
   for (const work of workloads) {

@@ -20,6 +20,13 @@ export interface OutputFile {
   readonly content: string;
 }
 
+/**
+ * The package's build output (`npm run build`) inside the output directory.
+ * It is never generated and never committed, so `--check` and the golden
+ * test do not count it; a new `generate` replaces it with the rest.
+ */
+export const BUILD_DIR = "dist";
+
 type SiblingKind = "staging" | "previous";
 
 /** `<outDir>.staging-<pid>` / `<outDir>.previous-<pid>`: beside the output, so renames stay on one file system. */
@@ -115,6 +122,7 @@ function listFiles(dir: string): string[] {
   return entries
     .filter((e) => e.isFile())
     .map((e) => relative(dir, join(e.parentPath, e.name)).split("\\").join("/"))
+    .filter((path) => !path.startsWith(`${BUILD_DIR}/`))
     .sort();
 }
 

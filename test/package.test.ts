@@ -12,7 +12,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUILD_DIR, namespaceModules, PACKAGE_NAME } from "../generator/emit/package.js";
+import { namespaceModules, PACKAGE_NAME } from "../generator/emit/package.js";
+import { BUILD_DIR } from "../generator/write.js";
 import { TESTED_TYPESCRIPT } from "../generator/emit/package-readme.js";
 import { SURFACE_MODULES } from "../generator/generate.js";
 import { SURFACES } from "../generator/surfaces.js";

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { recoverInterruptedWrites, surfaceOfOutputPath, treeWithOtherSurfaces, writeTree, type OutputFile } from "../generator/write.js";
+import { BUILD_DIR, diffTree, recoverInterruptedWrites, surfaceOfOutputPath, treeWithOtherSurfaces, writeTree, type OutputFile } from "../generator/write.js";
 import { ROOT } from "./support/ir.js";
 import { previousOutput, snapshotTree, tempDir, writeFiles } from "./support/run-cli.js";
 
@@ -119,5 +119,14 @@ describe("--surface keeps the files of other surfaces", () => {
         ["src/v2/unstable/index.ts", "// other surface\n"],
       ]),
     );
+  });
+});
+
+describe("diffTree", () => {
+  it("ignores the package build output (dist/) but reports any other extra, missing or changed file", () => {
+    const out = tempDir("diff");
+    writeFiles(out, { "src/a.ts": "a", [`${BUILD_DIR}/a.js`]: "built", "stale.ts": "x" });
+    expect(diffTree(out, [{ path: "src/a.ts", content: "a" }, { path: "src/b.ts", content: "b" }])).toEqual(["src/b.ts", "stale.ts"]);
+    expect(diffTree(out, [{ path: "src/a.ts", content: "changed" }, { path: "stale.ts", content: "x" }])).toEqual(["src/a.ts"]);
   });
 });

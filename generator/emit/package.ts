@@ -8,14 +8,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SchemaIR, Surface } from "../ir.js";
-import type { OutputFile } from "../write.js";
+import { BUILD_DIR, type OutputFile } from "../write.js";
 import { emitPackageReadme } from "./package-readme.js";
 
 /** The npm name of the generated package. */
 export const PACKAGE_NAME = "acp-bindings";
 
-/** The build output inside the package: written by `npm run build`, never committed. */
-export const BUILD_DIR = "dist";
 
 /** One module of every surface, as `SURFACE_MODULES` in generate.ts lists it. */
 export interface PackageModule {

@@ -10,7 +10,8 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
-import { BUILD_DIR, PACKAGE_NAME } from "../../generator/emit/package.js";
+import { PACKAGE_NAME } from "../../generator/emit/package.js";
+import { BUILD_DIR } from "../../generator/write.js";
 
 /** The repository root. */
 export const ROOT = new URL("../..", import.meta.url).pathname;
