@@ -87,6 +87,8 @@ describe("names that need care generate correct, compiling code", () => {
     // A def name that is a reserved word, and one that is not an identifier: mapped to PascalCase.
     string: obj({ value: { type: "string" } }, ["value"]),
     "kebab-case-name": obj({ owner: { $ref: "#/$defs/string" } }),
+    // Required fields named like the module-level values a builder calls (SDK 0.29.0's `Range`).
+    Span: obj({ start: { type: "integer" }, end: { type: "integer" }, B1: { type: "string" } }, ["start", "end", "B1"]),
   };
   let out = "";
   let diagnostics: string[] = [];
@@ -113,6 +115,13 @@ describe("names that need care generate correct, compiling code", () => {
     const types = snapshotTree(out).get("src/v2/types.ts")!;
     expect(types).toContain(`"a-b": string;`);
     expect(types).toContain(`"__proto__"?: number;`);
+  });
+
+  it("builder parameters never shadow the module's own values (`start`, the specs)", () => {
+    expect(diagnostics).toEqual([]);
+    const build = snapshotTree(out).get("src/v2/build.ts")!;
+    expect(build).toMatch(/export function Span\(start_: T\.Span\["start"\], end: T\.Span\["end"\], B1_: T\.Span\["B1"\]\)/);
+    expect(build).toMatch(/return start\(B\d+, \{ start: start_, end, B1: B1_ \}\);/);
   });
 
   it("a reserved word and a non-identifier def name are mapped to PascalCase", () => {

@@ -167,12 +167,15 @@ function customShape(tag: string, other: OtherVariant, target: string, common: P
   return { name: other.name, target, doc: other.doc, tag: { key: tag }, fields: [], rest: { name: "fields", optional: !required } };
 }
 
+/** Module-level values a builder body calls: a parameter of the same name would shadow them (`Range(start, end)`). */
+const MODULE_VALUES = /^(?:start|B\d+)$/;
+
 /** Parameter names: the field name when it is an identifier, else a safe variant; never clashing. */
 function paramNames(shape: Shape): { tag: string; rest: string; field: (name: string) => string } {
   const used = new Set<string>();
   const claim = (wanted: string): string => {
     let name = isIdentifier(wanted) || isIdentifier(`${wanted}_`) ? wanted : "value";
-    while (used.has(name) || !isIdentifier(name)) name += "_";
+    while (used.has(name) || !isIdentifier(name) || MODULE_VALUES.test(name)) name += "_";
     used.add(name);
     return name;
   };
