@@ -249,6 +249,8 @@ export type SessionRoute =
       /** `item` is base64 whose bytes are appended to `into.data` (S12). */
       readonly bytes: boolean;
       readonly creates?: Readonly<Record<string, string>>;
+      /** Chunk fields that also patch the entity, by the entity's own field rules (SDK 2.0.0 SessionMessageChunk). */
+      readonly patches?: readonly string[];
     }
   | { readonly op: "put"; readonly tag: string; readonly slot: string; readonly payload: string; readonly value?: string; readonly key?: string; readonly initial?: unknown }
   | { readonly op: "remove"; readonly tag: string; readonly slot: string; readonly payload: string; readonly key: string }

@@ -242,14 +242,31 @@ class Drift {
           if (upsert.key !== key) this.fail(entity, where, `${entity} is keyed by "${String(upsert.key)}", not "${key}"`);
           field(entity, into);
         }
-        return { op: "append", tag, slot, payload: type, key, item, into, bytes: entry["bytes"] === true, ...(entity ? { entity } : {}), ...(creates ? { creates } : {}) };
+        const patches = this.patches(entry["patches"], type, where);
+        for (const name of patches) {
+          if (entity === undefined) this.fail(type, where, "`patches` needs an `entity` whose rules apply");
+          field(type, name);
+          field(entity, name);
+        }
+        // A chunk field the route neither keys, appends nor patches would be dropped silently.
+        const ignored = this.object(type, where).node.fields.find((f) => f.name !== key && f.name !== item && f.name !== "_meta" && !patches.includes(f.name));
+        if (ignored) this.fail(type, where, `the chunk field ${type}.${ignored.name} is not routed (list it in \`patches\` to apply it to the entity)`);
+        return {
+          op: "append", tag, slot, payload: type, key, item, into, bytes: entry["bytes"] === true,
+          ...(entity ? { entity } : {}), ...(creates ? { creates } : {}), ...(patches.length ? { patches } : {}),
+        };
       }
       case "put": {
         const type = needPayload();
         const value = str("value");
-        if (value !== undefined) field(type, value);
         const key = str("key");
-        if (key !== undefined && value === undefined) field(type, key);
+        if (value === undefined && key !== undefined) field(type, key);
+        if (value !== undefined) {
+          const node = field(type, value).node;
+          // The snapshot is stored under its own `key` field: every shape the value can take must require it.
+          const missing = key === undefined ? undefined : this.unkeyed(node, key);
+          if (missing !== undefined) this.fail(type, where, `${type}.${value} is stored under its "${key}", which ${missing} does not require`);
+        }
         return { op: "put", tag, slot, payload: type, ...(value ? { value } : {}), ...(key ? { key } : {}), ...(entry["initial"] !== undefined ? { initial: entry["initial"] } : {}) };
       }
       case "remove": {
@@ -264,6 +281,38 @@ class Drift {
       default:
         return this.fail(payload, where, `unknown op ${JSON.stringify(entry["op"])}`);
     }
+  }
+
+  /** The first shape of a snapshot value (`ref`, object or tagged union) that does not require `key`, by name. */
+  private unkeyed(node: Node, key: string, name = "the value"): string | undefined {
+    switch (node.kind) {
+      case "ref": {
+        const def = this.defs.get(node.name);
+        return def === undefined ? node.name : this.unkeyed(def.node, key, node.name);
+      }
+      case "object":
+        return node.fields.some((f) => f.name === key && f.required) ? undefined : name;
+      case "tagged": {
+        for (const variant of node.variants) {
+          if (variant.fields.some((f) => f.name === key && f.required)) continue;
+          const missing = variant.payload === undefined ? variant.name : this.unkeyed(variant.payload, key, variant.name);
+          if (missing !== undefined) return missing;
+        }
+        if (node.other !== undefined && !node.other.required.includes(key)) return node.other.name;
+        return node.absent !== undefined || node.untagged !== undefined ? name : undefined;
+      }
+      default:
+        return name;
+    }
+  }
+
+  /** `patches`: names of chunk fields that patch the entity (checked against both defs by the caller). */
+  private patches(value: unknown, payload: string, where: string): readonly string[] {
+    if (value === undefined) return [];
+    if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && !(v in Object.prototype))) {
+      this.fail(payload, where, "`patches` must list field names");
+    }
+    return value as string[];
   }
 
   /** `creates`: string values for declared fields of the payload's entity. */

@@ -4,15 +4,15 @@
  * `SchemaError` that names the type and the table, and nothing is emitted.
  * Cases run the pipeline on modified copies of the pinned v2 schemas.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generate } from "../generator/generate.js";
 import type { Surface } from "../generator/ir.js";
 import { SchemaError } from "../generator/load.js";
 import { SEMANTICS_FILE } from "../generator/overlay.js";
-import { SCHEMA_DIR } from "./support/ir.js";
+import { ROOT, SCHEMA_DIR } from "./support/ir.js";
 
 type Json = Record<string, any>;
 
@@ -154,5 +154,63 @@ describe("S5 drift: the overlay must cover what the schema prose marks", () => {
       other.not.anyOf = other.not.anyOf.filter((v: Json) => !isNotice(v));
     });
     expect(driftError(dir, "v2").message).toContain(`the table routes "notice", which is not a variant of SessionUpdate`);
+  });
+});
+
+const FIXTURE_2_0_0 = join(ROOT, "test/fixtures/schemas/2.0.0");
+
+/** A copy of the SDK 2.0.0 fixture (without its lock) with `editTable` applied to its reviewed table. */
+function fixtureCopy(editTable: (table: Json) => void): string {
+  const dir = mkdtempSync(join(tmpdir(), "acp-overlay-2.0.0-"));
+  dirs.push(dir);
+  cpSync(FIXTURE_2_0_0, dir, { recursive: true });
+  rmSync(join(dir, "lock.json"));
+  const path = join(dir, SEMANTICS_FILE);
+  const table = JSON.parse(readFileSync(path, "utf8")) as Json;
+  editTable(table);
+  writeFileSync(path, JSON.stringify(table, null, 2));
+  return dir;
+}
+
+describe("routes name only what the schema has, and drop no chunk field", () => {
+  it("S19: a snapshot stored under a key its value does not require fails (SDK 0.29.0 plans use `id`)", () => {
+    const dir = modifiedCopy("v2/schema.json", () => {}, (t) => (t.surfaces.v2.session.plan_update.key = "id"));
+    const error = driftError(dir, "v2");
+    expect(error.pointer).toBe("/$defs/PlanUpdate");
+    expect(error.message).toContain(`PlanUpdate.plan is stored under its "id", which PlanItems does not require`);
+    expect(error.message).toContain(`surfaces["v2"].session["plan_update"]`);
+  });
+
+  it("S17: a chunk field the append route does not route fails (SDK 2.0.0 SessionMessageChunk)", () => {
+    const dir = fixtureCopy((t) => delete t.surfaces["v2/unstable"].session.session_message_chunk.patches);
+    const error = driftError(dir, "v2/unstable");
+    expect(error.pointer).toBe("/$defs/SessionMessageChunk");
+    expect(error.message).toContain("the chunk field SessionMessageChunk.senderSessionId is not routed (list it in `patches`");
+  });
+
+  it("`patches` needs an entity and fields both defs declare", () => {
+    const noEntity = modifiedCopy("v1/schema.json", () => {}, (t) => (t.surfaces.v1.session.user_message_chunk.patches = ["_meta"]));
+    expect(driftError(noEntity, "v1").message).toContain("`patches` needs an `entity` whose rules apply");
+    const unknown = fixtureCopy((t) => t.surfaces["v2/unstable"].session.session_message_chunk.patches.push("senderMessageId"));
+    expect(driftError(unknown, "v2/unstable").message).toContain(`SessionMessageChunk has no field "senderMessageId"`);
+  });
+
+  it("S17 (SDK 2.0.0): a chunk's `patches` fields update the message by its own rule (keep), then the content appends", async () => {
+    const out = mkdtempSync(join(tmpdir(), "acp-overlay-out-"));
+    dirs.push(out);
+    for (const file of generate({ schemaDir: FIXTURE_2_0_0, surfaces: ["v2/unstable"] })) {
+      mkdirSync(dirname(join(out, file.path)), { recursive: true });
+      writeFileSync(join(out, file.path), file.content);
+    }
+    const { emptySessionState, reduceSession } = await import(join(out, "src/v2/unstable/index.ts"));
+    const text = (t: string) => ({ type: "text", text: t });
+    const chunk = (fields: Json) => ({ sessionUpdate: "session_message_chunk", messageId: "m", ...fields });
+    let state = emptySessionState();
+    state = reduceSession(state, chunk({ senderSessionId: "a", content: text("1") }));
+    state = reduceSession(state, chunk({ senderSessionId: null, recipientSessionId: "b", content: text("2") }));
+    state = reduceSession(state, chunk({ content: text("3") }));
+    expect(state.sessionMessages.get("m")).toEqual({ messageId: "m", senderSessionId: "a", recipientSessionId: "b", content: [text("1"), text("2"), text("3")] });
+    state = reduceSession(state, { sessionUpdate: "session_message", messageId: "m", senderSessionId: "c", content: [] });
+    expect(state.sessionMessages.get("m")).toEqual({ messageId: "m", senderSessionId: "c", recipientSessionId: "b", content: [] });
   });
 });

@@ -3,15 +3,17 @@
  * version>/, copied from `npm pack @agentclientprotocol/sdk@<version>`) is
  * handled: its files match their lock, every surface is recognised and
  * checked with the fixture's own naming table, and the fixture generates
- * into a temp dir whose output type-checks. A fixture that lacks a reviewed
- * table the pipeline reads fails with one clear error naming that table.
+ * into a temp dir (with its own reviewed tables) whose output type-checks.
+ * A schema dir that lacks a reviewed table fails with one clear error naming
+ * that table.
  */
-import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkIR } from "../generator/check.js";
 import { loadSchema } from "../generator/load.js";
 import { loadVariantNames, VARIANT_NAMES_FILE } from "../generator/naming.js";
+import { SEMANTICS_FILE } from "../generator/overlay.js";
 import { recogniseSchema } from "../generator/recognise.js";
 import { schemaSources } from "../generator/schema-dir.js";
 import { sha256File, type SchemaLock } from "../generator/schema-sync.js";
@@ -34,7 +36,6 @@ const REVIEWED_TABLES = readdirSync(SCHEMA_DIR).filter((name) => name.endsWith("
 
 describe.each(Object.entries(VERSIONS))("@agentclientprotocol/sdk %s", (version, surfaces) => {
   const dir = join(FIXTURES, version);
-  const missingTables = REVIEWED_TABLES.filter((table) => !existsSync(join(dir, table)));
 
   it("holds exactly the files its lock names, unmodified", () => {
     const lock = JSON.parse(readFileSync(join(dir, "lock.json"), "utf8")) as SchemaLock;
@@ -53,23 +54,15 @@ describe.each(Object.entries(VERSIONS))("@agentclientprotocol/sdk %s", (version,
     }
   });
 
-  if (missingTables.length === 0) {
-    it("generates into a temp dir, and the output type-checks", () => {
-      const out = tempDir(`published-${version}`);
-      const run = cli("generate", "--schema-dir", dir, "--out", out, "--quiet");
-      expect(run.stderr).toBe("");
-      expect(run.code).toBe(0);
-      const entries = surfaces.map((s) => join(out, "src", s, "index.ts"));
-      expect(typeCheck(entries, "nodenext")).toEqual([]);
-    }, 120_000);
-  } else {
-    it(`without its own ${missingTables.join(", ")}, fails with one clear error naming the table`, () => {
-      const run = cli("generate", "--schema-dir", dir, "--out", tempDir("never-written"), "--quiet");
-      expect(run.code).toBe(2);
-      expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
-      expect(run.stderr).toContain(join(dir, missingTables[0]!));
-    });
-  }
+  it("has every reviewed table, generates into a temp dir, and the output type-checks", () => {
+    expect(REVIEWED_TABLES.filter((table) => !existsSync(join(dir, table)))).toEqual([]);
+    const out = tempDir(`published-${version}`);
+    const run = cli("generate", "--schema-dir", dir, "--out", out, "--quiet");
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const entries = surfaces.map((s) => join(out, "src", s, "index.ts"));
+    expect(typeCheck(entries, "nodenext")).toEqual([]);
+  }, 120_000);
 });
 
 describe("an old schema with the current reviewed tables", () => {
@@ -83,5 +76,19 @@ describe("an old schema with the current reviewed tables", () => {
       `acp-codegen: ${join(dir, "schema.json")}#/$defs/AuthMethod/anyOf/0: untitled variant "env_var" of AuthMethod has no name: ` +
         `add "AuthMethod": { "env_var": "<TypeName>" } to ${join(dir, VARIANT_NAMES_FILE)} (the reviewed naming table)\n`,
     );
+  });
+});
+
+describe("a schema dir without its reviewed semantics table", () => {
+  it("fails with one clear error naming the missing file, and writes nothing", () => {
+    const dir = tempDir("no-semantics");
+    cpSync(join(FIXTURES, "1.0.0"), dir, { recursive: true });
+    rmSync(join(dir, SEMANTICS_FILE));
+    const out = join(tempDir("no-semantics-out"), "out");
+    const run = cli("generate", "--schema-dir", dir, "--out", out, "--quiet");
+    expect(run.code).toBe(2);
+    expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain(join(dir, SEMANTICS_FILE));
+    expect(existsSync(out)).toBe(false);
   });
 });

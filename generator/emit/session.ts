@@ -180,6 +180,7 @@ function routeLiteral(semantics: Semantics, route: SessionRoute): string {
       parts.push(`patch: ${patchFor(semantics, route.entity, route.key, route.into)}`, `key: ${literal(route.key)}`, `item: ${literal(route.item)}`, `into: ${literal(route.into)}`);
       if (route.bytes) parts.push("bytes: true");
       if (route.creates) parts.push(`creates: ${jsonLiteral(route.creates)}`);
+      if (route.patches) parts.push(`patches: ${jsonLiteral(route.patches)}`);
       break;
     case "put":
       if (route.value !== undefined) parts.push(`value: ${literal(route.value)}`);

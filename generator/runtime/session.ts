@@ -35,6 +35,8 @@ export type Route =
       readonly into: string;
       readonly bytes?: boolean;
       readonly creates?: JsonObject;
+      /** Chunk fields that also patch the entity by its own rules before the append. */
+      readonly patches?: readonly string[];
     }
   /** Stores a snapshot whole: the update without its tag, or its `value` field; under its `key` when given (S18-S20, S22). */
   | { readonly op: "put"; readonly slot: string; readonly value?: string; readonly key?: string }
@@ -109,7 +111,7 @@ function step(route: Route, slot: unknown, update: JsonObject, tag: string): unk
     case "append": {
       const id = update[route.key] ?? "";
       if (typeof id !== "string") return slot;
-      return store(slot as Entities, id, append(route, (slot as Entities).get(id), frozenCopy(update[route.item]), id));
+      return store(slot as Entities, id, append(route, (slot as Entities).get(id), frozenCopy(update[route.item]), id, update));
     }
     case "put": {
       const value = route.value === undefined ? without(update, tag) : frozenCopy(update[route.value]);
@@ -139,11 +141,13 @@ function upsert(route: Extract<Route, { op: "upsert" }>, old: JsonObject | undef
 
 /**
  * S10-S13, S17: the entity after a chunk. A chunk for an unseen key creates
- * the entity with its defaults (S4). Terminal bytes are decoded per chunk and
+ * the entity with its defaults (S4); the route's `patches` fields of the
+ * chunk are applied to it first. Terminal bytes are decoded per chunk and
  * appended as bytes (S12); a chunk that is not base64 changes nothing.
  */
-function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undefined, item: unknown, id: string): JsonObject | undefined {
-  const entity = old ?? freezeNew(route.patch(undefined, { ...route.creates, [route.key]: id }) as JsonObject);
+function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undefined, item: unknown, id: string, update: JsonObject): JsonObject | undefined {
+  let entity = old ?? freezeNew(route.patch(undefined, { ...route.creates, [route.key]: id }) as JsonObject);
+  if (route.patches !== undefined) entity = patchFromChunk(route, entity, update, id);
   const current = entity[route.into];
   let value: unknown;
   if (route.bytes) {
@@ -155,6 +159,13 @@ function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undef
     value = Object.freeze([...(Array.isArray(current) ? current : []), item]);
   }
   return Object.freeze({ ...entity, [route.into]: value });
+}
+
+/** The entity after the chunk's `patches` fields, applied by the entity's own field rules (absent ones untouched). */
+function patchFromChunk(route: Extract<Route, { op: "append" }>, entity: JsonObject, update: JsonObject, id: string): JsonObject {
+  const fields: JsonObject = { [route.key]: id };
+  for (const name of route.patches!) if (Object.hasOwn(update, name)) fields[name] = frozenCopy(update[name]);
+  return freezeNew(route.patch(entity, fields) as JsonObject);
 }
 
 /** A deep, frozen copy of `update` without its tag. */
