@@ -77,12 +77,12 @@ const PROTOTYPE_KEYS = new Set([
 
 /** Reads an own property of a JSON object held in `target` (expression). */
 export function ownRead(target: string, name: string): string {
-  return PROTOTYPE_KEYS.has(name) ? `own(${target}, ${literal(name)})` : propertyAccess(target, name);
+  return PROTOTYPE_KEYS.has(name) ? `rt.own(${target}, ${literal(name)})` : propertyAccess(target, name);
 }
 
 /** Stores `value` under `name` as an own data property (statement, no trailing semicolon). */
 export function ownWrite(target: string, name: string, value: string): string {
-  return name === "__proto__" ? `put(${target}, ${literal(name)}, ${value})` : `${propertyAccess(target, name)} = ${value}`;
+  return name === "__proto__" ? `rt.put(${target}, ${literal(name)}, ${value})` : `${propertyAccess(target, name)} = ${value}`;
 }
 
 /** A key in an object literal: `__proto__` is written computed so it stays an own property. */

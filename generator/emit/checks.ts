@@ -26,7 +26,7 @@ export function scalarTest(node: ScalarNode, x: string): string {
       const tests = [`typeof ${x} === "string"`];
       // JSON Schema counts code points; a UTF-16 length of at least 1 is at least 1 code point.
       if (min === 1) tests.push(`${x}.length >= 1`);
-      else if (min > 1) tests.push(`codePoints(${x}) >= ${min}`);
+      else if (min > 1) tests.push(`rt.codePoints(${x}) >= ${min}`);
       // `pattern` (older schemas only) is asserted like ajv does: ECMA-262 with the `u` flag.
       if (node.pattern !== undefined) tests.push(`new RegExp(${literal(node.pattern)}, "u").test(${x})`);
       return tests.join(" && ");

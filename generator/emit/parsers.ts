@@ -48,7 +48,7 @@ class ParserWriter {
       ]),
       `import type * as T from "./types.js";`,
       `import type { Result } from "${runtime}/result.js";`,
-      `import { at, atKey, codePoints, copyJson, copyRawExcept, fail, failAt, finish, isObject, merge, own, put } from "${runtime}/decode.js";`,
+      `import * as rt from "${runtime}/decode.js";`,
       "",
       this.pool.text(),
       ...exports,
@@ -59,7 +59,7 @@ class ParserWriter {
   private wrapper(def: Def): string {
     // The module doc says what every parser guarantees; one line per function keeps the .d.ts small.
     const doc = jsDoc([`Tolerant decoding of \`${def.name}\` into a fresh value (S23-S30); never throws.`]);
-    return `${doc}function parse_${def.name}(value: unknown): Result<T.${def.name}> {\n  return finish(p_${def.name}(value));\n}\n`;
+    return `${doc}function parse_${def.name}(value: unknown): Result<T.${def.name}> {\n  return rt.finish(p_${def.name}(value));\n}\n`;
   }
 
   /** `p_X` for every def; plain object defs also get `f_X`, which fills a given output object. */
@@ -67,7 +67,7 @@ class ParserWriter {
     const name = ident(def.name);
     if (def.node.kind === "object") {
       this.pool.add(`function f_${name}(v: any, out: any): true | undefined {\n${this.fill(def.node)}}\n`);
-      this.pool.add(`function p_${name}(v: any): any {\n  if (!isObject(v)) return fail("expected an object");\n  const out: any = {};\n  return f_${name}(v, out) && out;\n}\n`);
+      this.pool.add(`function p_${name}(v: any): any {\n  if (!rt.isObject(v)) return rt.fail("expected an object");\n  const out: any = {};\n  return f_${name}(v, out) && out;\n}\n`);
       return;
     }
     this.pool.add(`function p_${name}(v: any): any {\n${this.body(def.node)}}\n`);
@@ -75,14 +75,14 @@ class ParserWriter {
 
   /** An expression: the decoded `x`, or `undefined` after `fail`. `skip` applies S24 to arrays. */
   private decode(node: Node, x: string, skip = false): string {
-    if (isScalar(node)) return `(${scalarTest(node, x)} ? ${x} : fail(${literal(expectation(node))}))`;
+    if (isScalar(node)) return `(${scalarTest(node, x)} ? ${x} : rt.fail(${literal(expectation(node))}))`;
     switch (node.kind) {
       case "ref":
         return `p_${ident(node.name)}(${x})`;
       case "json":
-        return `copyJson(${x})`;
+        return `rt.copyJson(${x})`;
       case "nullable":
-        if (isScalar(node.inner)) return `(${x} === null || ${scalarTest(node.inner, x)} ? ${x} : fail(${literal(`${expectation(node.inner)} or null`)}))`;
+        if (isScalar(node.inner)) return `(${x} === null || ${scalarTest(node.inner, x)} ? ${x} : rt.fail(${literal(`${expectation(node.inner)} or null`)}))`;
         return `(${x} === null ? null : ${this.decode(node.inner, x, skip)})`;
       case "array":
         return `${this.hoist(this.array(node, skip))}(${x})`;
@@ -99,13 +99,13 @@ class ParserWriter {
   private body(node: Node, mixin?: MixinContext): string {
     switch (node.kind) {
       case "object":
-        return `  if (!isObject(v)) return fail("expected an object");\n  const out: any = {};\n${this.hoistFill(node)}`;
+        return `  if (!rt.isObject(v)) return rt.fail("expected an object");\n  const out: any = {};\n${this.hoistFill(node)}`;
       case "array":
         return this.array(node, false);
       case "record":
         return (
-          `  if (!isObject(v)) return fail("expected an object");\n  const out: any = {};\n` +
-          `  for (const k of Object.keys(v)) {\n    const x = v[k];\n    const y = ${this.decode(node.values, "x")};\n    if (y === undefined) return atKey(k);\n    put(out, k, y);\n  }\n  return out;\n`
+          `  if (!rt.isObject(v)) return rt.fail("expected an object");\n  const out: any = {};\n` +
+          `  for (const k of Object.keys(v)) {\n    const x = v[k];\n    const y = ${this.decode(node.values, "x")};\n    if (y === undefined) return rt.atKey(k);\n    rt.put(out, k, y);\n  }\n  return out;\n`
         );
       case "tagged":
         return this.tagged(node, mixin);
@@ -123,11 +123,11 @@ class ParserWriter {
   }
 
   private array(node: Extract<Node, { kind: "array" }>, skip: boolean): string {
-    const min = node.minItems ? `  if (out.length < ${node.minItems}) return fail(${literal(`expected at least ${node.minItems} item(s)`)});\n` : "";
+    const min = node.minItems ? `  if (out.length < ${node.minItems}) return rt.fail(${literal(`expected at least ${node.minItems} item(s)`)});\n` : "";
     // S24: an item that fails is dropped and the order of the rest is kept.
-    const onBad = skip ? "continue" : "return atKey(i)";
+    const onBad = skip ? "continue" : "return rt.atKey(i)";
     return (
-      `  if (!Array.isArray(v)) return fail("expected an array");\n  const out: any[] = [];\n` +
+      `  if (!Array.isArray(v)) return rt.fail("expected an array");\n  const out: any[] = [];\n` +
       `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    const y = ${this.decode(node.items, "x")};\n    if (y === undefined) ${onBad};\n    out.push(y);\n  }\n${min}  return out;\n`
     );
   }
@@ -138,14 +138,14 @@ class ParserWriter {
     const own = node.fields.filter((f) => f.name !== tag);
     const statements = own.flatMap((f) => this.field(f));
     // S29: `additionalProperties: true` keeps unknown properties, raw.
-    if (node.keepsUnknown) statements.push(`  copyRawExcept(v, out, ${literalList(node.fields.map((f) => f.name))});`);
+    if (node.keepsUnknown) statements.push(`  rt.copyRawExcept(v, out, ${literalList(node.fields.map((f) => f.name))});`);
     if (node.mixin) {
       const context: MixinContext = {
         baseFields: own.map((f) => f.name),
         tolerantTag: node.fields.some((f) => f.name === tag && f.tolerance.defaultOnError),
       };
       const decoder = this.hoist(this.body(node.mixin, context));
-      statements.push(`  const m = ${decoder}(v);`, "  if (m === undefined) return undefined;", "  merge(out, m);");
+      statements.push(`  const m = ${decoder}(v);`, "  if (m === undefined) return undefined;", "  rt.merge(out, m);");
     }
     const locals = own.length ? ["  let x: any, y: any;"] : [];
     return [...locals, ...statements, "  return true;"].join("\n") + "\n";
@@ -159,9 +159,9 @@ class ParserWriter {
     // S25: default-on-null turns an explicit null into the empty value.
     const value = f.tolerance.defaultOnNull && empty ? `x === null ? ${empty} : ${decoded}` : decoded;
     let onBad: string;
-    if (!f.tolerance.defaultOnError) onBad = `return at(${seg})`; // S26: fail the enclosing object
+    if (!f.tolerance.defaultOnError) onBad = `return rt.at(${seg})`; // S26: fail the enclosing object
     else if (f.required && empty) onBad = ownWrite("out", f.name, empty); // S23: required -> empty value
-    else if (f.required) onBad = `return at(${seg})`;
+    else if (f.required) onBad = `return rt.at(${seg})`;
     else onBad = ""; // S23: malformed optional value -> absent (never null)
     const lines = [
       `  x = ${ownRead("v", f.name)};`,
@@ -171,7 +171,7 @@ class ParserWriter {
       ...(onBad ? [`    else ${onBad};`] : []),
       "  }",
     ];
-    if (f.required) lines.push(`  else return failAt(${seg}, "missing required property");`);
+    if (f.required) lines.push(`  else return rt.failAt(${seg}, "missing required property");`);
     return lines;
   }
 
@@ -181,12 +181,12 @@ class ParserWriter {
     const cases = node.variants.map((variant) => `    case ${literal(variant.tagValue)}:\n      y = ${this.variant(node.tag, variant)}(v);\n      break;`);
     const otherTag = node.other
       ? `${this.other(node.other, mixin)}(v)`
-      : `failAt(${seg}, ${literal(`unknown ${node.tag}; this union is closed`)})`;
+      : `rt.failAt(${seg}, ${literal(`unknown ${node.tag}; this union is closed`)})`;
     const absentTag = node.absent
-      ? `t === null ? { ${objectLiteralKey(node.tag)}: null } : t === undefined ? {} : failAt(${seg}, "expected a string or null")`
-      : `failAt(${seg}, t === undefined ? "missing required property" : "expected a string")`;
+      ? `t === null ? { ${objectLiteralKey(node.tag)}: null } : t === undefined ? {} : rt.failAt(${seg}, "expected a string or null")`
+      : `rt.failAt(${seg}, t === undefined ? "missing required property" : "expected a string")`;
     const lines = [
-      `  if (!isObject(v)) return fail("expected an object");`,
+      `  if (!rt.isObject(v)) return rt.fail("expected an object");`,
       `  ${mixin?.tolerantTag ? "let" : "const"} t = ${ownRead("v", node.tag)};`,
       // S23: a shared optional tag that is not a string is removed before a variant is chosen.
       ...(mixin?.tolerantTag ? [`  if (t !== null && typeof t !== "string") t = undefined;`] : []),
@@ -218,7 +218,7 @@ class ParserWriter {
     if (!payload) return "  return out;";
     const target = payload.kind === "ref" ? this.defs.get(payload.name)!.node : undefined;
     if (payload.kind === "ref" && target?.kind === "object") return `  return f_${ident(payload.name)}(v, out) && out;`;
-    return `  const p = ${this.decode(payload, "v")};\n  return p === undefined ? undefined : merge(out, p);`;
+    return `  const p = ${this.decode(payload, "v")};\n  return p === undefined ? undefined : rt.merge(out, p);`;
   }
 
   /** The custom variant (S27): declared and required properties still hold; everything else is kept raw. */
@@ -227,25 +227,25 @@ class ParserWriter {
     const declared = new Set(other.fields.map((f) => f.name));
     const lines = other.required
       .filter((r) => !declared.has(r))
-      .map((r) => `  if (${ownRead("v", r)} === undefined) return failAt(${segment(r)}, "missing required property");`);
+      .map((r) => `  if (${ownRead("v", r)} === undefined) return rt.failAt(${segment(r)}, "missing required property");`);
     for (const f of other.fields) {
       const seg = segment(f.name);
       const required = other.required.includes(f.name);
       lines.push(`  x = ${ownRead("v", f.name)};`);
-      if (required) lines.push(`  if (x === undefined) return failAt(${seg}, "missing required property");`);
-      lines.push(`  if (${required ? "" : "x !== undefined && "}${this.decode(f.node, "x")} === undefined) return at(${seg});`);
+      if (required) lines.push(`  if (x === undefined) return rt.failAt(${seg}, "missing required property");`);
+      lines.push(`  if (${required ? "" : "x !== undefined && "}${this.decode(f.node, "x")} === undefined) return rt.at(${seg});`);
     }
     if (other.mixin) lines.push(`  if (${this.decode(other.mixin, "v")} === undefined) return undefined;`);
     const locals = other.fields.length ? ["  let x: any;"] : [];
     const skip = literalList(mixin?.baseFields ?? []);
-    this.pool.add(`function ${name}(v: any): any {\n${[...locals, ...lines, `  return copyRawExcept(v, {}, ${skip});`].join("\n")}\n}\n`);
+    this.pool.add(`function ${name}(v: any): any {\n${[...locals, ...lines, `  return rt.copyRawExcept(v, {}, ${skip});`].join("\n")}\n}\n`);
     return name;
   }
 
   /** First alternative that decodes wins (serde's untagged enums). */
   private union(node: UnionNode): string {
     const tries = node.options.map((o) => `  y = ${this.decode(o.node, "v")};\n  if (y !== undefined) return y;`);
-    return `  let y: any;\n${tries.join("\n")}\n  return fail("matches no alternative");\n`;
+    return `  let y: any;\n${tries.join("\n")}\n  return rt.fail("matches no alternative");\n`;
   }
 }
 

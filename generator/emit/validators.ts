@@ -28,7 +28,7 @@ class ValidatorWriter {
       ]),
       `import type * as T from "./types.js";`,
       `import type { Result } from "${this.runtimePath()}/result.js";`,
-      `import { at, atKey, codePoints, fail, failAt, finish, isObject, own } from "${this.runtimePath()}/decode.js";`,
+      `import * as rt from "${this.runtimePath()}/decode.js";`,
       "",
       this.pool.text(),
       ...exports,
@@ -43,12 +43,12 @@ class ValidatorWriter {
   private wrapper(def: Def): string {
     // The module doc says what every validator guarantees; one line per function keeps the .d.ts small.
     const doc = jsDoc([`Strict check of \`${def.name}\` (JSON Schema 2020-12, S31); returns the input itself when valid.`]);
-    return `${doc}function validate_${def.name}(value: unknown): Result<T.${def.name}> {\n  return v_${def.name}(value) ? { ok: true, value: value as T.${def.name} } : finish(undefined);\n}\n`;
+    return `${doc}function validate_${def.name}(value: unknown): Result<T.${def.name}> {\n  return v_${def.name}(value) ? { ok: true, value: value as T.${def.name} } : rt.finish(undefined);\n}\n`;
   }
 
   /** An expression: `true` when `x` fits `node`, `undefined` (after `fail`) otherwise. */
   private check(node: Node, x: string): string {
-    if (isScalar(node)) return `(${scalarTest(node, x)} || fail(${literal(expectation(node))}))`;
+    if (isScalar(node)) return `(${scalarTest(node, x)} || rt.fail(${literal(expectation(node))}))`;
     switch (node.kind) {
       case "ref":
         return `v_${ident(node.name)}(${x})`;
@@ -56,7 +56,7 @@ class ValidatorWriter {
         return "true";
       case "nullable":
         if (isScalar(node.inner)) {
-          return `(${x} === null || ${scalarTest(node.inner, x)} || fail(${literal(`${expectation(node.inner)} or null`)}))`;
+          return `(${x} === null || ${scalarTest(node.inner, x)} || rt.fail(${literal(`${expectation(node.inner)} or null`)}))`;
         }
         return `(${x} === null || ${this.check(node.inner, x)})`;
       default:
@@ -75,17 +75,16 @@ class ValidatorWriter {
       case "object":
         return this.object(node);
       case "array": {
-        const min = node.minItems ? `  if (v.length < ${node.minItems}) return fail(${literal(`expected at least ${node.minItems} item(s)`)});\n` : "";
-        return (
-          `  if (!Array.isArray(v)) return fail("expected an array");\n${min}` +
-          `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    if (!${this.check(node.items, "x")}) return atKey(i);\n  }\n  return true;\n`
-        );
+        const min = node.minItems ? `  if (v.length < ${node.minItems}) return rt.fail(${literal(`expected at least ${node.minItems} item(s)`)});\n` : "";
+        const item = this.check(node.items, "x");
+        const loop = item === "true" ? "" : `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    if (!${item}) return rt.atKey(i);\n  }\n`;
+        return `  if (!Array.isArray(v)) return rt.fail("expected an array");\n${min}${loop}  return true;\n`;
       }
-      case "record":
-        return (
-          `  if (!isObject(v)) return fail("expected an object");\n` +
-          `  for (const k of Object.keys(v)) {\n    const x = v[k];\n    if (!${this.check(node.values, "x")}) return atKey(k);\n  }\n  return true;\n`
-        );
+      case "record": {
+        const value = this.check(node.values, "x");
+        const loop = value === "true" ? "" : `  for (const k of Object.keys(v)) {\n    const x = v[k];\n    if (!${value}) return rt.atKey(k);\n  }\n`;
+        return `  if (!rt.isObject(v)) return rt.fail("expected an object");\n${loop}  return true;\n`;
+      }
       case "tagged":
         return this.tagged(node);
       case "union":
@@ -97,7 +96,7 @@ class ValidatorWriter {
 
   private object(node: ObjectNode): string {
     const tail = node.mixin ? `  return ${this.check(node.mixin, "v")};` : "  return true;";
-    return `  if (!isObject(v)) return fail("expected an object");\n${withLocals(this.fields(node.fields), tail)}`;
+    return `  if (!rt.isObject(v)) return rt.fail("expected an object");\n${withLocals(this.fields(node.fields), tail)}`;
   }
 
   /** Checks of declared properties (`x-*` tolerance keywords are ignored: S31). */
@@ -105,8 +104,8 @@ class ValidatorWriter {
     return fields.flatMap((f) => {
       const seg = segment(f.name);
       const read = `  x = ${ownRead("v", f.name)};`;
-      const test = f.node.kind === "json" ? [] : [`  if (${f.required ? "" : "x !== undefined && "}!${this.check(f.node, "x")}) return at(${seg});`];
-      const presence = f.required ? [`  if (x === undefined) return failAt(${seg}, "missing required property");`] : [];
+      const test = f.node.kind === "json" ? [] : [`  if (${f.required ? "" : "x !== undefined && "}!${this.check(f.node, "x")}) return rt.at(${seg});`];
+      const presence = f.required ? [`  if (x === undefined) return rt.failAt(${seg}, "missing required property");`] : [];
       return test.length || presence.length ? [read, ...presence, ...test] : [];
     });
   }
@@ -117,12 +116,12 @@ class ValidatorWriter {
     const cases = node.variants.map((variant) => `    case ${literal(variant.tagValue)}:\n      ok = ${this.variant(variant)}(v);\n      break;`);
     const otherTag = node.other
       ? `${this.other(node.other)}(v)`
-      : `failAt(${seg}, ${literal(`unknown ${node.tag}; this union is closed`)})`;
+      : `rt.failAt(${seg}, ${literal(`unknown ${node.tag}; this union is closed`)})`;
     const noTag = node.absent
-      ? `t === undefined || t === null || failAt(${seg}, "expected a string or null")`
-      : `failAt(${seg}, t === undefined ? "missing required property" : "expected a string")`;
+      ? `t === undefined || t === null || rt.failAt(${seg}, "expected a string or null")`
+      : `rt.failAt(${seg}, t === undefined ? "missing required property" : "expected a string")`;
     const lines = [
-      `  if (!isObject(v)) return fail("expected an object");`,
+      `  if (!rt.isObject(v)) return rt.fail("expected an object");`,
       `  const t = ${ownRead("v", node.tag)};`,
       "  let ok: true | undefined;",
       "  switch (t) {",
@@ -134,9 +133,9 @@ class ValidatorWriter {
     const untagged = node.untagged ?? [];
     if (untagged.length === 0) lines.push("  return ok;");
     else if (!node.exclusive) {
-      lines.push("  if (ok) return true;", ...untagged.map((o) => `  if (${this.check(o.node, "v")}) return true;`), `  return fail("matches no variant");`);
+      lines.push("  if (ok) return true;", ...untagged.map((o) => `  if (${this.check(o.node, "v")}) return true;`), `  return rt.fail("matches no variant");`);
     } else {
-      lines.push("  let n = ok ? 1 : 0;", ...untagged.map((o) => `  if (${this.check(o.node, "v")}) n++;`), `  return n === 1 || fail(n ? "matches more than one variant (oneOf)" : "matches no variant");`);
+      lines.push("  let n = ok ? 1 : 0;", ...untagged.map((o) => `  if (${this.check(o.node, "v")}) n++;`), `  return n === 1 || rt.fail(n ? "matches more than one variant (oneOf)" : "matches no variant");`);
     }
     return lines.join("\n") + "\n";
   }
@@ -156,7 +155,7 @@ class ValidatorWriter {
     const declared = new Set(other.fields.map((f) => f.name));
     const required = other.required
       .filter((r) => !declared.has(r))
-      .map((r) => `  if (${ownRead("v", r)} === undefined) return failAt(${segment(r)}, "missing required property");`);
+      .map((r) => `  if (${ownRead("v", r)} === undefined) return rt.failAt(${segment(r)}, "missing required property");`);
     const fields = this.fields(other.fields.map((f) => ({ ...f, required: other.required.includes(f.name) })));
     const tail = other.mixin ? `  return ${this.check(other.mixin, "v")};` : "  return true;";
     this.pool.add(`function ${name}(v: any): true | undefined {\n${withLocals([...required, ...fields], tail)}}\n`);
@@ -165,8 +164,8 @@ class ValidatorWriter {
 
   private union(node: UnionNode): string {
     const options = node.options.map((o) => this.check(o.node, "v"));
-    if (!node.exclusive) return `${options.map((o) => `  if (${o}) return true;`).join("\n")}\n  return fail("matches no alternative");\n`;
-    return `  let n = 0;\n${options.map((o) => `  if (${o}) n++;`).join("\n")}\n  return n === 1 || fail(n ? "matches more than one alternative (oneOf)" : "matches no alternative");\n`;
+    if (!node.exclusive) return `${options.map((o) => `  if (${o}) return true;`).join("\n")}\n  return rt.fail("matches no alternative");\n`;
+    return `  let n = 0;\n${options.map((o) => `  if (${o}) n++;`).join("\n")}\n  return n === 1 || rt.fail(n ? "matches more than one alternative (oneOf)" : "matches no alternative");\n`;
   }
 }
 

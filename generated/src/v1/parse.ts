@@ -11,7 +11,7 @@
 
 import type * as T from "./types.js";
 import type { Result } from "../runtime/result.js";
-import { at, atKey, codePoints, copyJson, copyRawExcept, fail, failAt, finish, isObject, merge, own, put } from "../runtime/decode.js";
+import * as rt from "../runtime/decode.js";
 
 function p_0(v: any): any {
   let y: any;
@@ -35,7 +35,7 @@ function p_0(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtRequest(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_AgentRequest(v: any, out: any): true | undefined {
@@ -44,50 +44,50 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_0(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_AgentRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentRequest(v, out) && out;
 }
 
 function p_RequestId(v: any): any {
   let y: any;
-  y = (v === null ? v : fail("expected null"));
+  y = (v === null ? v : rt.fail("expected null"));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : fail("expected a string"));
+  y = (typeof v === "string" ? v : rt.fail("expected a string"));
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_1(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    const y = rt.copyJson(x);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -98,23 +98,23 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -124,13 +124,13 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
 }
 
 function p_WriteTextFileRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_WriteTextFileRequest(v, out) && out;
 }
 
 function p_SessionId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ReadTextFileRequest(v: any, out: any): true | undefined {
@@ -139,27 +139,27 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.line = y;
-    else return at("/line");
+    else return rt.at("/line");
   }
   x = v.limit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.limit = y;
-    else return at("/limit");
+    else return rt.at("/limit");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -170,18 +170,18 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
 }
 
 function p_ReadTextFileRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ReadTextFileRequest(v, out) && out;
 }
 
 function p_2(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_PermissionOption(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -193,23 +193,23 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCall;
   if (x !== undefined) {
     y = p_ToolCallUpdate(x);
     if (y !== undefined) out.toolCall = y;
-    else return at("/toolCall");
+    else return rt.at("/toolCall");
   }
-  else return failAt("/toolCall", "missing required property");
+  else return rt.failAt("/toolCall", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_2(x);
     if (y !== undefined) out.options = y;
-    else return at("/options");
+    else return rt.at("/options");
   }
-  else return failAt("/options", "missing required property");
+  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -219,13 +219,13 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_RequestPermissionRequest(v, out) && out;
 }
 
 function p_3(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -237,7 +237,7 @@ function p_3(v: any): any {
 }
 
 function p_4(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -254,9 +254,9 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
-    else return at("/toolCallId");
+    else return rt.at("/toolCallId");
   }
-  else return failAt("/toolCallId", "missing required property");
+  else return rt.failAt("/toolCallId", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolKind(x));
@@ -269,12 +269,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.name = y;
   }
   x = v.content;
@@ -289,12 +289,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.rawInput;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.rawInput = y;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.rawOutput = y;
   }
   x = v._meta;
@@ -306,21 +306,21 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_ToolCallId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_ToolKind(v: any): any {
-  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") ? v : fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
+  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") ? v : rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
 }
 
 function p_ToolCallStatus(v: any): any {
-  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") ? v : fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
 }
 
 function p_ToolCallContentContent(v: any): any {
@@ -339,7 +339,7 @@ function p_ToolCallContentTerminal(v: any): any {
 }
 
 function p_ToolCallContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -353,7 +353,7 @@ function p_ToolCallContent(v: any): any {
       y = p_ToolCallContentTerminal(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -384,7 +384,7 @@ function p_ContentBlockResource(v: any): any {
 }
 
 function p_ContentBlock(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -404,13 +404,13 @@ function p_ContentBlock(v: any): any {
       y = p_ContentBlockResource(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_5(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -430,12 +430,12 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v.lastModified;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.lastModified = y;
   }
   x = v.priority;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.priority = y;
   }
   x = v._meta;
@@ -447,13 +447,13 @@ function f_Annotations(v: any, out: any): true | undefined {
 }
 
 function p_Annotations(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Annotations(v, out) && out;
 }
 
 function p_Role(v: any): any {
-  return ((v === "assistant" || v === "user") ? v : fail("expected one of \"assistant\", \"user\""));
+  return ((v === "assistant" || v === "user") ? v : rt.fail("expected one of \"assistant\", \"user\""));
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
@@ -465,11 +465,11 @@ function f_TextContent(v: any, out: any): true | undefined {
   }
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.text = y;
-    else return at("/text");
+    else return rt.at("/text");
   }
-  else return failAt("/text", "missing required property");
+  else return rt.failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -479,7 +479,7 @@ function f_TextContent(v: any, out: any): true | undefined {
 }
 
 function p_TextContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TextContent(v, out) && out;
 }
@@ -493,21 +493,21 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.data = y;
-    else return at("/data");
+    else return rt.at("/data");
   }
-  else return failAt("/data", "missing required property");
+  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.mimeType = y;
-    else return at("/mimeType");
+    else return rt.at("/mimeType");
   }
-  else return failAt("/mimeType", "missing required property");
+  else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.uri = y;
   }
   x = v._meta;
@@ -519,7 +519,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
 }
 
 function p_ImageContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ImageContent(v, out) && out;
 }
@@ -533,18 +533,18 @@ function f_AudioContent(v: any, out: any): true | undefined {
   }
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.data = y;
-    else return at("/data");
+    else return rt.at("/data");
   }
-  else return failAt("/data", "missing required property");
+  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.mimeType = y;
-    else return at("/mimeType");
+    else return rt.at("/mimeType");
   }
-  else return failAt("/mimeType", "missing required property");
+  else return rt.failAt("/mimeType", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -554,7 +554,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
 }
 
 function p_AudioContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AudioContent(v, out) && out;
 }
@@ -568,38 +568,38 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.size = y;
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -609,7 +609,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
 }
 
 function p_ResourceLink(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ResourceLink(v, out) && out;
 }
@@ -620,30 +620,30 @@ function p_EmbeddedResourceResource(v: any): any {
   if (y !== undefined) return y;
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.text = y;
-    else return at("/text");
+    else return rt.at("/text");
   }
-  else return failAt("/text", "missing required property");
+  else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -653,7 +653,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_TextResourceContents(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
 }
@@ -662,23 +662,23 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.blob;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.blob = y;
-    else return at("/blob");
+    else return rt.at("/blob");
   }
-  else return failAt("/blob", "missing required property");
+  else return rt.failAt("/blob", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -688,7 +688,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_BlobResourceContents(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
 }
@@ -704,9 +704,9 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_EmbeddedResourceResource(x);
     if (y !== undefined) out.resource = y;
-    else return at("/resource");
+    else return rt.at("/resource");
   }
-  else return failAt("/resource", "missing required property");
+  else return rt.failAt("/resource", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -716,7 +716,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
 }
 
 function p_EmbeddedResource(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
 }
@@ -727,9 +727,9 @@ function f_Content(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -739,7 +739,7 @@ function f_Content(v: any, out: any): true | undefined {
 }
 
 function p_Content(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Content(v, out) && out;
 }
@@ -748,23 +748,23 @@ function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   x = v.oldText;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.oldText = y;
   }
   x = v.newText;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.newText = y;
-    else return at("/newText");
+    else return rt.at("/newText");
   }
-  else return failAt("/newText", "missing required property");
+  else return rt.failAt("/newText", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -774,13 +774,13 @@ function f_Diff(v: any, out: any): true | undefined {
 }
 
 function p_Diff(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Diff(v, out) && out;
 }
 
 function p_TerminalId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_Terminal(v: any, out: any): true | undefined {
@@ -789,9 +789,9 @@ function f_Terminal(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -801,7 +801,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 }
 
 function p_Terminal(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Terminal(v, out) && out;
 }
@@ -810,14 +810,14 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.line = y;
   }
   x = v._meta;
@@ -829,7 +829,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallLocation(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCallLocation(v, out) && out;
 }
@@ -840,23 +840,23 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
-    else return at("/optionId");
+    else return rt.at("/optionId");
   }
-  else return failAt("/optionId", "missing required property");
+  else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = p_PermissionOptionKind(x);
     if (y !== undefined) out.kind = y;
-    else return at("/kind");
+    else return rt.at("/kind");
   }
-  else return failAt("/kind", "missing required property");
+  else return rt.failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -866,38 +866,38 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 }
 
 function p_PermissionOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PermissionOption(v, out) && out;
 }
 
 function p_PermissionOptionId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_PermissionOptionKind(v: any): any {
-  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
+  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
 }
 
 function p_6(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
+    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
 }
 
 function p_7(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_EnvVariable(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -909,39 +909,39 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.command = y;
-    else return at("/command");
+    else return rt.at("/command");
   }
-  else return failAt("/command", "missing required property");
+  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
-    else return at("/args");
+    else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
     y = x === null ? [] : p_7(x);
     if (y !== undefined) out.env = y;
-    else return at("/env");
+    else return rt.at("/env");
   }
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
   x = v.outputByteLimit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.outputByteLimit = y;
-    else return at("/outputByteLimit");
+    else return rt.at("/outputByteLimit");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -952,7 +952,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_CreateTerminalRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CreateTerminalRequest(v, out) && out;
 }
@@ -961,18 +961,18 @@ function f_EnvVariable(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -982,7 +982,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 }
 
 function p_EnvVariable(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_EnvVariable(v, out) && out;
 }
@@ -993,16 +993,16 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1012,7 +1012,7 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalOutputRequest(v, out) && out;
 }
@@ -1023,16 +1023,16 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1042,7 +1042,7 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_ReleaseTerminalRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ReleaseTerminalRequest(v, out) && out;
 }
@@ -1053,16 +1053,16 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1072,7 +1072,7 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
 }
 
 function p_WaitForTerminalExitRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_WaitForTerminalExitRequest(v, out) && out;
 }
@@ -1083,16 +1083,16 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1102,7 +1102,7 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_KillTerminalRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_KillTerminalRequest(v, out) && out;
 }
@@ -1123,16 +1123,16 @@ function p_8(v: any): any {
   if (y !== undefined) return y;
   y = p_ElicitationRequestScope(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_CreateElicitationRequestOther(v: any): any {
   if (p_8(v) === undefined) return undefined;
-  return copyRawExcept(v, {}, ["message", "_meta"]);
+  return rt.copyRawExcept(v, {}, ["message", "_meta"]);
 }
 
 function p_9(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.mode;
   let y: any;
   switch (t) {
@@ -1143,7 +1143,7 @@ function p_9(v: any): any {
       y = p_CreateElicitationRequestUrl(v);
       break;
     default:
-      y = typeof t === "string" ? p_CreateElicitationRequestOther(v) : failAt("/mode", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_CreateElicitationRequestOther(v) : rt.failAt("/mode", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -1152,11 +1152,11 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.message = y;
-    else return at("/message");
+    else return rt.at("/message");
   }
-  else return failAt("/message", "missing required property");
+  else return rt.failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1164,12 +1164,12 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   }
   const m = p_9(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_CreateElicitationRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CreateElicitationRequest(v, out) && out;
 }
@@ -1180,9 +1180,9 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolCallId(x));
@@ -1192,7 +1192,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSessionScope(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationSessionScope(v, out) && out;
 }
@@ -1203,26 +1203,26 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
-    else return at("/requestId");
+    else return rt.at("/requestId");
   }
-  else return failAt("/requestId", "missing required property");
+  else return rt.failAt("/requestId", "missing required property");
   return true;
 }
 
 function p_ElicitationRequestScope(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationRequestScope(v, out) && out;
 }
 
 function p_10(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = p_ElicitationPropertySchema(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -1236,24 +1236,24 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.properties;
   if (x !== undefined) {
     y = p_10(x);
     if (y !== undefined) out.properties = y;
-    else return at("/properties");
+    else return rt.at("/properties");
   }
   x = v.required;
   if (x !== undefined) {
     y = (x === null ? null : p_6(x));
     if (y !== undefined) out.required = y;
-    else return at("/required");
+    else return rt.at("/required");
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1265,13 +1265,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationSchema(v, out) && out;
 }
 
 function p_ElicitationSchemaType(v: any): any {
-  return ((v === "object") ? v : fail("expected one of \"object\""));
+  return ((v === "object") ? v : rt.fail("expected one of \"object\""));
 }
 
 function p_ElicitationPropertySchemaString(v: any): any {
@@ -1300,11 +1300,11 @@ function p_ElicitationPropertySchemaArray(v: any): any {
 }
 
 function p_ElicitationPropertySchemaOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_ElicitationPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1324,34 +1324,34 @@ function p_ElicitationPropertySchema(v: any): any {
       y = p_ElicitationPropertySchemaArray(v);
       break;
     default:
-      y = typeof t === "string" ? p_ElicitationPropertySchemaOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_ElicitationPropertySchemaOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_StringFormat(v: any): any {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
+  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
 }
 
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.const = y;
-    else return at("/const");
+    else return rt.at("/const");
   }
-  else return failAt("/const", "missing required property");
+  else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1363,18 +1363,18 @@ function f_EnumOption(v: any, out: any): true | undefined {
 }
 
 function p_EnumOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_EnumOption(v, out) && out;
 }
 
 function p_11(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_EnumOption(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -1384,54 +1384,54 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.minLength = y;
-    else return at("/minLength");
+    else return rt.at("/minLength");
   }
   x = v.maxLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.maxLength = y;
-    else return at("/maxLength");
+    else return rt.at("/maxLength");
   }
   x = v.pattern;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.pattern = y;
-    else return at("/pattern");
+    else return rt.at("/pattern");
   }
   x = v.format;
   if (x !== undefined) {
     y = (x === null ? null : p_StringFormat(x));
     if (y !== undefined) out.format = y;
-    else return at("/format");
+    else return rt.at("/format");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.default = y;
   }
   x = v.enum;
   if (x !== undefined) {
     y = (x === null ? null : p_6(x));
     if (y !== undefined) out.enum = y;
-    else return at("/enum");
+    else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
     y = (x === null ? null : p_11(x));
     if (y !== undefined) out.oneOf = y;
-    else return at("/oneOf");
+    else return rt.at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -1442,7 +1442,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_StringPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
 }
@@ -1451,29 +1451,29 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.minimum = y;
-    else return at("/minimum");
+    else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.maximum = y;
-    else return at("/maximum");
+    else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1485,7 +1485,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_NumberPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
 }
@@ -1494,29 +1494,29 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.minimum = y;
-    else return at("/minimum");
+    else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.maximum = y;
-    else return at("/maximum");
+    else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1528,7 +1528,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_IntegerPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
 }
@@ -1537,17 +1537,17 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1559,7 +1559,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_BooleanPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BooleanPropertySchema(v, out) && out;
 }
@@ -1570,11 +1570,11 @@ function p_MultiSelectItemsString(v: any): any {
 }
 
 function p_MultiSelectItemsOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_MultiSelectItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1582,7 +1582,7 @@ function p_MultiSelectItems(v: any): any {
       y = p_MultiSelectItemsString(v);
       break;
     default:
-      y = typeof t === "string" ? p_MultiSelectItemsOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_MultiSelectItemsOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (y === undefined) y = p_TitledMultiSelectItems(v);
   return y;
@@ -1594,9 +1594,9 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_6(x);
     if (y !== undefined) out.enum = y;
-    else return at("/enum");
+    else return rt.at("/enum");
   }
-  else return failAt("/enum", "missing required property");
+  else return rt.failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1606,7 +1606,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_StringMultiSelectItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_StringMultiSelectItems(v, out) && out;
 }
@@ -1617,9 +1617,9 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_11(x);
     if (y !== undefined) out.anyOf = y;
-    else return at("/anyOf");
+    else return rt.at("/anyOf");
   }
-  else return failAt("/anyOf", "missing required property");
+  else return rt.failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1629,17 +1629,17 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_TitledMultiSelectItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
 function p_12(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y === undefined) continue;
     out.push(y);
   }
@@ -1650,33 +1650,33 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.minItems = y;
-    else return at("/minItems");
+    else return rt.at("/minItems");
   }
   x = v.maxItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.maxItems = y;
-    else return at("/maxItems");
+    else return rt.at("/maxItems");
   }
   x = v.items;
   if (x !== undefined) {
     y = p_MultiSelectItems(x);
     if (y !== undefined) out.items = y;
-    else return at("/items");
+    else return rt.at("/items");
   }
-  else return failAt("/items", "missing required property");
+  else return rt.failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
     y = (x === null ? null : p_12(x));
@@ -1691,7 +1691,7 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_MultiSelectPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_MultiSelectPropertySchema(v, out) && out;
 }
@@ -1702,23 +1702,23 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ElicitationSchema(x);
     if (y !== undefined) out.requestedSchema = y;
-    else return at("/requestedSchema");
+    else return rt.at("/requestedSchema");
   }
-  else return failAt("/requestedSchema", "missing required property");
+  else return rt.failAt("/requestedSchema", "missing required property");
   const m = p_8(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_ElicitationFormMode(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_ElicitationId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -1727,30 +1727,30 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
-    else return at("/elicitationId");
+    else return rt.at("/elicitationId");
   }
-  else return failAt("/elicitationId", "missing required property");
+  else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.url = y;
-    else return at("/url");
+    else return rt.at("/url");
   }
-  else return failAt("/url", "missing required property");
+  else return rt.failAt("/url", "missing required property");
   const m = p_8(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_ElicitationUrlMode(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlMode(v, out) && out;
 }
 
 function p_ExtRequest(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function p_13(v: any): any {
@@ -1781,7 +1781,7 @@ function p_13(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtResponse(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_14(v: any, out: any): true | undefined {
@@ -1790,21 +1790,21 @@ function f_14(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
     y = p_13(x);
     if (y !== undefined) out.result = y;
-    else return at("/result");
+    else return rt.at("/result");
   }
-  else return failAt("/result", "missing required property");
+  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
 function p_15(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_14(v, out) && out;
 }
@@ -1815,21 +1815,21 @@ function f_16(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.error;
   if (x !== undefined) {
     y = p_Error(x);
     if (y !== undefined) out.error = y;
-    else return at("/error");
+    else return rt.at("/error");
   }
-  else return failAt("/error", "missing required property");
+  else return rt.failAt("/error", "missing required property");
   return true;
 }
 
 function p_17(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_16(v, out) && out;
 }
@@ -1840,11 +1840,11 @@ function p_AgentResponse(v: any): any {
   if (y !== undefined) return y;
   y = p_17(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_18(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1861,9 +1861,9 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
-    else return at("/protocolVersion");
+    else return rt.at("/protocolVersion");
   }
-  else return failAt("/protocolVersion", "missing required property");
+  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.agentCapabilities;
   if (x !== undefined) {
     y = p_AgentCapabilities(x);
@@ -1888,20 +1888,20 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 }
 
 function p_InitializeResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_InitializeResponse(v, out) && out;
 }
 
 function p_ProtocolVersion(v: any): any {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]"));
 }
 
 function f_AgentCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.loadSession;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.loadSession = y;
   }
   x = v.promptCapabilities;
@@ -1933,7 +1933,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
 }
@@ -1942,17 +1942,17 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.image;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.image = y;
   }
   x = v.audio;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.audio = y;
   }
   x = v.embeddedContext;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.embeddedContext = y;
   }
   x = v._meta;
@@ -1964,7 +1964,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptCapabilities(v, out) && out;
 }
@@ -1973,12 +1973,12 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.http;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.http = y;
   }
   x = v.sse;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.sse = y;
   }
   x = v._meta;
@@ -1990,7 +1990,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpCapabilities(v, out) && out;
 }
@@ -2031,7 +2031,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionCapabilities(v, out) && out;
 }
@@ -2047,7 +2047,7 @@ function f_SessionListCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionListCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionListCapabilities(v, out) && out;
 }
@@ -2063,7 +2063,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionDeleteCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionDeleteCapabilities(v, out) && out;
 }
@@ -2079,7 +2079,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
 }
 
 function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
@@ -2095,7 +2095,7 @@ function f_SessionResumeCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionResumeCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionResumeCapabilities(v, out) && out;
 }
@@ -2111,7 +2111,7 @@ function f_SessionCloseCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCloseCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionCloseCapabilities(v, out) && out;
 }
@@ -2132,7 +2132,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentAuthCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentAuthCapabilities(v, out) && out;
 }
@@ -2148,7 +2148,7 @@ function f_LogoutCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_LogoutCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LogoutCapabilities(v, out) && out;
 }
@@ -2159,7 +2159,7 @@ function p_AuthMethodTerminalVariant(v: any): any {
 }
 
 function p_AuthMethod(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2167,24 +2167,24 @@ function p_AuthMethod(v: any): any {
       y = p_AuthMethodTerminalVariant(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (y === undefined) y = p_AuthMethodAgent(v);
   return y;
 }
 
 function p_AuthMethodId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_19(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -2195,32 +2195,32 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.args;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
-    else return at("/args");
+    else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
     y = x === null ? {} : p_19(x);
     if (y !== undefined) out.env = y;
-    else return at("/env");
+    else return rt.at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -2231,7 +2231,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodTerminal(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
 }
@@ -2242,19 +2242,19 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2266,7 +2266,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodAgent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthMethodAgent(v, out) && out;
 }
@@ -2275,23 +2275,23 @@ function f_Implementation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.version;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.version = y;
-    else return at("/version");
+    else return rt.at("/version");
   }
-  else return failAt("/version", "missing required property");
+  else return rt.failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -2301,7 +2301,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 }
 
 function p_Implementation(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Implementation(v, out) && out;
 }
@@ -2317,7 +2317,7 @@ function f_AuthenticateResponse(v: any, out: any): true | undefined {
 }
 
 function p_AuthenticateResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthenticateResponse(v, out) && out;
 }
@@ -2333,13 +2333,13 @@ function f_LogoutResponse(v: any, out: any): true | undefined {
 }
 
 function p_LogoutResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LogoutResponse(v, out) && out;
 }
 
 function p_20(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2356,9 +2356,9 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.modes;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionModeState(x));
@@ -2378,13 +2378,13 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_NewSessionResponse(v, out) && out;
 }
 
 function p_21(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2401,16 +2401,16 @@ function f_SessionModeState(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionModeId(x);
     if (y !== undefined) out.currentModeId = y;
-    else return at("/currentModeId");
+    else return rt.at("/currentModeId");
   }
-  else return failAt("/currentModeId", "missing required property");
+  else return rt.failAt("/currentModeId", "missing required property");
   x = v.availableModes;
   if (x !== undefined) {
     y = p_21(x);
     if (y !== undefined) out.availableModes = y;
     else out.availableModes = [];
   }
-  else return failAt("/availableModes", "missing required property");
+  else return rt.failAt("/availableModes", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -2420,13 +2420,13 @@ function f_SessionModeState(v: any, out: any): true | undefined {
 }
 
 function p_SessionModeState(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionModeState(v, out) && out;
 }
 
 function p_SessionModeId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_SessionMode(v: any, out: any): true | undefined {
@@ -2435,19 +2435,19 @@ function f_SessionMode(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionModeId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2459,7 +2459,7 @@ function f_SessionMode(v: any, out: any): true | undefined {
 }
 
 function p_SessionMode(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionMode(v, out) && out;
 }
@@ -2475,7 +2475,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
 }
 
 function p_22(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2486,7 +2486,7 @@ function p_22(v: any): any {
       y = p_SessionConfigOptionBoolean(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -2497,19 +2497,19 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.category;
@@ -2524,47 +2524,47 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   const m = p_22(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_SessionConfigOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigOption(v, out) && out;
 }
 
 function p_SessionConfigId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_SessionConfigOptionCategory(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_SessionConfigValueId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_23(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_SessionConfigSelectOption(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
 }
 
 function p_24(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_SessionConfigSelectGroup(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -2576,7 +2576,7 @@ function p_SessionConfigSelectOptions(v: any): any {
   if (y !== undefined) return y;
   y = p_24(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -2585,19 +2585,19 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2609,13 +2609,13 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
 function p_25(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2632,23 +2632,23 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigGroupId(x);
     if (y !== undefined) out.group = y;
-    else return at("/group");
+    else return rt.at("/group");
   }
-  else return failAt("/group", "missing required property");
+  else return rt.failAt("/group", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_25(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
-  else return failAt("/options", "missing required property");
+  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -2658,13 +2658,13 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectGroup(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
 function p_SessionConfigGroupId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_SessionConfigSelect(v: any, out: any): true | undefined {
@@ -2673,21 +2673,21 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.currentValue = y;
-    else return at("/currentValue");
+    else return rt.at("/currentValue");
   }
-  else return failAt("/currentValue", "missing required property");
+  else return rt.failAt("/currentValue", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_SessionConfigSelectOptions(x);
     if (y !== undefined) out.options = y;
-    else return at("/options");
+    else return rt.at("/options");
   }
-  else return failAt("/options", "missing required property");
+  else return rt.failAt("/options", "missing required property");
   return true;
 }
 
 function p_SessionConfigSelect(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigSelect(v, out) && out;
 }
@@ -2696,16 +2696,16 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.currentValue;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.currentValue = y;
-    else return at("/currentValue");
+    else return rt.at("/currentValue");
   }
-  else return failAt("/currentValue", "missing required property");
+  else return rt.failAt("/currentValue", "missing required property");
   return true;
 }
 
 function p_SessionConfigBoolean(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigBoolean(v, out) && out;
 }
@@ -2731,13 +2731,13 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_LoadSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LoadSessionResponse(v, out) && out;
 }
 
 function p_26(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2756,10 +2756,10 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
-  else return failAt("/sessions", "missing required property");
+  else return rt.failAt("/sessions", "missing required property");
   x = v.nextCursor;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.nextCursor = y;
   }
   x = v._meta;
@@ -2771,7 +2771,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ListSessionsResponse(v, out) && out;
 }
@@ -2782,16 +2782,16 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = p_12(x);
@@ -2799,12 +2799,12 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -2816,7 +2816,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfo(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionInfo(v, out) && out;
 }
@@ -2832,7 +2832,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DeleteSessionResponse(v, out) && out;
 }
@@ -2858,7 +2858,7 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ResumeSessionResponse(v, out) && out;
 }
@@ -2874,7 +2874,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CloseSessionResponse(v, out) && out;
 }
@@ -2890,7 +2890,7 @@ function f_SetSessionModeResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionModeResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionModeResponse(v, out) && out;
 }
@@ -2903,7 +2903,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
-  else return failAt("/configOptions", "missing required property");
+  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -2913,7 +2913,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
@@ -2924,9 +2924,9 @@ function f_PromptResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_StopReason(x);
     if (y !== undefined) out.stopReason = y;
-    else return at("/stopReason");
+    else return rt.at("/stopReason");
   }
-  else return failAt("/stopReason", "missing required property");
+  else return rt.failAt("/stopReason", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -2936,17 +2936,17 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 }
 
 function p_PromptResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptResponse(v, out) && out;
 }
 
 function p_StopReason(v: any): any {
-  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
+  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
 }
 
 function p_ExtResponse(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function f_Error(v: any, out: any): true | undefined {
@@ -2955,32 +2955,32 @@ function f_Error(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ErrorCode(x);
     if (y !== undefined) out.code = y;
-    else return at("/code");
+    else return rt.at("/code");
   }
-  else return failAt("/code", "missing required property");
+  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.message = y;
-    else return at("/message");
+    else return rt.at("/message");
   }
-  else return failAt("/message", "missing required property");
+  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.data = y;
   }
   return true;
 }
 
 function p_Error(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Error(v, out) && out;
 }
 
 function p_ErrorCode(v: any): any {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
 }
 
 function p_27(v: any): any {
@@ -2991,29 +2991,29 @@ function p_27(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtNotification(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_AgentNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_27(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_AgentNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentNotification(v, out) && out;
 }
@@ -3024,16 +3024,16 @@ function f_SessionNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.update;
   if (x !== undefined) {
     y = p_SessionUpdate(x);
     if (y !== undefined) out.update = y;
-    else return at("/update");
+    else return rt.at("/update");
   }
-  else return failAt("/update", "missing required property");
+  else return rt.failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3043,7 +3043,7 @@ function f_SessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_SessionNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionNotification(v, out) && out;
 }
@@ -3119,7 +3119,7 @@ function p_SessionUpdateCompactionSummaryChunk(v: any): any {
 }
 
 function p_SessionUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.sessionUpdate;
   let y: any;
   switch (t) {
@@ -3166,13 +3166,13 @@ function p_SessionUpdate(v: any): any {
       y = p_SessionUpdateCompactionSummaryChunk(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/sessionUpdate", "unknown sessionUpdate; this union is closed") : failAt("/sessionUpdate", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/sessionUpdate", "unknown sessionUpdate; this union is closed") : rt.failAt("/sessionUpdate", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_MessageId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ContentChunk(v: any, out: any): true | undefined {
@@ -3181,9 +3181,9 @@ function f_ContentChunk(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v.messageId;
   if (x !== undefined) {
     y = (x === null ? null : p_MessageId(x));
@@ -3198,7 +3198,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ContentChunk(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ContentChunk(v, out) && out;
 }
@@ -3209,19 +3209,19 @@ function f_ToolCall(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
-    else return at("/toolCallId");
+    else return rt.at("/toolCallId");
   }
-  else return failAt("/toolCallId", "missing required property");
+  else return rt.failAt("/toolCallId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.name = y;
   }
   x = v.kind;
@@ -3246,12 +3246,12 @@ function f_ToolCall(v: any, out: any): true | undefined {
   }
   x = v.rawInput;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.rawInput = y;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.rawOutput = y;
   }
   x = v._meta;
@@ -3263,7 +3263,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
 }
 
 function p_ToolCall(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCall(v, out) && out;
 }
@@ -3272,25 +3272,25 @@ function f_PlanEntry(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v.priority;
   if (x !== undefined) {
     y = p_PlanEntryPriority(x);
     if (y !== undefined) out.priority = y;
-    else return at("/priority");
+    else return rt.at("/priority");
   }
-  else return failAt("/priority", "missing required property");
+  else return rt.failAt("/priority", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_PlanEntryStatus(x);
     if (y !== undefined) out.status = y;
-    else return at("/status");
+    else return rt.at("/status");
   }
-  else return failAt("/status", "missing required property");
+  else return rt.failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3300,21 +3300,21 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 }
 
 function p_PlanEntry(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanEntry(v, out) && out;
 }
 
 function p_PlanEntryPriority(v: any): any {
-  return ((v === "high" || v === "medium" || v === "low") ? v : fail("expected one of \"high\", \"medium\", \"low\""));
+  return ((v === "high" || v === "medium" || v === "low") ? v : rt.fail("expected one of \"high\", \"medium\", \"low\""));
 }
 
 function p_PlanEntryStatus(v: any): any {
-  return ((v === "pending" || v === "in_progress" || v === "completed") ? v : fail("expected one of \"pending\", \"in_progress\", \"completed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\""));
 }
 
 function p_28(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3333,7 +3333,7 @@ function f_Plan(v: any, out: any): true | undefined {
     if (y !== undefined) out.entries = y;
     else out.entries = [];
   }
-  else return failAt("/entries", "missing required property");
+  else return rt.failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3343,7 +3343,7 @@ function f_Plan(v: any, out: any): true | undefined {
 }
 
 function p_Plan(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Plan(v, out) && out;
 }
@@ -3352,18 +3352,18 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.description = y;
-    else return at("/description");
+    else return rt.at("/description");
   }
-  else return failAt("/description", "missing required property");
+  else return rt.failAt("/description", "missing required property");
   x = v.input;
   if (x !== undefined) {
     y = (x === null ? null : p_AvailableCommandInput(x));
@@ -3378,7 +3378,7 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommand(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AvailableCommand(v, out) && out;
 }
@@ -3387,18 +3387,18 @@ function p_AvailableCommandInput(v: any): any {
   let y: any;
   y = p_UnstructuredCommandInput(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.hint = y;
-    else return at("/hint");
+    else return rt.at("/hint");
   }
-  else return failAt("/hint", "missing required property");
+  else return rt.failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3408,13 +3408,13 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
 }
 
 function p_UnstructuredCommandInput(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
 function p_29(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3433,7 +3433,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
     if (y !== undefined) out.availableCommands = y;
     else out.availableCommands = [];
   }
-  else return failAt("/availableCommands", "missing required property");
+  else return rt.failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3443,7 +3443,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommandsUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AvailableCommandsUpdate(v, out) && out;
 }
@@ -3454,9 +3454,9 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionModeId(x);
     if (y !== undefined) out.currentModeId = y;
-    else return at("/currentModeId");
+    else return rt.at("/currentModeId");
   }
-  else return failAt("/currentModeId", "missing required property");
+  else return rt.failAt("/currentModeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3466,7 +3466,7 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CurrentModeUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CurrentModeUpdate(v, out) && out;
 }
@@ -3479,7 +3479,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
-  else return failAt("/configOptions", "missing required property");
+  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3489,7 +3489,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ConfigOptionUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
 }
@@ -3498,12 +3498,12 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -3515,7 +3515,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfoUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
 }
@@ -3524,18 +3524,18 @@ function f_Cost(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.amount;
   if (x !== undefined) {
-    y = (typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number"));
+    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number"));
     if (y !== undefined) out.amount = y;
-    else return at("/amount");
+    else return rt.at("/amount");
   }
-  else return failAt("/amount", "missing required property");
+  else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.currency = y;
-    else return at("/currency");
+    else return rt.at("/currency");
   }
-  else return failAt("/currency", "missing required property");
+  else return rt.failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3545,7 +3545,7 @@ function f_Cost(v: any, out: any): true | undefined {
 }
 
 function p_Cost(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Cost(v, out) && out;
 }
@@ -3554,18 +3554,18 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.used;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.used = y;
-    else return at("/used");
+    else return rt.at("/used");
   }
-  else return failAt("/used", "missing required property");
+  else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.size = y;
-    else return at("/size");
+    else return rt.at("/size");
   }
-  else return failAt("/size", "missing required property");
+  else return rt.failAt("/size", "missing required property");
   x = v.cost;
   if (x !== undefined) {
     y = (x === null ? null : p_Cost(x));
@@ -3580,13 +3580,13 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UsageUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_NoticeSeverity(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -3595,19 +3595,19 @@ function f_Notice(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_NoticeSeverity(x);
     if (y !== undefined) out.severity = y;
-    else return at("/severity");
+    else return rt.at("/severity");
   }
-  else return failAt("/severity", "missing required property");
+  else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" && x.length >= 1 ? x : fail("expected a string of at least 1 characters"));
+    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -3619,21 +3619,21 @@ function f_Notice(v: any, out: any): true | undefined {
 }
 
 function p_Notice(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Notice(v, out) && out;
 }
 
 function p_CompactionId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_CompactionStatus(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_30(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3650,16 +3650,16 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
-    else return at("/compactionId");
+    else return rt.at("/compactionId");
   }
-  else return failAt("/compactionId", "missing required property");
+  else return rt.failAt("/compactionId", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_CompactionStatus(x);
     if (y !== undefined) out.status = y;
-    else return at("/status");
+    else return rt.at("/status");
   }
-  else return failAt("/status", "missing required property");
+  else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
     y = (x === null ? null : p_30(x));
@@ -3667,7 +3667,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v.error;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.error = y;
   }
   x = v._meta;
@@ -3679,7 +3679,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CompactionUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
 }
@@ -3690,16 +3690,16 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
-    else return at("/compactionId");
+    else return rt.at("/compactionId");
   }
-  else return failAt("/compactionId", "missing required property");
+  else return rt.failAt("/compactionId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3709,7 +3709,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 }
 
 function p_CompactionSummaryChunk(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CompactionSummaryChunk(v, out) && out;
 }
@@ -3720,9 +3720,9 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
-    else return at("/elicitationId");
+    else return rt.at("/elicitationId");
   }
-  else return failAt("/elicitationId", "missing required property");
+  else return rt.failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3732,13 +3732,13 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 }
 
 function p_CompleteElicitationNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CompleteElicitationNotification(v, out) && out;
 }
 
 function p_ExtNotification(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function p_31(v: any): any {
@@ -3769,7 +3769,7 @@ function p_31(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtRequest(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_ClientRequest(v: any, out: any): true | undefined {
@@ -3778,27 +3778,27 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_31(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_ClientRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientRequest(v, out) && out;
 }
@@ -3809,9 +3809,9 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
-    else return at("/protocolVersion");
+    else return rt.at("/protocolVersion");
   }
-  else return failAt("/protocolVersion", "missing required property");
+  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.clientCapabilities;
   if (x !== undefined) {
     y = p_ClientCapabilities(x);
@@ -3831,7 +3831,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 }
 
 function p_InitializeRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
 }
@@ -3845,7 +3845,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v.terminal;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.terminal = y;
   }
   x = v.session;
@@ -3872,7 +3872,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientCapabilities(v, out) && out;
 }
@@ -3881,12 +3881,12 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.readTextFile;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.readTextFile = y;
   }
   x = v.writeTextFile;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.writeTextFile = y;
   }
   x = v._meta;
@@ -3898,7 +3898,7 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_FileSystemCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_FileSystemCapabilities(v, out) && out;
 }
@@ -3929,19 +3929,19 @@ function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientSessionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientSessionCapabilities(v, out) && out;
 }
 
 function p_CompactionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    const y = rt.copyJson(x);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -3962,7 +3962,7 @@ function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined 
 }
 
 function p_SessionConfigOptionsCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigOptionsCapabilities(v, out) && out;
 }
@@ -3978,19 +3978,19 @@ function f_BooleanConfigOptionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_BooleanConfigOptionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BooleanConfigOptionCapabilities(v, out) && out;
 }
 
 function p_NoticeCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    const y = rt.copyJson(x);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -3999,7 +3999,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminal;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.terminal = y;
   }
   x = v._meta;
@@ -4011,7 +4011,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AuthCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthCapabilities(v, out) && out;
 }
@@ -4037,7 +4037,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationCapabilities(v, out) && out;
 }
@@ -4053,7 +4053,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationFormCapabilities(v, out) && out;
 }
@@ -4069,7 +4069,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
 }
@@ -4080,9 +4080,9 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
-    else return at("/methodId");
+    else return rt.at("/methodId");
   }
-  else return failAt("/methodId", "missing required property");
+  else return rt.failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4092,7 +4092,7 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
 }
 
 function p_AuthenticateRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthenticateRequest(v, out) && out;
 }
@@ -4108,18 +4108,18 @@ function f_LogoutRequest(v: any, out: any): true | undefined {
 }
 
 function p_LogoutRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LogoutRequest(v, out) && out;
 }
 
 function p_32(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -4129,24 +4129,24 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
     y = x === null ? [] : p_32(x);
     if (y !== undefined) out.mcpServers = y;
-    else return at("/mcpServers");
+    else return rt.at("/mcpServers");
   }
-  else return failAt("/mcpServers", "missing required property");
+  else return rt.failAt("/mcpServers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4156,7 +4156,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_NewSessionRequest(v, out) && out;
 }
@@ -4172,7 +4172,7 @@ function p_McpServerSseVariant(v: any): any {
 }
 
 function p_McpServer(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4183,7 +4183,7 @@ function p_McpServer(v: any): any {
       y = p_McpServerSseVariant(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (y === undefined) y = p_McpServerStdio(v);
   return y;
@@ -4193,18 +4193,18 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4214,18 +4214,18 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 }
 
 function p_HttpHeader(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_HttpHeader(v, out) && out;
 }
 
 function p_33(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_HttpHeader(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -4235,25 +4235,25 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.url = y;
-    else return at("/url");
+    else return rt.at("/url");
   }
-  else return failAt("/url", "missing required property");
+  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
     y = x === null ? [] : p_33(x);
     if (y !== undefined) out.headers = y;
-    else return at("/headers");
+    else return rt.at("/headers");
   }
-  else return failAt("/headers", "missing required property");
+  else return rt.failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4263,7 +4263,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerHttp(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
 }
@@ -4272,25 +4272,25 @@ function f_McpServerSse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.url = y;
-    else return at("/url");
+    else return rt.at("/url");
   }
-  else return failAt("/url", "missing required property");
+  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
     y = x === null ? [] : p_33(x);
     if (y !== undefined) out.headers = y;
-    else return at("/headers");
+    else return rt.at("/headers");
   }
-  else return failAt("/headers", "missing required property");
+  else return rt.failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4300,7 +4300,7 @@ function f_McpServerSse(v: any, out: any): true | undefined {
 }
 
 function p_McpServerSse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpServerSse(v, out) && out;
 }
@@ -4309,32 +4309,32 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.command = y;
-    else return at("/command");
+    else return rt.at("/command");
   }
-  else return failAt("/command", "missing required property");
+  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
-    else return at("/args");
+    else return rt.at("/args");
   }
-  else return failAt("/args", "missing required property");
+  else return rt.failAt("/args", "missing required property");
   x = v.env;
   if (x !== undefined) {
     y = x === null ? [] : p_7(x);
     if (y !== undefined) out.env = y;
-    else return at("/env");
+    else return rt.at("/env");
   }
-  else return failAt("/env", "missing required property");
+  else return rt.failAt("/env", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4344,7 +4344,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 }
 
 function p_McpServerStdio(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpServerStdio(v, out) && out;
 }
@@ -4355,29 +4355,29 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = x === null ? [] : p_32(x);
     if (y !== undefined) out.mcpServers = y;
-    else return at("/mcpServers");
+    else return rt.at("/mcpServers");
   }
-  else return failAt("/mcpServers", "missing required property");
+  else return rt.failAt("/mcpServers", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.sessionId;
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4387,7 +4387,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_LoadSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LoadSessionRequest(v, out) && out;
 }
@@ -4396,15 +4396,15 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
   x = v.cursor;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.cursor = y;
-    else return at("/cursor");
+    else return rt.at("/cursor");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -4415,7 +4415,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ListSessionsRequest(v, out) && out;
 }
@@ -4426,9 +4426,9 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4438,7 +4438,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
 }
@@ -4449,27 +4449,27 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
     y = x === null ? [] : p_32(x);
     if (y !== undefined) out.mcpServers = y;
-    else return at("/mcpServers");
+    else return rt.at("/mcpServers");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -4480,7 +4480,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ResumeSessionRequest(v, out) && out;
 }
@@ -4491,9 +4491,9 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4503,7 +4503,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
 }
@@ -4514,16 +4514,16 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.modeId;
   if (x !== undefined) {
     y = p_SessionModeId(x);
     if (y !== undefined) out.modeId = y;
-    else return at("/modeId");
+    else return rt.at("/modeId");
   }
-  else return failAt("/modeId", "missing required property");
+  else return rt.failAt("/modeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4533,7 +4533,7 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionModeRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionModeRequest(v, out) && out;
 }
@@ -4543,11 +4543,11 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   return out;
 }
 
@@ -4557,20 +4557,20 @@ function f_34(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   return true;
 }
 
 function p_35(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_34(v, out) && out;
 }
 
 function p_36(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4578,7 +4578,7 @@ function p_36(v: any): any {
       y = p_SetSessionConfigOptionRequestBoolean(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (y === undefined) y = p_35(v);
   return y;
@@ -4590,16 +4590,16 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.configId;
   if (x !== undefined) {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.configId = y;
-    else return at("/configId");
+    else return rt.at("/configId");
   }
-  else return failAt("/configId", "missing required property");
+  else return rt.failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4607,23 +4607,23 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
   }
   const m = p_36(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_SetSessionConfigOptionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
 function p_37(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_ContentBlock(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -4635,16 +4635,16 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
     y = p_37(x);
     if (y !== undefined) out.prompt = y;
-    else return at("/prompt");
+    else return rt.at("/prompt");
   }
-  else return failAt("/prompt", "missing required property");
+  else return rt.failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4654,7 +4654,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 }
 
 function p_PromptRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptRequest(v, out) && out;
 }
@@ -4681,7 +4681,7 @@ function p_38(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtResponse(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_39(v: any, out: any): true | undefined {
@@ -4690,21 +4690,21 @@ function f_39(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
     y = p_38(x);
     if (y !== undefined) out.result = y;
-    else return at("/result");
+    else return rt.at("/result");
   }
-  else return failAt("/result", "missing required property");
+  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
 function p_40(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_39(v, out) && out;
 }
@@ -4715,7 +4715,7 @@ function p_ClientResponse(v: any): any {
   if (y !== undefined) return y;
   y = p_17(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_WriteTextFileResponse(v: any, out: any): true | undefined {
@@ -4729,7 +4729,7 @@ function f_WriteTextFileResponse(v: any, out: any): true | undefined {
 }
 
 function p_WriteTextFileResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_WriteTextFileResponse(v, out) && out;
 }
@@ -4738,11 +4738,11 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4752,7 +4752,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
 }
 
 function p_ReadTextFileResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ReadTextFileResponse(v, out) && out;
 }
@@ -4763,9 +4763,9 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestPermissionOutcome(x);
     if (y !== undefined) out.outcome = y;
-    else return at("/outcome");
+    else return rt.at("/outcome");
   }
-  else return failAt("/outcome", "missing required property");
+  else return rt.failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4775,7 +4775,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_RequestPermissionResponse(v, out) && out;
 }
@@ -4791,7 +4791,7 @@ function p_RequestPermissionOutcomeSelected(v: any): any {
 }
 
 function p_RequestPermissionOutcome(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.outcome;
   let y: any;
   switch (t) {
@@ -4802,7 +4802,7 @@ function p_RequestPermissionOutcome(v: any): any {
       y = p_RequestPermissionOutcomeSelected(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/outcome", "unknown outcome; this union is closed") : failAt("/outcome", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/outcome", "unknown outcome; this union is closed") : rt.failAt("/outcome", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -4813,9 +4813,9 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
-    else return at("/optionId");
+    else return rt.at("/optionId");
   }
-  else return failAt("/optionId", "missing required property");
+  else return rt.failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4825,7 +4825,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_SelectedPermissionOutcome(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
 }
@@ -4836,9 +4836,9 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4848,7 +4848,7 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_CreateTerminalResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CreateTerminalResponse(v, out) && out;
 }
@@ -4857,18 +4857,18 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.output;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.output = y;
-    else return at("/output");
+    else return rt.at("/output");
   }
-  else return failAt("/output", "missing required property");
+  else return rt.failAt("/output", "missing required property");
   x = v.truncated;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.truncated = y;
-    else return at("/truncated");
+    else return rt.at("/truncated");
   }
-  else return failAt("/truncated", "missing required property");
+  else return rt.failAt("/truncated", "missing required property");
   x = v.exitStatus;
   if (x !== undefined) {
     y = (x === null ? null : p_TerminalExitStatus(x));
@@ -4883,7 +4883,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalOutputResponse(v, out) && out;
 }
@@ -4892,12 +4892,12 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -4909,7 +4909,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
 }
 
 function p_TerminalExitStatus(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalExitStatus(v, out) && out;
 }
@@ -4925,7 +4925,7 @@ function f_ReleaseTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_ReleaseTerminalResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ReleaseTerminalResponse(v, out) && out;
 }
@@ -4934,12 +4934,12 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -4951,7 +4951,7 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
 }
 
 function p_WaitForTerminalExitResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_WaitForTerminalExitResponse(v, out) && out;
 }
@@ -4967,7 +4967,7 @@ function f_KillTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_KillTerminalResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_KillTerminalResponse(v, out) && out;
 }
@@ -4988,11 +4988,11 @@ function p_CreateElicitationResponseCancel(v: any): any {
 }
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return copyRawExcept(v, {}, ["_meta"]);
+  return rt.copyRawExcept(v, {}, ["_meta"]);
 }
 
 function p_41(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.action;
   let y: any;
   switch (t) {
@@ -5006,7 +5006,7 @@ function p_41(v: any): any {
       y = p_CreateElicitationResponseCancel(v);
       break;
     default:
-      y = typeof t === "string" ? p_CreateElicitationResponseOther(v) : failAt("/action", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_CreateElicitationResponseOther(v) : rt.failAt("/action", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -5020,39 +5020,39 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   }
   const m = p_41(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_CreateElicitationResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
 }
 
 function p_ElicitationContentValue(v: any): any {
   let y: any;
-  y = (typeof v === "string" ? v : fail("expected a string"));
+  y = (typeof v === "string" ? v : rt.fail("expected a string"));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
-  y = (typeof v === "number" && Number.isFinite(v) ? v : fail("expected a number"));
+  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number"));
   if (y !== undefined) return y;
-  y = (typeof v === "boolean" ? v : fail("expected a boolean"));
+  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean"));
   if (y !== undefined) return y;
   y = p_6(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_42(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = p_ElicitationContentValue(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -5063,13 +5063,13 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = (x === null ? null : p_42(x));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
   return true;
 }
 
 function p_ElicitationAcceptAction(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationAcceptAction(v, out) && out;
 }
@@ -5080,29 +5080,29 @@ function p_43(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtNotification(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_ClientNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_43(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_ClientNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientNotification(v, out) && out;
 }
@@ -5113,9 +5113,9 @@ function f_CancelNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5125,7 +5125,7 @@ function f_CancelNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelNotification(v, out) && out;
 }
@@ -5136,9 +5136,9 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
-    else return at("/requestId");
+    else return rt.at("/requestId");
   }
-  else return failAt("/requestId", "missing required property");
+  else return rt.failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5148,7 +5148,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelRequestNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelRequestNotification(v, out) && out;
 }
@@ -5157,1246 +5157,1246 @@ function p_CancelRequestNotification(v: any): any {
  * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return finish(p_AgentRequest(value));
+  return rt.finish(p_AgentRequest(value));
 }
 
 /**
  * Tolerant decoding of `RequestId` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestId(value: unknown): Result<T.RequestId> {
-  return finish(p_RequestId(value));
+  return rt.finish(p_RequestId(value));
 }
 
 /**
  * Tolerant decoding of `WriteTextFileRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
-  return finish(p_WriteTextFileRequest(value));
+  return rt.finish(p_WriteTextFileRequest(value));
 }
 
 /**
  * Tolerant decoding of `SessionId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionId(value: unknown): Result<T.SessionId> {
-  return finish(p_SessionId(value));
+  return rt.finish(p_SessionId(value));
 }
 
 /**
  * Tolerant decoding of `ReadTextFileRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
-  return finish(p_ReadTextFileRequest(value));
+  return rt.finish(p_ReadTextFileRequest(value));
 }
 
 /**
  * Tolerant decoding of `RequestPermissionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return finish(p_RequestPermissionRequest(value));
+  return rt.finish(p_RequestPermissionRequest(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return finish(p_ToolCallUpdate(value));
+  return rt.finish(p_ToolCallUpdate(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallId` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return finish(p_ToolCallId(value));
+  return rt.finish(p_ToolCallId(value));
 }
 
 /**
  * Tolerant decoding of `ToolKind` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolKind(value: unknown): Result<T.ToolKind> {
-  return finish(p_ToolKind(value));
+  return rt.finish(p_ToolKind(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return finish(p_ToolCallStatus(value));
+  return rt.finish(p_ToolCallStatus(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallContent` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return finish(p_ToolCallContent(value));
+  return rt.finish(p_ToolCallContent(value));
 }
 
 /**
  * Tolerant decoding of `ContentBlock` into a fresh value (S23-S30); never throws.
  */
 function parse_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return finish(p_ContentBlock(value));
+  return rt.finish(p_ContentBlock(value));
 }
 
 /**
  * Tolerant decoding of `Annotations` into a fresh value (S23-S30); never throws.
  */
 function parse_Annotations(value: unknown): Result<T.Annotations> {
-  return finish(p_Annotations(value));
+  return rt.finish(p_Annotations(value));
 }
 
 /**
  * Tolerant decoding of `Role` into a fresh value (S23-S30); never throws.
  */
 function parse_Role(value: unknown): Result<T.Role> {
-  return finish(p_Role(value));
+  return rt.finish(p_Role(value));
 }
 
 /**
  * Tolerant decoding of `TextContent` into a fresh value (S23-S30); never throws.
  */
 function parse_TextContent(value: unknown): Result<T.TextContent> {
-  return finish(p_TextContent(value));
+  return rt.finish(p_TextContent(value));
 }
 
 /**
  * Tolerant decoding of `ImageContent` into a fresh value (S23-S30); never throws.
  */
 function parse_ImageContent(value: unknown): Result<T.ImageContent> {
-  return finish(p_ImageContent(value));
+  return rt.finish(p_ImageContent(value));
 }
 
 /**
  * Tolerant decoding of `AudioContent` into a fresh value (S23-S30); never throws.
  */
 function parse_AudioContent(value: unknown): Result<T.AudioContent> {
-  return finish(p_AudioContent(value));
+  return rt.finish(p_AudioContent(value));
 }
 
 /**
  * Tolerant decoding of `ResourceLink` into a fresh value (S23-S30); never throws.
  */
 function parse_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return finish(p_ResourceLink(value));
+  return rt.finish(p_ResourceLink(value));
 }
 
 /**
  * Tolerant decoding of `EmbeddedResourceResource` into a fresh value (S23-S30); never throws.
  */
 function parse_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return finish(p_EmbeddedResourceResource(value));
+  return rt.finish(p_EmbeddedResourceResource(value));
 }
 
 /**
  * Tolerant decoding of `TextResourceContents` into a fresh value (S23-S30); never throws.
  */
 function parse_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return finish(p_TextResourceContents(value));
+  return rt.finish(p_TextResourceContents(value));
 }
 
 /**
  * Tolerant decoding of `BlobResourceContents` into a fresh value (S23-S30); never throws.
  */
 function parse_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return finish(p_BlobResourceContents(value));
+  return rt.finish(p_BlobResourceContents(value));
 }
 
 /**
  * Tolerant decoding of `EmbeddedResource` into a fresh value (S23-S30); never throws.
  */
 function parse_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return finish(p_EmbeddedResource(value));
+  return rt.finish(p_EmbeddedResource(value));
 }
 
 /**
  * Tolerant decoding of `Content` into a fresh value (S23-S30); never throws.
  */
 function parse_Content(value: unknown): Result<T.Content> {
-  return finish(p_Content(value));
+  return rt.finish(p_Content(value));
 }
 
 /**
  * Tolerant decoding of `Diff` into a fresh value (S23-S30); never throws.
  */
 function parse_Diff(value: unknown): Result<T.Diff> {
-  return finish(p_Diff(value));
+  return rt.finish(p_Diff(value));
 }
 
 /**
  * Tolerant decoding of `TerminalId` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalId(value: unknown): Result<T.TerminalId> {
-  return finish(p_TerminalId(value));
+  return rt.finish(p_TerminalId(value));
 }
 
 /**
  * Tolerant decoding of `Terminal` into a fresh value (S23-S30); never throws.
  */
 function parse_Terminal(value: unknown): Result<T.Terminal> {
-  return finish(p_Terminal(value));
+  return rt.finish(p_Terminal(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallLocation` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return finish(p_ToolCallLocation(value));
+  return rt.finish(p_ToolCallLocation(value));
 }
 
 /**
  * Tolerant decoding of `PermissionOption` into a fresh value (S23-S30); never throws.
  */
 function parse_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return finish(p_PermissionOption(value));
+  return rt.finish(p_PermissionOption(value));
 }
 
 /**
  * Tolerant decoding of `PermissionOptionId` into a fresh value (S23-S30); never throws.
  */
 function parse_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return finish(p_PermissionOptionId(value));
+  return rt.finish(p_PermissionOptionId(value));
 }
 
 /**
  * Tolerant decoding of `PermissionOptionKind` into a fresh value (S23-S30); never throws.
  */
 function parse_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return finish(p_PermissionOptionKind(value));
+  return rt.finish(p_PermissionOptionKind(value));
 }
 
 /**
  * Tolerant decoding of `CreateTerminalRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
-  return finish(p_CreateTerminalRequest(value));
+  return rt.finish(p_CreateTerminalRequest(value));
 }
 
 /**
  * Tolerant decoding of `EnvVariable` into a fresh value (S23-S30); never throws.
  */
 function parse_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return finish(p_EnvVariable(value));
+  return rt.finish(p_EnvVariable(value));
 }
 
 /**
  * Tolerant decoding of `TerminalOutputRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
-  return finish(p_TerminalOutputRequest(value));
+  return rt.finish(p_TerminalOutputRequest(value));
 }
 
 /**
  * Tolerant decoding of `ReleaseTerminalRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
-  return finish(p_ReleaseTerminalRequest(value));
+  return rt.finish(p_ReleaseTerminalRequest(value));
 }
 
 /**
  * Tolerant decoding of `WaitForTerminalExitRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
-  return finish(p_WaitForTerminalExitRequest(value));
+  return rt.finish(p_WaitForTerminalExitRequest(value));
 }
 
 /**
  * Tolerant decoding of `KillTerminalRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
-  return finish(p_KillTerminalRequest(value));
+  return rt.finish(p_KillTerminalRequest(value));
 }
 
 /**
  * Tolerant decoding of `CreateElicitationRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return finish(p_CreateElicitationRequest(value));
+  return rt.finish(p_CreateElicitationRequest(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationSessionScope` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return finish(p_ElicitationSessionScope(value));
+  return rt.finish(p_ElicitationSessionScope(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationRequestScope` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return finish(p_ElicitationRequestScope(value));
+  return rt.finish(p_ElicitationRequestScope(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationSchema` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return finish(p_ElicitationSchema(value));
+  return rt.finish(p_ElicitationSchema(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationSchemaType` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return finish(p_ElicitationSchemaType(value));
+  return rt.finish(p_ElicitationSchemaType(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return finish(p_ElicitationPropertySchema(value));
+  return rt.finish(p_ElicitationPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `StringFormat` into a fresh value (S23-S30); never throws.
  */
 function parse_StringFormat(value: unknown): Result<T.StringFormat> {
-  return finish(p_StringFormat(value));
+  return rt.finish(p_StringFormat(value));
 }
 
 /**
  * Tolerant decoding of `EnumOption` into a fresh value (S23-S30); never throws.
  */
 function parse_EnumOption(value: unknown): Result<T.EnumOption> {
-  return finish(p_EnumOption(value));
+  return rt.finish(p_EnumOption(value));
 }
 
 /**
  * Tolerant decoding of `StringPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return finish(p_StringPropertySchema(value));
+  return rt.finish(p_StringPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `NumberPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return finish(p_NumberPropertySchema(value));
+  return rt.finish(p_NumberPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `IntegerPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return finish(p_IntegerPropertySchema(value));
+  return rt.finish(p_IntegerPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `BooleanPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return finish(p_BooleanPropertySchema(value));
+  return rt.finish(p_BooleanPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `MultiSelectItems` into a fresh value (S23-S30); never throws.
  */
 function parse_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return finish(p_MultiSelectItems(value));
+  return rt.finish(p_MultiSelectItems(value));
 }
 
 /**
  * Tolerant decoding of `StringMultiSelectItems` into a fresh value (S23-S30); never throws.
  */
 function parse_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return finish(p_StringMultiSelectItems(value));
+  return rt.finish(p_StringMultiSelectItems(value));
 }
 
 /**
  * Tolerant decoding of `TitledMultiSelectItems` into a fresh value (S23-S30); never throws.
  */
 function parse_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return finish(p_TitledMultiSelectItems(value));
+  return rt.finish(p_TitledMultiSelectItems(value));
 }
 
 /**
  * Tolerant decoding of `MultiSelectPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return finish(p_MultiSelectPropertySchema(value));
+  return rt.finish(p_MultiSelectPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationFormMode` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return finish(p_ElicitationFormMode(value));
+  return rt.finish(p_ElicitationFormMode(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationId` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return finish(p_ElicitationId(value));
+  return rt.finish(p_ElicitationId(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationUrlMode` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return finish(p_ElicitationUrlMode(value));
+  return rt.finish(p_ElicitationUrlMode(value));
 }
 
 /**
  * Tolerant decoding of `ExtRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return finish(p_ExtRequest(value));
+  return rt.finish(p_ExtRequest(value));
 }
 
 /**
  * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return finish(p_AgentResponse(value));
+  return rt.finish(p_AgentResponse(value));
 }
 
 /**
  * Tolerant decoding of `InitializeResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return finish(p_InitializeResponse(value));
+  return rt.finish(p_InitializeResponse(value));
 }
 
 /**
  * Tolerant decoding of `ProtocolVersion` into a fresh value (S23-S30); never throws.
  */
 function parse_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return finish(p_ProtocolVersion(value));
+  return rt.finish(p_ProtocolVersion(value));
 }
 
 /**
  * Tolerant decoding of `AgentCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return finish(p_AgentCapabilities(value));
+  return rt.finish(p_AgentCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `PromptCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return finish(p_PromptCapabilities(value));
+  return rt.finish(p_PromptCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `McpCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return finish(p_McpCapabilities(value));
+  return rt.finish(p_McpCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return finish(p_SessionCapabilities(value));
+  return rt.finish(p_SessionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionListCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
-  return finish(p_SessionListCapabilities(value));
+  return rt.finish(p_SessionListCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionDeleteCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return finish(p_SessionDeleteCapabilities(value));
+  return rt.finish(p_SessionDeleteCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionAdditionalDirectoriesCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return finish(p_SessionAdditionalDirectoriesCapabilities(value));
+  return rt.finish(p_SessionAdditionalDirectoriesCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionResumeCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
-  return finish(p_SessionResumeCapabilities(value));
+  return rt.finish(p_SessionResumeCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionCloseCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
-  return finish(p_SessionCloseCapabilities(value));
+  return rt.finish(p_SessionCloseCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AgentAuthCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return finish(p_AgentAuthCapabilities(value));
+  return rt.finish(p_AgentAuthCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `LogoutCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
-  return finish(p_LogoutCapabilities(value));
+  return rt.finish(p_LogoutCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethod` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return finish(p_AuthMethod(value));
+  return rt.finish(p_AuthMethod(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethodId` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return finish(p_AuthMethodId(value));
+  return rt.finish(p_AuthMethodId(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethodTerminal` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return finish(p_AuthMethodTerminal(value));
+  return rt.finish(p_AuthMethodTerminal(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethodAgent` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return finish(p_AuthMethodAgent(value));
+  return rt.finish(p_AuthMethodAgent(value));
 }
 
 /**
  * Tolerant decoding of `Implementation` into a fresh value (S23-S30); never throws.
  */
 function parse_Implementation(value: unknown): Result<T.Implementation> {
-  return finish(p_Implementation(value));
+  return rt.finish(p_Implementation(value));
 }
 
 /**
  * Tolerant decoding of `AuthenticateResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
-  return finish(p_AuthenticateResponse(value));
+  return rt.finish(p_AuthenticateResponse(value));
 }
 
 /**
  * Tolerant decoding of `LogoutResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
-  return finish(p_LogoutResponse(value));
+  return rt.finish(p_LogoutResponse(value));
 }
 
 /**
  * Tolerant decoding of `NewSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return finish(p_NewSessionResponse(value));
+  return rt.finish(p_NewSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `SessionModeState` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionModeState(value: unknown): Result<T.SessionModeState> {
-  return finish(p_SessionModeState(value));
+  return rt.finish(p_SessionModeState(value));
 }
 
 /**
  * Tolerant decoding of `SessionModeId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionModeId(value: unknown): Result<T.SessionModeId> {
-  return finish(p_SessionModeId(value));
+  return rt.finish(p_SessionModeId(value));
 }
 
 /**
  * Tolerant decoding of `SessionMode` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionMode(value: unknown): Result<T.SessionMode> {
-  return finish(p_SessionMode(value));
+  return rt.finish(p_SessionMode(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigOption` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return finish(p_SessionConfigOption(value));
+  return rt.finish(p_SessionConfigOption(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return finish(p_SessionConfigId(value));
+  return rt.finish(p_SessionConfigId(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigOptionCategory` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return finish(p_SessionConfigOptionCategory(value));
+  return rt.finish(p_SessionConfigOptionCategory(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigValueId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return finish(p_SessionConfigValueId(value));
+  return rt.finish(p_SessionConfigValueId(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelectOptions` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return finish(p_SessionConfigSelectOptions(value));
+  return rt.finish(p_SessionConfigSelectOptions(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelectOption` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return finish(p_SessionConfigSelectOption(value));
+  return rt.finish(p_SessionConfigSelectOption(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelectGroup` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return finish(p_SessionConfigSelectGroup(value));
+  return rt.finish(p_SessionConfigSelectGroup(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigGroupId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return finish(p_SessionConfigGroupId(value));
+  return rt.finish(p_SessionConfigGroupId(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelect` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return finish(p_SessionConfigSelect(value));
+  return rt.finish(p_SessionConfigSelect(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigBoolean` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return finish(p_SessionConfigBoolean(value));
+  return rt.finish(p_SessionConfigBoolean(value));
 }
 
 /**
  * Tolerant decoding of `LoadSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
-  return finish(p_LoadSessionResponse(value));
+  return rt.finish(p_LoadSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `ListSessionsResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return finish(p_ListSessionsResponse(value));
+  return rt.finish(p_ListSessionsResponse(value));
 }
 
 /**
  * Tolerant decoding of `SessionInfo` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return finish(p_SessionInfo(value));
+  return rt.finish(p_SessionInfo(value));
 }
 
 /**
  * Tolerant decoding of `DeleteSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return finish(p_DeleteSessionResponse(value));
+  return rt.finish(p_DeleteSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `ResumeSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return finish(p_ResumeSessionResponse(value));
+  return rt.finish(p_ResumeSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `CloseSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return finish(p_CloseSessionResponse(value));
+  return rt.finish(p_CloseSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionModeResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
-  return finish(p_SetSessionModeResponse(value));
+  return rt.finish(p_SetSessionModeResponse(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionConfigOptionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return finish(p_SetSessionConfigOptionResponse(value));
+  return rt.finish(p_SetSessionConfigOptionResponse(value));
 }
 
 /**
  * Tolerant decoding of `PromptResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return finish(p_PromptResponse(value));
+  return rt.finish(p_PromptResponse(value));
 }
 
 /**
  * Tolerant decoding of `StopReason` into a fresh value (S23-S30); never throws.
  */
 function parse_StopReason(value: unknown): Result<T.StopReason> {
-  return finish(p_StopReason(value));
+  return rt.finish(p_StopReason(value));
 }
 
 /**
  * Tolerant decoding of `ExtResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return finish(p_ExtResponse(value));
+  return rt.finish(p_ExtResponse(value));
 }
 
 /**
  * Tolerant decoding of `Error` into a fresh value (S23-S30); never throws.
  */
 function parse_Error(value: unknown): Result<T.Error> {
-  return finish(p_Error(value));
+  return rt.finish(p_Error(value));
 }
 
 /**
  * Tolerant decoding of `ErrorCode` into a fresh value (S23-S30); never throws.
  */
 function parse_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return finish(p_ErrorCode(value));
+  return rt.finish(p_ErrorCode(value));
 }
 
 /**
  * Tolerant decoding of `AgentNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return finish(p_AgentNotification(value));
+  return rt.finish(p_AgentNotification(value));
 }
 
 /**
  * Tolerant decoding of `SessionNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionNotification(value: unknown): Result<T.SessionNotification> {
-  return finish(p_SessionNotification(value));
+  return rt.finish(p_SessionNotification(value));
 }
 
 /**
  * Tolerant decoding of `SessionUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return finish(p_SessionUpdate(value));
+  return rt.finish(p_SessionUpdate(value));
 }
 
 /**
  * Tolerant decoding of `MessageId` into a fresh value (S23-S30); never throws.
  */
 function parse_MessageId(value: unknown): Result<T.MessageId> {
-  return finish(p_MessageId(value));
+  return rt.finish(p_MessageId(value));
 }
 
 /**
  * Tolerant decoding of `ContentChunk` into a fresh value (S23-S30); never throws.
  */
 function parse_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return finish(p_ContentChunk(value));
+  return rt.finish(p_ContentChunk(value));
 }
 
 /**
  * Tolerant decoding of `ToolCall` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCall(value: unknown): Result<T.ToolCall> {
-  return finish(p_ToolCall(value));
+  return rt.finish(p_ToolCall(value));
 }
 
 /**
  * Tolerant decoding of `PlanEntry` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return finish(p_PlanEntry(value));
+  return rt.finish(p_PlanEntry(value));
 }
 
 /**
  * Tolerant decoding of `PlanEntryPriority` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return finish(p_PlanEntryPriority(value));
+  return rt.finish(p_PlanEntryPriority(value));
 }
 
 /**
  * Tolerant decoding of `PlanEntryStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return finish(p_PlanEntryStatus(value));
+  return rt.finish(p_PlanEntryStatus(value));
 }
 
 /**
  * Tolerant decoding of `Plan` into a fresh value (S23-S30); never throws.
  */
 function parse_Plan(value: unknown): Result<T.Plan> {
-  return finish(p_Plan(value));
+  return rt.finish(p_Plan(value));
 }
 
 /**
  * Tolerant decoding of `AvailableCommand` into a fresh value (S23-S30); never throws.
  */
 function parse_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return finish(p_AvailableCommand(value));
+  return rt.finish(p_AvailableCommand(value));
 }
 
 /**
  * Tolerant decoding of `AvailableCommandInput` into a fresh value (S23-S30); never throws.
  */
 function parse_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return finish(p_AvailableCommandInput(value));
+  return rt.finish(p_AvailableCommandInput(value));
 }
 
 /**
  * Tolerant decoding of `UnstructuredCommandInput` into a fresh value (S23-S30); never throws.
  */
 function parse_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
-  return finish(p_UnstructuredCommandInput(value));
+  return rt.finish(p_UnstructuredCommandInput(value));
 }
 
 /**
  * Tolerant decoding of `AvailableCommandsUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return finish(p_AvailableCommandsUpdate(value));
+  return rt.finish(p_AvailableCommandsUpdate(value));
 }
 
 /**
  * Tolerant decoding of `CurrentModeUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
-  return finish(p_CurrentModeUpdate(value));
+  return rt.finish(p_CurrentModeUpdate(value));
 }
 
 /**
  * Tolerant decoding of `ConfigOptionUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return finish(p_ConfigOptionUpdate(value));
+  return rt.finish(p_ConfigOptionUpdate(value));
 }
 
 /**
  * Tolerant decoding of `SessionInfoUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return finish(p_SessionInfoUpdate(value));
+  return rt.finish(p_SessionInfoUpdate(value));
 }
 
 /**
  * Tolerant decoding of `Cost` into a fresh value (S23-S30); never throws.
  */
 function parse_Cost(value: unknown): Result<T.Cost> {
-  return finish(p_Cost(value));
+  return rt.finish(p_Cost(value));
 }
 
 /**
  * Tolerant decoding of `UsageUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return finish(p_UsageUpdate(value));
+  return rt.finish(p_UsageUpdate(value));
 }
 
 /**
  * Tolerant decoding of `NoticeSeverity` into a fresh value (S23-S30); never throws.
  */
 function parse_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return finish(p_NoticeSeverity(value));
+  return rt.finish(p_NoticeSeverity(value));
 }
 
 /**
  * Tolerant decoding of `Notice` into a fresh value (S23-S30); never throws.
  */
 function parse_Notice(value: unknown): Result<T.Notice> {
-  return finish(p_Notice(value));
+  return rt.finish(p_Notice(value));
 }
 
 /**
  * Tolerant decoding of `CompactionId` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionId(value: unknown): Result<T.CompactionId> {
-  return finish(p_CompactionId(value));
+  return rt.finish(p_CompactionId(value));
 }
 
 /**
  * Tolerant decoding of `CompactionStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return finish(p_CompactionStatus(value));
+  return rt.finish(p_CompactionStatus(value));
 }
 
 /**
  * Tolerant decoding of `CompactionUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return finish(p_CompactionUpdate(value));
+  return rt.finish(p_CompactionUpdate(value));
 }
 
 /**
  * Tolerant decoding of `CompactionSummaryChunk` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return finish(p_CompactionSummaryChunk(value));
+  return rt.finish(p_CompactionSummaryChunk(value));
 }
 
 /**
  * Tolerant decoding of `CompleteElicitationNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return finish(p_CompleteElicitationNotification(value));
+  return rt.finish(p_CompleteElicitationNotification(value));
 }
 
 /**
  * Tolerant decoding of `ExtNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return finish(p_ExtNotification(value));
+  return rt.finish(p_ExtNotification(value));
 }
 
 /**
  * Tolerant decoding of `ClientRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return finish(p_ClientRequest(value));
+  return rt.finish(p_ClientRequest(value));
 }
 
 /**
  * Tolerant decoding of `InitializeRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return finish(p_InitializeRequest(value));
+  return rt.finish(p_InitializeRequest(value));
 }
 
 /**
  * Tolerant decoding of `ClientCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return finish(p_ClientCapabilities(value));
+  return rt.finish(p_ClientCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `FileSystemCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
-  return finish(p_FileSystemCapabilities(value));
+  return rt.finish(p_FileSystemCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ClientSessionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
-  return finish(p_ClientSessionCapabilities(value));
+  return rt.finish(p_ClientSessionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `CompactionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
-  return finish(p_CompactionCapabilities(value));
+  return rt.finish(p_CompactionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigOptionsCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
-  return finish(p_SessionConfigOptionsCapabilities(value));
+  return rt.finish(p_SessionConfigOptionsCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `BooleanConfigOptionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
-  return finish(p_BooleanConfigOptionCapabilities(value));
+  return rt.finish(p_BooleanConfigOptionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `NoticeCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
-  return finish(p_NoticeCapabilities(value));
+  return rt.finish(p_NoticeCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AuthCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
-  return finish(p_AuthCapabilities(value));
+  return rt.finish(p_AuthCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return finish(p_ElicitationCapabilities(value));
+  return rt.finish(p_ElicitationCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationFormCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return finish(p_ElicitationFormCapabilities(value));
+  return rt.finish(p_ElicitationFormCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationUrlCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return finish(p_ElicitationUrlCapabilities(value));
+  return rt.finish(p_ElicitationUrlCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AuthenticateRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
-  return finish(p_AuthenticateRequest(value));
+  return rt.finish(p_AuthenticateRequest(value));
 }
 
 /**
  * Tolerant decoding of `LogoutRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
-  return finish(p_LogoutRequest(value));
+  return rt.finish(p_LogoutRequest(value));
 }
 
 /**
  * Tolerant decoding of `NewSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return finish(p_NewSessionRequest(value));
+  return rt.finish(p_NewSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `McpServer` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServer(value: unknown): Result<T.McpServer> {
-  return finish(p_McpServer(value));
+  return rt.finish(p_McpServer(value));
 }
 
 /**
  * Tolerant decoding of `HttpHeader` into a fresh value (S23-S30); never throws.
  */
 function parse_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return finish(p_HttpHeader(value));
+  return rt.finish(p_HttpHeader(value));
 }
 
 /**
  * Tolerant decoding of `McpServerHttp` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return finish(p_McpServerHttp(value));
+  return rt.finish(p_McpServerHttp(value));
 }
 
 /**
  * Tolerant decoding of `McpServerSse` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerSse(value: unknown): Result<T.McpServerSse> {
-  return finish(p_McpServerSse(value));
+  return rt.finish(p_McpServerSse(value));
 }
 
 /**
  * Tolerant decoding of `McpServerStdio` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return finish(p_McpServerStdio(value));
+  return rt.finish(p_McpServerStdio(value));
 }
 
 /**
  * Tolerant decoding of `LoadSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
-  return finish(p_LoadSessionRequest(value));
+  return rt.finish(p_LoadSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `ListSessionsRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return finish(p_ListSessionsRequest(value));
+  return rt.finish(p_ListSessionsRequest(value));
 }
 
 /**
  * Tolerant decoding of `DeleteSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return finish(p_DeleteSessionRequest(value));
+  return rt.finish(p_DeleteSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `ResumeSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return finish(p_ResumeSessionRequest(value));
+  return rt.finish(p_ResumeSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `CloseSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return finish(p_CloseSessionRequest(value));
+  return rt.finish(p_CloseSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionModeRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
-  return finish(p_SetSessionModeRequest(value));
+  return rt.finish(p_SetSessionModeRequest(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionConfigOptionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return finish(p_SetSessionConfigOptionRequest(value));
+  return rt.finish(p_SetSessionConfigOptionRequest(value));
 }
 
 /**
  * Tolerant decoding of `PromptRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return finish(p_PromptRequest(value));
+  return rt.finish(p_PromptRequest(value));
 }
 
 /**
  * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return finish(p_ClientResponse(value));
+  return rt.finish(p_ClientResponse(value));
 }
 
 /**
  * Tolerant decoding of `WriteTextFileResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
-  return finish(p_WriteTextFileResponse(value));
+  return rt.finish(p_WriteTextFileResponse(value));
 }
 
 /**
  * Tolerant decoding of `ReadTextFileResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
-  return finish(p_ReadTextFileResponse(value));
+  return rt.finish(p_ReadTextFileResponse(value));
 }
 
 /**
  * Tolerant decoding of `RequestPermissionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return finish(p_RequestPermissionResponse(value));
+  return rt.finish(p_RequestPermissionResponse(value));
 }
 
 /**
  * Tolerant decoding of `RequestPermissionOutcome` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return finish(p_RequestPermissionOutcome(value));
+  return rt.finish(p_RequestPermissionOutcome(value));
 }
 
 /**
  * Tolerant decoding of `SelectedPermissionOutcome` into a fresh value (S23-S30); never throws.
  */
 function parse_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return finish(p_SelectedPermissionOutcome(value));
+  return rt.finish(p_SelectedPermissionOutcome(value));
 }
 
 /**
  * Tolerant decoding of `CreateTerminalResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
-  return finish(p_CreateTerminalResponse(value));
+  return rt.finish(p_CreateTerminalResponse(value));
 }
 
 /**
  * Tolerant decoding of `TerminalOutputResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
-  return finish(p_TerminalOutputResponse(value));
+  return rt.finish(p_TerminalOutputResponse(value));
 }
 
 /**
  * Tolerant decoding of `TerminalExitStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return finish(p_TerminalExitStatus(value));
+  return rt.finish(p_TerminalExitStatus(value));
 }
 
 /**
  * Tolerant decoding of `ReleaseTerminalResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
-  return finish(p_ReleaseTerminalResponse(value));
+  return rt.finish(p_ReleaseTerminalResponse(value));
 }
 
 /**
  * Tolerant decoding of `WaitForTerminalExitResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
-  return finish(p_WaitForTerminalExitResponse(value));
+  return rt.finish(p_WaitForTerminalExitResponse(value));
 }
 
 /**
  * Tolerant decoding of `KillTerminalResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
-  return finish(p_KillTerminalResponse(value));
+  return rt.finish(p_KillTerminalResponse(value));
 }
 
 /**
  * Tolerant decoding of `CreateElicitationResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return finish(p_CreateElicitationResponse(value));
+  return rt.finish(p_CreateElicitationResponse(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationContentValue` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return finish(p_ElicitationContentValue(value));
+  return rt.finish(p_ElicitationContentValue(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationAcceptAction` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return finish(p_ElicitationAcceptAction(value));
+  return rt.finish(p_ElicitationAcceptAction(value));
 }
 
 /**
  * Tolerant decoding of `ClientNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return finish(p_ClientNotification(value));
+  return rt.finish(p_ClientNotification(value));
 }
 
 /**
  * Tolerant decoding of `CancelNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelNotification(value: unknown): Result<T.CancelNotification> {
-  return finish(p_CancelNotification(value));
+  return rt.finish(p_CancelNotification(value));
 }
 
 /**
  * Tolerant decoding of `CancelRequestNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return finish(p_CancelRequestNotification(value));
+  return rt.finish(p_CancelRequestNotification(value));
 }
 
 export {

@@ -9,7 +9,7 @@
 
 import type * as T from "./types.js";
 import type { Result } from "../runtime/result.js";
-import { at, atKey, codePoints, fail, failAt, finish, isObject, own } from "../runtime/decode.js";
+import * as rt from "../runtime/decode.js";
 
 function v_0(v: any): true | undefined {
   if (v_WriteTextFileRequest(v)) return true;
@@ -22,155 +22,151 @@ function v_0(v: any): true | undefined {
   if (v_KillTerminalRequest(v)) return true;
   if (v_CreateElicitationRequest(v)) return true;
   if (v_ExtRequest(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_AgentRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return at("/id");
+  if (x === undefined) return rt.failAt("/id", "missing required property");
+  if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
-  if (x === undefined) return failAt("/method", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
+  if (x === undefined) return rt.failAt("/method", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_0(x))) return at("/params");
+  if (x !== undefined && !(x === null || v_0(x))) return rt.at("/params");
   return true;
 }
 
 function v_RequestId(v: any): true | undefined {
-  if ((v === null || fail("expected null"))) return true;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || fail("expected a string"))) return true;
-  return fail("matches no alternative");
+  if ((v === null || rt.fail("expected null"))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
+  return rt.fail("matches no alternative");
 }
 
 function v_1(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   return true;
 }
 
 function v_WriteTextFileRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.path;
-  if (x === undefined) return failAt("/path", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/path");
+  if (x === undefined) return rt.failAt("/path", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
   x = v.content;
-  if (x === undefined) return failAt("/content", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/content");
+  if (x === undefined) return rt.failAt("/content", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_ReadTextFileRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.path;
-  if (x === undefined) return failAt("/path", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/path");
+  if (x === undefined) return rt.failAt("/path", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
   x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/line");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/line");
   x = v.limit;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/limit");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/limit");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_2(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_PermissionOption(x)) return atKey(i);
+    if (!v_PermissionOption(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_RequestPermissionRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.toolCall;
-  if (x === undefined) return failAt("/toolCall", "missing required property");
-  if (!v_ToolCallUpdate(x)) return at("/toolCall");
+  if (x === undefined) return rt.failAt("/toolCall", "missing required property");
+  if (!v_ToolCallUpdate(x)) return rt.at("/toolCall");
   x = v.options;
-  if (x === undefined) return failAt("/options", "missing required property");
-  if (!v_2(x)) return at("/options");
+  if (x === undefined) return rt.failAt("/options", "missing required property");
+  if (!v_2(x)) return rt.at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_3(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_ToolCallContent(x)) return atKey(i);
+    if (!v_ToolCallContent(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_4(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_ToolCallLocation(x)) return atKey(i);
+    if (!v_ToolCallLocation(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_ToolCallUpdate(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.toolCallId;
-  if (x === undefined) return failAt("/toolCallId", "missing required property");
-  if (!v_ToolCallId(x)) return at("/toolCallId");
+  if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
+  if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v.kind;
-  if (x !== undefined && !(x === null || v_ToolKind(x))) return at("/kind");
+  if (x !== undefined && !(x === null || v_ToolKind(x))) return rt.at("/kind");
   x = v.status;
-  if (x !== undefined && !(x === null || v_ToolCallStatus(x))) return at("/status");
+  if (x !== undefined && !(x === null || v_ToolCallStatus(x))) return rt.at("/status");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
   x = v.content;
-  if (x !== undefined && !(x === null || v_3(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/content");
   x = v.locations;
-  if (x !== undefined && !(x === null || v_4(x))) return at("/locations");
+  if (x !== undefined && !(x === null || v_4(x))) return rt.at("/locations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ToolCallId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_ToolKind(v: any): true | undefined {
-  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") || fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
+  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") || rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
 }
 
 function v_ToolCallStatus(v: any): true | undefined {
-  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") || fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
 }
 
 function v_ToolCallContentContent(v: any): true | undefined {
@@ -186,7 +182,7 @@ function v_ToolCallContentTerminal(v: any): true | undefined {
 }
 
 function v_ToolCallContent(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -200,7 +196,7 @@ function v_ToolCallContent(v: any): true | undefined {
       ok = v_ToolCallContentTerminal(v);
       break;
     default:
-      ok = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return ok;
 }
@@ -226,7 +222,7 @@ function v_ContentBlockResource(v: any): true | undefined {
 }
 
 function v_ContentBlock(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -246,347 +242,347 @@ function v_ContentBlock(v: any): true | undefined {
       ok = v_ContentBlockResource(v);
       break;
     default:
-      ok = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return ok;
 }
 
 function v_5(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_Role(x)) return atKey(i);
+    if (!v_Role(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_Annotations(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.audience;
-  if (x !== undefined && !(x === null || v_5(x))) return at("/audience");
+  if (x !== undefined && !(x === null || v_5(x))) return rt.at("/audience");
   x = v.lastModified;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/lastModified");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/lastModified");
   x = v.priority;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || fail("expected a number or null"))) return at("/priority");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/priority");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Role(v: any): true | undefined {
-  return ((v === "assistant" || v === "user") || fail("expected one of \"assistant\", \"user\""));
+  return ((v === "assistant" || v === "user") || rt.fail("expected one of \"assistant\", \"user\""));
 }
 
 function v_TextContent(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
+  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.text;
-  if (x === undefined) return failAt("/text", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/text");
+  if (x === undefined) return rt.failAt("/text", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ImageContent(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
+  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.data;
-  if (x === undefined) return failAt("/data", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/data");
+  if (x === undefined) return rt.failAt("/data", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
   x = v.mimeType;
-  if (x === undefined) return failAt("/mimeType", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/mimeType");
+  if (x === undefined) return rt.failAt("/mimeType", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/mimeType");
   x = v.uri;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/uri");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AudioContent(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
+  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.data;
-  if (x === undefined) return failAt("/data", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/data");
+  if (x === undefined) return rt.failAt("/data", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
   x = v.mimeType;
-  if (x === undefined) return failAt("/mimeType", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/mimeType");
+  if (x === undefined) return rt.failAt("/mimeType", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ResourceLink(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
+  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/mimeType");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/mimeType");
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.size;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return at("/size");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/size");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.uri;
-  if (x === undefined) return failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
+  if (x === undefined) return rt.failAt("/uri", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_EmbeddedResourceResource(v: any): true | undefined {
   if (v_TextResourceContents(v)) return true;
   if (v_BlobResourceContents(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_TextResourceContents(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/mimeType");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/mimeType");
   x = v.text;
-  if (x === undefined) return failAt("/text", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/text");
+  if (x === undefined) return rt.failAt("/text", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
   x = v.uri;
-  if (x === undefined) return failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
+  if (x === undefined) return rt.failAt("/uri", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_BlobResourceContents(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.blob;
-  if (x === undefined) return failAt("/blob", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/blob");
+  if (x === undefined) return rt.failAt("/blob", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/blob");
   x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/mimeType");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/mimeType");
   x = v.uri;
-  if (x === undefined) return failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/uri");
+  if (x === undefined) return rt.failAt("/uri", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_EmbeddedResource(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return at("/annotations");
+  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.resource;
-  if (x === undefined) return failAt("/resource", "missing required property");
-  if (!v_EmbeddedResourceResource(x)) return at("/resource");
+  if (x === undefined) return rt.failAt("/resource", "missing required property");
+  if (!v_EmbeddedResourceResource(x)) return rt.at("/resource");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Content(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.content;
-  if (x === undefined) return failAt("/content", "missing required property");
-  if (!v_ContentBlock(x)) return at("/content");
+  if (x === undefined) return rt.failAt("/content", "missing required property");
+  if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Diff(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.path;
-  if (x === undefined) return failAt("/path", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/path");
+  if (x === undefined) return rt.failAt("/path", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
   x = v.oldText;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/oldText");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/oldText");
   x = v.newText;
-  if (x === undefined) return failAt("/newText", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/newText");
+  if (x === undefined) return rt.failAt("/newText", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/newText");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_Terminal(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.terminalId;
-  if (x === undefined) return failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return at("/terminalId");
+  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
+  if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ToolCallLocation(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.path;
-  if (x === undefined) return failAt("/path", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/path");
+  if (x === undefined) return rt.failAt("/path", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
   x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/line");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/line");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PermissionOption(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.optionId;
-  if (x === undefined) return failAt("/optionId", "missing required property");
-  if (!v_PermissionOptionId(x)) return at("/optionId");
+  if (x === undefined) return rt.failAt("/optionId", "missing required property");
+  if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.kind;
-  if (x === undefined) return failAt("/kind", "missing required property");
-  if (!v_PermissionOptionKind(x)) return at("/kind");
+  if (x === undefined) return rt.failAt("/kind", "missing required property");
+  if (!v_PermissionOptionKind(x)) return rt.at("/kind");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PermissionOptionId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_PermissionOptionKind(v: any): true | undefined {
-  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") || fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
+  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") || rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
 }
 
 function v_6(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(i);
+    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(i);
   }
   return true;
 }
 
 function v_7(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_EnvVariable(x)) return atKey(i);
+    if (!v_EnvVariable(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_CreateTerminalRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.command;
-  if (x === undefined) return failAt("/command", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/command");
+  if (x === undefined) return rt.failAt("/command", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/command");
   x = v.args;
-  if (x !== undefined && !v_6(x)) return at("/args");
+  if (x !== undefined && !v_6(x)) return rt.at("/args");
   x = v.env;
-  if (x !== undefined && !v_7(x)) return at("/env");
+  if (x !== undefined && !v_7(x)) return rt.at("/env");
   x = v.cwd;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/cwd");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/cwd");
   x = v.outputByteLimit;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return at("/outputByteLimit");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/outputByteLimit");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_EnvVariable(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.value;
-  if (x === undefined) return failAt("/value", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/value");
+  if (x === undefined) return rt.failAt("/value", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalOutputRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.terminalId;
-  if (x === undefined) return failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return at("/terminalId");
+  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
+  if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ReleaseTerminalRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.terminalId;
-  if (x === undefined) return failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return at("/terminalId");
+  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
+  if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_WaitForTerminalExitRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.terminalId;
-  if (x === undefined) return failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return at("/terminalId");
+  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
+  if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_KillTerminalRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.terminalId;
-  if (x === undefined) return failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return at("/terminalId");
+  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
+  if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -601,7 +597,7 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
 function v_8(v: any): true | undefined {
   if (v_ElicitationSessionScope(v)) return true;
   if (v_ElicitationRequestScope(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
@@ -609,7 +605,7 @@ function v_CreateElicitationRequestOther(v: any): true | undefined {
 }
 
 function v_9(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.mode;
   let ok: true | undefined;
   switch (t) {
@@ -620,71 +616,71 @@ function v_9(v: any): true | undefined {
       ok = v_CreateElicitationRequestUrl(v);
       break;
     default:
-      ok = typeof t === "string" ? v_CreateElicitationRequestOther(v) : failAt("/mode", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? v_CreateElicitationRequestOther(v) : rt.failAt("/mode", t === undefined ? "missing required property" : "expected a string");
   }
   return ok;
 }
 
 function v_CreateElicitationRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.message;
-  if (x === undefined) return failAt("/message", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/message");
+  if (x === undefined) return rt.failAt("/message", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return v_9(v);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.toolCallId;
-  if (x !== undefined && !(x === null || v_ToolCallId(x))) return at("/toolCallId");
+  if (x !== undefined && !(x === null || v_ToolCallId(x))) return rt.at("/toolCallId");
   return true;
 }
 
 function v_ElicitationRequestScope(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.requestId;
-  if (x === undefined) return failAt("/requestId", "missing required property");
-  if (!v_RequestId(x)) return at("/requestId");
+  if (x === undefined) return rt.failAt("/requestId", "missing required property");
+  if (!v_RequestId(x)) return rt.at("/requestId");
   return true;
 }
 
 function v_10(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
-    if (!v_ElicitationPropertySchema(x)) return atKey(k);
+    if (!v_ElicitationPropertySchema(x)) return rt.atKey(k);
   }
   return true;
 }
 
 function v_ElicitationSchema(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.type;
-  if (x !== undefined && !v_ElicitationSchemaType(x)) return at("/type");
+  if (x !== undefined && !v_ElicitationSchemaType(x)) return rt.at("/type");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.properties;
-  if (x !== undefined && !v_10(x)) return at("/properties");
+  if (x !== undefined && !v_10(x)) return rt.at("/properties");
   x = v.required;
-  if (x !== undefined && !(x === null || v_6(x))) return at("/required");
+  if (x !== undefined && !(x === null || v_6(x))) return rt.at("/required");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationSchemaType(v: any): true | undefined {
-  return ((v === "object") || fail("expected one of \"object\""));
+  return ((v === "object") || rt.fail("expected one of \"object\""));
 }
 
 function v_ElicitationPropertySchemaString(v: any): true | undefined {
@@ -712,7 +708,7 @@ function v_ElicitationPropertySchemaOther(v: any): true | undefined {
 }
 
 function v_ElicitationPropertySchema(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -732,113 +728,113 @@ function v_ElicitationPropertySchema(v: any): true | undefined {
       ok = v_ElicitationPropertySchemaArray(v);
       break;
     default:
-      ok = typeof t === "string" ? v_ElicitationPropertySchemaOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? v_ElicitationPropertySchemaOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return ok;
 }
 
 function v_StringFormat(v: any): true | undefined {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") || fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
+  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") || rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
 }
 
 function v_EnumOption(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.const;
-  if (x === undefined) return failAt("/const", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/const");
+  if (x === undefined) return rt.failAt("/const", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/const");
   x = v.title;
-  if (x === undefined) return failAt("/title", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/title");
+  if (x === undefined) return rt.failAt("/title", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_11(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_EnumOption(x)) return atKey(i);
+    if (!v_EnumOption(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_StringPropertySchema(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v.minLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/minLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/minLength");
   x = v.maxLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/maxLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/maxLength");
   x = v.pattern;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/pattern");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/pattern");
   x = v.format;
-  if (x !== undefined && !(x === null || v_StringFormat(x))) return at("/format");
+  if (x !== undefined && !(x === null || v_StringFormat(x))) return rt.at("/format");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/default");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/default");
   x = v.enum;
-  if (x !== undefined && !(x === null || v_6(x))) return at("/enum");
+  if (x !== undefined && !(x === null || v_6(x))) return rt.at("/enum");
   x = v.oneOf;
-  if (x !== undefined && !(x === null || v_11(x))) return at("/oneOf");
+  if (x !== undefined && !(x === null || v_11(x))) return rt.at("/oneOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_NumberPropertySchema(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || fail("expected a number or null"))) return at("/minimum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || fail("expected a number or null"))) return at("/maximum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || fail("expected a number or null"))) return at("/default");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_IntegerPropertySchema(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return at("/minimum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return at("/maximum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return at("/default");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_BooleanPropertySchema(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || fail("expected a boolean or null"))) return at("/default");
+  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null"))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -851,7 +847,7 @@ function v_MultiSelectItemsOther(v: any): true | undefined {
 }
 
 function v_MultiSelectItems(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -859,78 +855,78 @@ function v_MultiSelectItems(v: any): true | undefined {
       ok = v_MultiSelectItemsString(v);
       break;
     default:
-      ok = typeof t === "string" ? v_MultiSelectItemsOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? v_MultiSelectItemsOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (ok) return true;
   if (v_TitledMultiSelectItems(v)) return true;
-  return fail("matches no variant");
+  return rt.fail("matches no variant");
 }
 
 function v_StringMultiSelectItems(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.enum;
-  if (x === undefined) return failAt("/enum", "missing required property");
-  if (!v_6(x)) return at("/enum");
+  if (x === undefined) return rt.failAt("/enum", "missing required property");
+  if (!v_6(x)) return rt.at("/enum");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TitledMultiSelectItems(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.anyOf;
-  if (x === undefined) return failAt("/anyOf", "missing required property");
-  if (!v_11(x)) return at("/anyOf");
+  if (x === undefined) return rt.failAt("/anyOf", "missing required property");
+  if (!v_11(x)) return rt.at("/anyOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_MultiSelectPropertySchema(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v.minItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return at("/minItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/minItems");
   x = v.maxItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return at("/maxItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/maxItems");
   x = v.items;
-  if (x === undefined) return failAt("/items", "missing required property");
-  if (!v_MultiSelectItems(x)) return at("/items");
+  if (x === undefined) return rt.failAt("/items", "missing required property");
+  if (!v_MultiSelectItems(x)) return rt.at("/items");
   x = v.default;
-  if (x !== undefined && !(x === null || v_6(x))) return at("/default");
+  if (x !== undefined && !(x === null || v_6(x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.requestedSchema;
-  if (x === undefined) return failAt("/requestedSchema", "missing required property");
-  if (!v_ElicitationSchema(x)) return at("/requestedSchema");
+  if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
+  if (!v_ElicitationSchema(x)) return rt.at("/requestedSchema");
   return v_8(v);
 }
 
 function v_ElicitationId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_ElicitationUrlMode(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.elicitationId;
-  if (x === undefined) return failAt("/elicitationId", "missing required property");
-  if (!v_ElicitationId(x)) return at("/elicitationId");
+  if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
+  if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v.url;
-  if (x === undefined) return failAt("/url", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
+  if (x === undefined) return rt.failAt("/url", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
   return v_8(v);
 }
 
@@ -952,186 +948,186 @@ function v_12(v: any): true | undefined {
   if (v_SetSessionConfigOptionResponse(v)) return true;
   if (v_PromptResponse(v)) return true;
   if (v_ExtResponse(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_13(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return at("/id");
+  if (x === undefined) return rt.failAt("/id", "missing required property");
+  if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
-  if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_12(x)) return at("/result");
+  if (x === undefined) return rt.failAt("/result", "missing required property");
+  if (!v_12(x)) return rt.at("/result");
   return true;
 }
 
 function v_14(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return at("/id");
+  if (x === undefined) return rt.failAt("/id", "missing required property");
+  if (!v_RequestId(x)) return rt.at("/id");
   x = v.error;
-  if (x === undefined) return failAt("/error", "missing required property");
-  if (!v_Error(x)) return at("/error");
+  if (x === undefined) return rt.failAt("/error", "missing required property");
+  if (!v_Error(x)) return rt.at("/error");
   return true;
 }
 
 function v_AgentResponse(v: any): true | undefined {
   if (v_13(v)) return true;
   if (v_14(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_15(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_AuthMethod(x)) return atKey(i);
+    if (!v_AuthMethod(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_InitializeResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.protocolVersion;
-  if (x === undefined) return failAt("/protocolVersion", "missing required property");
-  if (!v_ProtocolVersion(x)) return at("/protocolVersion");
+  if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
+  if (!v_ProtocolVersion(x)) return rt.at("/protocolVersion");
   x = v.agentCapabilities;
-  if (x !== undefined && !v_AgentCapabilities(x)) return at("/agentCapabilities");
+  if (x !== undefined && !v_AgentCapabilities(x)) return rt.at("/agentCapabilities");
   x = v.authMethods;
-  if (x !== undefined && !v_15(x)) return at("/authMethods");
+  if (x !== undefined && !v_15(x)) return rt.at("/authMethods");
   x = v.agentInfo;
-  if (x !== undefined && !(x === null || v_Implementation(x))) return at("/agentInfo");
+  if (x !== undefined && !(x === null || v_Implementation(x))) return rt.at("/agentInfo");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 || fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]"));
 }
 
 function v_AgentCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.loadSession;
-  if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/loadSession");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/loadSession");
   x = v.promptCapabilities;
-  if (x !== undefined && !v_PromptCapabilities(x)) return at("/promptCapabilities");
+  if (x !== undefined && !v_PromptCapabilities(x)) return rt.at("/promptCapabilities");
   x = v.mcpCapabilities;
-  if (x !== undefined && !v_McpCapabilities(x)) return at("/mcpCapabilities");
+  if (x !== undefined && !v_McpCapabilities(x)) return rt.at("/mcpCapabilities");
   x = v.sessionCapabilities;
-  if (x !== undefined && !v_SessionCapabilities(x)) return at("/sessionCapabilities");
+  if (x !== undefined && !v_SessionCapabilities(x)) return rt.at("/sessionCapabilities");
   x = v.auth;
-  if (x !== undefined && !v_AgentAuthCapabilities(x)) return at("/auth");
+  if (x !== undefined && !v_AgentAuthCapabilities(x)) return rt.at("/auth");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PromptCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.image;
-  if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/image");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/image");
   x = v.audio;
-  if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/audio");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/audio");
   x = v.embeddedContext;
-  if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/embeddedContext");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/embeddedContext");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_McpCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.http;
-  if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/http");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/http");
   x = v.sse;
-  if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/sse");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/sse");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.list;
-  if (x !== undefined && !(x === null || v_SessionListCapabilities(x))) return at("/list");
+  if (x !== undefined && !(x === null || v_SessionListCapabilities(x))) return rt.at("/list");
   x = v.delete;
-  if (x !== undefined && !(x === null || v_SessionDeleteCapabilities(x))) return at("/delete");
+  if (x !== undefined && !(x === null || v_SessionDeleteCapabilities(x))) return rt.at("/delete");
   x = v.additionalDirectories;
-  if (x !== undefined && !(x === null || v_SessionAdditionalDirectoriesCapabilities(x))) return at("/additionalDirectories");
+  if (x !== undefined && !(x === null || v_SessionAdditionalDirectoriesCapabilities(x))) return rt.at("/additionalDirectories");
   x = v.resume;
-  if (x !== undefined && !(x === null || v_SessionResumeCapabilities(x))) return at("/resume");
+  if (x !== undefined && !(x === null || v_SessionResumeCapabilities(x))) return rt.at("/resume");
   x = v.close;
-  if (x !== undefined && !(x === null || v_SessionCloseCapabilities(x))) return at("/close");
+  if (x !== undefined && !(x === null || v_SessionCloseCapabilities(x))) return rt.at("/close");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionListCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionDeleteCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionResumeCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionCloseCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AgentAuthCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.logout;
-  if (x !== undefined && !(x === null || v_LogoutCapabilities(x))) return at("/logout");
+  if (x !== undefined && !(x === null || v_LogoutCapabilities(x))) return rt.at("/logout");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_LogoutCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1140,7 +1136,7 @@ function v_AuthMethodTerminalVariant(v: any): true | undefined {
 }
 
 function v_AuthMethod(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1148,158 +1144,158 @@ function v_AuthMethod(v: any): true | undefined {
       ok = v_AuthMethodTerminalVariant(v);
       break;
     default:
-      ok = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (ok) return true;
   if (v_AuthMethodAgent(v)) return true;
-  return fail("matches no variant");
+  return rt.fail("matches no variant");
 }
 
 function v_AuthMethodId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_16(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
-    if (!(typeof x === "string" || fail("expected a string"))) return atKey(k);
+    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(k);
   }
   return true;
 }
 
 function v_AuthMethodTerminal(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_AuthMethodId(x)) return at("/id");
+  if (x === undefined) return rt.failAt("/id", "missing required property");
+  if (!v_AuthMethodId(x)) return rt.at("/id");
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v.args;
-  if (x !== undefined && !v_6(x)) return at("/args");
+  if (x !== undefined && !v_6(x)) return rt.at("/args");
   x = v.env;
-  if (x !== undefined && !v_16(x)) return at("/env");
+  if (x !== undefined && !v_16(x)) return rt.at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AuthMethodAgent(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_AuthMethodId(x)) return at("/id");
+  if (x === undefined) return rt.failAt("/id", "missing required property");
+  if (!v_AuthMethodId(x)) return rt.at("/id");
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Implementation(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.version;
-  if (x === undefined) return failAt("/version", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/version");
+  if (x === undefined) return rt.failAt("/version", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/version");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AuthenticateResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_LogoutResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_17(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_SessionConfigOption(x)) return atKey(i);
+    if (!v_SessionConfigOption(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_NewSessionResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.modes;
-  if (x !== undefined && !(x === null || v_SessionModeState(x))) return at("/modes");
+  if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_17(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_17(x))) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_18(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_SessionMode(x)) return atKey(i);
+    if (!v_SessionMode(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_SessionModeState(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.currentModeId;
-  if (x === undefined) return failAt("/currentModeId", "missing required property");
-  if (!v_SessionModeId(x)) return at("/currentModeId");
+  if (x === undefined) return rt.failAt("/currentModeId", "missing required property");
+  if (!v_SessionModeId(x)) return rt.at("/currentModeId");
   x = v.availableModes;
-  if (x === undefined) return failAt("/availableModes", "missing required property");
-  if (!v_18(x)) return at("/availableModes");
+  if (x === undefined) return rt.failAt("/availableModes", "missing required property");
+  if (!v_18(x)) return rt.at("/availableModes");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionModeId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_SessionMode(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_SessionModeId(x)) return at("/id");
+  if (x === undefined) return rt.failAt("/id", "missing required property");
+  if (!v_SessionModeId(x)) return rt.at("/id");
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1312,7 +1308,7 @@ function v_SessionConfigOptionBoolean(v: any): true | undefined {
 }
 
 function v_19(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1323,55 +1319,55 @@ function v_19(v: any): true | undefined {
       ok = v_SessionConfigOptionBoolean(v);
       break;
     default:
-      ok = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return ok;
 }
 
 function v_SessionConfigOption(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_SessionConfigId(x)) return at("/id");
+  if (x === undefined) return rt.failAt("/id", "missing required property");
+  if (!v_SessionConfigId(x)) return rt.at("/id");
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v.category;
-  if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return at("/category");
+  if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return v_19(v);
 }
 
 function v_SessionConfigId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_SessionConfigOptionCategory(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_SessionConfigValueId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_20(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_SessionConfigSelectOption(x)) return atKey(i);
+    if (!v_SessionConfigSelectOption(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_21(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_SessionConfigSelectGroup(x)) return atKey(i);
+    if (!v_SessionConfigSelectGroup(x)) return rt.atKey(i);
   }
   return true;
 }
@@ -1379,181 +1375,181 @@ function v_21(v: any): true | undefined {
 function v_SessionConfigSelectOptions(v: any): true | undefined {
   if (v_20(v)) return true;
   if (v_21(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.value;
-  if (x === undefined) return failAt("/value", "missing required property");
-  if (!v_SessionConfigValueId(x)) return at("/value");
+  if (x === undefined) return rt.failAt("/value", "missing required property");
+  if (!v_SessionConfigValueId(x)) return rt.at("/value");
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionConfigSelectGroup(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.group;
-  if (x === undefined) return failAt("/group", "missing required property");
-  if (!v_SessionConfigGroupId(x)) return at("/group");
+  if (x === undefined) return rt.failAt("/group", "missing required property");
+  if (!v_SessionConfigGroupId(x)) return rt.at("/group");
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.options;
-  if (x === undefined) return failAt("/options", "missing required property");
-  if (!v_20(x)) return at("/options");
+  if (x === undefined) return rt.failAt("/options", "missing required property");
+  if (!v_20(x)) return rt.at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionConfigGroupId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_SessionConfigSelect(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.currentValue;
-  if (x === undefined) return failAt("/currentValue", "missing required property");
-  if (!v_SessionConfigValueId(x)) return at("/currentValue");
+  if (x === undefined) return rt.failAt("/currentValue", "missing required property");
+  if (!v_SessionConfigValueId(x)) return rt.at("/currentValue");
   x = v.options;
-  if (x === undefined) return failAt("/options", "missing required property");
-  if (!v_SessionConfigSelectOptions(x)) return at("/options");
+  if (x === undefined) return rt.failAt("/options", "missing required property");
+  if (!v_SessionConfigSelectOptions(x)) return rt.at("/options");
   return true;
 }
 
 function v_SessionConfigBoolean(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.currentValue;
-  if (x === undefined) return failAt("/currentValue", "missing required property");
-  if (!(typeof x === "boolean" || fail("expected a boolean"))) return at("/currentValue");
+  if (x === undefined) return rt.failAt("/currentValue", "missing required property");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/currentValue");
   return true;
 }
 
 function v_LoadSessionResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.modes;
-  if (x !== undefined && !(x === null || v_SessionModeState(x))) return at("/modes");
+  if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_17(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_17(x))) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_22(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_SessionInfo(x)) return atKey(i);
+    if (!v_SessionInfo(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_ListSessionsResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessions;
-  if (x === undefined) return failAt("/sessions", "missing required property");
-  if (!v_22(x)) return at("/sessions");
+  if (x === undefined) return rt.failAt("/sessions", "missing required property");
+  if (!v_22(x)) return rt.at("/sessions");
   x = v.nextCursor;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/nextCursor");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/nextCursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionInfo(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.cwd;
-  if (x === undefined) return failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
+  if (x === undefined) return rt.failAt("/cwd", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_DeleteSessionResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ResumeSessionResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.modes;
-  if (x !== undefined && !(x === null || v_SessionModeState(x))) return at("/modes");
+  if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_17(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_17(x))) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CloseSessionResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SetSessionModeResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SetSessionConfigOptionResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.configOptions;
-  if (x === undefined) return failAt("/configOptions", "missing required property");
-  if (!v_17(x)) return at("/configOptions");
+  if (x === undefined) return rt.failAt("/configOptions", "missing required property");
+  if (!v_17(x)) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PromptResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.stopReason;
-  if (x === undefined) return failAt("/stopReason", "missing required property");
-  if (!v_StopReason(x)) return at("/stopReason");
+  if (x === undefined) return rt.failAt("/stopReason", "missing required property");
+  if (!v_StopReason(x)) return rt.at("/stopReason");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_StopReason(v: any): true | undefined {
-  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") || fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
+  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") || rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
 }
 
 function v_ExtResponse(v: any): true | undefined {
@@ -1561,50 +1557,50 @@ function v_ExtResponse(v: any): true | undefined {
 }
 
 function v_Error(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.code;
-  if (x === undefined) return failAt("/code", "missing required property");
-  if (!v_ErrorCode(x)) return at("/code");
+  if (x === undefined) return rt.failAt("/code", "missing required property");
+  if (!v_ErrorCode(x)) return rt.at("/code");
   x = v.message;
-  if (x === undefined) return failAt("/message", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/message");
+  if (x === undefined) return rt.failAt("/message", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
   return true;
 }
 
 function v_ErrorCode(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer"));
 }
 
 function v_23(v: any): true | undefined {
   if (v_SessionNotification(v)) return true;
   if (v_CompleteElicitationNotification(v)) return true;
   if (v_ExtNotification(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_AgentNotification(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.method;
-  if (x === undefined) return failAt("/method", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
+  if (x === undefined) return rt.failAt("/method", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_23(x))) return at("/params");
+  if (x !== undefined && !(x === null || v_23(x))) return rt.at("/params");
   return true;
 }
 
 function v_SessionNotification(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.update;
-  if (x === undefined) return failAt("/update", "missing required property");
-  if (!v_SessionUpdate(x)) return at("/update");
+  if (x === undefined) return rt.failAt("/update", "missing required property");
+  if (!v_SessionUpdate(x)) return rt.at("/update");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1665,7 +1661,7 @@ function v_SessionUpdateCompactionSummaryChunk(v: any): true | undefined {
 }
 
 function v_SessionUpdate(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.sessionUpdate;
   let ok: true | undefined;
   switch (t) {
@@ -1712,290 +1708,290 @@ function v_SessionUpdate(v: any): true | undefined {
       ok = v_SessionUpdateCompactionSummaryChunk(v);
       break;
     default:
-      ok = typeof t === "string" ? failAt("/sessionUpdate", "unknown sessionUpdate; this union is closed") : failAt("/sessionUpdate", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? rt.failAt("/sessionUpdate", "unknown sessionUpdate; this union is closed") : rt.failAt("/sessionUpdate", t === undefined ? "missing required property" : "expected a string");
   }
   return ok;
 }
 
 function v_MessageId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_ContentChunk(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.content;
-  if (x === undefined) return failAt("/content", "missing required property");
-  if (!v_ContentBlock(x)) return at("/content");
+  if (x === undefined) return rt.failAt("/content", "missing required property");
+  if (!v_ContentBlock(x)) return rt.at("/content");
   x = v.messageId;
-  if (x !== undefined && !(x === null || v_MessageId(x))) return at("/messageId");
+  if (x !== undefined && !(x === null || v_MessageId(x))) return rt.at("/messageId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ToolCall(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.toolCallId;
-  if (x === undefined) return failAt("/toolCallId", "missing required property");
-  if (!v_ToolCallId(x)) return at("/toolCallId");
+  if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
+  if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v.title;
-  if (x === undefined) return failAt("/title", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/title");
+  if (x === undefined) return rt.failAt("/title", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
   x = v.kind;
-  if (x !== undefined && !v_ToolKind(x)) return at("/kind");
+  if (x !== undefined && !v_ToolKind(x)) return rt.at("/kind");
   x = v.status;
-  if (x !== undefined && !v_ToolCallStatus(x)) return at("/status");
+  if (x !== undefined && !v_ToolCallStatus(x)) return rt.at("/status");
   x = v.content;
-  if (x !== undefined && !v_3(x)) return at("/content");
+  if (x !== undefined && !v_3(x)) return rt.at("/content");
   x = v.locations;
-  if (x !== undefined && !v_4(x)) return at("/locations");
+  if (x !== undefined && !v_4(x)) return rt.at("/locations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PlanEntry(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.content;
-  if (x === undefined) return failAt("/content", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/content");
+  if (x === undefined) return rt.failAt("/content", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
   x = v.priority;
-  if (x === undefined) return failAt("/priority", "missing required property");
-  if (!v_PlanEntryPriority(x)) return at("/priority");
+  if (x === undefined) return rt.failAt("/priority", "missing required property");
+  if (!v_PlanEntryPriority(x)) return rt.at("/priority");
   x = v.status;
-  if (x === undefined) return failAt("/status", "missing required property");
-  if (!v_PlanEntryStatus(x)) return at("/status");
+  if (x === undefined) return rt.failAt("/status", "missing required property");
+  if (!v_PlanEntryStatus(x)) return rt.at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PlanEntryPriority(v: any): true | undefined {
-  return ((v === "high" || v === "medium" || v === "low") || fail("expected one of \"high\", \"medium\", \"low\""));
+  return ((v === "high" || v === "medium" || v === "low") || rt.fail("expected one of \"high\", \"medium\", \"low\""));
 }
 
 function v_PlanEntryStatus(v: any): true | undefined {
-  return ((v === "pending" || v === "in_progress" || v === "completed") || fail("expected one of \"pending\", \"in_progress\", \"completed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\""));
 }
 
 function v_24(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_PlanEntry(x)) return atKey(i);
+    if (!v_PlanEntry(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_Plan(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.entries;
-  if (x === undefined) return failAt("/entries", "missing required property");
-  if (!v_24(x)) return at("/entries");
+  if (x === undefined) return rt.failAt("/entries", "missing required property");
+  if (!v_24(x)) return rt.at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AvailableCommand(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.description;
-  if (x === undefined) return failAt("/description", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/description");
+  if (x === undefined) return rt.failAt("/description", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/description");
   x = v.input;
-  if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return at("/input");
+  if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AvailableCommandInput(v: any): true | undefined {
   if (v_UnstructuredCommandInput(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_UnstructuredCommandInput(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.hint;
-  if (x === undefined) return failAt("/hint", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/hint");
+  if (x === undefined) return rt.failAt("/hint", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/hint");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_25(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_AvailableCommand(x)) return atKey(i);
+    if (!v_AvailableCommand(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_AvailableCommandsUpdate(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.availableCommands;
-  if (x === undefined) return failAt("/availableCommands", "missing required property");
-  if (!v_25(x)) return at("/availableCommands");
+  if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
+  if (!v_25(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CurrentModeUpdate(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.currentModeId;
-  if (x === undefined) return failAt("/currentModeId", "missing required property");
-  if (!v_SessionModeId(x)) return at("/currentModeId");
+  if (x === undefined) return rt.failAt("/currentModeId", "missing required property");
+  if (!v_SessionModeId(x)) return rt.at("/currentModeId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ConfigOptionUpdate(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.configOptions;
-  if (x === undefined) return failAt("/configOptions", "missing required property");
-  if (!v_17(x)) return at("/configOptions");
+  if (x === undefined) return rt.failAt("/configOptions", "missing required property");
+  if (!v_17(x)) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionInfoUpdate(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Cost(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.amount;
-  if (x === undefined) return failAt("/amount", "missing required property");
-  if (!(typeof x === "number" && Number.isFinite(x) || fail("expected a number"))) return at("/amount");
+  if (x === undefined) return rt.failAt("/amount", "missing required property");
+  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number"))) return rt.at("/amount");
   x = v.currency;
-  if (x === undefined) return failAt("/currency", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/currency");
+  if (x === undefined) return rt.failAt("/currency", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/currency");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_UsageUpdate(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.used;
-  if (x === undefined) return failAt("/used", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return at("/used");
+  if (x === undefined) return rt.failAt("/used", "missing required property");
+  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/used");
   x = v.size;
-  if (x === undefined) return failAt("/size", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return at("/size");
+  if (x === undefined) return rt.failAt("/size", "missing required property");
+  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/size");
   x = v.cost;
-  if (x !== undefined && !(x === null || v_Cost(x))) return at("/cost");
+  if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_Notice(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.severity;
-  if (x === undefined) return failAt("/severity", "missing required property");
-  if (!v_NoticeSeverity(x)) return at("/severity");
+  if (x === undefined) return rt.failAt("/severity", "missing required property");
+  if (!v_NoticeSeverity(x)) return rt.at("/severity");
   x = v.title;
-  if (x === undefined) return failAt("/title", "missing required property");
-  if (!(typeof x === "string" && x.length >= 1 || fail("expected a string of at least 1 characters"))) return at("/title");
+  if (x === undefined) return rt.failAt("/title", "missing required property");
+  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters"))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionId(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_CompactionStatus(v: any): true | undefined {
-  return (typeof v === "string" || fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string"));
 }
 
 function v_26(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_ContentBlock(x)) return atKey(i);
+    if (!v_ContentBlock(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_CompactionUpdate(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.compactionId;
-  if (x === undefined) return failAt("/compactionId", "missing required property");
-  if (!v_CompactionId(x)) return at("/compactionId");
+  if (x === undefined) return rt.failAt("/compactionId", "missing required property");
+  if (!v_CompactionId(x)) return rt.at("/compactionId");
   x = v.status;
-  if (x === undefined) return failAt("/status", "missing required property");
-  if (!v_CompactionStatus(x)) return at("/status");
+  if (x === undefined) return rt.failAt("/status", "missing required property");
+  if (!v_CompactionStatus(x)) return rt.at("/status");
   x = v.summary;
-  if (x !== undefined && !(x === null || v_26(x))) return at("/summary");
+  if (x !== undefined && !(x === null || v_26(x))) return rt.at("/summary");
   x = v.error;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/error");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionSummaryChunk(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.compactionId;
-  if (x === undefined) return failAt("/compactionId", "missing required property");
-  if (!v_CompactionId(x)) return at("/compactionId");
+  if (x === undefined) return rt.failAt("/compactionId", "missing required property");
+  if (!v_CompactionId(x)) return rt.at("/compactionId");
   x = v.content;
-  if (x === undefined) return failAt("/content", "missing required property");
-  if (!v_ContentBlock(x)) return at("/content");
+  if (x === undefined) return rt.failAt("/content", "missing required property");
+  if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompleteElicitationNotification(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.elicitationId;
-  if (x === undefined) return failAt("/elicitationId", "missing required property");
-  if (!v_ElicitationId(x)) return at("/elicitationId");
+  if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
+  if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2017,197 +2013,189 @@ function v_27(v: any): true | undefined {
   if (v_SetSessionConfigOptionRequest(v)) return true;
   if (v_PromptRequest(v)) return true;
   if (v_ExtRequest(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_ClientRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return at("/id");
+  if (x === undefined) return rt.failAt("/id", "missing required property");
+  if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
-  if (x === undefined) return failAt("/method", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
+  if (x === undefined) return rt.failAt("/method", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_27(x))) return at("/params");
+  if (x !== undefined && !(x === null || v_27(x))) return rt.at("/params");
   return true;
 }
 
 function v_InitializeRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.protocolVersion;
-  if (x === undefined) return failAt("/protocolVersion", "missing required property");
-  if (!v_ProtocolVersion(x)) return at("/protocolVersion");
+  if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
+  if (!v_ProtocolVersion(x)) return rt.at("/protocolVersion");
   x = v.clientCapabilities;
-  if (x !== undefined && !v_ClientCapabilities(x)) return at("/clientCapabilities");
+  if (x !== undefined && !v_ClientCapabilities(x)) return rt.at("/clientCapabilities");
   x = v.clientInfo;
-  if (x !== undefined && !(x === null || v_Implementation(x))) return at("/clientInfo");
+  if (x !== undefined && !(x === null || v_Implementation(x))) return rt.at("/clientInfo");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ClientCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.fs;
-  if (x !== undefined && !v_FileSystemCapabilities(x)) return at("/fs");
+  if (x !== undefined && !v_FileSystemCapabilities(x)) return rt.at("/fs");
   x = v.terminal;
-  if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/terminal");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/terminal");
   x = v.session;
-  if (x !== undefined && !(x === null || v_ClientSessionCapabilities(x))) return at("/session");
+  if (x !== undefined && !(x === null || v_ClientSessionCapabilities(x))) return rt.at("/session");
   x = v.auth;
-  if (x !== undefined && !v_AuthCapabilities(x)) return at("/auth");
+  if (x !== undefined && !v_AuthCapabilities(x)) return rt.at("/auth");
   x = v.elicitation;
-  if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return at("/elicitation");
+  if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return rt.at("/elicitation");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_FileSystemCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.readTextFile;
-  if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/readTextFile");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/readTextFile");
   x = v.writeTextFile;
-  if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/writeTextFile");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/writeTextFile");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ClientSessionCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.compaction;
-  if (x !== undefined && !(x === null || v_CompactionCapabilities(x))) return at("/compaction");
+  if (x !== undefined && !(x === null || v_CompactionCapabilities(x))) return rt.at("/compaction");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_SessionConfigOptionsCapabilities(x))) return at("/configOptions");
+  if (x !== undefined && !(x === null || v_SessionConfigOptionsCapabilities(x))) return rt.at("/configOptions");
   x = v.notices;
-  if (x !== undefined && !(x === null || v_NoticeCapabilities(x))) return at("/notices");
+  if (x !== undefined && !(x === null || v_NoticeCapabilities(x))) return rt.at("/notices");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   return true;
 }
 
 function v_SessionConfigOptionsCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.boolean;
-  if (x !== undefined && !(x === null || v_BooleanConfigOptionCapabilities(x))) return at("/boolean");
+  if (x !== undefined && !(x === null || v_BooleanConfigOptionCapabilities(x))) return rt.at("/boolean");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_BooleanConfigOptionCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_NoticeCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!true) return atKey(k);
-  }
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   return true;
 }
 
 function v_AuthCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.terminal;
-  if (x !== undefined && !(typeof x === "boolean" || fail("expected a boolean"))) return at("/terminal");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/terminal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.form;
-  if (x !== undefined && !(x === null || v_ElicitationFormCapabilities(x))) return at("/form");
+  if (x !== undefined && !(x === null || v_ElicitationFormCapabilities(x))) return rt.at("/form");
   x = v.url;
-  if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return at("/url");
+  if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return rt.at("/url");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationFormCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationUrlCapabilities(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AuthenticateRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.methodId;
-  if (x === undefined) return failAt("/methodId", "missing required property");
-  if (!v_AuthMethodId(x)) return at("/methodId");
+  if (x === undefined) return rt.failAt("/methodId", "missing required property");
+  if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_LogoutRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_28(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_McpServer(x)) return atKey(i);
+    if (!v_McpServer(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_NewSessionRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.cwd;
-  if (x === undefined) return failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
+  if (x === undefined) return rt.failAt("/cwd", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x === undefined) return failAt("/mcpServers", "missing required property");
-  if (!v_28(x)) return at("/mcpServers");
+  if (x === undefined) return rt.failAt("/mcpServers", "missing required property");
+  if (!v_28(x)) return rt.at("/mcpServers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2220,7 +2208,7 @@ function v_McpServerSseVariant(v: any): true | undefined {
 }
 
 function v_McpServer(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2231,194 +2219,194 @@ function v_McpServer(v: any): true | undefined {
       ok = v_McpServerSseVariant(v);
       break;
     default:
-      ok = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (ok) return true;
   if (v_McpServerStdio(v)) return true;
-  return fail("matches no variant");
+  return rt.fail("matches no variant");
 }
 
 function v_HttpHeader(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.value;
-  if (x === undefined) return failAt("/value", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/value");
+  if (x === undefined) return rt.failAt("/value", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_29(v: any): true | undefined {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!v_HttpHeader(x)) return atKey(i);
+    if (!v_HttpHeader(x)) return rt.atKey(i);
   }
   return true;
 }
 
 function v_McpServerHttp(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.url;
-  if (x === undefined) return failAt("/url", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
+  if (x === undefined) return rt.failAt("/url", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
   x = v.headers;
-  if (x === undefined) return failAt("/headers", "missing required property");
-  if (!v_29(x)) return at("/headers");
+  if (x === undefined) return rt.failAt("/headers", "missing required property");
+  if (!v_29(x)) return rt.at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_McpServerSse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.url;
-  if (x === undefined) return failAt("/url", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/url");
+  if (x === undefined) return rt.failAt("/url", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
   x = v.headers;
-  if (x === undefined) return failAt("/headers", "missing required property");
-  if (!v_29(x)) return at("/headers");
+  if (x === undefined) return rt.failAt("/headers", "missing required property");
+  if (!v_29(x)) return rt.at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_McpServerStdio(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
   x = v.command;
-  if (x === undefined) return failAt("/command", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/command");
+  if (x === undefined) return rt.failAt("/command", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/command");
   x = v.args;
-  if (x === undefined) return failAt("/args", "missing required property");
-  if (!v_6(x)) return at("/args");
+  if (x === undefined) return rt.failAt("/args", "missing required property");
+  if (!v_6(x)) return rt.at("/args");
   x = v.env;
-  if (x === undefined) return failAt("/env", "missing required property");
-  if (!v_7(x)) return at("/env");
+  if (x === undefined) return rt.failAt("/env", "missing required property");
+  if (!v_7(x)) return rt.at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_LoadSessionRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.mcpServers;
-  if (x === undefined) return failAt("/mcpServers", "missing required property");
-  if (!v_28(x)) return at("/mcpServers");
+  if (x === undefined) return rt.failAt("/mcpServers", "missing required property");
+  if (!v_28(x)) return rt.at("/mcpServers");
   x = v.cwd;
-  if (x === undefined) return failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
+  if (x === undefined) return rt.failAt("/cwd", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ListSessionsRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.cwd;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/cwd");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/cwd");
   x = v.cursor;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/cursor");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/cursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_DeleteSessionRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ResumeSessionRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.cwd;
-  if (x === undefined) return failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/cwd");
+  if (x === undefined) return rt.failAt("/cwd", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_6(x)) return at("/additionalDirectories");
+  if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_28(x)) return at("/mcpServers");
+  if (x !== undefined && !v_28(x)) return rt.at("/mcpServers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CloseSessionRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SetSessionModeRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.modeId;
-  if (x === undefined) return failAt("/modeId", "missing required property");
-  if (!v_SessionModeId(x)) return at("/modeId");
+  if (x === undefined) return rt.failAt("/modeId", "missing required property");
+  if (!v_SessionModeId(x)) return rt.at("/modeId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
   let x: any;
   x = v.value;
-  if (x === undefined) return failAt("/value", "missing required property");
-  if (!(typeof x === "boolean" || fail("expected a boolean"))) return at("/value");
+  if (x === undefined) return rt.failAt("/value", "missing required property");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/value");
   return true;
 }
 
 function v_30(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.value;
-  if (x === undefined) return failAt("/value", "missing required property");
-  if (!v_SessionConfigValueId(x)) return at("/value");
+  if (x === undefined) return rt.failAt("/value", "missing required property");
+  if (!v_SessionConfigValueId(x)) return rt.at("/value");
   return true;
 }
 
 function v_31(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2426,38 +2414,38 @@ function v_31(v: any): true | undefined {
       ok = v_SetSessionConfigOptionRequestBoolean(v);
       break;
     default:
-      ok = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (ok) return true;
   if (v_30(v)) return true;
-  return fail("matches no variant");
+  return rt.fail("matches no variant");
 }
 
 function v_SetSessionConfigOptionRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.configId;
-  if (x === undefined) return failAt("/configId", "missing required property");
-  if (!v_SessionConfigId(x)) return at("/configId");
+  if (x === undefined) return rt.failAt("/configId", "missing required property");
+  if (!v_SessionConfigId(x)) return rt.at("/configId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return v_31(v);
 }
 
 function v_PromptRequest(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.prompt;
-  if (x === undefined) return failAt("/prompt", "missing required property");
-  if (!v_26(x)) return at("/prompt");
+  if (x === undefined) return rt.failAt("/prompt", "missing required property");
+  if (!v_26(x)) return rt.at("/prompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2472,54 +2460,54 @@ function v_32(v: any): true | undefined {
   if (v_KillTerminalResponse(v)) return true;
   if (v_CreateElicitationResponse(v)) return true;
   if (v_ExtResponse(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_33(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.id;
-  if (x === undefined) return failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return at("/id");
+  if (x === undefined) return rt.failAt("/id", "missing required property");
+  if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
-  if (x === undefined) return failAt("/result", "missing required property");
-  if (!v_32(x)) return at("/result");
+  if (x === undefined) return rt.failAt("/result", "missing required property");
+  if (!v_32(x)) return rt.at("/result");
   return true;
 }
 
 function v_ClientResponse(v: any): true | undefined {
   if (v_33(v)) return true;
   if (v_14(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_WriteTextFileResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ReadTextFileResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.content;
-  if (x === undefined) return failAt("/content", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/content");
+  if (x === undefined) return rt.failAt("/content", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.outcome;
-  if (x === undefined) return failAt("/outcome", "missing required property");
-  if (!v_RequestPermissionOutcome(x)) return at("/outcome");
+  if (x === undefined) return rt.failAt("/outcome", "missing required property");
+  if (!v_RequestPermissionOutcome(x)) return rt.at("/outcome");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2532,7 +2520,7 @@ function v_RequestPermissionOutcomeSelected(v: any): true | undefined {
 }
 
 function v_RequestPermissionOutcome(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.outcome;
   let ok: true | undefined;
   switch (t) {
@@ -2543,86 +2531,86 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
       ok = v_RequestPermissionOutcomeSelected(v);
       break;
     default:
-      ok = typeof t === "string" ? failAt("/outcome", "unknown outcome; this union is closed") : failAt("/outcome", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? rt.failAt("/outcome", "unknown outcome; this union is closed") : rt.failAt("/outcome", t === undefined ? "missing required property" : "expected a string");
   }
   return ok;
 }
 
 function v_SelectedPermissionOutcome(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.optionId;
-  if (x === undefined) return failAt("/optionId", "missing required property");
-  if (!v_PermissionOptionId(x)) return at("/optionId");
+  if (x === undefined) return rt.failAt("/optionId", "missing required property");
+  if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CreateTerminalResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.terminalId;
-  if (x === undefined) return failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return at("/terminalId");
+  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
+  if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalOutputResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.output;
-  if (x === undefined) return failAt("/output", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/output");
+  if (x === undefined) return rt.failAt("/output", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/output");
   x = v.truncated;
-  if (x === undefined) return failAt("/truncated", "missing required property");
-  if (!(typeof x === "boolean" || fail("expected a boolean"))) return at("/truncated");
+  if (x === undefined) return rt.failAt("/truncated", "missing required property");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/truncated");
   x = v.exitStatus;
-  if (x !== undefined && !(x === null || v_TerminalExitStatus(x))) return at("/exitStatus");
+  if (x !== undefined && !(x === null || v_TerminalExitStatus(x))) return rt.at("/exitStatus");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalExitStatus(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/exitCode");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/exitCode");
   x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/signal");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ReleaseTerminalResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_WaitForTerminalExitResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || fail("expected an integer (uint32) in [0, 4294967295] or null"))) return at("/exitCode");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/exitCode");
   x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || fail("expected a string or null"))) return at("/signal");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_KillTerminalResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2643,7 +2631,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
 }
 
 function v_34(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.action;
   let ok: true | undefined;
   switch (t) {
@@ -2657,81 +2645,81 @@ function v_34(v: any): true | undefined {
       ok = v_CreateElicitationResponseCancel(v);
       break;
     default:
-      ok = typeof t === "string" ? v_CreateElicitationResponseOther(v) : failAt("/action", t === undefined ? "missing required property" : "expected a string");
+      ok = typeof t === "string" ? v_CreateElicitationResponseOther(v) : rt.failAt("/action", t === undefined ? "missing required property" : "expected a string");
   }
   return ok;
 }
 
 function v_CreateElicitationResponse(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return v_34(v);
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
-  if ((typeof v === "string" || fail("expected a string"))) return true;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "number" && Number.isFinite(v) || fail("expected a number"))) return true;
-  if ((typeof v === "boolean" || fail("expected a boolean"))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
+  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number"))) return true;
+  if ((typeof v === "boolean" || rt.fail("expected a boolean"))) return true;
   if (v_6(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_35(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   for (const k of Object.keys(v)) {
     const x = v[k];
-    if (!v_ElicitationContentValue(x)) return atKey(k);
+    if (!v_ElicitationContentValue(x)) return rt.atKey(k);
   }
   return true;
 }
 
 function v_ElicitationAcceptAction(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.content;
-  if (x !== undefined && !(x === null || v_35(x))) return at("/content");
+  if (x !== undefined && !(x === null || v_35(x))) return rt.at("/content");
   return true;
 }
 
 function v_36(v: any): true | undefined {
   if (v_CancelNotification(v)) return true;
   if (v_ExtNotification(v)) return true;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function v_ClientNotification(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.method;
-  if (x === undefined) return failAt("/method", "missing required property");
-  if (!(typeof x === "string" || fail("expected a string"))) return at("/method");
+  if (x === undefined) return rt.failAt("/method", "missing required property");
+  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_36(x))) return at("/params");
+  if (x !== undefined && !(x === null || v_36(x))) return rt.at("/params");
   return true;
 }
 
 function v_CancelNotification(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.sessionId;
-  if (x === undefined) return failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return at("/sessionId");
+  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
+  if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CancelRequestNotification(v: any): true | undefined {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.requestId;
-  if (x === undefined) return failAt("/requestId", "missing required property");
-  if (!v_RequestId(x)) return at("/requestId");
+  if (x === undefined) return rt.failAt("/requestId", "missing required property");
+  if (!v_RequestId(x)) return rt.at("/requestId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_1(x))) return at("/_meta");
+  if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2739,1246 +2727,1246 @@ function v_CancelRequestNotification(v: any): true | undefined {
  * Strict check of `AgentRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return v_AgentRequest(value) ? { ok: true, value: value as T.AgentRequest } : finish(undefined);
+  return v_AgentRequest(value) ? { ok: true, value: value as T.AgentRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestId(value: unknown): Result<T.RequestId> {
-  return v_RequestId(value) ? { ok: true, value: value as T.RequestId } : finish(undefined);
+  return v_RequestId(value) ? { ok: true, value: value as T.RequestId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `WriteTextFileRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
-  return v_WriteTextFileRequest(value) ? { ok: true, value: value as T.WriteTextFileRequest } : finish(undefined);
+  return v_WriteTextFileRequest(value) ? { ok: true, value: value as T.WriteTextFileRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionId(value: unknown): Result<T.SessionId> {
-  return v_SessionId(value) ? { ok: true, value: value as T.SessionId } : finish(undefined);
+  return v_SessionId(value) ? { ok: true, value: value as T.SessionId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ReadTextFileRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
-  return v_ReadTextFileRequest(value) ? { ok: true, value: value as T.ReadTextFileRequest } : finish(undefined);
+  return v_ReadTextFileRequest(value) ? { ok: true, value: value as T.ReadTextFileRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return v_RequestPermissionRequest(value) ? { ok: true, value: value as T.RequestPermissionRequest } : finish(undefined);
+  return v_RequestPermissionRequest(value) ? { ok: true, value: value as T.RequestPermissionRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return v_ToolCallUpdate(value) ? { ok: true, value: value as T.ToolCallUpdate } : finish(undefined);
+  return v_ToolCallUpdate(value) ? { ok: true, value: value as T.ToolCallUpdate } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return v_ToolCallId(value) ? { ok: true, value: value as T.ToolCallId } : finish(undefined);
+  return v_ToolCallId(value) ? { ok: true, value: value as T.ToolCallId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolKind` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolKind(value: unknown): Result<T.ToolKind> {
-  return v_ToolKind(value) ? { ok: true, value: value as T.ToolKind } : finish(undefined);
+  return v_ToolKind(value) ? { ok: true, value: value as T.ToolKind } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return v_ToolCallStatus(value) ? { ok: true, value: value as T.ToolCallStatus } : finish(undefined);
+  return v_ToolCallStatus(value) ? { ok: true, value: value as T.ToolCallStatus } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return v_ToolCallContent(value) ? { ok: true, value: value as T.ToolCallContent } : finish(undefined);
+  return v_ToolCallContent(value) ? { ok: true, value: value as T.ToolCallContent } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ContentBlock` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return v_ContentBlock(value) ? { ok: true, value: value as T.ContentBlock } : finish(undefined);
+  return v_ContentBlock(value) ? { ok: true, value: value as T.ContentBlock } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Annotations` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Annotations(value: unknown): Result<T.Annotations> {
-  return v_Annotations(value) ? { ok: true, value: value as T.Annotations } : finish(undefined);
+  return v_Annotations(value) ? { ok: true, value: value as T.Annotations } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Role` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Role(value: unknown): Result<T.Role> {
-  return v_Role(value) ? { ok: true, value: value as T.Role } : finish(undefined);
+  return v_Role(value) ? { ok: true, value: value as T.Role } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TextContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TextContent(value: unknown): Result<T.TextContent> {
-  return v_TextContent(value) ? { ok: true, value: value as T.TextContent } : finish(undefined);
+  return v_TextContent(value) ? { ok: true, value: value as T.TextContent } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ImageContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ImageContent(value: unknown): Result<T.ImageContent> {
-  return v_ImageContent(value) ? { ok: true, value: value as T.ImageContent } : finish(undefined);
+  return v_ImageContent(value) ? { ok: true, value: value as T.ImageContent } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AudioContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AudioContent(value: unknown): Result<T.AudioContent> {
-  return v_AudioContent(value) ? { ok: true, value: value as T.AudioContent } : finish(undefined);
+  return v_AudioContent(value) ? { ok: true, value: value as T.AudioContent } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ResourceLink` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return v_ResourceLink(value) ? { ok: true, value: value as T.ResourceLink } : finish(undefined);
+  return v_ResourceLink(value) ? { ok: true, value: value as T.ResourceLink } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EmbeddedResourceResource` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return v_EmbeddedResourceResource(value) ? { ok: true, value: value as T.EmbeddedResourceResource } : finish(undefined);
+  return v_EmbeddedResourceResource(value) ? { ok: true, value: value as T.EmbeddedResourceResource } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TextResourceContents` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return v_TextResourceContents(value) ? { ok: true, value: value as T.TextResourceContents } : finish(undefined);
+  return v_TextResourceContents(value) ? { ok: true, value: value as T.TextResourceContents } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BlobResourceContents` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return v_BlobResourceContents(value) ? { ok: true, value: value as T.BlobResourceContents } : finish(undefined);
+  return v_BlobResourceContents(value) ? { ok: true, value: value as T.BlobResourceContents } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EmbeddedResource` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return v_EmbeddedResource(value) ? { ok: true, value: value as T.EmbeddedResource } : finish(undefined);
+  return v_EmbeddedResource(value) ? { ok: true, value: value as T.EmbeddedResource } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Content` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Content(value: unknown): Result<T.Content> {
-  return v_Content(value) ? { ok: true, value: value as T.Content } : finish(undefined);
+  return v_Content(value) ? { ok: true, value: value as T.Content } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Diff` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Diff(value: unknown): Result<T.Diff> {
-  return v_Diff(value) ? { ok: true, value: value as T.Diff } : finish(undefined);
+  return v_Diff(value) ? { ok: true, value: value as T.Diff } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalId(value: unknown): Result<T.TerminalId> {
-  return v_TerminalId(value) ? { ok: true, value: value as T.TerminalId } : finish(undefined);
+  return v_TerminalId(value) ? { ok: true, value: value as T.TerminalId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Terminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Terminal(value: unknown): Result<T.Terminal> {
-  return v_Terminal(value) ? { ok: true, value: value as T.Terminal } : finish(undefined);
+  return v_Terminal(value) ? { ok: true, value: value as T.Terminal } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallLocation` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return v_ToolCallLocation(value) ? { ok: true, value: value as T.ToolCallLocation } : finish(undefined);
+  return v_ToolCallLocation(value) ? { ok: true, value: value as T.ToolCallLocation } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PermissionOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return v_PermissionOption(value) ? { ok: true, value: value as T.PermissionOption } : finish(undefined);
+  return v_PermissionOption(value) ? { ok: true, value: value as T.PermissionOption } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PermissionOptionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return v_PermissionOptionId(value) ? { ok: true, value: value as T.PermissionOptionId } : finish(undefined);
+  return v_PermissionOptionId(value) ? { ok: true, value: value as T.PermissionOptionId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PermissionOptionKind` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return v_PermissionOptionKind(value) ? { ok: true, value: value as T.PermissionOptionKind } : finish(undefined);
+  return v_PermissionOptionKind(value) ? { ok: true, value: value as T.PermissionOptionKind } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CreateTerminalRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
-  return v_CreateTerminalRequest(value) ? { ok: true, value: value as T.CreateTerminalRequest } : finish(undefined);
+  return v_CreateTerminalRequest(value) ? { ok: true, value: value as T.CreateTerminalRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EnvVariable` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return v_EnvVariable(value) ? { ok: true, value: value as T.EnvVariable } : finish(undefined);
+  return v_EnvVariable(value) ? { ok: true, value: value as T.EnvVariable } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalOutputRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
-  return v_TerminalOutputRequest(value) ? { ok: true, value: value as T.TerminalOutputRequest } : finish(undefined);
+  return v_TerminalOutputRequest(value) ? { ok: true, value: value as T.TerminalOutputRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ReleaseTerminalRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
-  return v_ReleaseTerminalRequest(value) ? { ok: true, value: value as T.ReleaseTerminalRequest } : finish(undefined);
+  return v_ReleaseTerminalRequest(value) ? { ok: true, value: value as T.ReleaseTerminalRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `WaitForTerminalExitRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
-  return v_WaitForTerminalExitRequest(value) ? { ok: true, value: value as T.WaitForTerminalExitRequest } : finish(undefined);
+  return v_WaitForTerminalExitRequest(value) ? { ok: true, value: value as T.WaitForTerminalExitRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `KillTerminalRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
-  return v_KillTerminalRequest(value) ? { ok: true, value: value as T.KillTerminalRequest } : finish(undefined);
+  return v_KillTerminalRequest(value) ? { ok: true, value: value as T.KillTerminalRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CreateElicitationRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return v_CreateElicitationRequest(value) ? { ok: true, value: value as T.CreateElicitationRequest } : finish(undefined);
+  return v_CreateElicitationRequest(value) ? { ok: true, value: value as T.CreateElicitationRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationSessionScope` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return v_ElicitationSessionScope(value) ? { ok: true, value: value as T.ElicitationSessionScope } : finish(undefined);
+  return v_ElicitationSessionScope(value) ? { ok: true, value: value as T.ElicitationSessionScope } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationRequestScope` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return v_ElicitationRequestScope(value) ? { ok: true, value: value as T.ElicitationRequestScope } : finish(undefined);
+  return v_ElicitationRequestScope(value) ? { ok: true, value: value as T.ElicitationRequestScope } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationSchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return v_ElicitationSchema(value) ? { ok: true, value: value as T.ElicitationSchema } : finish(undefined);
+  return v_ElicitationSchema(value) ? { ok: true, value: value as T.ElicitationSchema } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationSchemaType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return v_ElicitationSchemaType(value) ? { ok: true, value: value as T.ElicitationSchemaType } : finish(undefined);
+  return v_ElicitationSchemaType(value) ? { ok: true, value: value as T.ElicitationSchemaType } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return v_ElicitationPropertySchema(value) ? { ok: true, value: value as T.ElicitationPropertySchema } : finish(undefined);
+  return v_ElicitationPropertySchema(value) ? { ok: true, value: value as T.ElicitationPropertySchema } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StringFormat` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringFormat(value: unknown): Result<T.StringFormat> {
-  return v_StringFormat(value) ? { ok: true, value: value as T.StringFormat } : finish(undefined);
+  return v_StringFormat(value) ? { ok: true, value: value as T.StringFormat } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EnumOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EnumOption(value: unknown): Result<T.EnumOption> {
-  return v_EnumOption(value) ? { ok: true, value: value as T.EnumOption } : finish(undefined);
+  return v_EnumOption(value) ? { ok: true, value: value as T.EnumOption } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StringPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return v_StringPropertySchema(value) ? { ok: true, value: value as T.StringPropertySchema } : finish(undefined);
+  return v_StringPropertySchema(value) ? { ok: true, value: value as T.StringPropertySchema } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NumberPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return v_NumberPropertySchema(value) ? { ok: true, value: value as T.NumberPropertySchema } : finish(undefined);
+  return v_NumberPropertySchema(value) ? { ok: true, value: value as T.NumberPropertySchema } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `IntegerPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return v_IntegerPropertySchema(value) ? { ok: true, value: value as T.IntegerPropertySchema } : finish(undefined);
+  return v_IntegerPropertySchema(value) ? { ok: true, value: value as T.IntegerPropertySchema } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BooleanPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return v_BooleanPropertySchema(value) ? { ok: true, value: value as T.BooleanPropertySchema } : finish(undefined);
+  return v_BooleanPropertySchema(value) ? { ok: true, value: value as T.BooleanPropertySchema } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return v_MultiSelectItems(value) ? { ok: true, value: value as T.MultiSelectItems } : finish(undefined);
+  return v_MultiSelectItems(value) ? { ok: true, value: value as T.MultiSelectItems } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StringMultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return v_StringMultiSelectItems(value) ? { ok: true, value: value as T.StringMultiSelectItems } : finish(undefined);
+  return v_StringMultiSelectItems(value) ? { ok: true, value: value as T.StringMultiSelectItems } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TitledMultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return v_TitledMultiSelectItems(value) ? { ok: true, value: value as T.TitledMultiSelectItems } : finish(undefined);
+  return v_TitledMultiSelectItems(value) ? { ok: true, value: value as T.TitledMultiSelectItems } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MultiSelectPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return v_MultiSelectPropertySchema(value) ? { ok: true, value: value as T.MultiSelectPropertySchema } : finish(undefined);
+  return v_MultiSelectPropertySchema(value) ? { ok: true, value: value as T.MultiSelectPropertySchema } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationFormMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return v_ElicitationFormMode(value) ? { ok: true, value: value as T.ElicitationFormMode } : finish(undefined);
+  return v_ElicitationFormMode(value) ? { ok: true, value: value as T.ElicitationFormMode } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return v_ElicitationId(value) ? { ok: true, value: value as T.ElicitationId } : finish(undefined);
+  return v_ElicitationId(value) ? { ok: true, value: value as T.ElicitationId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationUrlMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return v_ElicitationUrlMode(value) ? { ok: true, value: value as T.ElicitationUrlMode } : finish(undefined);
+  return v_ElicitationUrlMode(value) ? { ok: true, value: value as T.ElicitationUrlMode } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ExtRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return v_ExtRequest(value) ? { ok: true, value: value as T.ExtRequest } : finish(undefined);
+  return v_ExtRequest(value) ? { ok: true, value: value as T.ExtRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return v_AgentResponse(value) ? { ok: true, value: value as T.AgentResponse } : finish(undefined);
+  return v_AgentResponse(value) ? { ok: true, value: value as T.AgentResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `InitializeResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return v_InitializeResponse(value) ? { ok: true, value: value as T.InitializeResponse } : finish(undefined);
+  return v_InitializeResponse(value) ? { ok: true, value: value as T.InitializeResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ProtocolVersion` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return v_ProtocolVersion(value) ? { ok: true, value: value as T.ProtocolVersion } : finish(undefined);
+  return v_ProtocolVersion(value) ? { ok: true, value: value as T.ProtocolVersion } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return v_AgentCapabilities(value) ? { ok: true, value: value as T.AgentCapabilities } : finish(undefined);
+  return v_AgentCapabilities(value) ? { ok: true, value: value as T.AgentCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return v_PromptCapabilities(value) ? { ok: true, value: value as T.PromptCapabilities } : finish(undefined);
+  return v_PromptCapabilities(value) ? { ok: true, value: value as T.PromptCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return v_McpCapabilities(value) ? { ok: true, value: value as T.McpCapabilities } : finish(undefined);
+  return v_McpCapabilities(value) ? { ok: true, value: value as T.McpCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return v_SessionCapabilities(value) ? { ok: true, value: value as T.SessionCapabilities } : finish(undefined);
+  return v_SessionCapabilities(value) ? { ok: true, value: value as T.SessionCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionListCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
-  return v_SessionListCapabilities(value) ? { ok: true, value: value as T.SessionListCapabilities } : finish(undefined);
+  return v_SessionListCapabilities(value) ? { ok: true, value: value as T.SessionListCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionDeleteCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return v_SessionDeleteCapabilities(value) ? { ok: true, value: value as T.SessionDeleteCapabilities } : finish(undefined);
+  return v_SessionDeleteCapabilities(value) ? { ok: true, value: value as T.SessionDeleteCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionAdditionalDirectoriesCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return v_SessionAdditionalDirectoriesCapabilities(value) ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : finish(undefined);
+  return v_SessionAdditionalDirectoriesCapabilities(value) ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionResumeCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
-  return v_SessionResumeCapabilities(value) ? { ok: true, value: value as T.SessionResumeCapabilities } : finish(undefined);
+  return v_SessionResumeCapabilities(value) ? { ok: true, value: value as T.SessionResumeCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionCloseCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
-  return v_SessionCloseCapabilities(value) ? { ok: true, value: value as T.SessionCloseCapabilities } : finish(undefined);
+  return v_SessionCloseCapabilities(value) ? { ok: true, value: value as T.SessionCloseCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return v_AgentAuthCapabilities(value) ? { ok: true, value: value as T.AgentAuthCapabilities } : finish(undefined);
+  return v_AgentAuthCapabilities(value) ? { ok: true, value: value as T.AgentAuthCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LogoutCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
-  return v_LogoutCapabilities(value) ? { ok: true, value: value as T.LogoutCapabilities } : finish(undefined);
+  return v_LogoutCapabilities(value) ? { ok: true, value: value as T.LogoutCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethod` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return v_AuthMethod(value) ? { ok: true, value: value as T.AuthMethod } : finish(undefined);
+  return v_AuthMethod(value) ? { ok: true, value: value as T.AuthMethod } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethodId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return v_AuthMethodId(value) ? { ok: true, value: value as T.AuthMethodId } : finish(undefined);
+  return v_AuthMethodId(value) ? { ok: true, value: value as T.AuthMethodId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethodTerminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return v_AuthMethodTerminal(value) ? { ok: true, value: value as T.AuthMethodTerminal } : finish(undefined);
+  return v_AuthMethodTerminal(value) ? { ok: true, value: value as T.AuthMethodTerminal } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethodAgent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return v_AuthMethodAgent(value) ? { ok: true, value: value as T.AuthMethodAgent } : finish(undefined);
+  return v_AuthMethodAgent(value) ? { ok: true, value: value as T.AuthMethodAgent } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Implementation` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Implementation(value: unknown): Result<T.Implementation> {
-  return v_Implementation(value) ? { ok: true, value: value as T.Implementation } : finish(undefined);
+  return v_Implementation(value) ? { ok: true, value: value as T.Implementation } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthenticateResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
-  return v_AuthenticateResponse(value) ? { ok: true, value: value as T.AuthenticateResponse } : finish(undefined);
+  return v_AuthenticateResponse(value) ? { ok: true, value: value as T.AuthenticateResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LogoutResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
-  return v_LogoutResponse(value) ? { ok: true, value: value as T.LogoutResponse } : finish(undefined);
+  return v_LogoutResponse(value) ? { ok: true, value: value as T.LogoutResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NewSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return v_NewSessionResponse(value) ? { ok: true, value: value as T.NewSessionResponse } : finish(undefined);
+  return v_NewSessionResponse(value) ? { ok: true, value: value as T.NewSessionResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionModeState` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionModeState(value: unknown): Result<T.SessionModeState> {
-  return v_SessionModeState(value) ? { ok: true, value: value as T.SessionModeState } : finish(undefined);
+  return v_SessionModeState(value) ? { ok: true, value: value as T.SessionModeState } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionModeId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionModeId(value: unknown): Result<T.SessionModeId> {
-  return v_SessionModeId(value) ? { ok: true, value: value as T.SessionModeId } : finish(undefined);
+  return v_SessionModeId(value) ? { ok: true, value: value as T.SessionModeId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionMode(value: unknown): Result<T.SessionMode> {
-  return v_SessionMode(value) ? { ok: true, value: value as T.SessionMode } : finish(undefined);
+  return v_SessionMode(value) ? { ok: true, value: value as T.SessionMode } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return v_SessionConfigOption(value) ? { ok: true, value: value as T.SessionConfigOption } : finish(undefined);
+  return v_SessionConfigOption(value) ? { ok: true, value: value as T.SessionConfigOption } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return v_SessionConfigId(value) ? { ok: true, value: value as T.SessionConfigId } : finish(undefined);
+  return v_SessionConfigId(value) ? { ok: true, value: value as T.SessionConfigId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigOptionCategory` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return v_SessionConfigOptionCategory(value) ? { ok: true, value: value as T.SessionConfigOptionCategory } : finish(undefined);
+  return v_SessionConfigOptionCategory(value) ? { ok: true, value: value as T.SessionConfigOptionCategory } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigValueId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return v_SessionConfigValueId(value) ? { ok: true, value: value as T.SessionConfigValueId } : finish(undefined);
+  return v_SessionConfigValueId(value) ? { ok: true, value: value as T.SessionConfigValueId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelectOptions` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return v_SessionConfigSelectOptions(value) ? { ok: true, value: value as T.SessionConfigSelectOptions } : finish(undefined);
+  return v_SessionConfigSelectOptions(value) ? { ok: true, value: value as T.SessionConfigSelectOptions } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelectOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return v_SessionConfigSelectOption(value) ? { ok: true, value: value as T.SessionConfigSelectOption } : finish(undefined);
+  return v_SessionConfigSelectOption(value) ? { ok: true, value: value as T.SessionConfigSelectOption } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelectGroup` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return v_SessionConfigSelectGroup(value) ? { ok: true, value: value as T.SessionConfigSelectGroup } : finish(undefined);
+  return v_SessionConfigSelectGroup(value) ? { ok: true, value: value as T.SessionConfigSelectGroup } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigGroupId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return v_SessionConfigGroupId(value) ? { ok: true, value: value as T.SessionConfigGroupId } : finish(undefined);
+  return v_SessionConfigGroupId(value) ? { ok: true, value: value as T.SessionConfigGroupId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelect` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return v_SessionConfigSelect(value) ? { ok: true, value: value as T.SessionConfigSelect } : finish(undefined);
+  return v_SessionConfigSelect(value) ? { ok: true, value: value as T.SessionConfigSelect } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigBoolean` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return v_SessionConfigBoolean(value) ? { ok: true, value: value as T.SessionConfigBoolean } : finish(undefined);
+  return v_SessionConfigBoolean(value) ? { ok: true, value: value as T.SessionConfigBoolean } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LoadSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
-  return v_LoadSessionResponse(value) ? { ok: true, value: value as T.LoadSessionResponse } : finish(undefined);
+  return v_LoadSessionResponse(value) ? { ok: true, value: value as T.LoadSessionResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ListSessionsResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return v_ListSessionsResponse(value) ? { ok: true, value: value as T.ListSessionsResponse } : finish(undefined);
+  return v_ListSessionsResponse(value) ? { ok: true, value: value as T.ListSessionsResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionInfo` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return v_SessionInfo(value) ? { ok: true, value: value as T.SessionInfo } : finish(undefined);
+  return v_SessionInfo(value) ? { ok: true, value: value as T.SessionInfo } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DeleteSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return v_DeleteSessionResponse(value) ? { ok: true, value: value as T.DeleteSessionResponse } : finish(undefined);
+  return v_DeleteSessionResponse(value) ? { ok: true, value: value as T.DeleteSessionResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ResumeSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return v_ResumeSessionResponse(value) ? { ok: true, value: value as T.ResumeSessionResponse } : finish(undefined);
+  return v_ResumeSessionResponse(value) ? { ok: true, value: value as T.ResumeSessionResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CloseSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return v_CloseSessionResponse(value) ? { ok: true, value: value as T.CloseSessionResponse } : finish(undefined);
+  return v_CloseSessionResponse(value) ? { ok: true, value: value as T.CloseSessionResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SetSessionModeResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
-  return v_SetSessionModeResponse(value) ? { ok: true, value: value as T.SetSessionModeResponse } : finish(undefined);
+  return v_SetSessionModeResponse(value) ? { ok: true, value: value as T.SetSessionModeResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SetSessionConfigOptionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return v_SetSessionConfigOptionResponse(value) ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : finish(undefined);
+  return v_SetSessionConfigOptionResponse(value) ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return v_PromptResponse(value) ? { ok: true, value: value as T.PromptResponse } : finish(undefined);
+  return v_PromptResponse(value) ? { ok: true, value: value as T.PromptResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StopReason` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StopReason(value: unknown): Result<T.StopReason> {
-  return v_StopReason(value) ? { ok: true, value: value as T.StopReason } : finish(undefined);
+  return v_StopReason(value) ? { ok: true, value: value as T.StopReason } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ExtResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return v_ExtResponse(value) ? { ok: true, value: value as T.ExtResponse } : finish(undefined);
+  return v_ExtResponse(value) ? { ok: true, value: value as T.ExtResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Error` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Error(value: unknown): Result<T.Error> {
-  return v_Error(value) ? { ok: true, value: value as T.Error } : finish(undefined);
+  return v_Error(value) ? { ok: true, value: value as T.Error } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ErrorCode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return v_ErrorCode(value) ? { ok: true, value: value as T.ErrorCode } : finish(undefined);
+  return v_ErrorCode(value) ? { ok: true, value: value as T.ErrorCode } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return v_AgentNotification(value) ? { ok: true, value: value as T.AgentNotification } : finish(undefined);
+  return v_AgentNotification(value) ? { ok: true, value: value as T.AgentNotification } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionNotification(value: unknown): Result<T.SessionNotification> {
-  return v_SessionNotification(value) ? { ok: true, value: value as T.SessionNotification } : finish(undefined);
+  return v_SessionNotification(value) ? { ok: true, value: value as T.SessionNotification } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return v_SessionUpdate(value) ? { ok: true, value: value as T.SessionUpdate } : finish(undefined);
+  return v_SessionUpdate(value) ? { ok: true, value: value as T.SessionUpdate } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MessageId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MessageId(value: unknown): Result<T.MessageId> {
-  return v_MessageId(value) ? { ok: true, value: value as T.MessageId } : finish(undefined);
+  return v_MessageId(value) ? { ok: true, value: value as T.MessageId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ContentChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return v_ContentChunk(value) ? { ok: true, value: value as T.ContentChunk } : finish(undefined);
+  return v_ContentChunk(value) ? { ok: true, value: value as T.ContentChunk } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCall` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCall(value: unknown): Result<T.ToolCall> {
-  return v_ToolCall(value) ? { ok: true, value: value as T.ToolCall } : finish(undefined);
+  return v_ToolCall(value) ? { ok: true, value: value as T.ToolCall } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanEntry` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return v_PlanEntry(value) ? { ok: true, value: value as T.PlanEntry } : finish(undefined);
+  return v_PlanEntry(value) ? { ok: true, value: value as T.PlanEntry } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanEntryPriority` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return v_PlanEntryPriority(value) ? { ok: true, value: value as T.PlanEntryPriority } : finish(undefined);
+  return v_PlanEntryPriority(value) ? { ok: true, value: value as T.PlanEntryPriority } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanEntryStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return v_PlanEntryStatus(value) ? { ok: true, value: value as T.PlanEntryStatus } : finish(undefined);
+  return v_PlanEntryStatus(value) ? { ok: true, value: value as T.PlanEntryStatus } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Plan` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Plan(value: unknown): Result<T.Plan> {
-  return v_Plan(value) ? { ok: true, value: value as T.Plan } : finish(undefined);
+  return v_Plan(value) ? { ok: true, value: value as T.Plan } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AvailableCommand` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return v_AvailableCommand(value) ? { ok: true, value: value as T.AvailableCommand } : finish(undefined);
+  return v_AvailableCommand(value) ? { ok: true, value: value as T.AvailableCommand } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AvailableCommandInput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return v_AvailableCommandInput(value) ? { ok: true, value: value as T.AvailableCommandInput } : finish(undefined);
+  return v_AvailableCommandInput(value) ? { ok: true, value: value as T.AvailableCommandInput } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `UnstructuredCommandInput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
-  return v_UnstructuredCommandInput(value) ? { ok: true, value: value as T.UnstructuredCommandInput } : finish(undefined);
+  return v_UnstructuredCommandInput(value) ? { ok: true, value: value as T.UnstructuredCommandInput } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AvailableCommandsUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return v_AvailableCommandsUpdate(value) ? { ok: true, value: value as T.AvailableCommandsUpdate } : finish(undefined);
+  return v_AvailableCommandsUpdate(value) ? { ok: true, value: value as T.AvailableCommandsUpdate } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CurrentModeUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
-  return v_CurrentModeUpdate(value) ? { ok: true, value: value as T.CurrentModeUpdate } : finish(undefined);
+  return v_CurrentModeUpdate(value) ? { ok: true, value: value as T.CurrentModeUpdate } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ConfigOptionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return v_ConfigOptionUpdate(value) ? { ok: true, value: value as T.ConfigOptionUpdate } : finish(undefined);
+  return v_ConfigOptionUpdate(value) ? { ok: true, value: value as T.ConfigOptionUpdate } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionInfoUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return v_SessionInfoUpdate(value) ? { ok: true, value: value as T.SessionInfoUpdate } : finish(undefined);
+  return v_SessionInfoUpdate(value) ? { ok: true, value: value as T.SessionInfoUpdate } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Cost` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Cost(value: unknown): Result<T.Cost> {
-  return v_Cost(value) ? { ok: true, value: value as T.Cost } : finish(undefined);
+  return v_Cost(value) ? { ok: true, value: value as T.Cost } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `UsageUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return v_UsageUpdate(value) ? { ok: true, value: value as T.UsageUpdate } : finish(undefined);
+  return v_UsageUpdate(value) ? { ok: true, value: value as T.UsageUpdate } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NoticeSeverity` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return v_NoticeSeverity(value) ? { ok: true, value: value as T.NoticeSeverity } : finish(undefined);
+  return v_NoticeSeverity(value) ? { ok: true, value: value as T.NoticeSeverity } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Notice` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Notice(value: unknown): Result<T.Notice> {
-  return v_Notice(value) ? { ok: true, value: value as T.Notice } : finish(undefined);
+  return v_Notice(value) ? { ok: true, value: value as T.Notice } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionId(value: unknown): Result<T.CompactionId> {
-  return v_CompactionId(value) ? { ok: true, value: value as T.CompactionId } : finish(undefined);
+  return v_CompactionId(value) ? { ok: true, value: value as T.CompactionId } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return v_CompactionStatus(value) ? { ok: true, value: value as T.CompactionStatus } : finish(undefined);
+  return v_CompactionStatus(value) ? { ok: true, value: value as T.CompactionStatus } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return v_CompactionUpdate(value) ? { ok: true, value: value as T.CompactionUpdate } : finish(undefined);
+  return v_CompactionUpdate(value) ? { ok: true, value: value as T.CompactionUpdate } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionSummaryChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return v_CompactionSummaryChunk(value) ? { ok: true, value: value as T.CompactionSummaryChunk } : finish(undefined);
+  return v_CompactionSummaryChunk(value) ? { ok: true, value: value as T.CompactionSummaryChunk } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompleteElicitationNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return v_CompleteElicitationNotification(value) ? { ok: true, value: value as T.CompleteElicitationNotification } : finish(undefined);
+  return v_CompleteElicitationNotification(value) ? { ok: true, value: value as T.CompleteElicitationNotification } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ExtNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return v_ExtNotification(value) ? { ok: true, value: value as T.ExtNotification } : finish(undefined);
+  return v_ExtNotification(value) ? { ok: true, value: value as T.ExtNotification } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return v_ClientRequest(value) ? { ok: true, value: value as T.ClientRequest } : finish(undefined);
+  return v_ClientRequest(value) ? { ok: true, value: value as T.ClientRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `InitializeRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return v_InitializeRequest(value) ? { ok: true, value: value as T.InitializeRequest } : finish(undefined);
+  return v_InitializeRequest(value) ? { ok: true, value: value as T.InitializeRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return v_ClientCapabilities(value) ? { ok: true, value: value as T.ClientCapabilities } : finish(undefined);
+  return v_ClientCapabilities(value) ? { ok: true, value: value as T.ClientCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `FileSystemCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
-  return v_FileSystemCapabilities(value) ? { ok: true, value: value as T.FileSystemCapabilities } : finish(undefined);
+  return v_FileSystemCapabilities(value) ? { ok: true, value: value as T.FileSystemCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientSessionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
-  return v_ClientSessionCapabilities(value) ? { ok: true, value: value as T.ClientSessionCapabilities } : finish(undefined);
+  return v_ClientSessionCapabilities(value) ? { ok: true, value: value as T.ClientSessionCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
-  return v_CompactionCapabilities(value) ? { ok: true, value: value as T.CompactionCapabilities } : finish(undefined);
+  return v_CompactionCapabilities(value) ? { ok: true, value: value as T.CompactionCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigOptionsCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
-  return v_SessionConfigOptionsCapabilities(value) ? { ok: true, value: value as T.SessionConfigOptionsCapabilities } : finish(undefined);
+  return v_SessionConfigOptionsCapabilities(value) ? { ok: true, value: value as T.SessionConfigOptionsCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BooleanConfigOptionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
-  return v_BooleanConfigOptionCapabilities(value) ? { ok: true, value: value as T.BooleanConfigOptionCapabilities } : finish(undefined);
+  return v_BooleanConfigOptionCapabilities(value) ? { ok: true, value: value as T.BooleanConfigOptionCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NoticeCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
-  return v_NoticeCapabilities(value) ? { ok: true, value: value as T.NoticeCapabilities } : finish(undefined);
+  return v_NoticeCapabilities(value) ? { ok: true, value: value as T.NoticeCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
-  return v_AuthCapabilities(value) ? { ok: true, value: value as T.AuthCapabilities } : finish(undefined);
+  return v_AuthCapabilities(value) ? { ok: true, value: value as T.AuthCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return v_ElicitationCapabilities(value) ? { ok: true, value: value as T.ElicitationCapabilities } : finish(undefined);
+  return v_ElicitationCapabilities(value) ? { ok: true, value: value as T.ElicitationCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationFormCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return v_ElicitationFormCapabilities(value) ? { ok: true, value: value as T.ElicitationFormCapabilities } : finish(undefined);
+  return v_ElicitationFormCapabilities(value) ? { ok: true, value: value as T.ElicitationFormCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationUrlCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return v_ElicitationUrlCapabilities(value) ? { ok: true, value: value as T.ElicitationUrlCapabilities } : finish(undefined);
+  return v_ElicitationUrlCapabilities(value) ? { ok: true, value: value as T.ElicitationUrlCapabilities } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthenticateRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
-  return v_AuthenticateRequest(value) ? { ok: true, value: value as T.AuthenticateRequest } : finish(undefined);
+  return v_AuthenticateRequest(value) ? { ok: true, value: value as T.AuthenticateRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LogoutRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
-  return v_LogoutRequest(value) ? { ok: true, value: value as T.LogoutRequest } : finish(undefined);
+  return v_LogoutRequest(value) ? { ok: true, value: value as T.LogoutRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NewSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return v_NewSessionRequest(value) ? { ok: true, value: value as T.NewSessionRequest } : finish(undefined);
+  return v_NewSessionRequest(value) ? { ok: true, value: value as T.NewSessionRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpServer` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServer(value: unknown): Result<T.McpServer> {
-  return v_McpServer(value) ? { ok: true, value: value as T.McpServer } : finish(undefined);
+  return v_McpServer(value) ? { ok: true, value: value as T.McpServer } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `HttpHeader` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return v_HttpHeader(value) ? { ok: true, value: value as T.HttpHeader } : finish(undefined);
+  return v_HttpHeader(value) ? { ok: true, value: value as T.HttpHeader } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpServerHttp` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return v_McpServerHttp(value) ? { ok: true, value: value as T.McpServerHttp } : finish(undefined);
+  return v_McpServerHttp(value) ? { ok: true, value: value as T.McpServerHttp } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpServerSse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServerSse(value: unknown): Result<T.McpServerSse> {
-  return v_McpServerSse(value) ? { ok: true, value: value as T.McpServerSse } : finish(undefined);
+  return v_McpServerSse(value) ? { ok: true, value: value as T.McpServerSse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpServerStdio` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return v_McpServerStdio(value) ? { ok: true, value: value as T.McpServerStdio } : finish(undefined);
+  return v_McpServerStdio(value) ? { ok: true, value: value as T.McpServerStdio } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LoadSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
-  return v_LoadSessionRequest(value) ? { ok: true, value: value as T.LoadSessionRequest } : finish(undefined);
+  return v_LoadSessionRequest(value) ? { ok: true, value: value as T.LoadSessionRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ListSessionsRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return v_ListSessionsRequest(value) ? { ok: true, value: value as T.ListSessionsRequest } : finish(undefined);
+  return v_ListSessionsRequest(value) ? { ok: true, value: value as T.ListSessionsRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DeleteSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return v_DeleteSessionRequest(value) ? { ok: true, value: value as T.DeleteSessionRequest } : finish(undefined);
+  return v_DeleteSessionRequest(value) ? { ok: true, value: value as T.DeleteSessionRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ResumeSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return v_ResumeSessionRequest(value) ? { ok: true, value: value as T.ResumeSessionRequest } : finish(undefined);
+  return v_ResumeSessionRequest(value) ? { ok: true, value: value as T.ResumeSessionRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CloseSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return v_CloseSessionRequest(value) ? { ok: true, value: value as T.CloseSessionRequest } : finish(undefined);
+  return v_CloseSessionRequest(value) ? { ok: true, value: value as T.CloseSessionRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SetSessionModeRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
-  return v_SetSessionModeRequest(value) ? { ok: true, value: value as T.SetSessionModeRequest } : finish(undefined);
+  return v_SetSessionModeRequest(value) ? { ok: true, value: value as T.SetSessionModeRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SetSessionConfigOptionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return v_SetSessionConfigOptionRequest(value) ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : finish(undefined);
+  return v_SetSessionConfigOptionRequest(value) ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return v_PromptRequest(value) ? { ok: true, value: value as T.PromptRequest } : finish(undefined);
+  return v_PromptRequest(value) ? { ok: true, value: value as T.PromptRequest } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return v_ClientResponse(value) ? { ok: true, value: value as T.ClientResponse } : finish(undefined);
+  return v_ClientResponse(value) ? { ok: true, value: value as T.ClientResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `WriteTextFileResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
-  return v_WriteTextFileResponse(value) ? { ok: true, value: value as T.WriteTextFileResponse } : finish(undefined);
+  return v_WriteTextFileResponse(value) ? { ok: true, value: value as T.WriteTextFileResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ReadTextFileResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
-  return v_ReadTextFileResponse(value) ? { ok: true, value: value as T.ReadTextFileResponse } : finish(undefined);
+  return v_ReadTextFileResponse(value) ? { ok: true, value: value as T.ReadTextFileResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return v_RequestPermissionResponse(value) ? { ok: true, value: value as T.RequestPermissionResponse } : finish(undefined);
+  return v_RequestPermissionResponse(value) ? { ok: true, value: value as T.RequestPermissionResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return v_RequestPermissionOutcome(value) ? { ok: true, value: value as T.RequestPermissionOutcome } : finish(undefined);
+  return v_RequestPermissionOutcome(value) ? { ok: true, value: value as T.RequestPermissionOutcome } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SelectedPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return v_SelectedPermissionOutcome(value) ? { ok: true, value: value as T.SelectedPermissionOutcome } : finish(undefined);
+  return v_SelectedPermissionOutcome(value) ? { ok: true, value: value as T.SelectedPermissionOutcome } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CreateTerminalResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
-  return v_CreateTerminalResponse(value) ? { ok: true, value: value as T.CreateTerminalResponse } : finish(undefined);
+  return v_CreateTerminalResponse(value) ? { ok: true, value: value as T.CreateTerminalResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalOutputResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
-  return v_TerminalOutputResponse(value) ? { ok: true, value: value as T.TerminalOutputResponse } : finish(undefined);
+  return v_TerminalOutputResponse(value) ? { ok: true, value: value as T.TerminalOutputResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalExitStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return v_TerminalExitStatus(value) ? { ok: true, value: value as T.TerminalExitStatus } : finish(undefined);
+  return v_TerminalExitStatus(value) ? { ok: true, value: value as T.TerminalExitStatus } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ReleaseTerminalResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
-  return v_ReleaseTerminalResponse(value) ? { ok: true, value: value as T.ReleaseTerminalResponse } : finish(undefined);
+  return v_ReleaseTerminalResponse(value) ? { ok: true, value: value as T.ReleaseTerminalResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `WaitForTerminalExitResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
-  return v_WaitForTerminalExitResponse(value) ? { ok: true, value: value as T.WaitForTerminalExitResponse } : finish(undefined);
+  return v_WaitForTerminalExitResponse(value) ? { ok: true, value: value as T.WaitForTerminalExitResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `KillTerminalResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
-  return v_KillTerminalResponse(value) ? { ok: true, value: value as T.KillTerminalResponse } : finish(undefined);
+  return v_KillTerminalResponse(value) ? { ok: true, value: value as T.KillTerminalResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CreateElicitationResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return v_CreateElicitationResponse(value) ? { ok: true, value: value as T.CreateElicitationResponse } : finish(undefined);
+  return v_CreateElicitationResponse(value) ? { ok: true, value: value as T.CreateElicitationResponse } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationContentValue` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return v_ElicitationContentValue(value) ? { ok: true, value: value as T.ElicitationContentValue } : finish(undefined);
+  return v_ElicitationContentValue(value) ? { ok: true, value: value as T.ElicitationContentValue } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationAcceptAction` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return v_ElicitationAcceptAction(value) ? { ok: true, value: value as T.ElicitationAcceptAction } : finish(undefined);
+  return v_ElicitationAcceptAction(value) ? { ok: true, value: value as T.ElicitationAcceptAction } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return v_ClientNotification(value) ? { ok: true, value: value as T.ClientNotification } : finish(undefined);
+  return v_ClientNotification(value) ? { ok: true, value: value as T.ClientNotification } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelNotification(value: unknown): Result<T.CancelNotification> {
-  return v_CancelNotification(value) ? { ok: true, value: value as T.CancelNotification } : finish(undefined);
+  return v_CancelNotification(value) ? { ok: true, value: value as T.CancelNotification } : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelRequestNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return v_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : finish(undefined);
+  return v_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : rt.finish(undefined);
 }
 
 export {

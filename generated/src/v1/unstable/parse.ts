@@ -11,7 +11,7 @@
 
 import type * as T from "./types.js";
 import type { Result } from "../../runtime/result.js";
-import { at, atKey, codePoints, copyJson, copyRawExcept, fail, failAt, finish, isObject, merge, own, put } from "../../runtime/decode.js";
+import * as rt from "../../runtime/decode.js";
 
 function p_0(v: any): any {
   let y: any;
@@ -37,7 +37,7 @@ function p_0(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtRequest(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_AgentRequest(v: any, out: any): true | undefined {
@@ -46,50 +46,50 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_0(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_AgentRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentRequest(v, out) && out;
 }
 
 function p_RequestId(v: any): any {
   let y: any;
-  y = (v === null ? v : fail("expected null"));
+  y = (v === null ? v : rt.fail("expected null"));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : fail("expected a string"));
+  y = (typeof v === "string" ? v : rt.fail("expected a string"));
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_1(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    const y = rt.copyJson(x);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -100,23 +100,23 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -126,13 +126,13 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
 }
 
 function p_WriteTextFileRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_WriteTextFileRequest(v, out) && out;
 }
 
 function p_SessionId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ReadTextFileRequest(v: any, out: any): true | undefined {
@@ -141,27 +141,27 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.line = y;
-    else return at("/line");
+    else return rt.at("/line");
   }
   x = v.limit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.limit = y;
-    else return at("/limit");
+    else return rt.at("/limit");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -172,18 +172,18 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
 }
 
 function p_ReadTextFileRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ReadTextFileRequest(v, out) && out;
 }
 
 function p_2(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_PermissionOption(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -195,23 +195,23 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCall;
   if (x !== undefined) {
     y = p_ToolCallUpdate(x);
     if (y !== undefined) out.toolCall = y;
-    else return at("/toolCall");
+    else return rt.at("/toolCall");
   }
-  else return failAt("/toolCall", "missing required property");
+  else return rt.failAt("/toolCall", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_2(x);
     if (y !== undefined) out.options = y;
-    else return at("/options");
+    else return rt.at("/options");
   }
-  else return failAt("/options", "missing required property");
+  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -221,13 +221,13 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_RequestPermissionRequest(v, out) && out;
 }
 
 function p_3(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -239,7 +239,7 @@ function p_3(v: any): any {
 }
 
 function p_4(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -256,9 +256,9 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
-    else return at("/toolCallId");
+    else return rt.at("/toolCallId");
   }
-  else return failAt("/toolCallId", "missing required property");
+  else return rt.failAt("/toolCallId", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolKind(x));
@@ -271,12 +271,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.name = y;
   }
   x = v.content;
@@ -291,12 +291,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.rawInput;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.rawInput = y;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.rawOutput = y;
   }
   x = v._meta;
@@ -308,21 +308,21 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_ToolCallId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_ToolKind(v: any): any {
-  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") ? v : fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
+  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") ? v : rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
 }
 
 function p_ToolCallStatus(v: any): any {
-  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") ? v : fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
 }
 
 function p_ToolCallContentContent(v: any): any {
@@ -341,7 +341,7 @@ function p_ToolCallContentTerminal(v: any): any {
 }
 
 function p_ToolCallContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -355,7 +355,7 @@ function p_ToolCallContent(v: any): any {
       y = p_ToolCallContentTerminal(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -386,7 +386,7 @@ function p_ContentBlockResource(v: any): any {
 }
 
 function p_ContentBlock(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -406,13 +406,13 @@ function p_ContentBlock(v: any): any {
       y = p_ContentBlockResource(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_5(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -432,12 +432,12 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v.lastModified;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.lastModified = y;
   }
   x = v.priority;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.priority = y;
   }
   x = v._meta;
@@ -449,13 +449,13 @@ function f_Annotations(v: any, out: any): true | undefined {
 }
 
 function p_Annotations(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Annotations(v, out) && out;
 }
 
 function p_Role(v: any): any {
-  return ((v === "assistant" || v === "user") ? v : fail("expected one of \"assistant\", \"user\""));
+  return ((v === "assistant" || v === "user") ? v : rt.fail("expected one of \"assistant\", \"user\""));
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
@@ -467,11 +467,11 @@ function f_TextContent(v: any, out: any): true | undefined {
   }
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.text = y;
-    else return at("/text");
+    else return rt.at("/text");
   }
-  else return failAt("/text", "missing required property");
+  else return rt.failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -481,7 +481,7 @@ function f_TextContent(v: any, out: any): true | undefined {
 }
 
 function p_TextContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TextContent(v, out) && out;
 }
@@ -495,21 +495,21 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.data = y;
-    else return at("/data");
+    else return rt.at("/data");
   }
-  else return failAt("/data", "missing required property");
+  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.mimeType = y;
-    else return at("/mimeType");
+    else return rt.at("/mimeType");
   }
-  else return failAt("/mimeType", "missing required property");
+  else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.uri = y;
   }
   x = v._meta;
@@ -521,7 +521,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
 }
 
 function p_ImageContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ImageContent(v, out) && out;
 }
@@ -535,18 +535,18 @@ function f_AudioContent(v: any, out: any): true | undefined {
   }
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.data = y;
-    else return at("/data");
+    else return rt.at("/data");
   }
-  else return failAt("/data", "missing required property");
+  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.mimeType = y;
-    else return at("/mimeType");
+    else return rt.at("/mimeType");
   }
-  else return failAt("/mimeType", "missing required property");
+  else return rt.failAt("/mimeType", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -556,7 +556,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
 }
 
 function p_AudioContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AudioContent(v, out) && out;
 }
@@ -570,38 +570,38 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.size = y;
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -611,7 +611,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
 }
 
 function p_ResourceLink(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ResourceLink(v, out) && out;
 }
@@ -622,30 +622,30 @@ function p_EmbeddedResourceResource(v: any): any {
   if (y !== undefined) return y;
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.text = y;
-    else return at("/text");
+    else return rt.at("/text");
   }
-  else return failAt("/text", "missing required property");
+  else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -655,7 +655,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_TextResourceContents(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
 }
@@ -664,23 +664,23 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.blob;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.blob = y;
-    else return at("/blob");
+    else return rt.at("/blob");
   }
-  else return failAt("/blob", "missing required property");
+  else return rt.failAt("/blob", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -690,7 +690,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_BlobResourceContents(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
 }
@@ -706,9 +706,9 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_EmbeddedResourceResource(x);
     if (y !== undefined) out.resource = y;
-    else return at("/resource");
+    else return rt.at("/resource");
   }
-  else return failAt("/resource", "missing required property");
+  else return rt.failAt("/resource", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -718,7 +718,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
 }
 
 function p_EmbeddedResource(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
 }
@@ -729,9 +729,9 @@ function f_Content(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -741,7 +741,7 @@ function f_Content(v: any, out: any): true | undefined {
 }
 
 function p_Content(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Content(v, out) && out;
 }
@@ -750,23 +750,23 @@ function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   x = v.oldText;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.oldText = y;
   }
   x = v.newText;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.newText = y;
-    else return at("/newText");
+    else return rt.at("/newText");
   }
-  else return failAt("/newText", "missing required property");
+  else return rt.failAt("/newText", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -776,13 +776,13 @@ function f_Diff(v: any, out: any): true | undefined {
 }
 
 function p_Diff(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Diff(v, out) && out;
 }
 
 function p_TerminalId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_Terminal(v: any, out: any): true | undefined {
@@ -791,9 +791,9 @@ function f_Terminal(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -803,7 +803,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 }
 
 function p_Terminal(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Terminal(v, out) && out;
 }
@@ -812,14 +812,14 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.line = y;
   }
   x = v._meta;
@@ -831,7 +831,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallLocation(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCallLocation(v, out) && out;
 }
@@ -842,23 +842,23 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
-    else return at("/optionId");
+    else return rt.at("/optionId");
   }
-  else return failAt("/optionId", "missing required property");
+  else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = p_PermissionOptionKind(x);
     if (y !== undefined) out.kind = y;
-    else return at("/kind");
+    else return rt.at("/kind");
   }
-  else return failAt("/kind", "missing required property");
+  else return rt.failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -868,38 +868,38 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 }
 
 function p_PermissionOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PermissionOption(v, out) && out;
 }
 
 function p_PermissionOptionId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_PermissionOptionKind(v: any): any {
-  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
+  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
 }
 
 function p_6(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
+    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
 }
 
 function p_7(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_EnvVariable(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -911,39 +911,39 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.command = y;
-    else return at("/command");
+    else return rt.at("/command");
   }
-  else return failAt("/command", "missing required property");
+  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
-    else return at("/args");
+    else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
     y = x === null ? [] : p_7(x);
     if (y !== undefined) out.env = y;
-    else return at("/env");
+    else return rt.at("/env");
   }
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
   x = v.outputByteLimit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.outputByteLimit = y;
-    else return at("/outputByteLimit");
+    else return rt.at("/outputByteLimit");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -954,7 +954,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_CreateTerminalRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CreateTerminalRequest(v, out) && out;
 }
@@ -963,18 +963,18 @@ function f_EnvVariable(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -984,7 +984,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 }
 
 function p_EnvVariable(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_EnvVariable(v, out) && out;
 }
@@ -995,16 +995,16 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1014,7 +1014,7 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalOutputRequest(v, out) && out;
 }
@@ -1025,16 +1025,16 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1044,7 +1044,7 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_ReleaseTerminalRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ReleaseTerminalRequest(v, out) && out;
 }
@@ -1055,16 +1055,16 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1074,7 +1074,7 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
 }
 
 function p_WaitForTerminalExitRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_WaitForTerminalExitRequest(v, out) && out;
 }
@@ -1085,16 +1085,16 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1104,7 +1104,7 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_KillTerminalRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_KillTerminalRequest(v, out) && out;
 }
@@ -1125,16 +1125,16 @@ function p_8(v: any): any {
   if (y !== undefined) return y;
   y = p_ElicitationRequestScope(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_CreateElicitationRequestOther(v: any): any {
   if (p_8(v) === undefined) return undefined;
-  return copyRawExcept(v, {}, ["message", "_meta"]);
+  return rt.copyRawExcept(v, {}, ["message", "_meta"]);
 }
 
 function p_9(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.mode;
   let y: any;
   switch (t) {
@@ -1145,7 +1145,7 @@ function p_9(v: any): any {
       y = p_CreateElicitationRequestUrl(v);
       break;
     default:
-      y = typeof t === "string" ? p_CreateElicitationRequestOther(v) : failAt("/mode", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_CreateElicitationRequestOther(v) : rt.failAt("/mode", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -1154,11 +1154,11 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.message = y;
-    else return at("/message");
+    else return rt.at("/message");
   }
-  else return failAt("/message", "missing required property");
+  else return rt.failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1166,12 +1166,12 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   }
   const m = p_9(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_CreateElicitationRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CreateElicitationRequest(v, out) && out;
 }
@@ -1182,9 +1182,9 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolCallId(x));
@@ -1194,7 +1194,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSessionScope(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationSessionScope(v, out) && out;
 }
@@ -1205,26 +1205,26 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
-    else return at("/requestId");
+    else return rt.at("/requestId");
   }
-  else return failAt("/requestId", "missing required property");
+  else return rt.failAt("/requestId", "missing required property");
   return true;
 }
 
 function p_ElicitationRequestScope(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationRequestScope(v, out) && out;
 }
 
 function p_10(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = p_ElicitationPropertySchema(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -1238,24 +1238,24 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.properties;
   if (x !== undefined) {
     y = p_10(x);
     if (y !== undefined) out.properties = y;
-    else return at("/properties");
+    else return rt.at("/properties");
   }
   x = v.required;
   if (x !== undefined) {
     y = (x === null ? null : p_6(x));
     if (y !== undefined) out.required = y;
-    else return at("/required");
+    else return rt.at("/required");
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1267,13 +1267,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationSchema(v, out) && out;
 }
 
 function p_ElicitationSchemaType(v: any): any {
-  return ((v === "object") ? v : fail("expected one of \"object\""));
+  return ((v === "object") ? v : rt.fail("expected one of \"object\""));
 }
 
 function p_ElicitationPropertySchemaString(v: any): any {
@@ -1302,11 +1302,11 @@ function p_ElicitationPropertySchemaArray(v: any): any {
 }
 
 function p_ElicitationPropertySchemaOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_ElicitationPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1326,34 +1326,34 @@ function p_ElicitationPropertySchema(v: any): any {
       y = p_ElicitationPropertySchemaArray(v);
       break;
     default:
-      y = typeof t === "string" ? p_ElicitationPropertySchemaOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_ElicitationPropertySchemaOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_StringFormat(v: any): any {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
+  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
 }
 
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.const = y;
-    else return at("/const");
+    else return rt.at("/const");
   }
-  else return failAt("/const", "missing required property");
+  else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1365,18 +1365,18 @@ function f_EnumOption(v: any, out: any): true | undefined {
 }
 
 function p_EnumOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_EnumOption(v, out) && out;
 }
 
 function p_11(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_EnumOption(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -1386,54 +1386,54 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.minLength = y;
-    else return at("/minLength");
+    else return rt.at("/minLength");
   }
   x = v.maxLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.maxLength = y;
-    else return at("/maxLength");
+    else return rt.at("/maxLength");
   }
   x = v.pattern;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.pattern = y;
-    else return at("/pattern");
+    else return rt.at("/pattern");
   }
   x = v.format;
   if (x !== undefined) {
     y = (x === null ? null : p_StringFormat(x));
     if (y !== undefined) out.format = y;
-    else return at("/format");
+    else return rt.at("/format");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.default = y;
   }
   x = v.enum;
   if (x !== undefined) {
     y = (x === null ? null : p_6(x));
     if (y !== undefined) out.enum = y;
-    else return at("/enum");
+    else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
     y = (x === null ? null : p_11(x));
     if (y !== undefined) out.oneOf = y;
-    else return at("/oneOf");
+    else return rt.at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -1444,7 +1444,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_StringPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
 }
@@ -1453,29 +1453,29 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.minimum = y;
-    else return at("/minimum");
+    else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.maximum = y;
-    else return at("/maximum");
+    else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1487,7 +1487,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_NumberPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
 }
@@ -1496,29 +1496,29 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.minimum = y;
-    else return at("/minimum");
+    else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.maximum = y;
-    else return at("/maximum");
+    else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1530,7 +1530,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_IntegerPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
 }
@@ -1539,17 +1539,17 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1561,7 +1561,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_BooleanPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BooleanPropertySchema(v, out) && out;
 }
@@ -1572,11 +1572,11 @@ function p_MultiSelectItemsString(v: any): any {
 }
 
 function p_MultiSelectItemsOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_MultiSelectItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1584,7 +1584,7 @@ function p_MultiSelectItems(v: any): any {
       y = p_MultiSelectItemsString(v);
       break;
     default:
-      y = typeof t === "string" ? p_MultiSelectItemsOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_MultiSelectItemsOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (y === undefined) y = p_TitledMultiSelectItems(v);
   return y;
@@ -1596,9 +1596,9 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_6(x);
     if (y !== undefined) out.enum = y;
-    else return at("/enum");
+    else return rt.at("/enum");
   }
-  else return failAt("/enum", "missing required property");
+  else return rt.failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1608,7 +1608,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_StringMultiSelectItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_StringMultiSelectItems(v, out) && out;
 }
@@ -1619,9 +1619,9 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_11(x);
     if (y !== undefined) out.anyOf = y;
-    else return at("/anyOf");
+    else return rt.at("/anyOf");
   }
-  else return failAt("/anyOf", "missing required property");
+  else return rt.failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -1631,17 +1631,17 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_TitledMultiSelectItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
 function p_12(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y === undefined) continue;
     out.push(y);
   }
@@ -1652,33 +1652,33 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.minItems = y;
-    else return at("/minItems");
+    else return rt.at("/minItems");
   }
   x = v.maxItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.maxItems = y;
-    else return at("/maxItems");
+    else return rt.at("/maxItems");
   }
   x = v.items;
   if (x !== undefined) {
     y = p_MultiSelectItems(x);
     if (y !== undefined) out.items = y;
-    else return at("/items");
+    else return rt.at("/items");
   }
-  else return failAt("/items", "missing required property");
+  else return rt.failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
     y = (x === null ? null : p_12(x));
@@ -1693,7 +1693,7 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_MultiSelectPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_MultiSelectPropertySchema(v, out) && out;
 }
@@ -1704,23 +1704,23 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ElicitationSchema(x);
     if (y !== undefined) out.requestedSchema = y;
-    else return at("/requestedSchema");
+    else return rt.at("/requestedSchema");
   }
-  else return failAt("/requestedSchema", "missing required property");
+  else return rt.failAt("/requestedSchema", "missing required property");
   const m = p_8(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_ElicitationFormMode(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_ElicitationId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -1729,24 +1729,24 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
-    else return at("/elicitationId");
+    else return rt.at("/elicitationId");
   }
-  else return failAt("/elicitationId", "missing required property");
+  else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.url = y;
-    else return at("/url");
+    else return rt.at("/url");
   }
-  else return failAt("/url", "missing required property");
+  else return rt.failAt("/url", "missing required property");
   const m = p_8(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_ElicitationUrlMode(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlMode(v, out) && out;
 }
@@ -1757,28 +1757,28 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
-    else return at("/serverId");
+    else return rt.at("/serverId");
   }
-  else return failAt("/serverId", "missing required property");
+  else return rt.failAt("/serverId", "missing required property");
   x = v.requestId;
   if (x !== undefined) {
     y = p_McpRequestId(x);
     if (y !== undefined) out.requestId = y;
-    else return at("/requestId");
+    else return rt.at("/requestId");
   }
-  else return failAt("/requestId", "missing required property");
+  else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -1789,21 +1789,21 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
 }
 
 function p_MessageMcpRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_MessageMcpRequest(v, out) && out;
 }
 
 function p_McpServerAcpId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_McpRequestId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_ExtRequest(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function p_13(v: any): any {
@@ -1852,7 +1852,7 @@ function p_13(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtResponse(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_14(v: any, out: any): true | undefined {
@@ -1861,21 +1861,21 @@ function f_14(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
     y = p_13(x);
     if (y !== undefined) out.result = y;
-    else return at("/result");
+    else return rt.at("/result");
   }
-  else return failAt("/result", "missing required property");
+  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
 function p_15(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_14(v, out) && out;
 }
@@ -1886,21 +1886,21 @@ function f_16(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.error;
   if (x !== undefined) {
     y = p_Error(x);
     if (y !== undefined) out.error = y;
-    else return at("/error");
+    else return rt.at("/error");
   }
-  else return failAt("/error", "missing required property");
+  else return rt.failAt("/error", "missing required property");
   return true;
 }
 
 function p_17(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_16(v, out) && out;
 }
@@ -1911,11 +1911,11 @@ function p_AgentResponse(v: any): any {
   if (y !== undefined) return y;
   y = p_17(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_18(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1932,9 +1932,9 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
-    else return at("/protocolVersion");
+    else return rt.at("/protocolVersion");
   }
-  else return failAt("/protocolVersion", "missing required property");
+  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.agentCapabilities;
   if (x !== undefined) {
     y = p_AgentCapabilities(x);
@@ -1959,20 +1959,20 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 }
 
 function p_InitializeResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_InitializeResponse(v, out) && out;
 }
 
 function p_ProtocolVersion(v: any): any {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]"));
 }
 
 function f_AgentCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.loadSession;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.loadSession = y;
   }
   x = v.promptCapabilities;
@@ -2009,7 +2009,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
 }
@@ -2018,17 +2018,17 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.image;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.image = y;
   }
   x = v.audio;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.audio = y;
   }
   x = v.embeddedContext;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.embeddedContext = y;
   }
   x = v._meta;
@@ -2040,7 +2040,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptCapabilities(v, out) && out;
 }
@@ -2049,17 +2049,17 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.http;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.http = y;
   }
   x = v.sse;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.sse = y;
   }
   x = v.acp;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.acp = y;
   }
   x = v._meta;
@@ -2071,7 +2071,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpCapabilities(v, out) && out;
 }
@@ -2137,7 +2137,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionCapabilities(v, out) && out;
 }
@@ -2153,7 +2153,7 @@ function f_SessionListCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionListCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionListCapabilities(v, out) && out;
 }
@@ -2169,7 +2169,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionDeleteCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionDeleteCapabilities(v, out) && out;
 }
@@ -2185,7 +2185,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
 }
 
 function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
@@ -2206,7 +2206,7 @@ function f_SessionSystemPromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionSystemPromptCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionSystemPromptCapabilities(v, out) && out;
 }
@@ -2227,7 +2227,7 @@ function f_SessionSystemPromptModeCapabilities(v: any, out: any): true | undefin
 }
 
 function p_SessionSystemPromptModeCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionSystemPromptModeCapabilities(v, out) && out;
 }
@@ -2243,7 +2243,7 @@ function f_SessionSystemPromptOverrideCapabilities(v: any, out: any): true | und
 }
 
 function p_SessionSystemPromptOverrideCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionSystemPromptOverrideCapabilities(v, out) && out;
 }
@@ -2259,7 +2259,7 @@ function f_SessionForkCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionForkCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionForkCapabilities(v, out) && out;
 }
@@ -2275,7 +2275,7 @@ function f_SessionArchiveCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionArchiveCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionArchiveCapabilities(v, out) && out;
 }
@@ -2291,7 +2291,7 @@ function f_SessionStatusCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionStatusCapabilities(v, out) && out;
 }
@@ -2307,7 +2307,7 @@ function f_SessionTitleCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionTitleCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionTitleCapabilities(v, out) && out;
 }
@@ -2323,7 +2323,7 @@ function f_SessionResumeCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionResumeCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionResumeCapabilities(v, out) && out;
 }
@@ -2339,7 +2339,7 @@ function f_SessionCloseCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCloseCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionCloseCapabilities(v, out) && out;
 }
@@ -2365,7 +2365,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentAuthCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentAuthCapabilities(v, out) && out;
 }
@@ -2381,7 +2381,7 @@ function f_AuthStatusCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthStatusCapabilities(v, out) && out;
 }
@@ -2397,7 +2397,7 @@ function f_LogoutCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_LogoutCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LogoutCapabilities(v, out) && out;
 }
@@ -2413,7 +2413,7 @@ function f_ProvidersCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ProvidersCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProvidersCapabilities(v, out) && out;
 }
@@ -2424,7 +2424,7 @@ function p_AuthMethodTerminalVariant(v: any): any {
 }
 
 function p_AuthMethod(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2432,24 +2432,24 @@ function p_AuthMethod(v: any): any {
       y = p_AuthMethodTerminalVariant(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (y === undefined) y = p_AuthMethodAgent(v);
   return y;
 }
 
 function p_AuthMethodId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_19(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -2460,32 +2460,32 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.args;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
-    else return at("/args");
+    else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
     y = x === null ? {} : p_19(x);
     if (y !== undefined) out.env = y;
-    else return at("/env");
+    else return rt.at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -2496,7 +2496,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodTerminal(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
 }
@@ -2507,19 +2507,19 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2531,7 +2531,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodAgent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthMethodAgent(v, out) && out;
 }
@@ -2540,23 +2540,23 @@ function f_Implementation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.version;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.version = y;
-    else return at("/version");
+    else return rt.at("/version");
   }
-  else return failAt("/version", "missing required property");
+  else return rt.failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -2566,7 +2566,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 }
 
 function p_Implementation(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Implementation(v, out) && out;
 }
@@ -2582,18 +2582,18 @@ function f_AuthenticateResponse(v: any, out: any): true | undefined {
 }
 
 function p_AuthenticateResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthenticateResponse(v, out) && out;
 }
 
 function p_20(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_ProviderInfo(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -2605,9 +2605,9 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_20(x);
     if (y !== undefined) out.providers = y;
-    else return at("/providers");
+    else return rt.at("/providers");
   }
-  else return failAt("/providers", "missing required property");
+  else return rt.failAt("/providers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -2617,13 +2617,13 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListProvidersResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ListProvidersResponse(v, out) && out;
 }
 
 function p_21(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2640,28 +2640,28 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
-    else return at("/providerId");
+    else return rt.at("/providerId");
   }
-  else return failAt("/providerId", "missing required property");
+  else return rt.failAt("/providerId", "missing required property");
   x = v.supported;
   if (x !== undefined) {
     y = p_21(x);
     if (y !== undefined) out.supported = y;
     else out.supported = [];
   }
-  else return failAt("/supported", "missing required property");
+  else return rt.failAt("/supported", "missing required property");
   x = v.required;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.required = y;
-    else return at("/required");
+    else return rt.at("/required");
   }
-  else return failAt("/required", "missing required property");
+  else return rt.failAt("/required", "missing required property");
   x = v.current;
   if (x !== undefined) {
     y = (x === null ? null : p_ProviderCurrentConfig(x));
     if (y !== undefined) out.current = y;
-    else return at("/current");
+    else return rt.at("/current");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -2672,17 +2672,17 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
 }
 
 function p_ProviderInfo(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProviderInfo(v, out) && out;
 }
 
 function p_ProviderId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_LlmProtocol(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
@@ -2691,16 +2691,16 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_LlmProtocol(x);
     if (y !== undefined) out.apiType = y;
-    else return at("/apiType");
+    else return rt.at("/apiType");
   }
-  else return failAt("/apiType", "missing required property");
+  else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.baseUrl = y;
-    else return at("/baseUrl");
+    else return rt.at("/baseUrl");
   }
-  else return failAt("/baseUrl", "missing required property");
+  else return rt.failAt("/baseUrl", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -2710,7 +2710,7 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
 }
 
 function p_ProviderCurrentConfig(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProviderCurrentConfig(v, out) && out;
 }
@@ -2726,7 +2726,7 @@ function f_SetProviderResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetProviderResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetProviderResponse(v, out) && out;
 }
@@ -2742,7 +2742,7 @@ function f_DisableProviderResponse(v: any, out: any): true | undefined {
 }
 
 function p_DisableProviderResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DisableProviderResponse(v, out) && out;
 }
@@ -2758,13 +2758,13 @@ function f_LogoutResponse(v: any, out: any): true | undefined {
 }
 
 function p_LogoutResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LogoutResponse(v, out) && out;
 }
 
 function p_22(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2781,9 +2781,9 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthState(x);
     if (y !== undefined) out.state = y;
-    else return at("/state");
+    else return rt.at("/state");
   }
-  else return failAt("/state", "missing required property");
+  else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
     y = p_22(x);
@@ -2798,42 +2798,42 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthStatusResponse(v, out) && out;
 }
 
 function p_AuthState(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_AuthAccount(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.label;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.label = y;
-    else return at("/label");
+    else return rt.at("/label");
   }
-  else return failAt("/label", "missing required property");
+  else return rt.failAt("/label", "missing required property");
   x = v.active;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
     if (y !== undefined) out.active = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.name = y;
   }
   x = v.email;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.email = y;
   }
   x = v.organization;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.organization = y;
   }
   x = v._meta;
@@ -2845,13 +2845,13 @@ function f_AuthAccount(v: any, out: any): true | undefined {
 }
 
 function p_AuthAccount(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthAccount(v, out) && out;
 }
 
 function p_23(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2868,9 +2868,9 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.modes;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionModeState(x));
@@ -2890,13 +2890,13 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_NewSessionResponse(v, out) && out;
 }
 
 function p_24(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2913,16 +2913,16 @@ function f_SessionModeState(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionModeId(x);
     if (y !== undefined) out.currentModeId = y;
-    else return at("/currentModeId");
+    else return rt.at("/currentModeId");
   }
-  else return failAt("/currentModeId", "missing required property");
+  else return rt.failAt("/currentModeId", "missing required property");
   x = v.availableModes;
   if (x !== undefined) {
     y = p_24(x);
     if (y !== undefined) out.availableModes = y;
     else out.availableModes = [];
   }
-  else return failAt("/availableModes", "missing required property");
+  else return rt.failAt("/availableModes", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -2932,13 +2932,13 @@ function f_SessionModeState(v: any, out: any): true | undefined {
 }
 
 function p_SessionModeState(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionModeState(v, out) && out;
 }
 
 function p_SessionModeId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_SessionMode(v: any, out: any): true | undefined {
@@ -2947,19 +2947,19 @@ function f_SessionMode(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionModeId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2971,7 +2971,7 @@ function f_SessionMode(v: any, out: any): true | undefined {
 }
 
 function p_SessionMode(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionMode(v, out) && out;
 }
@@ -2987,7 +2987,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
 }
 
 function p_25(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2998,7 +2998,7 @@ function p_25(v: any): any {
       y = p_SessionConfigOptionBoolean(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -3009,19 +3009,19 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.category;
@@ -3036,47 +3036,47 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   const m = p_25(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_SessionConfigOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigOption(v, out) && out;
 }
 
 function p_SessionConfigId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_SessionConfigOptionCategory(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_SessionConfigValueId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_26(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_SessionConfigSelectOption(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
 }
 
 function p_27(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_SessionConfigSelectGroup(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -3088,7 +3088,7 @@ function p_SessionConfigSelectOptions(v: any): any {
   if (y !== undefined) return y;
   y = p_27(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -3097,19 +3097,19 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -3121,13 +3121,13 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
 function p_28(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3144,23 +3144,23 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigGroupId(x);
     if (y !== undefined) out.group = y;
-    else return at("/group");
+    else return rt.at("/group");
   }
-  else return failAt("/group", "missing required property");
+  else return rt.failAt("/group", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_28(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
-  else return failAt("/options", "missing required property");
+  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3170,13 +3170,13 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectGroup(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
 function p_SessionConfigGroupId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_SessionConfigSelect(v: any, out: any): true | undefined {
@@ -3185,21 +3185,21 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.currentValue = y;
-    else return at("/currentValue");
+    else return rt.at("/currentValue");
   }
-  else return failAt("/currentValue", "missing required property");
+  else return rt.failAt("/currentValue", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_SessionConfigSelectOptions(x);
     if (y !== undefined) out.options = y;
-    else return at("/options");
+    else return rt.at("/options");
   }
-  else return failAt("/options", "missing required property");
+  else return rt.failAt("/options", "missing required property");
   return true;
 }
 
 function p_SessionConfigSelect(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigSelect(v, out) && out;
 }
@@ -3208,16 +3208,16 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.currentValue;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.currentValue = y;
-    else return at("/currentValue");
+    else return rt.at("/currentValue");
   }
-  else return failAt("/currentValue", "missing required property");
+  else return rt.failAt("/currentValue", "missing required property");
   return true;
 }
 
 function p_SessionConfigBoolean(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigBoolean(v, out) && out;
 }
@@ -3243,13 +3243,13 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_LoadSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LoadSessionResponse(v, out) && out;
 }
 
 function p_29(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3268,10 +3268,10 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
-  else return failAt("/sessions", "missing required property");
+  else return rt.failAt("/sessions", "missing required property");
   x = v.nextCursor;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.nextCursor = y;
   }
   x = v._meta;
@@ -3283,7 +3283,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ListSessionsResponse(v, out) && out;
 }
@@ -3294,16 +3294,16 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = p_12(x);
@@ -3311,17 +3311,17 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v.archived;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
     if (y !== undefined) out.archived = y;
   }
   x = v._meta;
@@ -3333,7 +3333,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfo(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionInfo(v, out) && out;
 }
@@ -3349,7 +3349,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DeleteSessionResponse(v, out) && out;
 }
@@ -3360,9 +3360,9 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.modes;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionModeState(x));
@@ -3382,7 +3382,7 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ForkSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ForkSessionResponse(v, out) && out;
 }
@@ -3398,7 +3398,7 @@ function f_ArchiveSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ArchiveSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ArchiveSessionResponse(v, out) && out;
 }
@@ -3414,7 +3414,7 @@ function f_UnarchiveSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_UnarchiveSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UnarchiveSessionResponse(v, out) && out;
 }
@@ -3425,9 +3425,9 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionStatus(x);
     if (y !== undefined) out.status = y;
-    else return at("/status");
+    else return rt.at("/status");
   }
-  else return failAt("/status", "missing required property");
+  else return rt.failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3437,24 +3437,24 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionStatusResponse(v, out) && out;
 }
 
 function p_SessionStatus(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3464,7 +3464,7 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionTitleResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionTitleResponse(v, out) && out;
 }
@@ -3490,7 +3490,7 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ResumeSessionResponse(v, out) && out;
 }
@@ -3506,7 +3506,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CloseSessionResponse(v, out) && out;
 }
@@ -3522,7 +3522,7 @@ function f_SetSessionModeResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionModeResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionModeResponse(v, out) && out;
 }
@@ -3535,7 +3535,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
-  else return failAt("/configOptions", "missing required property");
+  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3545,7 +3545,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
@@ -3556,9 +3556,9 @@ function f_PromptResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_StopReason(x);
     if (y !== undefined) out.stopReason = y;
-    else return at("/stopReason");
+    else return rt.at("/stopReason");
   }
-  else return failAt("/stopReason", "missing required property");
+  else return rt.failAt("/stopReason", "missing required property");
   x = v.usage;
   if (x !== undefined) {
     y = (x === null ? null : p_Usage(x));
@@ -3573,51 +3573,51 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 }
 
 function p_PromptResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptResponse(v, out) && out;
 }
 
 function p_StopReason(v: any): any {
-  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
+  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
 }
 
 function f_Usage(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.totalTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.totalTokens = y;
-    else return at("/totalTokens");
+    else return rt.at("/totalTokens");
   }
-  else return failAt("/totalTokens", "missing required property");
+  else return rt.failAt("/totalTokens", "missing required property");
   x = v.inputTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.inputTokens = y;
-    else return at("/inputTokens");
+    else return rt.at("/inputTokens");
   }
-  else return failAt("/inputTokens", "missing required property");
+  else return rt.failAt("/inputTokens", "missing required property");
   x = v.outputTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.outputTokens = y;
-    else return at("/outputTokens");
+    else return rt.at("/outputTokens");
   }
-  else return failAt("/outputTokens", "missing required property");
+  else return rt.failAt("/outputTokens", "missing required property");
   x = v.thoughtTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.thoughtTokens = y;
   }
   x = v.cachedReadTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.cachedReadTokens = y;
   }
   x = v.cachedWriteTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.cachedWriteTokens = y;
   }
   x = v._meta;
@@ -3629,13 +3629,13 @@ function f_Usage(v: any, out: any): true | undefined {
 }
 
 function p_Usage(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Usage(v, out) && out;
 }
 
 function p_ExtResponse(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function f_Error(v: any, out: any): true | undefined {
@@ -3644,32 +3644,32 @@ function f_Error(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ErrorCode(x);
     if (y !== undefined) out.code = y;
-    else return at("/code");
+    else return rt.at("/code");
   }
-  else return failAt("/code", "missing required property");
+  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.message = y;
-    else return at("/message");
+    else return rt.at("/message");
   }
-  else return failAt("/message", "missing required property");
+  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.data = y;
   }
   return true;
 }
 
 function p_Error(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Error(v, out) && out;
 }
 
 function p_ErrorCode(v: any): any {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
 }
 
 function p_30(v: any): any {
@@ -3682,29 +3682,29 @@ function p_30(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtNotification(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_AgentNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_30(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_AgentNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentNotification(v, out) && out;
 }
@@ -3715,16 +3715,16 @@ function f_SessionNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.update;
   if (x !== undefined) {
     y = p_SessionUpdate(x);
     if (y !== undefined) out.update = y;
-    else return at("/update");
+    else return rt.at("/update");
   }
-  else return failAt("/update", "missing required property");
+  else return rt.failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -3734,7 +3734,7 @@ function f_SessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_SessionNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionNotification(v, out) && out;
 }
@@ -3835,7 +3835,7 @@ function p_SessionUpdateSessionMessageChunk(v: any): any {
 }
 
 function p_SessionUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.sessionUpdate;
   let y: any;
   switch (t) {
@@ -3897,13 +3897,13 @@ function p_SessionUpdate(v: any): any {
       y = p_SessionUpdateSessionMessageChunk(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/sessionUpdate", "unknown sessionUpdate; this union is closed") : failAt("/sessionUpdate", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/sessionUpdate", "unknown sessionUpdate; this union is closed") : rt.failAt("/sessionUpdate", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_MessageId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ContentChunk(v: any, out: any): true | undefined {
@@ -3912,9 +3912,9 @@ function f_ContentChunk(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v.messageId;
   if (x !== undefined) {
     y = (x === null ? null : p_MessageId(x));
@@ -3929,7 +3929,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ContentChunk(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ContentChunk(v, out) && out;
 }
@@ -3940,19 +3940,19 @@ function f_ToolCall(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
-    else return at("/toolCallId");
+    else return rt.at("/toolCallId");
   }
-  else return failAt("/toolCallId", "missing required property");
+  else return rt.failAt("/toolCallId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.name = y;
   }
   x = v.kind;
@@ -3977,12 +3977,12 @@ function f_ToolCall(v: any, out: any): true | undefined {
   }
   x = v.rawInput;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.rawInput = y;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.rawOutput = y;
   }
   x = v._meta;
@@ -3994,7 +3994,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
 }
 
 function p_ToolCall(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCall(v, out) && out;
 }
@@ -4003,25 +4003,25 @@ function f_PlanEntry(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v.priority;
   if (x !== undefined) {
     y = p_PlanEntryPriority(x);
     if (y !== undefined) out.priority = y;
-    else return at("/priority");
+    else return rt.at("/priority");
   }
-  else return failAt("/priority", "missing required property");
+  else return rt.failAt("/priority", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_PlanEntryStatus(x);
     if (y !== undefined) out.status = y;
-    else return at("/status");
+    else return rt.at("/status");
   }
-  else return failAt("/status", "missing required property");
+  else return rt.failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4031,21 +4031,21 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 }
 
 function p_PlanEntry(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanEntry(v, out) && out;
 }
 
 function p_PlanEntryPriority(v: any): any {
-  return ((v === "high" || v === "medium" || v === "low") ? v : fail("expected one of \"high\", \"medium\", \"low\""));
+  return ((v === "high" || v === "medium" || v === "low") ? v : rt.fail("expected one of \"high\", \"medium\", \"low\""));
 }
 
 function p_PlanEntryStatus(v: any): any {
-  return ((v === "pending" || v === "in_progress" || v === "completed") ? v : fail("expected one of \"pending\", \"in_progress\", \"completed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\""));
 }
 
 function p_31(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4064,7 +4064,7 @@ function f_Plan(v: any, out: any): true | undefined {
     if (y !== undefined) out.entries = y;
     else out.entries = [];
   }
-  else return failAt("/entries", "missing required property");
+  else return rt.failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4074,7 +4074,7 @@ function f_Plan(v: any, out: any): true | undefined {
 }
 
 function p_Plan(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Plan(v, out) && out;
 }
@@ -4095,7 +4095,7 @@ function p_PlanUpdateContentMarkdown(v: any): any {
 }
 
 function p_PlanUpdateContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4109,13 +4109,13 @@ function p_PlanUpdateContent(v: any): any {
       y = p_PlanUpdateContentMarkdown(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_PlanId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_PlanItems(v: any, out: any): true | undefined {
@@ -4124,16 +4124,16 @@ function f_PlanItems(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
-    else return at("/planId");
+    else return rt.at("/planId");
   }
-  else return failAt("/planId", "missing required property");
+  else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
     y = p_31(x);
     if (y !== undefined) out.entries = y;
     else out.entries = [];
   }
-  else return failAt("/entries", "missing required property");
+  else return rt.failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4143,7 +4143,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
 }
 
 function p_PlanItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanItems(v, out) && out;
 }
@@ -4154,16 +4154,16 @@ function f_PlanFile(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
-    else return at("/planId");
+    else return rt.at("/planId");
   }
-  else return failAt("/planId", "missing required property");
+  else return rt.failAt("/planId", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4173,7 +4173,7 @@ function f_PlanFile(v: any, out: any): true | undefined {
 }
 
 function p_PlanFile(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanFile(v, out) && out;
 }
@@ -4184,16 +4184,16 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
-    else return at("/planId");
+    else return rt.at("/planId");
   }
-  else return failAt("/planId", "missing required property");
+  else return rt.failAt("/planId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4203,7 +4203,7 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
 }
 
 function p_PlanMarkdown(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanMarkdown(v, out) && out;
 }
@@ -4214,9 +4214,9 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PlanUpdateContent(x);
     if (y !== undefined) out.plan = y;
-    else return at("/plan");
+    else return rt.at("/plan");
   }
-  else return failAt("/plan", "missing required property");
+  else return rt.failAt("/plan", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4226,7 +4226,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
 }
 
 function p_PlanUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanUpdate(v, out) && out;
 }
@@ -4237,9 +4237,9 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
-    else return at("/planId");
+    else return rt.at("/planId");
   }
-  else return failAt("/planId", "missing required property");
+  else return rt.failAt("/planId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4249,7 +4249,7 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
 }
 
 function p_PlanRemoved(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanRemoved(v, out) && out;
 }
@@ -4258,18 +4258,18 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.description = y;
-    else return at("/description");
+    else return rt.at("/description");
   }
-  else return failAt("/description", "missing required property");
+  else return rt.failAt("/description", "missing required property");
   x = v.input;
   if (x !== undefined) {
     y = (x === null ? null : p_AvailableCommandInput(x));
@@ -4284,7 +4284,7 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommand(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AvailableCommand(v, out) && out;
 }
@@ -4293,18 +4293,18 @@ function p_AvailableCommandInput(v: any): any {
   let y: any;
   y = p_UnstructuredCommandInput(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.hint = y;
-    else return at("/hint");
+    else return rt.at("/hint");
   }
-  else return failAt("/hint", "missing required property");
+  else return rt.failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4314,13 +4314,13 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
 }
 
 function p_UnstructuredCommandInput(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
 function p_32(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4339,7 +4339,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
     if (y !== undefined) out.availableCommands = y;
     else out.availableCommands = [];
   }
-  else return failAt("/availableCommands", "missing required property");
+  else return rt.failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4349,7 +4349,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommandsUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AvailableCommandsUpdate(v, out) && out;
 }
@@ -4360,9 +4360,9 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionModeId(x);
     if (y !== undefined) out.currentModeId = y;
-    else return at("/currentModeId");
+    else return rt.at("/currentModeId");
   }
-  else return failAt("/currentModeId", "missing required property");
+  else return rt.failAt("/currentModeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4372,7 +4372,7 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CurrentModeUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CurrentModeUpdate(v, out) && out;
 }
@@ -4385,7 +4385,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
-  else return failAt("/configOptions", "missing required property");
+  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4395,7 +4395,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ConfigOptionUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
 }
@@ -4404,12 +4404,12 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -4421,7 +4421,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfoUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
 }
@@ -4430,18 +4430,18 @@ function f_Cost(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.amount;
   if (x !== undefined) {
-    y = (typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number"));
+    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number"));
     if (y !== undefined) out.amount = y;
-    else return at("/amount");
+    else return rt.at("/amount");
   }
-  else return failAt("/amount", "missing required property");
+  else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.currency = y;
-    else return at("/currency");
+    else return rt.at("/currency");
   }
-  else return failAt("/currency", "missing required property");
+  else return rt.failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4451,7 +4451,7 @@ function f_Cost(v: any, out: any): true | undefined {
 }
 
 function p_Cost(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Cost(v, out) && out;
 }
@@ -4460,18 +4460,18 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.used;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.used = y;
-    else return at("/used");
+    else return rt.at("/used");
   }
-  else return failAt("/used", "missing required property");
+  else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.size = y;
-    else return at("/size");
+    else return rt.at("/size");
   }
-  else return failAt("/size", "missing required property");
+  else return rt.failAt("/size", "missing required property");
   x = v.cost;
   if (x !== undefined) {
     y = (x === null ? null : p_Cost(x));
@@ -4486,13 +4486,13 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UsageUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_NoticeSeverity(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -4501,19 +4501,19 @@ function f_Notice(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_NoticeSeverity(x);
     if (y !== undefined) out.severity = y;
-    else return at("/severity");
+    else return rt.at("/severity");
   }
-  else return failAt("/severity", "missing required property");
+  else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" && x.length >= 1 ? x : fail("expected a string of at least 1 characters"));
+    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -4525,21 +4525,21 @@ function f_Notice(v: any, out: any): true | undefined {
 }
 
 function p_Notice(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Notice(v, out) && out;
 }
 
 function p_CompactionId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_CompactionStatus(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_33(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4556,16 +4556,16 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
-    else return at("/compactionId");
+    else return rt.at("/compactionId");
   }
-  else return failAt("/compactionId", "missing required property");
+  else return rt.failAt("/compactionId", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_CompactionStatus(x);
     if (y !== undefined) out.status = y;
-    else return at("/status");
+    else return rt.at("/status");
   }
-  else return failAt("/status", "missing required property");
+  else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
     y = (x === null ? null : p_33(x));
@@ -4573,7 +4573,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v.error;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.error = y;
   }
   x = v._meta;
@@ -4585,7 +4585,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CompactionUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
 }
@@ -4596,16 +4596,16 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
-    else return at("/compactionId");
+    else return rt.at("/compactionId");
   }
-  else return failAt("/compactionId", "missing required property");
+  else return rt.failAt("/compactionId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4615,7 +4615,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 }
 
 function p_CompactionSummaryChunk(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CompactionSummaryChunk(v, out) && out;
 }
@@ -4636,7 +4636,7 @@ function f_SubagentSessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SubagentSessionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SubagentSessionCapabilities(v, out) && out;
 }
@@ -4652,7 +4652,7 @@ function f_SessionCancelCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCancelCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionCancelCapabilities(v, out) && out;
 }
@@ -4678,11 +4678,11 @@ function p_StateUpdateUnknown(v: any): any {
 }
 
 function p_StateUpdateOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_StateUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.state;
   let y: any;
   switch (t) {
@@ -4699,7 +4699,7 @@ function p_StateUpdate(v: any): any {
       y = p_StateUpdateUnknown(v);
       break;
     default:
-      y = typeof t === "string" ? p_StateUpdateOther(v) : failAt("/state", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_StateUpdateOther(v) : rt.failAt("/state", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -4715,7 +4715,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_RunningStateUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_RunningStateUpdate(v, out) && out;
 }
@@ -4731,7 +4731,7 @@ function f_ErrorStopReason(v: any, out: any): true | undefined {
 }
 
 function p_ErrorStopReason(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ErrorStopReason(v, out) && out;
 }
@@ -4767,11 +4767,11 @@ function p_IdleStateUpdateError(v: any): any {
 }
 
 function p_IdleStateUpdateOther(v: any): any {
-  return copyRawExcept(v, {}, ["usage", "_meta"]);
+  return rt.copyRawExcept(v, {}, ["usage", "_meta"]);
 }
 
 function p_34(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
   let y: any;
@@ -4795,7 +4795,7 @@ function p_34(v: any): any {
       y = p_IdleStateUpdateError(v);
       break;
     default:
-      y = typeof t === "string" ? p_IdleStateUpdateOther(v) : t === null ? { stopReason: null } : t === undefined ? {} : failAt("/stopReason", "expected a string or null");
+      y = typeof t === "string" ? p_IdleStateUpdateOther(v) : t === null ? { stopReason: null } : t === undefined ? {} : rt.failAt("/stopReason", "expected a string or null");
   }
   return y;
 }
@@ -4814,12 +4814,12 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   }
   const m = p_34(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_IdleStateUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_IdleStateUpdate(v, out) && out;
 }
@@ -4835,7 +4835,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_RequiresActionStateUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_RequiresActionStateUpdate(v, out) && out;
 }
@@ -4851,7 +4851,7 @@ function f_UnknownStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UnknownStateUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UnknownStateUpdate(v, out) && out;
 }
@@ -4862,17 +4862,17 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.capabilities;
@@ -4887,15 +4887,15 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   }
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = (x === null ? null : p_6(x));
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -4906,7 +4906,7 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SubagentUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SubagentUpdate(v, out) && out;
 }
@@ -4917,9 +4917,9 @@ function f_SessionMessage(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
-    else return at("/messageId");
+    else return rt.at("/messageId");
   }
-  else return failAt("/messageId", "missing required property");
+  else return rt.failAt("/messageId", "missing required property");
   x = v.senderSessionId;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionId(x));
@@ -4954,7 +4954,7 @@ function f_SessionMessage(v: any, out: any): true | undefined {
 }
 
 function p_SessionMessage(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionMessage(v, out) && out;
 }
@@ -4965,16 +4965,16 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
-    else return at("/messageId");
+    else return rt.at("/messageId");
   }
-  else return failAt("/messageId", "missing required property");
+  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -4984,7 +4984,7 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
 }
 
 function p_SessionMessageChunk(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionMessageChunk(v, out) && out;
 }
@@ -4995,9 +4995,9 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
-    else return at("/elicitationId");
+    else return rt.at("/elicitationId");
   }
-  else return failAt("/elicitationId", "missing required property");
+  else return rt.failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5007,7 +5007,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 }
 
 function p_CompleteElicitationNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CompleteElicitationNotification(v, out) && out;
 }
@@ -5018,9 +5018,9 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthState(x);
     if (y !== undefined) out.state = y;
-    else return at("/state");
+    else return rt.at("/state");
   }
-  else return failAt("/state", "missing required property");
+  else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
     y = p_22(x);
@@ -5035,13 +5035,13 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusUpdateNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthStatusUpdateNotification(v, out) && out;
 }
 
 function p_ExtNotification(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function p_35(v: any): any {
@@ -5090,7 +5090,7 @@ function p_35(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtRequest(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_ClientRequest(v: any, out: any): true | undefined {
@@ -5099,27 +5099,27 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_35(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_ClientRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientRequest(v, out) && out;
 }
@@ -5130,9 +5130,9 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
-    else return at("/protocolVersion");
+    else return rt.at("/protocolVersion");
   }
-  else return failAt("/protocolVersion", "missing required property");
+  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.clientCapabilities;
   if (x !== undefined) {
     y = p_ClientCapabilities(x);
@@ -5152,7 +5152,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 }
 
 function p_InitializeRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
 }
@@ -5166,7 +5166,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v.terminal;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.terminal = y;
   }
   x = v.session;
@@ -5203,7 +5203,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientCapabilities(v, out) && out;
 }
@@ -5212,12 +5212,12 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.readTextFile;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.readTextFile = y;
   }
   x = v.writeTextFile;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.writeTextFile = y;
   }
   x = v._meta;
@@ -5229,7 +5229,7 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_FileSystemCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_FileSystemCapabilities(v, out) && out;
 }
@@ -5260,19 +5260,19 @@ function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientSessionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientSessionCapabilities(v, out) && out;
 }
 
 function p_CompactionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    const y = rt.copyJson(x);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -5293,7 +5293,7 @@ function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined 
 }
 
 function p_SessionConfigOptionsCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigOptionsCapabilities(v, out) && out;
 }
@@ -5309,19 +5309,19 @@ function f_BooleanConfigOptionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_BooleanConfigOptionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BooleanConfigOptionCapabilities(v, out) && out;
 }
 
 function p_NoticeCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    const y = rt.copyJson(x);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -5337,7 +5337,7 @@ function f_SubagentCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SubagentCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SubagentCapabilities(v, out) && out;
 }
@@ -5353,7 +5353,7 @@ function f_PlanCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PlanCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanCapabilities(v, out) && out;
 }
@@ -5362,7 +5362,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminal;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.terminal = y;
   }
   x = v._meta;
@@ -5374,7 +5374,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AuthCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthCapabilities(v, out) && out;
 }
@@ -5400,7 +5400,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationCapabilities(v, out) && out;
 }
@@ -5416,7 +5416,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationFormCapabilities(v, out) && out;
 }
@@ -5432,7 +5432,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
 }
@@ -5443,9 +5443,9 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
-    else return at("/methodId");
+    else return rt.at("/methodId");
   }
-  else return failAt("/methodId", "missing required property");
+  else return rt.failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5455,7 +5455,7 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
 }
 
 function p_AuthenticateRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthenticateRequest(v, out) && out;
 }
@@ -5471,7 +5471,7 @@ function f_ListProvidersRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListProvidersRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ListProvidersRequest(v, out) && out;
 }
@@ -5482,28 +5482,28 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
-    else return at("/providerId");
+    else return rt.at("/providerId");
   }
-  else return failAt("/providerId", "missing required property");
+  else return rt.failAt("/providerId", "missing required property");
   x = v.apiType;
   if (x !== undefined) {
     y = p_LlmProtocol(x);
     if (y !== undefined) out.apiType = y;
-    else return at("/apiType");
+    else return rt.at("/apiType");
   }
-  else return failAt("/apiType", "missing required property");
+  else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.baseUrl = y;
-    else return at("/baseUrl");
+    else return rt.at("/baseUrl");
   }
-  else return failAt("/baseUrl", "missing required property");
+  else return rt.failAt("/baseUrl", "missing required property");
   x = v.headers;
   if (x !== undefined) {
     y = p_19(x);
     if (y !== undefined) out.headers = y;
-    else return at("/headers");
+    else return rt.at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -5514,7 +5514,7 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetProviderRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetProviderRequest(v, out) && out;
 }
@@ -5525,9 +5525,9 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
-    else return at("/providerId");
+    else return rt.at("/providerId");
   }
-  else return failAt("/providerId", "missing required property");
+  else return rt.failAt("/providerId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5537,7 +5537,7 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
 }
 
 function p_DisableProviderRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DisableProviderRequest(v, out) && out;
 }
@@ -5553,7 +5553,7 @@ function f_LogoutRequest(v: any, out: any): true | undefined {
 }
 
 function p_LogoutRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LogoutRequest(v, out) && out;
 }
@@ -5569,18 +5569,18 @@ function f_AuthStatusRequest(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthStatusRequest(v, out) && out;
 }
 
 function p_36(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -5590,29 +5590,29 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
     y = x === null ? [] : p_36(x);
     if (y !== undefined) out.mcpServers = y;
-    else return at("/mcpServers");
+    else return rt.at("/mcpServers");
   }
-  else return failAt("/mcpServers", "missing required property");
+  else return rt.failAt("/mcpServers", "missing required property");
   x = v.systemPrompt;
   if (x !== undefined) {
     y = (x === null ? null : p_SystemPrompt(x));
     if (y !== undefined) out.systemPrompt = y;
-    else return at("/systemPrompt");
+    else return rt.at("/systemPrompt");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -5623,7 +5623,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_NewSessionRequest(v, out) && out;
 }
@@ -5644,7 +5644,7 @@ function p_McpServerAcpVariant(v: any): any {
 }
 
 function p_McpServer(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -5658,7 +5658,7 @@ function p_McpServer(v: any): any {
       y = p_McpServerAcpVariant(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (y === undefined) y = p_McpServerStdio(v);
   return y;
@@ -5668,18 +5668,18 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5689,18 +5689,18 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 }
 
 function p_HttpHeader(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_HttpHeader(v, out) && out;
 }
 
 function p_37(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_HttpHeader(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -5710,25 +5710,25 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.url = y;
-    else return at("/url");
+    else return rt.at("/url");
   }
-  else return failAt("/url", "missing required property");
+  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
     y = x === null ? [] : p_37(x);
     if (y !== undefined) out.headers = y;
-    else return at("/headers");
+    else return rt.at("/headers");
   }
-  else return failAt("/headers", "missing required property");
+  else return rt.failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5738,7 +5738,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerHttp(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
 }
@@ -5747,25 +5747,25 @@ function f_McpServerSse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.url = y;
-    else return at("/url");
+    else return rt.at("/url");
   }
-  else return failAt("/url", "missing required property");
+  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
     y = x === null ? [] : p_37(x);
     if (y !== undefined) out.headers = y;
-    else return at("/headers");
+    else return rt.at("/headers");
   }
-  else return failAt("/headers", "missing required property");
+  else return rt.failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5775,7 +5775,7 @@ function f_McpServerSse(v: any, out: any): true | undefined {
 }
 
 function p_McpServerSse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpServerSse(v, out) && out;
 }
@@ -5784,18 +5784,18 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.serverId;
   if (x !== undefined) {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
-    else return at("/serverId");
+    else return rt.at("/serverId");
   }
-  else return failAt("/serverId", "missing required property");
+  else return rt.failAt("/serverId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5805,7 +5805,7 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerAcp(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpServerAcp(v, out) && out;
 }
@@ -5814,32 +5814,32 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.command = y;
-    else return at("/command");
+    else return rt.at("/command");
   }
-  else return failAt("/command", "missing required property");
+  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.args = y;
-    else return at("/args");
+    else return rt.at("/args");
   }
-  else return failAt("/args", "missing required property");
+  else return rt.failAt("/args", "missing required property");
   x = v.env;
   if (x !== undefined) {
     y = x === null ? [] : p_7(x);
     if (y !== undefined) out.env = y;
-    else return at("/env");
+    else return rt.at("/env");
   }
-  else return failAt("/env", "missing required property");
+  else return rt.failAt("/env", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5849,18 +5849,18 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 }
 
 function p_McpServerStdio(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpServerStdio(v, out) && out;
 }
 
 function p_38(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_ContentBlock(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -5872,16 +5872,16 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SystemPromptMode(x);
     if (y !== undefined) out.mode = y;
-    else return at("/mode");
+    else return rt.at("/mode");
   }
-  else return failAt("/mode", "missing required property");
+  else return rt.failAt("/mode", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_38(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -5891,13 +5891,13 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
 }
 
 function p_SystemPrompt(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SystemPrompt(v, out) && out;
 }
 
 function p_SystemPromptMode(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_LoadSessionRequest(v: any, out: any): true | undefined {
@@ -5906,34 +5906,34 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = x === null ? [] : p_36(x);
     if (y !== undefined) out.mcpServers = y;
-    else return at("/mcpServers");
+    else return rt.at("/mcpServers");
   }
-  else return failAt("/mcpServers", "missing required property");
+  else return rt.failAt("/mcpServers", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.sessionId;
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.systemPrompt;
   if (x !== undefined) {
     y = (x === null ? null : p_SystemPrompt(x));
     if (y !== undefined) out.systemPrompt = y;
-    else return at("/systemPrompt");
+    else return rt.at("/systemPrompt");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -5944,7 +5944,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_LoadSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LoadSessionRequest(v, out) && out;
 }
@@ -5953,21 +5953,21 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
   x = v.cursor;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.cursor = y;
-    else return at("/cursor");
+    else return rt.at("/cursor");
   }
   x = v.archived;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionArchiveFilter(x));
     if (y !== undefined) out.archived = y;
-    else return at("/archived");
+    else return rt.at("/archived");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -5978,13 +5978,13 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ListSessionsRequest(v, out) && out;
 }
 
 function p_SessionArchiveFilter(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_DeleteSessionRequest(v: any, out: any): true | undefined {
@@ -5993,9 +5993,9 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6005,7 +6005,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
 }
@@ -6016,33 +6016,33 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
     y = x === null ? [] : p_36(x);
     if (y !== undefined) out.mcpServers = y;
-    else return at("/mcpServers");
+    else return rt.at("/mcpServers");
   }
   x = v.systemPrompt;
   if (x !== undefined) {
     y = (x === null ? null : p_SystemPrompt(x));
     if (y !== undefined) out.systemPrompt = y;
-    else return at("/systemPrompt");
+    else return rt.at("/systemPrompt");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -6053,7 +6053,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ForkSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ForkSessionRequest(v, out) && out;
 }
@@ -6064,9 +6064,9 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6076,7 +6076,7 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ArchiveSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ArchiveSessionRequest(v, out) && out;
 }
@@ -6087,9 +6087,9 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6099,7 +6099,7 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_UnarchiveSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UnarchiveSessionRequest(v, out) && out;
 }
@@ -6110,9 +6110,9 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6122,7 +6122,7 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionStatusRequest(v, out) && out;
 }
@@ -6133,16 +6133,16 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6152,7 +6152,7 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionTitleRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionTitleRequest(v, out) && out;
 }
@@ -6163,33 +6163,33 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_6(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
     y = x === null ? [] : p_36(x);
     if (y !== undefined) out.mcpServers = y;
-    else return at("/mcpServers");
+    else return rt.at("/mcpServers");
   }
   x = v.systemPrompt;
   if (x !== undefined) {
     y = (x === null ? null : p_SystemPrompt(x));
     if (y !== undefined) out.systemPrompt = y;
-    else return at("/systemPrompt");
+    else return rt.at("/systemPrompt");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -6200,7 +6200,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ResumeSessionRequest(v, out) && out;
 }
@@ -6211,9 +6211,9 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6223,7 +6223,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
 }
@@ -6234,16 +6234,16 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.modeId;
   if (x !== undefined) {
     y = p_SessionModeId(x);
     if (y !== undefined) out.modeId = y;
-    else return at("/modeId");
+    else return rt.at("/modeId");
   }
-  else return failAt("/modeId", "missing required property");
+  else return rt.failAt("/modeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6253,7 +6253,7 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionModeRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionModeRequest(v, out) && out;
 }
@@ -6263,11 +6263,11 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   return out;
 }
 
@@ -6277,20 +6277,20 @@ function f_39(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   return true;
 }
 
 function p_40(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_39(v, out) && out;
 }
 
 function p_41(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -6298,7 +6298,7 @@ function p_41(v: any): any {
       y = p_SetSessionConfigOptionRequestBoolean(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/type", "unknown type; this union is closed") : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (y === undefined) y = p_40(v);
   return y;
@@ -6310,16 +6310,16 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.configId;
   if (x !== undefined) {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.configId = y;
-    else return at("/configId");
+    else return rt.at("/configId");
   }
-  else return failAt("/configId", "missing required property");
+  else return rt.failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6327,12 +6327,12 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
   }
   const m = p_41(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_SetSessionConfigOptionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
@@ -6343,16 +6343,16 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
     y = p_38(x);
     if (y !== undefined) out.prompt = y;
-    else return at("/prompt");
+    else return rt.at("/prompt");
   }
-  else return failAt("/prompt", "missing required property");
+  else return rt.failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6362,7 +6362,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 }
 
 function p_PromptRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptRequest(v, out) && out;
 }
@@ -6391,7 +6391,7 @@ function p_42(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtResponse(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_43(v: any, out: any): true | undefined {
@@ -6400,21 +6400,21 @@ function f_43(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
     y = p_42(x);
     if (y !== undefined) out.result = y;
-    else return at("/result");
+    else return rt.at("/result");
   }
-  else return failAt("/result", "missing required property");
+  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
 function p_44(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_43(v, out) && out;
 }
@@ -6425,7 +6425,7 @@ function p_ClientResponse(v: any): any {
   if (y !== undefined) return y;
   y = p_17(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_WriteTextFileResponse(v: any, out: any): true | undefined {
@@ -6439,7 +6439,7 @@ function f_WriteTextFileResponse(v: any, out: any): true | undefined {
 }
 
 function p_WriteTextFileResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_WriteTextFileResponse(v, out) && out;
 }
@@ -6448,11 +6448,11 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6462,7 +6462,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
 }
 
 function p_ReadTextFileResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ReadTextFileResponse(v, out) && out;
 }
@@ -6473,9 +6473,9 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestPermissionOutcome(x);
     if (y !== undefined) out.outcome = y;
-    else return at("/outcome");
+    else return rt.at("/outcome");
   }
-  else return failAt("/outcome", "missing required property");
+  else return rt.failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6485,7 +6485,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_RequestPermissionResponse(v, out) && out;
 }
@@ -6501,7 +6501,7 @@ function p_RequestPermissionOutcomeSelected(v: any): any {
 }
 
 function p_RequestPermissionOutcome(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.outcome;
   let y: any;
   switch (t) {
@@ -6512,7 +6512,7 @@ function p_RequestPermissionOutcome(v: any): any {
       y = p_RequestPermissionOutcomeSelected(v);
       break;
     default:
-      y = typeof t === "string" ? failAt("/outcome", "unknown outcome; this union is closed") : failAt("/outcome", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? rt.failAt("/outcome", "unknown outcome; this union is closed") : rt.failAt("/outcome", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -6523,9 +6523,9 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
-    else return at("/optionId");
+    else return rt.at("/optionId");
   }
-  else return failAt("/optionId", "missing required property");
+  else return rt.failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6535,7 +6535,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_SelectedPermissionOutcome(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
 }
@@ -6546,9 +6546,9 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6558,7 +6558,7 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_CreateTerminalResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CreateTerminalResponse(v, out) && out;
 }
@@ -6567,18 +6567,18 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.output;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.output = y;
-    else return at("/output");
+    else return rt.at("/output");
   }
-  else return failAt("/output", "missing required property");
+  else return rt.failAt("/output", "missing required property");
   x = v.truncated;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.truncated = y;
-    else return at("/truncated");
+    else return rt.at("/truncated");
   }
-  else return failAt("/truncated", "missing required property");
+  else return rt.failAt("/truncated", "missing required property");
   x = v.exitStatus;
   if (x !== undefined) {
     y = (x === null ? null : p_TerminalExitStatus(x));
@@ -6593,7 +6593,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalOutputResponse(v, out) && out;
 }
@@ -6602,12 +6602,12 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -6619,7 +6619,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
 }
 
 function p_TerminalExitStatus(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalExitStatus(v, out) && out;
 }
@@ -6635,7 +6635,7 @@ function f_ReleaseTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_ReleaseTerminalResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ReleaseTerminalResponse(v, out) && out;
 }
@@ -6644,12 +6644,12 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -6661,7 +6661,7 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
 }
 
 function p_WaitForTerminalExitResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_WaitForTerminalExitResponse(v, out) && out;
 }
@@ -6677,7 +6677,7 @@ function f_KillTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_KillTerminalResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_KillTerminalResponse(v, out) && out;
 }
@@ -6698,11 +6698,11 @@ function p_CreateElicitationResponseCancel(v: any): any {
 }
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return copyRawExcept(v, {}, ["_meta"]);
+  return rt.copyRawExcept(v, {}, ["_meta"]);
 }
 
 function p_45(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.action;
   let y: any;
   switch (t) {
@@ -6716,7 +6716,7 @@ function p_45(v: any): any {
       y = p_CreateElicitationResponseCancel(v);
       break;
     default:
-      y = typeof t === "string" ? p_CreateElicitationResponseOther(v) : failAt("/action", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_CreateElicitationResponseOther(v) : rt.failAt("/action", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -6730,39 +6730,39 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   }
   const m = p_45(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_CreateElicitationResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
 }
 
 function p_ElicitationContentValue(v: any): any {
   let y: any;
-  y = (typeof v === "string" ? v : fail("expected a string"));
+  y = (typeof v === "string" ? v : rt.fail("expected a string"));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
-  y = (typeof v === "number" && Number.isFinite(v) ? v : fail("expected a number"));
+  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number"));
   if (y !== undefined) return y;
-  y = (typeof v === "boolean" ? v : fail("expected a boolean"));
+  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean"));
   if (y !== undefined) return y;
   y = p_6(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_46(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = p_ElicitationContentValue(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -6773,13 +6773,13 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = (x === null ? null : p_46(x));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
   return true;
 }
 
 function p_ElicitationAcceptAction(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationAcceptAction(v, out) && out;
 }
@@ -6788,11 +6788,11 @@ function f_47(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.result;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.result = y;
-    else return at("/result");
+    else return rt.at("/result");
   }
-  else return failAt("/result", "missing required property");
+  else return rt.failAt("/result", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6802,7 +6802,7 @@ function f_47(v: any, out: any): true | undefined {
 }
 
 function p_48(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_47(v, out) && out;
 }
@@ -6813,9 +6813,9 @@ function f_49(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_McpError(x);
     if (y !== undefined) out.error = y;
-    else return at("/error");
+    else return rt.at("/error");
   }
-  else return failAt("/error", "missing required property");
+  else return rt.failAt("/error", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6825,7 +6825,7 @@ function f_49(v: any, out: any): true | undefined {
 }
 
 function p_50(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_49(v, out) && out;
 }
@@ -6836,37 +6836,37 @@ function p_MessageMcpResponse(v: any): any {
   if (y !== undefined) return y;
   y = p_50(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_McpError(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.code;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 ? x : fail("expected an integer (int32) in [-2147483648, 2147483647]"));
+    y = (Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 ? x : rt.fail("expected an integer (int32) in [-2147483648, 2147483647]"));
     if (y !== undefined) out.code = y;
-    else return at("/code");
+    else return rt.at("/code");
   }
-  else return failAt("/code", "missing required property");
+  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.message = y;
-    else return at("/message");
+    else return rt.at("/message");
   }
-  else return failAt("/message", "missing required property");
+  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.data = y;
-    else return at("/data");
+    else return rt.at("/data");
   }
-  copyRawExcept(v, out, ["code", "message", "data"]);
+  rt.copyRawExcept(v, out, ["code", "message", "data"]);
   return true;
 }
 
 function p_McpError(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpError(v, out) && out;
 }
@@ -6879,29 +6879,29 @@ function p_51(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtNotification(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_ClientNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_51(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_ClientNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientNotification(v, out) && out;
 }
@@ -6912,9 +6912,9 @@ function f_CancelNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6924,7 +6924,7 @@ function f_CancelNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelNotification(v, out) && out;
 }
@@ -6935,28 +6935,28 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
-    else return at("/serverId");
+    else return rt.at("/serverId");
   }
-  else return failAt("/serverId", "missing required property");
+  else return rt.failAt("/serverId", "missing required property");
   x = v.requestId;
   if (x !== undefined) {
     y = p_McpRequestId(x);
     if (y !== undefined) out.requestId = y;
-    else return at("/requestId");
+    else return rt.at("/requestId");
   }
-  else return failAt("/requestId", "missing required property");
+  else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -6967,7 +6967,7 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
 }
 
 function p_MessageMcpNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_MessageMcpNotification(v, out) && out;
 }
@@ -6978,9 +6978,9 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
-    else return at("/requestId");
+    else return rt.at("/requestId");
   }
-  else return failAt("/requestId", "missing required property");
+  else return rt.failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_1(x));
@@ -6990,7 +6990,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelRequestNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelRequestNotification(v, out) && out;
 }
@@ -7001,7 +7001,7 @@ function p_52(v: any): any {
   if (y !== undefined) return y;
   y = p_ProxySuccessorRequest(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_ProxyRequest(v: any, out: any): true | undefined {
@@ -7010,27 +7010,27 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_52(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_ProxyRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProxyRequest(v, out) && out;
 }
@@ -7043,16 +7043,16 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -7063,7 +7063,7 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
 }
 
 function p_ProxySuccessorRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProxySuccessorRequest(v, out) && out;
 }
@@ -7074,7 +7074,7 @@ function p_53(v: any): any {
   if (y !== undefined) return y;
   y = p_ProxySuccessorResponse(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_54(v: any, out: any): true | undefined {
@@ -7083,21 +7083,21 @@ function f_54(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
     y = p_53(x);
     if (y !== undefined) out.result = y;
-    else return at("/result");
+    else return rt.at("/result");
   }
-  else return failAt("/result", "missing required property");
+  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
 function p_55(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_54(v, out) && out;
 }
@@ -7108,7 +7108,7 @@ function p_ProxyResponse(v: any): any {
   if (y !== undefined) return y;
   y = p_17(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_InitializeProxyResponse(v: any): any {
@@ -7116,36 +7116,36 @@ function p_InitializeProxyResponse(v: any): any {
 }
 
 function p_ProxySuccessorResponse(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function p_56(v: any): any {
   let y: any;
   y = p_ProxySuccessorNotification(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_ProxyNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_56(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_ProxyNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProxyNotification(v, out) && out;
 }
@@ -7154,16 +7154,16 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -7174,7 +7174,7 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
 }
 
 function p_ProxySuccessorNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProxySuccessorNotification(v, out) && out;
 }
@@ -7183,1764 +7183,1764 @@ function p_ProxySuccessorNotification(v: any): any {
  * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return finish(p_AgentRequest(value));
+  return rt.finish(p_AgentRequest(value));
 }
 
 /**
  * Tolerant decoding of `RequestId` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestId(value: unknown): Result<T.RequestId> {
-  return finish(p_RequestId(value));
+  return rt.finish(p_RequestId(value));
 }
 
 /**
  * Tolerant decoding of `WriteTextFileRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
-  return finish(p_WriteTextFileRequest(value));
+  return rt.finish(p_WriteTextFileRequest(value));
 }
 
 /**
  * Tolerant decoding of `SessionId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionId(value: unknown): Result<T.SessionId> {
-  return finish(p_SessionId(value));
+  return rt.finish(p_SessionId(value));
 }
 
 /**
  * Tolerant decoding of `ReadTextFileRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
-  return finish(p_ReadTextFileRequest(value));
+  return rt.finish(p_ReadTextFileRequest(value));
 }
 
 /**
  * Tolerant decoding of `RequestPermissionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return finish(p_RequestPermissionRequest(value));
+  return rt.finish(p_RequestPermissionRequest(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return finish(p_ToolCallUpdate(value));
+  return rt.finish(p_ToolCallUpdate(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallId` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return finish(p_ToolCallId(value));
+  return rt.finish(p_ToolCallId(value));
 }
 
 /**
  * Tolerant decoding of `ToolKind` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolKind(value: unknown): Result<T.ToolKind> {
-  return finish(p_ToolKind(value));
+  return rt.finish(p_ToolKind(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return finish(p_ToolCallStatus(value));
+  return rt.finish(p_ToolCallStatus(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallContent` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return finish(p_ToolCallContent(value));
+  return rt.finish(p_ToolCallContent(value));
 }
 
 /**
  * Tolerant decoding of `ContentBlock` into a fresh value (S23-S30); never throws.
  */
 function parse_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return finish(p_ContentBlock(value));
+  return rt.finish(p_ContentBlock(value));
 }
 
 /**
  * Tolerant decoding of `Annotations` into a fresh value (S23-S30); never throws.
  */
 function parse_Annotations(value: unknown): Result<T.Annotations> {
-  return finish(p_Annotations(value));
+  return rt.finish(p_Annotations(value));
 }
 
 /**
  * Tolerant decoding of `Role` into a fresh value (S23-S30); never throws.
  */
 function parse_Role(value: unknown): Result<T.Role> {
-  return finish(p_Role(value));
+  return rt.finish(p_Role(value));
 }
 
 /**
  * Tolerant decoding of `TextContent` into a fresh value (S23-S30); never throws.
  */
 function parse_TextContent(value: unknown): Result<T.TextContent> {
-  return finish(p_TextContent(value));
+  return rt.finish(p_TextContent(value));
 }
 
 /**
  * Tolerant decoding of `ImageContent` into a fresh value (S23-S30); never throws.
  */
 function parse_ImageContent(value: unknown): Result<T.ImageContent> {
-  return finish(p_ImageContent(value));
+  return rt.finish(p_ImageContent(value));
 }
 
 /**
  * Tolerant decoding of `AudioContent` into a fresh value (S23-S30); never throws.
  */
 function parse_AudioContent(value: unknown): Result<T.AudioContent> {
-  return finish(p_AudioContent(value));
+  return rt.finish(p_AudioContent(value));
 }
 
 /**
  * Tolerant decoding of `ResourceLink` into a fresh value (S23-S30); never throws.
  */
 function parse_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return finish(p_ResourceLink(value));
+  return rt.finish(p_ResourceLink(value));
 }
 
 /**
  * Tolerant decoding of `EmbeddedResourceResource` into a fresh value (S23-S30); never throws.
  */
 function parse_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return finish(p_EmbeddedResourceResource(value));
+  return rt.finish(p_EmbeddedResourceResource(value));
 }
 
 /**
  * Tolerant decoding of `TextResourceContents` into a fresh value (S23-S30); never throws.
  */
 function parse_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return finish(p_TextResourceContents(value));
+  return rt.finish(p_TextResourceContents(value));
 }
 
 /**
  * Tolerant decoding of `BlobResourceContents` into a fresh value (S23-S30); never throws.
  */
 function parse_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return finish(p_BlobResourceContents(value));
+  return rt.finish(p_BlobResourceContents(value));
 }
 
 /**
  * Tolerant decoding of `EmbeddedResource` into a fresh value (S23-S30); never throws.
  */
 function parse_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return finish(p_EmbeddedResource(value));
+  return rt.finish(p_EmbeddedResource(value));
 }
 
 /**
  * Tolerant decoding of `Content` into a fresh value (S23-S30); never throws.
  */
 function parse_Content(value: unknown): Result<T.Content> {
-  return finish(p_Content(value));
+  return rt.finish(p_Content(value));
 }
 
 /**
  * Tolerant decoding of `Diff` into a fresh value (S23-S30); never throws.
  */
 function parse_Diff(value: unknown): Result<T.Diff> {
-  return finish(p_Diff(value));
+  return rt.finish(p_Diff(value));
 }
 
 /**
  * Tolerant decoding of `TerminalId` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalId(value: unknown): Result<T.TerminalId> {
-  return finish(p_TerminalId(value));
+  return rt.finish(p_TerminalId(value));
 }
 
 /**
  * Tolerant decoding of `Terminal` into a fresh value (S23-S30); never throws.
  */
 function parse_Terminal(value: unknown): Result<T.Terminal> {
-  return finish(p_Terminal(value));
+  return rt.finish(p_Terminal(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallLocation` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return finish(p_ToolCallLocation(value));
+  return rt.finish(p_ToolCallLocation(value));
 }
 
 /**
  * Tolerant decoding of `PermissionOption` into a fresh value (S23-S30); never throws.
  */
 function parse_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return finish(p_PermissionOption(value));
+  return rt.finish(p_PermissionOption(value));
 }
 
 /**
  * Tolerant decoding of `PermissionOptionId` into a fresh value (S23-S30); never throws.
  */
 function parse_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return finish(p_PermissionOptionId(value));
+  return rt.finish(p_PermissionOptionId(value));
 }
 
 /**
  * Tolerant decoding of `PermissionOptionKind` into a fresh value (S23-S30); never throws.
  */
 function parse_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return finish(p_PermissionOptionKind(value));
+  return rt.finish(p_PermissionOptionKind(value));
 }
 
 /**
  * Tolerant decoding of `CreateTerminalRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
-  return finish(p_CreateTerminalRequest(value));
+  return rt.finish(p_CreateTerminalRequest(value));
 }
 
 /**
  * Tolerant decoding of `EnvVariable` into a fresh value (S23-S30); never throws.
  */
 function parse_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return finish(p_EnvVariable(value));
+  return rt.finish(p_EnvVariable(value));
 }
 
 /**
  * Tolerant decoding of `TerminalOutputRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
-  return finish(p_TerminalOutputRequest(value));
+  return rt.finish(p_TerminalOutputRequest(value));
 }
 
 /**
  * Tolerant decoding of `ReleaseTerminalRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
-  return finish(p_ReleaseTerminalRequest(value));
+  return rt.finish(p_ReleaseTerminalRequest(value));
 }
 
 /**
  * Tolerant decoding of `WaitForTerminalExitRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
-  return finish(p_WaitForTerminalExitRequest(value));
+  return rt.finish(p_WaitForTerminalExitRequest(value));
 }
 
 /**
  * Tolerant decoding of `KillTerminalRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
-  return finish(p_KillTerminalRequest(value));
+  return rt.finish(p_KillTerminalRequest(value));
 }
 
 /**
  * Tolerant decoding of `CreateElicitationRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return finish(p_CreateElicitationRequest(value));
+  return rt.finish(p_CreateElicitationRequest(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationSessionScope` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return finish(p_ElicitationSessionScope(value));
+  return rt.finish(p_ElicitationSessionScope(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationRequestScope` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return finish(p_ElicitationRequestScope(value));
+  return rt.finish(p_ElicitationRequestScope(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationSchema` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return finish(p_ElicitationSchema(value));
+  return rt.finish(p_ElicitationSchema(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationSchemaType` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return finish(p_ElicitationSchemaType(value));
+  return rt.finish(p_ElicitationSchemaType(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return finish(p_ElicitationPropertySchema(value));
+  return rt.finish(p_ElicitationPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `StringFormat` into a fresh value (S23-S30); never throws.
  */
 function parse_StringFormat(value: unknown): Result<T.StringFormat> {
-  return finish(p_StringFormat(value));
+  return rt.finish(p_StringFormat(value));
 }
 
 /**
  * Tolerant decoding of `EnumOption` into a fresh value (S23-S30); never throws.
  */
 function parse_EnumOption(value: unknown): Result<T.EnumOption> {
-  return finish(p_EnumOption(value));
+  return rt.finish(p_EnumOption(value));
 }
 
 /**
  * Tolerant decoding of `StringPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return finish(p_StringPropertySchema(value));
+  return rt.finish(p_StringPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `NumberPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return finish(p_NumberPropertySchema(value));
+  return rt.finish(p_NumberPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `IntegerPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return finish(p_IntegerPropertySchema(value));
+  return rt.finish(p_IntegerPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `BooleanPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return finish(p_BooleanPropertySchema(value));
+  return rt.finish(p_BooleanPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `MultiSelectItems` into a fresh value (S23-S30); never throws.
  */
 function parse_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return finish(p_MultiSelectItems(value));
+  return rt.finish(p_MultiSelectItems(value));
 }
 
 /**
  * Tolerant decoding of `StringMultiSelectItems` into a fresh value (S23-S30); never throws.
  */
 function parse_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return finish(p_StringMultiSelectItems(value));
+  return rt.finish(p_StringMultiSelectItems(value));
 }
 
 /**
  * Tolerant decoding of `TitledMultiSelectItems` into a fresh value (S23-S30); never throws.
  */
 function parse_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return finish(p_TitledMultiSelectItems(value));
+  return rt.finish(p_TitledMultiSelectItems(value));
 }
 
 /**
  * Tolerant decoding of `MultiSelectPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return finish(p_MultiSelectPropertySchema(value));
+  return rt.finish(p_MultiSelectPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationFormMode` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return finish(p_ElicitationFormMode(value));
+  return rt.finish(p_ElicitationFormMode(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationId` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return finish(p_ElicitationId(value));
+  return rt.finish(p_ElicitationId(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationUrlMode` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return finish(p_ElicitationUrlMode(value));
+  return rt.finish(p_ElicitationUrlMode(value));
 }
 
 /**
  * Tolerant decoding of `MessageMcpRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
-  return finish(p_MessageMcpRequest(value));
+  return rt.finish(p_MessageMcpRequest(value));
 }
 
 /**
  * Tolerant decoding of `McpServerAcpId` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
-  return finish(p_McpServerAcpId(value));
+  return rt.finish(p_McpServerAcpId(value));
 }
 
 /**
  * Tolerant decoding of `McpRequestId` into a fresh value (S23-S30); never throws.
  */
 function parse_McpRequestId(value: unknown): Result<T.McpRequestId> {
-  return finish(p_McpRequestId(value));
+  return rt.finish(p_McpRequestId(value));
 }
 
 /**
  * Tolerant decoding of `ExtRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return finish(p_ExtRequest(value));
+  return rt.finish(p_ExtRequest(value));
 }
 
 /**
  * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return finish(p_AgentResponse(value));
+  return rt.finish(p_AgentResponse(value));
 }
 
 /**
  * Tolerant decoding of `InitializeResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return finish(p_InitializeResponse(value));
+  return rt.finish(p_InitializeResponse(value));
 }
 
 /**
  * Tolerant decoding of `ProtocolVersion` into a fresh value (S23-S30); never throws.
  */
 function parse_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return finish(p_ProtocolVersion(value));
+  return rt.finish(p_ProtocolVersion(value));
 }
 
 /**
  * Tolerant decoding of `AgentCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return finish(p_AgentCapabilities(value));
+  return rt.finish(p_AgentCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `PromptCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return finish(p_PromptCapabilities(value));
+  return rt.finish(p_PromptCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `McpCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return finish(p_McpCapabilities(value));
+  return rt.finish(p_McpCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return finish(p_SessionCapabilities(value));
+  return rt.finish(p_SessionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionListCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
-  return finish(p_SessionListCapabilities(value));
+  return rt.finish(p_SessionListCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionDeleteCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return finish(p_SessionDeleteCapabilities(value));
+  return rt.finish(p_SessionDeleteCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionAdditionalDirectoriesCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return finish(p_SessionAdditionalDirectoriesCapabilities(value));
+  return rt.finish(p_SessionAdditionalDirectoriesCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionSystemPromptCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
-  return finish(p_SessionSystemPromptCapabilities(value));
+  return rt.finish(p_SessionSystemPromptCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionSystemPromptModeCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
-  return finish(p_SessionSystemPromptModeCapabilities(value));
+  return rt.finish(p_SessionSystemPromptModeCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionSystemPromptOverrideCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
-  return finish(p_SessionSystemPromptOverrideCapabilities(value));
+  return rt.finish(p_SessionSystemPromptOverrideCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionForkCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
-  return finish(p_SessionForkCapabilities(value));
+  return rt.finish(p_SessionForkCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionArchiveCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
-  return finish(p_SessionArchiveCapabilities(value));
+  return rt.finish(p_SessionArchiveCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionStatusCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
-  return finish(p_SessionStatusCapabilities(value));
+  return rt.finish(p_SessionStatusCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionTitleCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
-  return finish(p_SessionTitleCapabilities(value));
+  return rt.finish(p_SessionTitleCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionResumeCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
-  return finish(p_SessionResumeCapabilities(value));
+  return rt.finish(p_SessionResumeCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionCloseCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
-  return finish(p_SessionCloseCapabilities(value));
+  return rt.finish(p_SessionCloseCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AgentAuthCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return finish(p_AgentAuthCapabilities(value));
+  return rt.finish(p_AgentAuthCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AuthStatusCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
-  return finish(p_AuthStatusCapabilities(value));
+  return rt.finish(p_AuthStatusCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `LogoutCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
-  return finish(p_LogoutCapabilities(value));
+  return rt.finish(p_LogoutCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ProvidersCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
-  return finish(p_ProvidersCapabilities(value));
+  return rt.finish(p_ProvidersCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethod` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return finish(p_AuthMethod(value));
+  return rt.finish(p_AuthMethod(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethodId` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return finish(p_AuthMethodId(value));
+  return rt.finish(p_AuthMethodId(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethodTerminal` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return finish(p_AuthMethodTerminal(value));
+  return rt.finish(p_AuthMethodTerminal(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethodAgent` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return finish(p_AuthMethodAgent(value));
+  return rt.finish(p_AuthMethodAgent(value));
 }
 
 /**
  * Tolerant decoding of `Implementation` into a fresh value (S23-S30); never throws.
  */
 function parse_Implementation(value: unknown): Result<T.Implementation> {
-  return finish(p_Implementation(value));
+  return rt.finish(p_Implementation(value));
 }
 
 /**
  * Tolerant decoding of `AuthenticateResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
-  return finish(p_AuthenticateResponse(value));
+  return rt.finish(p_AuthenticateResponse(value));
 }
 
 /**
  * Tolerant decoding of `ListProvidersResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
-  return finish(p_ListProvidersResponse(value));
+  return rt.finish(p_ListProvidersResponse(value));
 }
 
 /**
  * Tolerant decoding of `ProviderInfo` into a fresh value (S23-S30); never throws.
  */
 function parse_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
-  return finish(p_ProviderInfo(value));
+  return rt.finish(p_ProviderInfo(value));
 }
 
 /**
  * Tolerant decoding of `ProviderId` into a fresh value (S23-S30); never throws.
  */
 function parse_ProviderId(value: unknown): Result<T.ProviderId> {
-  return finish(p_ProviderId(value));
+  return rt.finish(p_ProviderId(value));
 }
 
 /**
  * Tolerant decoding of `LlmProtocol` into a fresh value (S23-S30); never throws.
  */
 function parse_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
-  return finish(p_LlmProtocol(value));
+  return rt.finish(p_LlmProtocol(value));
 }
 
 /**
  * Tolerant decoding of `ProviderCurrentConfig` into a fresh value (S23-S30); never throws.
  */
 function parse_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
-  return finish(p_ProviderCurrentConfig(value));
+  return rt.finish(p_ProviderCurrentConfig(value));
 }
 
 /**
  * Tolerant decoding of `SetProviderResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
-  return finish(p_SetProviderResponse(value));
+  return rt.finish(p_SetProviderResponse(value));
 }
 
 /**
  * Tolerant decoding of `DisableProviderResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
-  return finish(p_DisableProviderResponse(value));
+  return rt.finish(p_DisableProviderResponse(value));
 }
 
 /**
  * Tolerant decoding of `LogoutResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
-  return finish(p_LogoutResponse(value));
+  return rt.finish(p_LogoutResponse(value));
 }
 
 /**
  * Tolerant decoding of `AuthStatusResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
-  return finish(p_AuthStatusResponse(value));
+  return rt.finish(p_AuthStatusResponse(value));
 }
 
 /**
  * Tolerant decoding of `AuthState` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthState(value: unknown): Result<T.AuthState> {
-  return finish(p_AuthState(value));
+  return rt.finish(p_AuthState(value));
 }
 
 /**
  * Tolerant decoding of `AuthAccount` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthAccount(value: unknown): Result<T.AuthAccount> {
-  return finish(p_AuthAccount(value));
+  return rt.finish(p_AuthAccount(value));
 }
 
 /**
  * Tolerant decoding of `NewSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return finish(p_NewSessionResponse(value));
+  return rt.finish(p_NewSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `SessionModeState` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionModeState(value: unknown): Result<T.SessionModeState> {
-  return finish(p_SessionModeState(value));
+  return rt.finish(p_SessionModeState(value));
 }
 
 /**
  * Tolerant decoding of `SessionModeId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionModeId(value: unknown): Result<T.SessionModeId> {
-  return finish(p_SessionModeId(value));
+  return rt.finish(p_SessionModeId(value));
 }
 
 /**
  * Tolerant decoding of `SessionMode` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionMode(value: unknown): Result<T.SessionMode> {
-  return finish(p_SessionMode(value));
+  return rt.finish(p_SessionMode(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigOption` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return finish(p_SessionConfigOption(value));
+  return rt.finish(p_SessionConfigOption(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return finish(p_SessionConfigId(value));
+  return rt.finish(p_SessionConfigId(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigOptionCategory` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return finish(p_SessionConfigOptionCategory(value));
+  return rt.finish(p_SessionConfigOptionCategory(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigValueId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return finish(p_SessionConfigValueId(value));
+  return rt.finish(p_SessionConfigValueId(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelectOptions` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return finish(p_SessionConfigSelectOptions(value));
+  return rt.finish(p_SessionConfigSelectOptions(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelectOption` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return finish(p_SessionConfigSelectOption(value));
+  return rt.finish(p_SessionConfigSelectOption(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelectGroup` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return finish(p_SessionConfigSelectGroup(value));
+  return rt.finish(p_SessionConfigSelectGroup(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigGroupId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return finish(p_SessionConfigGroupId(value));
+  return rt.finish(p_SessionConfigGroupId(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelect` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return finish(p_SessionConfigSelect(value));
+  return rt.finish(p_SessionConfigSelect(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigBoolean` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return finish(p_SessionConfigBoolean(value));
+  return rt.finish(p_SessionConfigBoolean(value));
 }
 
 /**
  * Tolerant decoding of `LoadSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
-  return finish(p_LoadSessionResponse(value));
+  return rt.finish(p_LoadSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `ListSessionsResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return finish(p_ListSessionsResponse(value));
+  return rt.finish(p_ListSessionsResponse(value));
 }
 
 /**
  * Tolerant decoding of `SessionInfo` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return finish(p_SessionInfo(value));
+  return rt.finish(p_SessionInfo(value));
 }
 
 /**
  * Tolerant decoding of `DeleteSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return finish(p_DeleteSessionResponse(value));
+  return rt.finish(p_DeleteSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `ForkSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
-  return finish(p_ForkSessionResponse(value));
+  return rt.finish(p_ForkSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `ArchiveSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
-  return finish(p_ArchiveSessionResponse(value));
+  return rt.finish(p_ArchiveSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `UnarchiveSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
-  return finish(p_UnarchiveSessionResponse(value));
+  return rt.finish(p_UnarchiveSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `SessionStatusResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
-  return finish(p_SessionStatusResponse(value));
+  return rt.finish(p_SessionStatusResponse(value));
 }
 
 /**
  * Tolerant decoding of `SessionStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionStatus(value: unknown): Result<T.SessionStatus> {
-  return finish(p_SessionStatus(value));
+  return rt.finish(p_SessionStatus(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionTitleResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
-  return finish(p_SetSessionTitleResponse(value));
+  return rt.finish(p_SetSessionTitleResponse(value));
 }
 
 /**
  * Tolerant decoding of `ResumeSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return finish(p_ResumeSessionResponse(value));
+  return rt.finish(p_ResumeSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `CloseSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return finish(p_CloseSessionResponse(value));
+  return rt.finish(p_CloseSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionModeResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
-  return finish(p_SetSessionModeResponse(value));
+  return rt.finish(p_SetSessionModeResponse(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionConfigOptionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return finish(p_SetSessionConfigOptionResponse(value));
+  return rt.finish(p_SetSessionConfigOptionResponse(value));
 }
 
 /**
  * Tolerant decoding of `PromptResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return finish(p_PromptResponse(value));
+  return rt.finish(p_PromptResponse(value));
 }
 
 /**
  * Tolerant decoding of `StopReason` into a fresh value (S23-S30); never throws.
  */
 function parse_StopReason(value: unknown): Result<T.StopReason> {
-  return finish(p_StopReason(value));
+  return rt.finish(p_StopReason(value));
 }
 
 /**
  * Tolerant decoding of `Usage` into a fresh value (S23-S30); never throws.
  */
 function parse_Usage(value: unknown): Result<T.Usage> {
-  return finish(p_Usage(value));
+  return rt.finish(p_Usage(value));
 }
 
 /**
  * Tolerant decoding of `ExtResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return finish(p_ExtResponse(value));
+  return rt.finish(p_ExtResponse(value));
 }
 
 /**
  * Tolerant decoding of `Error` into a fresh value (S23-S30); never throws.
  */
 function parse_Error(value: unknown): Result<T.Error> {
-  return finish(p_Error(value));
+  return rt.finish(p_Error(value));
 }
 
 /**
  * Tolerant decoding of `ErrorCode` into a fresh value (S23-S30); never throws.
  */
 function parse_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return finish(p_ErrorCode(value));
+  return rt.finish(p_ErrorCode(value));
 }
 
 /**
  * Tolerant decoding of `AgentNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return finish(p_AgentNotification(value));
+  return rt.finish(p_AgentNotification(value));
 }
 
 /**
  * Tolerant decoding of `SessionNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionNotification(value: unknown): Result<T.SessionNotification> {
-  return finish(p_SessionNotification(value));
+  return rt.finish(p_SessionNotification(value));
 }
 
 /**
  * Tolerant decoding of `SessionUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return finish(p_SessionUpdate(value));
+  return rt.finish(p_SessionUpdate(value));
 }
 
 /**
  * Tolerant decoding of `MessageId` into a fresh value (S23-S30); never throws.
  */
 function parse_MessageId(value: unknown): Result<T.MessageId> {
-  return finish(p_MessageId(value));
+  return rt.finish(p_MessageId(value));
 }
 
 /**
  * Tolerant decoding of `ContentChunk` into a fresh value (S23-S30); never throws.
  */
 function parse_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return finish(p_ContentChunk(value));
+  return rt.finish(p_ContentChunk(value));
 }
 
 /**
  * Tolerant decoding of `ToolCall` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCall(value: unknown): Result<T.ToolCall> {
-  return finish(p_ToolCall(value));
+  return rt.finish(p_ToolCall(value));
 }
 
 /**
  * Tolerant decoding of `PlanEntry` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return finish(p_PlanEntry(value));
+  return rt.finish(p_PlanEntry(value));
 }
 
 /**
  * Tolerant decoding of `PlanEntryPriority` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return finish(p_PlanEntryPriority(value));
+  return rt.finish(p_PlanEntryPriority(value));
 }
 
 /**
  * Tolerant decoding of `PlanEntryStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return finish(p_PlanEntryStatus(value));
+  return rt.finish(p_PlanEntryStatus(value));
 }
 
 /**
  * Tolerant decoding of `Plan` into a fresh value (S23-S30); never throws.
  */
 function parse_Plan(value: unknown): Result<T.Plan> {
-  return finish(p_Plan(value));
+  return rt.finish(p_Plan(value));
 }
 
 /**
  * Tolerant decoding of `PlanUpdateContent` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
-  return finish(p_PlanUpdateContent(value));
+  return rt.finish(p_PlanUpdateContent(value));
 }
 
 /**
  * Tolerant decoding of `PlanId` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanId(value: unknown): Result<T.PlanId> {
-  return finish(p_PlanId(value));
+  return rt.finish(p_PlanId(value));
 }
 
 /**
  * Tolerant decoding of `PlanItems` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanItems(value: unknown): Result<T.PlanItems> {
-  return finish(p_PlanItems(value));
+  return rt.finish(p_PlanItems(value));
 }
 
 /**
  * Tolerant decoding of `PlanFile` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanFile(value: unknown): Result<T.PlanFile> {
-  return finish(p_PlanFile(value));
+  return rt.finish(p_PlanFile(value));
 }
 
 /**
  * Tolerant decoding of `PlanMarkdown` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
-  return finish(p_PlanMarkdown(value));
+  return rt.finish(p_PlanMarkdown(value));
 }
 
 /**
  * Tolerant decoding of `PlanUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
-  return finish(p_PlanUpdate(value));
+  return rt.finish(p_PlanUpdate(value));
 }
 
 /**
  * Tolerant decoding of `PlanRemoved` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
-  return finish(p_PlanRemoved(value));
+  return rt.finish(p_PlanRemoved(value));
 }
 
 /**
  * Tolerant decoding of `AvailableCommand` into a fresh value (S23-S30); never throws.
  */
 function parse_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return finish(p_AvailableCommand(value));
+  return rt.finish(p_AvailableCommand(value));
 }
 
 /**
  * Tolerant decoding of `AvailableCommandInput` into a fresh value (S23-S30); never throws.
  */
 function parse_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return finish(p_AvailableCommandInput(value));
+  return rt.finish(p_AvailableCommandInput(value));
 }
 
 /**
  * Tolerant decoding of `UnstructuredCommandInput` into a fresh value (S23-S30); never throws.
  */
 function parse_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
-  return finish(p_UnstructuredCommandInput(value));
+  return rt.finish(p_UnstructuredCommandInput(value));
 }
 
 /**
  * Tolerant decoding of `AvailableCommandsUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return finish(p_AvailableCommandsUpdate(value));
+  return rt.finish(p_AvailableCommandsUpdate(value));
 }
 
 /**
  * Tolerant decoding of `CurrentModeUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
-  return finish(p_CurrentModeUpdate(value));
+  return rt.finish(p_CurrentModeUpdate(value));
 }
 
 /**
  * Tolerant decoding of `ConfigOptionUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return finish(p_ConfigOptionUpdate(value));
+  return rt.finish(p_ConfigOptionUpdate(value));
 }
 
 /**
  * Tolerant decoding of `SessionInfoUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return finish(p_SessionInfoUpdate(value));
+  return rt.finish(p_SessionInfoUpdate(value));
 }
 
 /**
  * Tolerant decoding of `Cost` into a fresh value (S23-S30); never throws.
  */
 function parse_Cost(value: unknown): Result<T.Cost> {
-  return finish(p_Cost(value));
+  return rt.finish(p_Cost(value));
 }
 
 /**
  * Tolerant decoding of `UsageUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return finish(p_UsageUpdate(value));
+  return rt.finish(p_UsageUpdate(value));
 }
 
 /**
  * Tolerant decoding of `NoticeSeverity` into a fresh value (S23-S30); never throws.
  */
 function parse_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return finish(p_NoticeSeverity(value));
+  return rt.finish(p_NoticeSeverity(value));
 }
 
 /**
  * Tolerant decoding of `Notice` into a fresh value (S23-S30); never throws.
  */
 function parse_Notice(value: unknown): Result<T.Notice> {
-  return finish(p_Notice(value));
+  return rt.finish(p_Notice(value));
 }
 
 /**
  * Tolerant decoding of `CompactionId` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionId(value: unknown): Result<T.CompactionId> {
-  return finish(p_CompactionId(value));
+  return rt.finish(p_CompactionId(value));
 }
 
 /**
  * Tolerant decoding of `CompactionStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return finish(p_CompactionStatus(value));
+  return rt.finish(p_CompactionStatus(value));
 }
 
 /**
  * Tolerant decoding of `CompactionUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return finish(p_CompactionUpdate(value));
+  return rt.finish(p_CompactionUpdate(value));
 }
 
 /**
  * Tolerant decoding of `CompactionSummaryChunk` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return finish(p_CompactionSummaryChunk(value));
+  return rt.finish(p_CompactionSummaryChunk(value));
 }
 
 /**
  * Tolerant decoding of `SubagentSessionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
-  return finish(p_SubagentSessionCapabilities(value));
+  return rt.finish(p_SubagentSessionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionCancelCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
-  return finish(p_SessionCancelCapabilities(value));
+  return rt.finish(p_SessionCancelCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `StateUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_StateUpdate(value: unknown): Result<T.StateUpdate> {
-  return finish(p_StateUpdate(value));
+  return rt.finish(p_StateUpdate(value));
 }
 
 /**
  * Tolerant decoding of `RunningStateUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
-  return finish(p_RunningStateUpdate(value));
+  return rt.finish(p_RunningStateUpdate(value));
 }
 
 /**
  * Tolerant decoding of `ErrorStopReason` into a fresh value (S23-S30); never throws.
  */
 function parse_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
-  return finish(p_ErrorStopReason(value));
+  return rt.finish(p_ErrorStopReason(value));
 }
 
 /**
  * Tolerant decoding of `IdleStateUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
-  return finish(p_IdleStateUpdate(value));
+  return rt.finish(p_IdleStateUpdate(value));
 }
 
 /**
  * Tolerant decoding of `RequiresActionStateUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
-  return finish(p_RequiresActionStateUpdate(value));
+  return rt.finish(p_RequiresActionStateUpdate(value));
 }
 
 /**
  * Tolerant decoding of `UnknownStateUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
-  return finish(p_UnknownStateUpdate(value));
+  return rt.finish(p_UnknownStateUpdate(value));
 }
 
 /**
  * Tolerant decoding of `SubagentUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
-  return finish(p_SubagentUpdate(value));
+  return rt.finish(p_SubagentUpdate(value));
 }
 
 /**
  * Tolerant decoding of `SessionMessage` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionMessage(value: unknown): Result<T.SessionMessage> {
-  return finish(p_SessionMessage(value));
+  return rt.finish(p_SessionMessage(value));
 }
 
 /**
  * Tolerant decoding of `SessionMessageChunk` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
-  return finish(p_SessionMessageChunk(value));
+  return rt.finish(p_SessionMessageChunk(value));
 }
 
 /**
  * Tolerant decoding of `CompleteElicitationNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return finish(p_CompleteElicitationNotification(value));
+  return rt.finish(p_CompleteElicitationNotification(value));
 }
 
 /**
  * Tolerant decoding of `AuthStatusUpdateNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
-  return finish(p_AuthStatusUpdateNotification(value));
+  return rt.finish(p_AuthStatusUpdateNotification(value));
 }
 
 /**
  * Tolerant decoding of `ExtNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return finish(p_ExtNotification(value));
+  return rt.finish(p_ExtNotification(value));
 }
 
 /**
  * Tolerant decoding of `ClientRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return finish(p_ClientRequest(value));
+  return rt.finish(p_ClientRequest(value));
 }
 
 /**
  * Tolerant decoding of `InitializeRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return finish(p_InitializeRequest(value));
+  return rt.finish(p_InitializeRequest(value));
 }
 
 /**
  * Tolerant decoding of `ClientCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return finish(p_ClientCapabilities(value));
+  return rt.finish(p_ClientCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `FileSystemCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
-  return finish(p_FileSystemCapabilities(value));
+  return rt.finish(p_FileSystemCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ClientSessionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
-  return finish(p_ClientSessionCapabilities(value));
+  return rt.finish(p_ClientSessionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `CompactionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
-  return finish(p_CompactionCapabilities(value));
+  return rt.finish(p_CompactionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigOptionsCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
-  return finish(p_SessionConfigOptionsCapabilities(value));
+  return rt.finish(p_SessionConfigOptionsCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `BooleanConfigOptionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
-  return finish(p_BooleanConfigOptionCapabilities(value));
+  return rt.finish(p_BooleanConfigOptionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `NoticeCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
-  return finish(p_NoticeCapabilities(value));
+  return rt.finish(p_NoticeCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SubagentCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SubagentCapabilities(value: unknown): Result<T.SubagentCapabilities> {
-  return finish(p_SubagentCapabilities(value));
+  return rt.finish(p_SubagentCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `PlanCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanCapabilities(value: unknown): Result<T.PlanCapabilities> {
-  return finish(p_PlanCapabilities(value));
+  return rt.finish(p_PlanCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AuthCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
-  return finish(p_AuthCapabilities(value));
+  return rt.finish(p_AuthCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return finish(p_ElicitationCapabilities(value));
+  return rt.finish(p_ElicitationCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationFormCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return finish(p_ElicitationFormCapabilities(value));
+  return rt.finish(p_ElicitationFormCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationUrlCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return finish(p_ElicitationUrlCapabilities(value));
+  return rt.finish(p_ElicitationUrlCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AuthenticateRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
-  return finish(p_AuthenticateRequest(value));
+  return rt.finish(p_AuthenticateRequest(value));
 }
 
 /**
  * Tolerant decoding of `ListProvidersRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
-  return finish(p_ListProvidersRequest(value));
+  return rt.finish(p_ListProvidersRequest(value));
 }
 
 /**
  * Tolerant decoding of `SetProviderRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
-  return finish(p_SetProviderRequest(value));
+  return rt.finish(p_SetProviderRequest(value));
 }
 
 /**
  * Tolerant decoding of `DisableProviderRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
-  return finish(p_DisableProviderRequest(value));
+  return rt.finish(p_DisableProviderRequest(value));
 }
 
 /**
  * Tolerant decoding of `LogoutRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
-  return finish(p_LogoutRequest(value));
+  return rt.finish(p_LogoutRequest(value));
 }
 
 /**
  * Tolerant decoding of `AuthStatusRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
-  return finish(p_AuthStatusRequest(value));
+  return rt.finish(p_AuthStatusRequest(value));
 }
 
 /**
  * Tolerant decoding of `NewSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return finish(p_NewSessionRequest(value));
+  return rt.finish(p_NewSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `McpServer` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServer(value: unknown): Result<T.McpServer> {
-  return finish(p_McpServer(value));
+  return rt.finish(p_McpServer(value));
 }
 
 /**
  * Tolerant decoding of `HttpHeader` into a fresh value (S23-S30); never throws.
  */
 function parse_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return finish(p_HttpHeader(value));
+  return rt.finish(p_HttpHeader(value));
 }
 
 /**
  * Tolerant decoding of `McpServerHttp` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return finish(p_McpServerHttp(value));
+  return rt.finish(p_McpServerHttp(value));
 }
 
 /**
  * Tolerant decoding of `McpServerSse` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerSse(value: unknown): Result<T.McpServerSse> {
-  return finish(p_McpServerSse(value));
+  return rt.finish(p_McpServerSse(value));
 }
 
 /**
  * Tolerant decoding of `McpServerAcp` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
-  return finish(p_McpServerAcp(value));
+  return rt.finish(p_McpServerAcp(value));
 }
 
 /**
  * Tolerant decoding of `McpServerStdio` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return finish(p_McpServerStdio(value));
+  return rt.finish(p_McpServerStdio(value));
 }
 
 /**
  * Tolerant decoding of `SystemPrompt` into a fresh value (S23-S30); never throws.
  */
 function parse_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
-  return finish(p_SystemPrompt(value));
+  return rt.finish(p_SystemPrompt(value));
 }
 
 /**
  * Tolerant decoding of `SystemPromptMode` into a fresh value (S23-S30); never throws.
  */
 function parse_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
-  return finish(p_SystemPromptMode(value));
+  return rt.finish(p_SystemPromptMode(value));
 }
 
 /**
  * Tolerant decoding of `LoadSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
-  return finish(p_LoadSessionRequest(value));
+  return rt.finish(p_LoadSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `ListSessionsRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return finish(p_ListSessionsRequest(value));
+  return rt.finish(p_ListSessionsRequest(value));
 }
 
 /**
  * Tolerant decoding of `SessionArchiveFilter` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
-  return finish(p_SessionArchiveFilter(value));
+  return rt.finish(p_SessionArchiveFilter(value));
 }
 
 /**
  * Tolerant decoding of `DeleteSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return finish(p_DeleteSessionRequest(value));
+  return rt.finish(p_DeleteSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `ForkSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
-  return finish(p_ForkSessionRequest(value));
+  return rt.finish(p_ForkSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `ArchiveSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
-  return finish(p_ArchiveSessionRequest(value));
+  return rt.finish(p_ArchiveSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `UnarchiveSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
-  return finish(p_UnarchiveSessionRequest(value));
+  return rt.finish(p_UnarchiveSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `SessionStatusRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
-  return finish(p_SessionStatusRequest(value));
+  return rt.finish(p_SessionStatusRequest(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionTitleRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
-  return finish(p_SetSessionTitleRequest(value));
+  return rt.finish(p_SetSessionTitleRequest(value));
 }
 
 /**
  * Tolerant decoding of `ResumeSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return finish(p_ResumeSessionRequest(value));
+  return rt.finish(p_ResumeSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `CloseSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return finish(p_CloseSessionRequest(value));
+  return rt.finish(p_CloseSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionModeRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
-  return finish(p_SetSessionModeRequest(value));
+  return rt.finish(p_SetSessionModeRequest(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionConfigOptionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return finish(p_SetSessionConfigOptionRequest(value));
+  return rt.finish(p_SetSessionConfigOptionRequest(value));
 }
 
 /**
  * Tolerant decoding of `PromptRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return finish(p_PromptRequest(value));
+  return rt.finish(p_PromptRequest(value));
 }
 
 /**
  * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return finish(p_ClientResponse(value));
+  return rt.finish(p_ClientResponse(value));
 }
 
 /**
  * Tolerant decoding of `WriteTextFileResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
-  return finish(p_WriteTextFileResponse(value));
+  return rt.finish(p_WriteTextFileResponse(value));
 }
 
 /**
  * Tolerant decoding of `ReadTextFileResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
-  return finish(p_ReadTextFileResponse(value));
+  return rt.finish(p_ReadTextFileResponse(value));
 }
 
 /**
  * Tolerant decoding of `RequestPermissionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return finish(p_RequestPermissionResponse(value));
+  return rt.finish(p_RequestPermissionResponse(value));
 }
 
 /**
  * Tolerant decoding of `RequestPermissionOutcome` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return finish(p_RequestPermissionOutcome(value));
+  return rt.finish(p_RequestPermissionOutcome(value));
 }
 
 /**
  * Tolerant decoding of `SelectedPermissionOutcome` into a fresh value (S23-S30); never throws.
  */
 function parse_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return finish(p_SelectedPermissionOutcome(value));
+  return rt.finish(p_SelectedPermissionOutcome(value));
 }
 
 /**
  * Tolerant decoding of `CreateTerminalResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
-  return finish(p_CreateTerminalResponse(value));
+  return rt.finish(p_CreateTerminalResponse(value));
 }
 
 /**
  * Tolerant decoding of `TerminalOutputResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
-  return finish(p_TerminalOutputResponse(value));
+  return rt.finish(p_TerminalOutputResponse(value));
 }
 
 /**
  * Tolerant decoding of `TerminalExitStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return finish(p_TerminalExitStatus(value));
+  return rt.finish(p_TerminalExitStatus(value));
 }
 
 /**
  * Tolerant decoding of `ReleaseTerminalResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
-  return finish(p_ReleaseTerminalResponse(value));
+  return rt.finish(p_ReleaseTerminalResponse(value));
 }
 
 /**
  * Tolerant decoding of `WaitForTerminalExitResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
-  return finish(p_WaitForTerminalExitResponse(value));
+  return rt.finish(p_WaitForTerminalExitResponse(value));
 }
 
 /**
  * Tolerant decoding of `KillTerminalResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
-  return finish(p_KillTerminalResponse(value));
+  return rt.finish(p_KillTerminalResponse(value));
 }
 
 /**
  * Tolerant decoding of `CreateElicitationResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return finish(p_CreateElicitationResponse(value));
+  return rt.finish(p_CreateElicitationResponse(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationContentValue` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return finish(p_ElicitationContentValue(value));
+  return rt.finish(p_ElicitationContentValue(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationAcceptAction` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return finish(p_ElicitationAcceptAction(value));
+  return rt.finish(p_ElicitationAcceptAction(value));
 }
 
 /**
  * Tolerant decoding of `MessageMcpResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
-  return finish(p_MessageMcpResponse(value));
+  return rt.finish(p_MessageMcpResponse(value));
 }
 
 /**
  * Tolerant decoding of `McpError` into a fresh value (S23-S30); never throws.
  */
 function parse_McpError(value: unknown): Result<T.McpError> {
-  return finish(p_McpError(value));
+  return rt.finish(p_McpError(value));
 }
 
 /**
  * Tolerant decoding of `ClientNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return finish(p_ClientNotification(value));
+  return rt.finish(p_ClientNotification(value));
 }
 
 /**
  * Tolerant decoding of `CancelNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelNotification(value: unknown): Result<T.CancelNotification> {
-  return finish(p_CancelNotification(value));
+  return rt.finish(p_CancelNotification(value));
 }
 
 /**
  * Tolerant decoding of `MessageMcpNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
-  return finish(p_MessageMcpNotification(value));
+  return rt.finish(p_MessageMcpNotification(value));
 }
 
 /**
  * Tolerant decoding of `CancelRequestNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return finish(p_CancelRequestNotification(value));
+  return rt.finish(p_CancelRequestNotification(value));
 }
 
 /**
  * Tolerant decoding of `ProxyRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
-  return finish(p_ProxyRequest(value));
+  return rt.finish(p_ProxyRequest(value));
 }
 
 /**
  * Tolerant decoding of `InitializeProxyRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
-  return finish(p_InitializeProxyRequest(value));
+  return rt.finish(p_InitializeProxyRequest(value));
 }
 
 /**
  * Tolerant decoding of `ProxySuccessorRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
-  return finish(p_ProxySuccessorRequest(value));
+  return rt.finish(p_ProxySuccessorRequest(value));
 }
 
 /**
  * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
-  return finish(p_ProxyResponse(value));
+  return rt.finish(p_ProxyResponse(value));
 }
 
 /**
  * Tolerant decoding of `InitializeProxyResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
-  return finish(p_InitializeProxyResponse(value));
+  return rt.finish(p_InitializeProxyResponse(value));
 }
 
 /**
  * Tolerant decoding of `ProxySuccessorResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
-  return finish(p_ProxySuccessorResponse(value));
+  return rt.finish(p_ProxySuccessorResponse(value));
 }
 
 /**
  * Tolerant decoding of `ProxyNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
-  return finish(p_ProxyNotification(value));
+  return rt.finish(p_ProxyNotification(value));
 }
 
 /**
  * Tolerant decoding of `ProxySuccessorNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
-  return finish(p_ProxySuccessorNotification(value));
+  return rt.finish(p_ProxySuccessorNotification(value));
 }
 
 export {

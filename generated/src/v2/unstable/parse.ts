@@ -11,7 +11,7 @@
 
 import type * as T from "./types.js";
 import type { Result } from "../../runtime/result.js";
-import { at, atKey, codePoints, copyJson, copyRawExcept, fail, failAt, finish, isObject, merge, own, put } from "../../runtime/decode.js";
+import * as rt from "../../runtime/decode.js";
 
 function p_0(v: any): any {
   let y: any;
@@ -23,7 +23,7 @@ function p_0(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtRequest(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_AgentRequest(v: any, out: any): true | undefined {
@@ -32,61 +32,61 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_0(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_AgentRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentRequest(v, out) && out;
 }
 
 function p_RequestId(v: any): any {
   let y: any;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : fail("expected a string"));
+  y = (typeof v === "string" ? v : rt.fail("expected a string"));
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_1(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_PermissionOption(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
+  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
 function p_2(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = copyJson(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    const y = rt.copyJson(x);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -97,34 +97,34 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.subject;
   if (x !== undefined) {
     y = (x === null ? null : p_RequestPermissionSubject(x));
     if (y !== undefined) out.subject = y;
-    else return at("/subject");
+    else return rt.at("/subject");
   }
   x = v.options;
   if (x !== undefined) {
     y = p_1(x);
     if (y !== undefined) out.options = y;
-    else return at("/options");
+    else return rt.at("/options");
   }
-  else return failAt("/options", "missing required property");
+  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -134,13 +134,13 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_RequestPermissionRequest(v, out) && out;
 }
 
 function p_SessionId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_RequestPermissionSubjectToolCall(v: any): any {
@@ -154,11 +154,11 @@ function p_RequestPermissionSubjectCommand(v: any): any {
 }
 
 function p_RequestPermissionSubjectOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_RequestPermissionSubject(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -169,13 +169,13 @@ function p_RequestPermissionSubject(v: any): any {
       y = p_RequestPermissionSubjectCommand(v);
       break;
     default:
-      y = typeof t === "string" ? p_RequestPermissionSubjectOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_RequestPermissionSubjectOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_3(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -187,7 +187,7 @@ function p_3(v: any): any {
 }
 
 function p_4(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -204,17 +204,17 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
-    else return at("/toolCallId");
+    else return rt.at("/toolCallId");
   }
-  else return failAt("/toolCallId", "missing required property");
+  else return rt.failAt("/toolCallId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.name = y;
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.kind;
@@ -239,12 +239,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.rawInput;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.rawInput = y;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.rawOutput = y;
   }
   x = v.capabilities;
@@ -261,21 +261,21 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_ToolCallId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_ToolKind(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_ToolCallStatus(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_ToolCallContentContent(v: any): any {
@@ -294,11 +294,11 @@ function p_ToolCallContentTerminal(v: any): any {
 }
 
 function p_ToolCallContentOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_ToolCallContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -312,7 +312,7 @@ function p_ToolCallContent(v: any): any {
       y = p_ToolCallContentTerminal(v);
       break;
     default:
-      y = typeof t === "string" ? p_ToolCallContentOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_ToolCallContentOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -343,11 +343,11 @@ function p_ContentBlockResource(v: any): any {
 }
 
 function p_ContentBlockOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_ContentBlock(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -367,13 +367,13 @@ function p_ContentBlock(v: any): any {
       y = p_ContentBlockResource(v);
       break;
     default:
-      y = typeof t === "string" ? p_ContentBlockOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_ContentBlockOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_5(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -393,12 +393,12 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v.lastModified;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.lastModified = y;
   }
   x = v.priority;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.priority = y;
   }
   x = v._meta;
@@ -410,24 +410,24 @@ function f_Annotations(v: any, out: any): true | undefined {
 }
 
 function p_Annotations(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Annotations(v, out) && out;
 }
 
 function p_Role(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.text = y;
-    else return at("/text");
+    else return rt.at("/text");
   }
-  else return failAt("/text", "missing required property");
+  else return rt.failAt("/text", "missing required property");
   x = v.annotations;
   if (x !== undefined) {
     y = (x === null ? null : p_Annotations(x));
@@ -442,34 +442,34 @@ function f_TextContent(v: any, out: any): true | undefined {
 }
 
 function p_TextContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TextContent(v, out) && out;
 }
 
 function p_MediaType(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ImageContent(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.data = y;
-    else return at("/data");
+    else return rt.at("/data");
   }
-  else return failAt("/data", "missing required property");
+  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = p_MediaType(x);
     if (y !== undefined) out.mimeType = y;
-    else return at("/mimeType");
+    else return rt.at("/mimeType");
   }
-  else return failAt("/mimeType", "missing required property");
+  else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.uri = y;
   }
   x = v.annotations;
@@ -486,7 +486,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
 }
 
 function p_ImageContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ImageContent(v, out) && out;
 }
@@ -495,18 +495,18 @@ function f_AudioContent(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.data = y;
-    else return at("/data");
+    else return rt.at("/data");
   }
-  else return failAt("/data", "missing required property");
+  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = p_MediaType(x);
     if (y !== undefined) out.mimeType = y;
-    else return at("/mimeType");
+    else return rt.at("/mimeType");
   }
-  else return failAt("/mimeType", "missing required property");
+  else return rt.failAt("/mimeType", "missing required property");
   x = v.annotations;
   if (x !== undefined) {
     y = (x === null ? null : p_Annotations(x));
@@ -521,17 +521,17 @@ function f_AudioContent(v: any, out: any): true | undefined {
 }
 
 function p_AudioContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AudioContent(v, out) && out;
 }
 
 function p_6(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y === undefined) continue;
     out.push(y);
   }
@@ -542,11 +542,11 @@ function f_Icon(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.src;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.src = y;
-    else return at("/src");
+    else return rt.at("/src");
   }
-  else return failAt("/src", "missing required property");
+  else return rt.failAt("/src", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null ? null : p_MediaType(x));
@@ -571,17 +571,17 @@ function f_Icon(v: any, out: any): true | undefined {
 }
 
 function p_Icon(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Icon(v, out) && out;
 }
 
 function p_IconTheme(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_7(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -596,26 +596,26 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.icons;
@@ -630,7 +630,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.size;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.size = y;
   }
   x = v.annotations;
@@ -647,7 +647,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
 }
 
 function p_ResourceLink(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ResourceLink(v, out) && out;
 }
@@ -658,25 +658,25 @@ function p_EmbeddedResourceResource(v: any): any {
   if (y !== undefined) return y;
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.text = y;
-    else return at("/text");
+    else return rt.at("/text");
   }
-  else return failAt("/text", "missing required property");
+  else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null ? null : p_MediaType(x));
@@ -691,7 +691,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_TextResourceContents(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
 }
@@ -700,18 +700,18 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.blob;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.blob = y;
-    else return at("/blob");
+    else return rt.at("/blob");
   }
-  else return failAt("/blob", "missing required property");
+  else return rt.failAt("/blob", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null ? null : p_MediaType(x));
@@ -726,7 +726,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_BlobResourceContents(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
 }
@@ -737,9 +737,9 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_EmbeddedResourceResource(x);
     if (y !== undefined) out.resource = y;
-    else return at("/resource");
+    else return rt.at("/resource");
   }
-  else return failAt("/resource", "missing required property");
+  else return rt.failAt("/resource", "missing required property");
   x = v.annotations;
   if (x !== undefined) {
     y = (x === null ? null : p_Annotations(x));
@@ -754,7 +754,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
 }
 
 function p_EmbeddedResource(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
 }
@@ -765,9 +765,9 @@ function f_Content(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -777,7 +777,7 @@ function f_Content(v: any, out: any): true | undefined {
 }
 
 function p_Content(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Content(v, out) && out;
 }
@@ -808,11 +808,11 @@ function p_DiffChangeCopy(v: any): any {
 }
 
 function p_DiffChangeOther(v: any): any {
-  return copyRawExcept(v, {}, ["fileType", "mimeType", "_meta"]);
+  return rt.copyRawExcept(v, {}, ["fileType", "mimeType", "_meta"]);
 }
 
 function p_8(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.operation;
   let y: any;
   switch (t) {
@@ -832,7 +832,7 @@ function p_8(v: any): any {
       y = p_DiffChangeCopy(v);
       break;
     default:
-      y = typeof t === "string" ? p_DiffChangeOther(v) : failAt("/operation", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_DiffChangeOther(v) : rt.failAt("/operation", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -856,22 +856,22 @@ function f_DiffChange(v: any, out: any): true | undefined {
   }
   const m = p_8(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_DiffChange(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DiffChange(v, out) && out;
 }
 
 function p_DiffFileType(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_AbsolutePath(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_DiffPathChange(v: any, out: any): true | undefined {
@@ -880,14 +880,14 @@ function f_DiffPathChange(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   return true;
 }
 
 function p_DiffPathChange(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DiffPathChange(v, out) && out;
 }
@@ -898,21 +898,21 @@ function f_DiffPathPairChange(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.oldPath = y;
-    else return at("/oldPath");
+    else return rt.at("/oldPath");
   }
-  else return failAt("/oldPath", "missing required property");
+  else return rt.failAt("/oldPath", "missing required property");
   x = v.path;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   return true;
 }
 
 function p_DiffPathPairChange(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DiffPathPairChange(v, out) && out;
 }
@@ -923,16 +923,16 @@ function f_DiffPatch(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_DiffPatchFormat(x);
     if (y !== undefined) out.format = y;
-    else return at("/format");
+    else return rt.at("/format");
   }
-  else return failAt("/format", "missing required property");
+  else return rt.failAt("/format", "missing required property");
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.text = y;
-    else return at("/text");
+    else return rt.at("/text");
   }
-  else return failAt("/text", "missing required property");
+  else return rt.failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -942,17 +942,17 @@ function f_DiffPatch(v: any, out: any): true | undefined {
 }
 
 function p_DiffPatch(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DiffPatch(v, out) && out;
 }
 
 function p_DiffPatchFormat(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_9(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -969,9 +969,9 @@ function f_Diff(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_9(x);
     if (y !== undefined) out.changes = y;
-    else return at("/changes");
+    else return rt.at("/changes");
   }
-  else return failAt("/changes", "missing required property");
+  else return rt.failAt("/changes", "missing required property");
   x = v.patch;
   if (x !== undefined) {
     y = (x === null ? null : p_DiffPatch(x));
@@ -986,13 +986,13 @@ function f_Diff(v: any, out: any): true | undefined {
 }
 
 function p_Diff(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Diff(v, out) && out;
 }
 
 function p_TerminalId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_Terminal(v: any, out: any): true | undefined {
@@ -1001,9 +1001,9 @@ function f_Terminal(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -1013,7 +1013,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 }
 
 function p_Terminal(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Terminal(v, out) && out;
 }
@@ -1024,12 +1024,12 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.path = y;
-    else return at("/path");
+    else return rt.at("/path");
   }
-  else return failAt("/path", "missing required property");
+  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [1, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [1, 4294967295] or null"));
     if (y !== undefined) out.line = y;
   }
   x = v._meta;
@@ -1041,7 +1041,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallLocation(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCallLocation(v, out) && out;
 }
@@ -1062,7 +1062,7 @@ function f_ToolCallCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCallCapabilities(v, out) && out;
 }
@@ -1078,7 +1078,7 @@ function f_ToolCallCancelCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallCancelCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCallCancelCapabilities(v, out) && out;
 }
@@ -1089,9 +1089,9 @@ function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ToolCallUpdate(x);
     if (y !== undefined) out.toolCall = y;
-    else return at("/toolCall");
+    else return rt.at("/toolCall");
   }
-  else return failAt("/toolCall", "missing required property");
+  else return rt.failAt("/toolCall", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -1101,7 +1101,7 @@ function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallPermissionSubject(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCallPermissionSubject(v, out) && out;
 }
@@ -1110,18 +1110,18 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.command = y;
-    else return at("/command");
+    else return rt.at("/command");
   }
-  else return failAt("/command", "missing required property");
+  else return rt.failAt("/command", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolCallId(x));
@@ -1141,7 +1141,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
 }
 
 function p_CommandPermissionSubject(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CommandPermissionSubject(v, out) && out;
 }
@@ -1152,23 +1152,23 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
-    else return at("/optionId");
+    else return rt.at("/optionId");
   }
-  else return failAt("/optionId", "missing required property");
+  else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = p_PermissionOptionKind(x);
     if (y !== undefined) out.kind = y;
-    else return at("/kind");
+    else return rt.at("/kind");
   }
-  else return failAt("/kind", "missing required property");
+  else return rt.failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -1178,17 +1178,17 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 }
 
 function p_PermissionOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PermissionOption(v, out) && out;
 }
 
 function p_PermissionOptionId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_PermissionOptionKind(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_CreateElicitationRequestForm(v: any): any {
@@ -1207,16 +1207,16 @@ function p_10(v: any): any {
   if (y !== undefined) return y;
   y = p_ElicitationRequestScope(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_CreateElicitationRequestOther(v: any): any {
   if (p_10(v) === undefined) return undefined;
-  return copyRawExcept(v, {}, ["message", "_meta"]);
+  return rt.copyRawExcept(v, {}, ["message", "_meta"]);
 }
 
 function p_11(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.mode;
   let y: any;
   switch (t) {
@@ -1227,7 +1227,7 @@ function p_11(v: any): any {
       y = p_CreateElicitationRequestUrl(v);
       break;
     default:
-      y = typeof t === "string" ? p_CreateElicitationRequestOther(v) : failAt("/mode", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_CreateElicitationRequestOther(v) : rt.failAt("/mode", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -1236,11 +1236,11 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.message = y;
-    else return at("/message");
+    else return rt.at("/message");
   }
-  else return failAt("/message", "missing required property");
+  else return rt.failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -1248,12 +1248,12 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   }
   const m = p_11(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_CreateElicitationRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CreateElicitationRequest(v, out) && out;
 }
@@ -1264,9 +1264,9 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolCallId(x));
@@ -1276,7 +1276,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSessionScope(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationSessionScope(v, out) && out;
 }
@@ -1287,37 +1287,37 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
-    else return at("/requestId");
+    else return rt.at("/requestId");
   }
-  else return failAt("/requestId", "missing required property");
+  else return rt.failAt("/requestId", "missing required property");
   return true;
 }
 
 function p_ElicitationRequestScope(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationRequestScope(v, out) && out;
 }
 
 function p_12(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = p_ElicitationPropertySchema(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
 
 function p_13(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
+    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -1329,30 +1329,30 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ElicitationSchemaType(x);
     if (y !== undefined) out.type = y;
-    else return at("/type");
+    else return rt.at("/type");
   }
-  else return failAt("/type", "missing required property");
+  else return rt.failAt("/type", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.properties;
   if (x !== undefined) {
     y = p_12(x);
     if (y !== undefined) out.properties = y;
-    else return at("/properties");
+    else return rt.at("/properties");
   }
-  else return failAt("/properties", "missing required property");
+  else return rt.failAt("/properties", "missing required property");
   x = v.required;
   if (x !== undefined) {
     y = (x === null ? null : p_13(x));
     if (y !== undefined) out.required = y;
-    else return at("/required");
+    else return rt.at("/required");
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1364,13 +1364,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationSchema(v, out) && out;
 }
 
 function p_ElicitationSchemaType(v: any): any {
-  return ((v === "object") ? v : fail("expected one of \"object\""));
+  return ((v === "object") ? v : rt.fail("expected one of \"object\""));
 }
 
 function p_ElicitationPropertySchemaString(v: any): any {
@@ -1399,11 +1399,11 @@ function p_ElicitationPropertySchemaArray(v: any): any {
 }
 
 function p_ElicitationPropertySchemaOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_ElicitationPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1423,34 +1423,34 @@ function p_ElicitationPropertySchema(v: any): any {
       y = p_ElicitationPropertySchemaArray(v);
       break;
     default:
-      y = typeof t === "string" ? p_ElicitationPropertySchemaOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_ElicitationPropertySchemaOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_StringFormat(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.const = y;
-    else return at("/const");
+    else return rt.at("/const");
   }
-  else return failAt("/const", "missing required property");
+  else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1462,34 +1462,34 @@ function f_EnumOption(v: any, out: any): true | undefined {
 }
 
 function p_EnumOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_EnumOption(v, out) && out;
 }
 
 function p_14(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(i);
+    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
+  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
 function p_15(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_EnumOption(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
+  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -1497,54 +1497,54 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.minLength = y;
-    else return at("/minLength");
+    else return rt.at("/minLength");
   }
   x = v.maxLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
     if (y !== undefined) out.maxLength = y;
-    else return at("/maxLength");
+    else return rt.at("/maxLength");
   }
   x = v.pattern;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.pattern = y;
-    else return at("/pattern");
+    else return rt.at("/pattern");
   }
   x = v.format;
   if (x !== undefined) {
     y = (x === null ? null : p_StringFormat(x));
     if (y !== undefined) out.format = y;
-    else return at("/format");
+    else return rt.at("/format");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.default = y;
   }
   x = v.enum;
   if (x !== undefined) {
     y = (x === null ? null : p_14(x));
     if (y !== undefined) out.enum = y;
-    else return at("/enum");
+    else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
     y = (x === null ? null : p_15(x));
     if (y !== undefined) out.oneOf = y;
-    else return at("/oneOf");
+    else return rt.at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -1555,7 +1555,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_StringPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
 }
@@ -1564,29 +1564,29 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.minimum = y;
-    else return at("/minimum");
+    else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.maximum = y;
-    else return at("/maximum");
+    else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1598,7 +1598,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_NumberPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
 }
@@ -1607,29 +1607,29 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.minimum = y;
-    else return at("/minimum");
+    else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.maximum = y;
-    else return at("/maximum");
+    else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1641,7 +1641,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_IntegerPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
 }
@@ -1650,17 +1650,17 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1672,7 +1672,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_BooleanPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BooleanPropertySchema(v, out) && out;
 }
@@ -1683,11 +1683,11 @@ function p_MultiSelectItemsString(v: any): any {
 }
 
 function p_MultiSelectItemsOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_MultiSelectItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1695,7 +1695,7 @@ function p_MultiSelectItems(v: any): any {
       y = p_MultiSelectItemsString(v);
       break;
     default:
-      y = typeof t === "string" ? p_MultiSelectItemsOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_MultiSelectItemsOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (y === undefined) y = p_TitledMultiSelectItems(v);
   return y;
@@ -1707,9 +1707,9 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_14(x);
     if (y !== undefined) out.enum = y;
-    else return at("/enum");
+    else return rt.at("/enum");
   }
-  else return failAt("/enum", "missing required property");
+  else return rt.failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -1719,7 +1719,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_StringMultiSelectItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_StringMultiSelectItems(v, out) && out;
 }
@@ -1730,9 +1730,9 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_15(x);
     if (y !== undefined) out.anyOf = y;
-    else return at("/anyOf");
+    else return rt.at("/anyOf");
   }
-  else return failAt("/anyOf", "missing required property");
+  else return rt.failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -1742,7 +1742,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_TitledMultiSelectItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TitledMultiSelectItems(v, out) && out;
 }
@@ -1751,33 +1751,33 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.minItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.minItems = y;
-    else return at("/minItems");
+    else return rt.at("/minItems");
   }
   x = v.maxItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.maxItems = y;
-    else return at("/maxItems");
+    else return rt.at("/maxItems");
   }
   x = v.items;
   if (x !== undefined) {
     y = p_MultiSelectItems(x);
     if (y !== undefined) out.items = y;
-    else return at("/items");
+    else return rt.at("/items");
   }
-  else return failAt("/items", "missing required property");
+  else return rt.failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
     y = (x === null ? null : p_6(x));
@@ -1792,7 +1792,7 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_MultiSelectPropertySchema(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_MultiSelectPropertySchema(v, out) && out;
 }
@@ -1803,23 +1803,23 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ElicitationSchema(x);
     if (y !== undefined) out.requestedSchema = y;
-    else return at("/requestedSchema");
+    else return rt.at("/requestedSchema");
   }
-  else return failAt("/requestedSchema", "missing required property");
+  else return rt.failAt("/requestedSchema", "missing required property");
   const m = p_10(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_ElicitationFormMode(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_ElicitationId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -1828,24 +1828,24 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
-    else return at("/elicitationId");
+    else return rt.at("/elicitationId");
   }
-  else return failAt("/elicitationId", "missing required property");
+  else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.url = y;
-    else return at("/url");
+    else return rt.at("/url");
   }
-  else return failAt("/url", "missing required property");
+  else return rt.failAt("/url", "missing required property");
   const m = p_10(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_ElicitationUrlMode(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlMode(v, out) && out;
 }
@@ -1856,28 +1856,28 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
-    else return at("/serverId");
+    else return rt.at("/serverId");
   }
-  else return failAt("/serverId", "missing required property");
+  else return rt.failAt("/serverId", "missing required property");
   x = v.requestId;
   if (x !== undefined) {
     y = p_McpRequestId(x);
     if (y !== undefined) out.requestId = y;
-    else return at("/requestId");
+    else return rt.at("/requestId");
   }
-  else return failAt("/requestId", "missing required property");
+  else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -1888,21 +1888,21 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
 }
 
 function p_MessageMcpRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_MessageMcpRequest(v, out) && out;
 }
 
 function p_McpServerAcpId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_McpRequestId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_ExtRequest(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function p_16(v: any): any {
@@ -1951,7 +1951,7 @@ function p_16(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtResponse(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_17(v: any, out: any): true | undefined {
@@ -1960,32 +1960,32 @@ function f_17(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
     y = p_16(x);
     if (y !== undefined) out.result = y;
-    else return at("/result");
+    else return rt.at("/result");
   }
-  else return failAt("/result", "missing required property");
+  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
 function p_18(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_17(v, out) && out;
 }
 
 function p_19(v: any): any {
   let y: any;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : fail("expected a string"));
+  y = (typeof v === "string" ? v : rt.fail("expected a string"));
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_20(v: any, out: any): true | undefined {
@@ -1994,21 +1994,21 @@ function f_20(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = (x === null ? null : p_19(x));
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.error;
   if (x !== undefined) {
     y = p_Error(x);
     if (y !== undefined) out.error = y;
-    else return at("/error");
+    else return rt.at("/error");
   }
-  else return failAt("/error", "missing required property");
+  else return rt.failAt("/error", "missing required property");
   return true;
 }
 
 function p_21(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_20(v, out) && out;
 }
@@ -2019,11 +2019,11 @@ function p_AgentResponse(v: any): any {
   if (y !== undefined) return y;
   y = p_21(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_22(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2040,16 +2040,16 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
-    else return at("/protocolVersion");
+    else return rt.at("/protocolVersion");
   }
-  else return failAt("/protocolVersion", "missing required property");
+  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.info;
   if (x !== undefined) {
     y = p_Implementation(x);
     if (y !== undefined) out.info = y;
-    else return at("/info");
+    else return rt.at("/info");
   }
-  else return failAt("/info", "missing required property");
+  else return rt.failAt("/info", "missing required property");
   x = v.capabilities;
   if (x !== undefined) {
     y = p_AgentCapabilities(x);
@@ -2069,36 +2069,36 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 }
 
 function p_InitializeResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_InitializeResponse(v, out) && out;
 }
 
 function p_ProtocolVersion(v: any): any {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]"));
 }
 
 function f_Implementation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.version;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.version = y;
-    else return at("/version");
+    else return rt.at("/version");
   }
-  else return failAt("/version", "missing required property");
+  else return rt.failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -2108,7 +2108,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 }
 
 function p_Implementation(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Implementation(v, out) && out;
 }
@@ -2139,7 +2139,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
 }
@@ -2200,7 +2200,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionCapabilities(v, out) && out;
 }
@@ -2231,7 +2231,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptCapabilities(v, out) && out;
 }
@@ -2247,7 +2247,7 @@ function f_PromptImageCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptImageCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptImageCapabilities(v, out) && out;
 }
@@ -2263,7 +2263,7 @@ function f_PromptAudioCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptAudioCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptAudioCapabilities(v, out) && out;
 }
@@ -2279,7 +2279,7 @@ function f_PromptEmbeddedContextCapabilities(v: any, out: any): true | undefined
 }
 
 function p_PromptEmbeddedContextCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptEmbeddedContextCapabilities(v, out) && out;
 }
@@ -2310,7 +2310,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpCapabilities(v, out) && out;
 }
@@ -2326,7 +2326,7 @@ function f_McpStdioCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpStdioCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpStdioCapabilities(v, out) && out;
 }
@@ -2342,7 +2342,7 @@ function f_McpHttpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpHttpCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpHttpCapabilities(v, out) && out;
 }
@@ -2358,7 +2358,7 @@ function f_McpAcpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpAcpCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpAcpCapabilities(v, out) && out;
 }
@@ -2374,7 +2374,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionDeleteCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionDeleteCapabilities(v, out) && out;
 }
@@ -2390,7 +2390,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
 }
 
 function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
@@ -2411,7 +2411,7 @@ function f_SessionSystemPromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionSystemPromptCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionSystemPromptCapabilities(v, out) && out;
 }
@@ -2432,7 +2432,7 @@ function f_SessionSystemPromptModeCapabilities(v: any, out: any): true | undefin
 }
 
 function p_SessionSystemPromptModeCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionSystemPromptModeCapabilities(v, out) && out;
 }
@@ -2448,7 +2448,7 @@ function f_SessionSystemPromptOverrideCapabilities(v: any, out: any): true | und
 }
 
 function p_SessionSystemPromptOverrideCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionSystemPromptOverrideCapabilities(v, out) && out;
 }
@@ -2464,7 +2464,7 @@ function f_SessionForkCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionForkCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionForkCapabilities(v, out) && out;
 }
@@ -2480,7 +2480,7 @@ function f_SessionArchiveCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionArchiveCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionArchiveCapabilities(v, out) && out;
 }
@@ -2496,7 +2496,7 @@ function f_SessionStatusCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionStatusCapabilities(v, out) && out;
 }
@@ -2512,7 +2512,7 @@ function f_SessionTitleCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionTitleCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionTitleCapabilities(v, out) && out;
 }
@@ -2533,7 +2533,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentAuthCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentAuthCapabilities(v, out) && out;
 }
@@ -2549,7 +2549,7 @@ function f_AuthStatusCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthStatusCapabilities(v, out) && out;
 }
@@ -2565,7 +2565,7 @@ function f_ProvidersCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ProvidersCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProvidersCapabilities(v, out) && out;
 }
@@ -2583,16 +2583,16 @@ function p_AuthMethodAgentVariant(v: any): any {
 function p_AuthMethodOther(v: any): any {
   let x: any;
   x = v.methodId;
-  if (x === undefined) return failAt("/methodId", "missing required property");
-  if (p_AuthMethodId(x) === undefined) return at("/methodId");
+  if (x === undefined) return rt.failAt("/methodId", "missing required property");
+  if (p_AuthMethodId(x) === undefined) return rt.at("/methodId");
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if ((typeof x === "string" ? x : fail("expected a string")) === undefined) return at("/name");
-  return copyRawExcept(v, {}, []);
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/name");
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_AuthMethod(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2603,31 +2603,31 @@ function p_AuthMethod(v: any): any {
       y = p_AuthMethodAgentVariant(v);
       break;
     default:
-      y = typeof t === "string" ? p_AuthMethodOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_AuthMethodOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_AuthMethodId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_EnvVariable(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -2637,18 +2637,18 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 }
 
 function p_EnvVariable(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_EnvVariable(v, out) && out;
 }
 
 function p_23(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_EnvVariable(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -2660,32 +2660,32 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
-    else return at("/methodId");
+    else return rt.at("/methodId");
   }
-  else return failAt("/methodId", "missing required property");
+  else return rt.failAt("/methodId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.args;
   if (x !== undefined) {
     y = x === null ? [] : p_13(x);
     if (y !== undefined) out.args = y;
-    else return at("/args");
+    else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
     y = x === null ? [] : p_23(x);
     if (y !== undefined) out.env = y;
-    else return at("/env");
+    else return rt.at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -2696,7 +2696,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodTerminal(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
 }
@@ -2707,19 +2707,19 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
-    else return at("/methodId");
+    else return rt.at("/methodId");
   }
-  else return failAt("/methodId", "missing required property");
+  else return rt.failAt("/methodId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2731,7 +2731,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodAgent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthMethodAgent(v, out) && out;
 }
@@ -2747,18 +2747,18 @@ function f_LoginAuthResponse(v: any, out: any): true | undefined {
 }
 
 function p_LoginAuthResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LoginAuthResponse(v, out) && out;
 }
 
 function p_24(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_ProviderInfo(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -2770,9 +2770,9 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_24(x);
     if (y !== undefined) out.providers = y;
-    else return at("/providers");
+    else return rt.at("/providers");
   }
-  else return failAt("/providers", "missing required property");
+  else return rt.failAt("/providers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -2782,13 +2782,13 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListProvidersResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ListProvidersResponse(v, out) && out;
 }
 
 function p_25(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2805,28 +2805,28 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
-    else return at("/providerId");
+    else return rt.at("/providerId");
   }
-  else return failAt("/providerId", "missing required property");
+  else return rt.failAt("/providerId", "missing required property");
   x = v.supported;
   if (x !== undefined) {
     y = p_25(x);
     if (y !== undefined) out.supported = y;
     else out.supported = [];
   }
-  else return failAt("/supported", "missing required property");
+  else return rt.failAt("/supported", "missing required property");
   x = v.required;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.required = y;
-    else return at("/required");
+    else return rt.at("/required");
   }
-  else return failAt("/required", "missing required property");
+  else return rt.failAt("/required", "missing required property");
   x = v.current;
   if (x !== undefined) {
     y = (x === null ? null : p_ProviderCurrentConfig(x));
     if (y !== undefined) out.current = y;
-    else return at("/current");
+    else return rt.at("/current");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -2837,17 +2837,17 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
 }
 
 function p_ProviderInfo(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProviderInfo(v, out) && out;
 }
 
 function p_ProviderId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_LlmProtocol(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
@@ -2856,16 +2856,16 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_LlmProtocol(x);
     if (y !== undefined) out.apiType = y;
-    else return at("/apiType");
+    else return rt.at("/apiType");
   }
-  else return failAt("/apiType", "missing required property");
+  else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.baseUrl = y;
-    else return at("/baseUrl");
+    else return rt.at("/baseUrl");
   }
-  else return failAt("/baseUrl", "missing required property");
+  else return rt.failAt("/baseUrl", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -2875,7 +2875,7 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
 }
 
 function p_ProviderCurrentConfig(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProviderCurrentConfig(v, out) && out;
 }
@@ -2891,7 +2891,7 @@ function f_SetProviderResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetProviderResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetProviderResponse(v, out) && out;
 }
@@ -2907,7 +2907,7 @@ function f_DisableProviderResponse(v: any, out: any): true | undefined {
 }
 
 function p_DisableProviderResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DisableProviderResponse(v, out) && out;
 }
@@ -2923,13 +2923,13 @@ function f_LogoutAuthResponse(v: any, out: any): true | undefined {
 }
 
 function p_LogoutAuthResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LogoutAuthResponse(v, out) && out;
 }
 
 function p_26(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2946,9 +2946,9 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthState(x);
     if (y !== undefined) out.state = y;
-    else return at("/state");
+    else return rt.at("/state");
   }
-  else return failAt("/state", "missing required property");
+  else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
     y = p_26(x);
@@ -2963,42 +2963,42 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthStatusResponse(v, out) && out;
 }
 
 function p_AuthState(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_AuthAccount(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.label;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.label = y;
-    else return at("/label");
+    else return rt.at("/label");
   }
-  else return failAt("/label", "missing required property");
+  else return rt.failAt("/label", "missing required property");
   x = v.active;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
     if (y !== undefined) out.active = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.name = y;
   }
   x = v.email;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.email = y;
   }
   x = v.organization;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.organization = y;
   }
   x = v._meta;
@@ -3010,13 +3010,13 @@ function f_AuthAccount(v: any, out: any): true | undefined {
 }
 
 function p_AuthAccount(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthAccount(v, out) && out;
 }
 
 function p_27(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3028,7 +3028,7 @@ function p_27(v: any): any {
 }
 
 function p_28(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3045,9 +3045,9 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
     y = p_27(x);
@@ -3067,7 +3067,7 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_NewSessionResponse(v, out) && out;
 }
@@ -3083,11 +3083,11 @@ function p_SessionConfigOptionBoolean(v: any): any {
 }
 
 function p_SessionConfigOptionOther(v: any): any {
-  return copyRawExcept(v, {}, ["configId", "name", "description", "category", "_meta"]);
+  return rt.copyRawExcept(v, {}, ["configId", "name", "description", "category", "_meta"]);
 }
 
 function p_29(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -3098,7 +3098,7 @@ function p_29(v: any): any {
       y = p_SessionConfigOptionBoolean(v);
       break;
     default:
-      y = typeof t === "string" ? p_SessionConfigOptionOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_SessionConfigOptionOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -3109,19 +3109,19 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.configId = y;
-    else return at("/configId");
+    else return rt.at("/configId");
   }
-  else return failAt("/configId", "missing required property");
+  else return rt.failAt("/configId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.category;
@@ -3136,51 +3136,51 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   const m = p_29(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_SessionConfigOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigOption(v, out) && out;
 }
 
 function p_SessionConfigId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_SessionConfigOptionCategory(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_SessionConfigValueId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_30(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_SessionConfigSelectOption(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
+  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
 function p_31(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_SessionConfigSelectGroup(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
+  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -3190,7 +3190,7 @@ function p_SessionConfigSelectOptions(v: any): any {
   if (y !== undefined) return y;
   y = p_31(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -3199,19 +3199,19 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -3223,13 +3223,13 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectOption(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
 function p_32(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3237,7 +3237,7 @@ function p_32(v: any): any {
     if (y === undefined) continue;
     out.push(y);
   }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
+  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -3247,23 +3247,23 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigGroupId(x);
     if (y !== undefined) out.groupId = y;
-    else return at("/groupId");
+    else return rt.at("/groupId");
   }
-  else return failAt("/groupId", "missing required property");
+  else return rt.failAt("/groupId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_32(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
-  else return failAt("/options", "missing required property");
+  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -3273,13 +3273,13 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectGroup(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
 function p_SessionConfigGroupId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_SessionConfigSelect(v: any, out: any): true | undefined {
@@ -3288,21 +3288,21 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.currentValue = y;
-    else return at("/currentValue");
+    else return rt.at("/currentValue");
   }
-  else return failAt("/currentValue", "missing required property");
+  else return rt.failAt("/currentValue", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_SessionConfigSelectOptions(x);
     if (y !== undefined) out.options = y;
-    else return at("/options");
+    else return rt.at("/options");
   }
-  else return failAt("/options", "missing required property");
+  else return rt.failAt("/options", "missing required property");
   return true;
 }
 
 function p_SessionConfigSelect(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigSelect(v, out) && out;
 }
@@ -3311,16 +3311,16 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.currentValue;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.currentValue = y;
-    else return at("/currentValue");
+    else return rt.at("/currentValue");
   }
-  else return failAt("/currentValue", "missing required property");
+  else return rt.failAt("/currentValue", "missing required property");
   return true;
 }
 
 function p_SessionConfigBoolean(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionConfigBoolean(v, out) && out;
 }
@@ -3333,16 +3333,16 @@ function p_AvailableCommandCommand(v: any): any {
 function p_AvailableCommandOther(v: any): any {
   let x: any;
   x = v.name;
-  if (x === undefined) return failAt("/name", "missing required property");
-  if ((typeof x === "string" ? x : fail("expected a string")) === undefined) return at("/name");
+  if (x === undefined) return rt.failAt("/name", "missing required property");
+  if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/name");
   x = v.description;
-  if (x === undefined) return failAt("/description", "missing required property");
-  if ((typeof x === "string" ? x : fail("expected a string")) === undefined) return at("/description");
-  return copyRawExcept(v, {}, []);
+  if (x === undefined) return rt.failAt("/description", "missing required property");
+  if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/description");
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_AvailableCommand(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -3350,7 +3350,7 @@ function p_AvailableCommand(v: any): any {
       y = p_AvailableCommandCommand(v);
       break;
     default:
-      y = typeof t === "string" ? p_AvailableCommandOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_AvailableCommandOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -3361,11 +3361,11 @@ function p_AvailableCommandInputText(v: any): any {
 }
 
 function p_AvailableCommandInputOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_AvailableCommandInput(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -3373,7 +3373,7 @@ function p_AvailableCommandInput(v: any): any {
       y = p_AvailableCommandInputText(v);
       break;
     default:
-      y = typeof t === "string" ? p_AvailableCommandInputOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_AvailableCommandInputOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -3382,11 +3382,11 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.hint = y;
-    else return at("/hint");
+    else return rt.at("/hint");
   }
-  else return failAt("/hint", "missing required property");
+  else return rt.failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -3396,7 +3396,7 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
 }
 
 function p_TextCommandInput(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TextCommandInput(v, out) && out;
 }
@@ -3405,18 +3405,18 @@ function f_Command(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.description = y;
-    else return at("/description");
+    else return rt.at("/description");
   }
-  else return failAt("/description", "missing required property");
+  else return rt.failAt("/description", "missing required property");
   x = v.input;
   if (x !== undefined) {
     y = (x === null ? null : p_AvailableCommandInput(x));
@@ -3431,13 +3431,13 @@ function f_Command(v: any, out: any): true | undefined {
 }
 
 function p_Command(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Command(v, out) && out;
 }
 
 function p_33(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3456,12 +3456,12 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
-  else return failAt("/sessions", "missing required property");
+  else return rt.failAt("/sessions", "missing required property");
   x = v.nextCursor;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionListCursor(x));
     if (y !== undefined) out.nextCursor = y;
-    else return at("/nextCursor");
+    else return rt.at("/nextCursor");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -3472,18 +3472,18 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ListSessionsResponse(v, out) && out;
 }
 
 function p_34(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_AbsolutePath(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -3495,35 +3495,35 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v.archived;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
     if (y !== undefined) out.archived = y;
   }
   x = v._meta;
@@ -3535,13 +3535,13 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfo(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionInfo(v, out) && out;
 }
 
 function p_SessionListCursor(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_DeleteSessionResponse(v: any, out: any): true | undefined {
@@ -3555,7 +3555,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DeleteSessionResponse(v, out) && out;
 }
@@ -3566,9 +3566,9 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
     y = p_27(x);
@@ -3588,7 +3588,7 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ForkSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ForkSessionResponse(v, out) && out;
 }
@@ -3604,7 +3604,7 @@ function f_ArchiveSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ArchiveSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ArchiveSessionResponse(v, out) && out;
 }
@@ -3620,7 +3620,7 @@ function f_UnarchiveSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_UnarchiveSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UnarchiveSessionResponse(v, out) && out;
 }
@@ -3631,9 +3631,9 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionStatus(x);
     if (y !== undefined) out.status = y;
-    else return at("/status");
+    else return rt.at("/status");
   }
-  else return failAt("/status", "missing required property");
+  else return rt.failAt("/status", "missing required property");
   x = v.state;
   if (x !== undefined) {
     y = (x === null ? null : p_StateUpdate(x));
@@ -3648,13 +3648,13 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionStatusResponse(v, out) && out;
 }
 
 function p_SessionStatus(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_StateUpdateRunning(v: any): any {
@@ -3678,11 +3678,11 @@ function p_StateUpdateUnknown(v: any): any {
 }
 
 function p_StateUpdateOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_StateUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.state;
   let y: any;
   switch (t) {
@@ -3699,7 +3699,7 @@ function p_StateUpdate(v: any): any {
       y = p_StateUpdateUnknown(v);
       break;
     default:
-      y = typeof t === "string" ? p_StateUpdateOther(v) : failAt("/state", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_StateUpdateOther(v) : rt.failAt("/state", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -3720,11 +3720,11 @@ function p_BackgroundWorkSubagent(v: any): any {
 }
 
 function p_BackgroundWorkOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_BackgroundWork(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -3738,7 +3738,7 @@ function p_BackgroundWork(v: any): any {
       y = p_BackgroundWorkSubagent(v);
       break;
     default:
-      y = typeof t === "string" ? p_BackgroundWorkOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_BackgroundWorkOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -3749,9 +3749,9 @@ function f_BackgroundTerminal(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -3761,7 +3761,7 @@ function f_BackgroundTerminal(v: any, out: any): true | undefined {
 }
 
 function p_BackgroundTerminal(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BackgroundTerminal(v, out) && out;
 }
@@ -3772,9 +3772,9 @@ function f_BackgroundToolCall(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
-    else return at("/toolCallId");
+    else return rt.at("/toolCallId");
   }
-  else return failAt("/toolCallId", "missing required property");
+  else return rt.failAt("/toolCallId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -3784,7 +3784,7 @@ function f_BackgroundToolCall(v: any, out: any): true | undefined {
 }
 
 function p_BackgroundToolCall(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BackgroundToolCall(v, out) && out;
 }
@@ -3795,9 +3795,9 @@ function f_BackgroundSubagent(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -3807,18 +3807,18 @@ function f_BackgroundSubagent(v: any, out: any): true | undefined {
 }
 
 function p_BackgroundSubagent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_BackgroundSubagent(v, out) && out;
 }
 
 function p_35(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_BackgroundWork(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -3840,7 +3840,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_RunningStateUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_RunningStateUpdate(v, out) && out;
 }
@@ -3851,16 +3851,16 @@ function f_Error(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ErrorCode(x);
     if (y !== undefined) out.code = y;
-    else return at("/code");
+    else return rt.at("/code");
   }
-  else return failAt("/code", "missing required property");
+  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.message = y;
-    else return at("/message");
+    else return rt.at("/message");
   }
-  else return failAt("/message", "missing required property");
+  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
     y = (x === null ? null : p_ErrorData(x));
@@ -3870,13 +3870,13 @@ function f_Error(v: any, out: any): true | undefined {
 }
 
 function p_Error(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Error(v, out) && out;
 }
 
 function p_ErrorCode(v: any): any {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
 }
 
 function p_ErrorData(v: any): any {
@@ -3885,18 +3885,18 @@ function p_ErrorData(v: any): any {
   if (y !== undefined) return y;
   y = p_SessionNotFoundErrorData(v);
   if (y !== undefined) return y;
-  y = copyJson(v);
+  y = rt.copyJson(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_36(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_ProtocolVersion(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -3908,16 +3908,16 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
   if (x !== undefined) {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.requested = y;
-    else return at("/requested");
+    else return rt.at("/requested");
   }
-  else return failAt("/requested", "missing required property");
+  else return rt.failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
     y = p_36(x);
     if (y !== undefined) out.supported = y;
-    else return at("/supported");
+    else return rt.at("/supported");
   }
-  else return failAt("/supported", "missing required property");
+  else return rt.failAt("/supported", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -3927,7 +3927,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
 }
 
 function p_UnsupportedProtocolVersionErrorData(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UnsupportedProtocolVersionErrorData(v, out) && out;
 }
@@ -3938,9 +3938,9 @@ function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -3950,7 +3950,7 @@ function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
 }
 
 function p_SessionNotFoundErrorData(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionNotFoundErrorData(v, out) && out;
 }
@@ -3966,7 +3966,7 @@ function f_ErrorStopReason(v: any, out: any): true | undefined {
 }
 
 function p_ErrorStopReason(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ErrorStopReason(v, out) && out;
 }
@@ -3975,38 +3975,38 @@ function f_Usage(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.totalTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.totalTokens = y;
-    else return at("/totalTokens");
+    else return rt.at("/totalTokens");
   }
-  else return failAt("/totalTokens", "missing required property");
+  else return rt.failAt("/totalTokens", "missing required property");
   x = v.inputTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.inputTokens = y;
-    else return at("/inputTokens");
+    else return rt.at("/inputTokens");
   }
-  else return failAt("/inputTokens", "missing required property");
+  else return rt.failAt("/inputTokens", "missing required property");
   x = v.outputTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.outputTokens = y;
-    else return at("/outputTokens");
+    else return rt.at("/outputTokens");
   }
-  else return failAt("/outputTokens", "missing required property");
+  else return rt.failAt("/outputTokens", "missing required property");
   x = v.thoughtTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.thoughtTokens = y;
   }
   x = v.cachedReadTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.cachedReadTokens = y;
   }
   x = v.cachedWriteTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.cachedWriteTokens = y;
   }
   x = v._meta;
@@ -4018,7 +4018,7 @@ function f_Usage(v: any, out: any): true | undefined {
 }
 
 function p_Usage(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Usage(v, out) && out;
 }
@@ -4054,11 +4054,11 @@ function p_IdleStateUpdateError(v: any): any {
 }
 
 function p_IdleStateUpdateOther(v: any): any {
-  return copyRawExcept(v, {}, ["usage", "background", "_meta"]);
+  return rt.copyRawExcept(v, {}, ["usage", "background", "_meta"]);
 }
 
 function p_37(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
   let y: any;
@@ -4082,7 +4082,7 @@ function p_37(v: any): any {
       y = p_IdleStateUpdateError(v);
       break;
     default:
-      y = typeof t === "string" ? p_IdleStateUpdateOther(v) : t === null ? { stopReason: null } : t === undefined ? {} : failAt("/stopReason", "expected a string or null");
+      y = typeof t === "string" ? p_IdleStateUpdateOther(v) : t === null ? { stopReason: null } : t === undefined ? {} : rt.failAt("/stopReason", "expected a string or null");
   }
   return y;
 }
@@ -4106,12 +4106,12 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   }
   const m = p_37(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_IdleStateUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_IdleStateUpdate(v, out) && out;
 }
@@ -4132,7 +4132,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_RequiresActionStateUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_RequiresActionStateUpdate(v, out) && out;
 }
@@ -4153,7 +4153,7 @@ function f_UnknownStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UnknownStateUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UnknownStateUpdate(v, out) && out;
 }
@@ -4162,11 +4162,11 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -4176,7 +4176,7 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionTitleResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionTitleResponse(v, out) && out;
 }
@@ -4202,7 +4202,7 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ResumeSessionResponse(v, out) && out;
 }
@@ -4218,7 +4218,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CloseSessionResponse(v, out) && out;
 }
@@ -4234,7 +4234,7 @@ function f_CancelToolCallResponse(v: any, out: any): true | undefined {
 }
 
 function p_CancelToolCallResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelToolCallResponse(v, out) && out;
 }
@@ -4250,7 +4250,7 @@ function f_CancelTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_CancelTerminalResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelTerminalResponse(v, out) && out;
 }
@@ -4261,9 +4261,9 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_27(x);
     if (y !== undefined) out.configOptions = y;
-    else return at("/configOptions");
+    else return rt.at("/configOptions");
   }
-  else return failAt("/configOptions", "missing required property");
+  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -4273,7 +4273,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
@@ -4284,9 +4284,9 @@ function f_PromptResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
-    else return at("/messageId");
+    else return rt.at("/messageId");
   }
-  else return failAt("/messageId", "missing required property");
+  else return rt.failAt("/messageId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -4296,17 +4296,17 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 }
 
 function p_PromptResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptResponse(v, out) && out;
 }
 
 function p_MessageId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_ExtResponse(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function p_38(v: any): any {
@@ -4319,29 +4319,29 @@ function p_38(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtNotification(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_AgentNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_38(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_AgentNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentNotification(v, out) && out;
 }
@@ -4352,16 +4352,16 @@ function f_UpdateSessionNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.update;
   if (x !== undefined) {
     y = p_SessionUpdate(x);
     if (y !== undefined) out.update = y;
-    else return at("/update");
+    else return rt.at("/update");
   }
-  else return failAt("/update", "missing required property");
+  else return rt.failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -4371,7 +4371,7 @@ function f_UpdateSessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_UpdateSessionNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UpdateSessionNotification(v, out) && out;
 }
@@ -4409,7 +4409,7 @@ function p_SessionUpdateAgentThought(v: any): any {
 function p_SessionUpdateStateUpdate(v: any): any {
   const out: any = { sessionUpdate: "state_update" };
   const p = p_StateUpdate(v);
-  return p === undefined ? undefined : merge(out, p);
+  return p === undefined ? undefined : rt.merge(out, p);
 }
 
 function p_SessionUpdateToolCallContentChunk(v: any): any {
@@ -4493,11 +4493,11 @@ function p_SessionUpdateSessionMessageChunk(v: any): any {
 }
 
 function p_SessionUpdateOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_SessionUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.sessionUpdate;
   let y: any;
   switch (t) {
@@ -4571,7 +4571,7 @@ function p_SessionUpdate(v: any): any {
       y = p_SessionUpdateSessionMessageChunk(v);
       break;
     default:
-      y = typeof t === "string" ? p_SessionUpdateOther(v) : failAt("/sessionUpdate", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_SessionUpdateOther(v) : rt.failAt("/sessionUpdate", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -4582,16 +4582,16 @@ function f_ContentChunk(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
-    else return at("/messageId");
+    else return rt.at("/messageId");
   }
-  else return failAt("/messageId", "missing required property");
+  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -4601,13 +4601,13 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ContentChunk(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ContentChunk(v, out) && out;
 }
 
 function p_39(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4624,9 +4624,9 @@ function f_UserMessage(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
-    else return at("/messageId");
+    else return rt.at("/messageId");
   }
-  else return failAt("/messageId", "missing required property");
+  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = (x === null ? null : p_39(x));
@@ -4641,7 +4641,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
 }
 
 function p_UserMessage(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UserMessage(v, out) && out;
 }
@@ -4652,9 +4652,9 @@ function f_AgentMessage(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
-    else return at("/messageId");
+    else return rt.at("/messageId");
   }
-  else return failAt("/messageId", "missing required property");
+  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = (x === null ? null : p_39(x));
@@ -4669,7 +4669,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
 }
 
 function p_AgentMessage(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentMessage(v, out) && out;
 }
@@ -4680,9 +4680,9 @@ function f_AgentThought(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
-    else return at("/messageId");
+    else return rt.at("/messageId");
   }
-  else return failAt("/messageId", "missing required property");
+  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = (x === null ? null : p_39(x));
@@ -4697,7 +4697,7 @@ function f_AgentThought(v: any, out: any): true | undefined {
 }
 
 function p_AgentThought(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AgentThought(v, out) && out;
 }
@@ -4708,16 +4708,16 @@ function f_ToolCallContentChunk(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
-    else return at("/toolCallId");
+    else return rt.at("/toolCallId");
   }
-  else return failAt("/toolCallId", "missing required property");
+  else return rt.failAt("/toolCallId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ToolCallContent(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -4727,7 +4727,7 @@ function f_ToolCallContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallContentChunk(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ToolCallContentChunk(v, out) && out;
 }
@@ -4736,11 +4736,11 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.data = y;
-    else return at("/data");
+    else return rt.at("/data");
   }
-  else return failAt("/data", "missing required property");
+  else return rt.failAt("/data", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -4750,7 +4750,7 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutput(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalOutput(v, out) && out;
 }
@@ -4759,12 +4759,12 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -4776,7 +4776,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
 }
 
 function p_TerminalExitStatus(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalExitStatus(v, out) && out;
 }
@@ -4785,18 +4785,18 @@ function f_TerminalSize(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cols;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : fail("expected an integer (uint16) in [1, 65535]"));
+    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]"));
     if (y !== undefined) out.cols = y;
-    else return at("/cols");
+    else return rt.at("/cols");
   }
-  else return failAt("/cols", "missing required property");
+  else return rt.failAt("/cols", "missing required property");
   x = v.rows;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : fail("expected an integer (uint16) in [1, 65535]"));
+    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]"));
     if (y !== undefined) out.rows = y;
-    else return at("/rows");
+    else return rt.at("/rows");
   }
-  else return failAt("/rows", "missing required property");
+  else return rt.failAt("/rows", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -4806,7 +4806,7 @@ function f_TerminalSize(v: any, out: any): true | undefined {
 }
 
 function p_TerminalSize(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalSize(v, out) && out;
 }
@@ -4827,7 +4827,7 @@ function f_TerminalCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_TerminalCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalCapabilities(v, out) && out;
 }
@@ -4843,7 +4843,7 @@ function f_TerminalCancelCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_TerminalCancelCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalCancelCapabilities(v, out) && out;
 }
@@ -4854,12 +4854,12 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.command = y;
   }
   x = v.cwd;
@@ -4896,7 +4896,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
 }
 
 function p_TerminalUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalUpdate(v, out) && out;
 }
@@ -4907,16 +4907,16 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.data = y;
-    else return at("/data");
+    else return rt.at("/data");
   }
-  else return failAt("/data", "missing required property");
+  else return rt.failAt("/data", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -4926,7 +4926,7 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputChunk(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalOutputChunk(v, out) && out;
 }
@@ -4949,13 +4949,13 @@ function p_PlanUpdateContentMarkdown(v: any): any {
 function p_PlanUpdateContentOther(v: any): any {
   let x: any;
   x = v.planId;
-  if (x === undefined) return failAt("/planId", "missing required property");
-  if (p_PlanId(x) === undefined) return at("/planId");
-  return copyRawExcept(v, {}, []);
+  if (x === undefined) return rt.failAt("/planId", "missing required property");
+  if (p_PlanId(x) === undefined) return rt.at("/planId");
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_PlanUpdateContent(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4969,38 +4969,38 @@ function p_PlanUpdateContent(v: any): any {
       y = p_PlanUpdateContentMarkdown(v);
       break;
     default:
-      y = typeof t === "string" ? p_PlanUpdateContentOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_PlanUpdateContentOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
 
 function p_PlanId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_PlanEntry(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v.priority;
   if (x !== undefined) {
     y = p_PlanEntryPriority(x);
     if (y !== undefined) out.priority = y;
-    else return at("/priority");
+    else return rt.at("/priority");
   }
-  else return failAt("/priority", "missing required property");
+  else return rt.failAt("/priority", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_PlanEntryStatus(x);
     if (y !== undefined) out.status = y;
-    else return at("/status");
+    else return rt.at("/status");
   }
-  else return failAt("/status", "missing required property");
+  else return rt.failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5010,21 +5010,21 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 }
 
 function p_PlanEntry(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanEntry(v, out) && out;
 }
 
 function p_PlanEntryPriority(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_PlanEntryStatus(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_40(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5041,16 +5041,16 @@ function f_PlanItems(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
-    else return at("/planId");
+    else return rt.at("/planId");
   }
-  else return failAt("/planId", "missing required property");
+  else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
     y = p_40(x);
     if (y !== undefined) out.entries = y;
-    else return at("/entries");
+    else return rt.at("/entries");
   }
-  else return failAt("/entries", "missing required property");
+  else return rt.failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5060,7 +5060,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
 }
 
 function p_PlanItems(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanItems(v, out) && out;
 }
@@ -5071,16 +5071,16 @@ function f_PlanFile(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
-    else return at("/planId");
+    else return rt.at("/planId");
   }
-  else return failAt("/planId", "missing required property");
+  else return rt.failAt("/planId", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.uri = y;
-    else return at("/uri");
+    else return rt.at("/uri");
   }
-  else return failAt("/uri", "missing required property");
+  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5090,7 +5090,7 @@ function f_PlanFile(v: any, out: any): true | undefined {
 }
 
 function p_PlanFile(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanFile(v, out) && out;
 }
@@ -5101,16 +5101,16 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
-    else return at("/planId");
+    else return rt.at("/planId");
   }
-  else return failAt("/planId", "missing required property");
+  else return rt.failAt("/planId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5120,7 +5120,7 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
 }
 
 function p_PlanMarkdown(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanMarkdown(v, out) && out;
 }
@@ -5131,9 +5131,9 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PlanUpdateContent(x);
     if (y !== undefined) out.plan = y;
-    else return at("/plan");
+    else return rt.at("/plan");
   }
-  else return failAt("/plan", "missing required property");
+  else return rt.failAt("/plan", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5143,7 +5143,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
 }
 
 function p_PlanUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanUpdate(v, out) && out;
 }
@@ -5154,9 +5154,9 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
-    else return at("/planId");
+    else return rt.at("/planId");
   }
-  else return failAt("/planId", "missing required property");
+  else return rt.failAt("/planId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5166,7 +5166,7 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
 }
 
 function p_PlanRemoved(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PlanRemoved(v, out) && out;
 }
@@ -5177,9 +5177,9 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_28(x);
     if (y !== undefined) out.availableCommands = y;
-    else return at("/availableCommands");
+    else return rt.at("/availableCommands");
   }
-  else return failAt("/availableCommands", "missing required property");
+  else return rt.failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5189,7 +5189,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommandsUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AvailableCommandsUpdate(v, out) && out;
 }
@@ -5200,9 +5200,9 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_27(x);
     if (y !== undefined) out.configOptions = y;
-    else return at("/configOptions");
+    else return rt.at("/configOptions");
   }
-  else return failAt("/configOptions", "missing required property");
+  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5212,7 +5212,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ConfigOptionUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
 }
@@ -5221,12 +5221,12 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -5238,7 +5238,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfoUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
 }
@@ -5247,18 +5247,18 @@ function f_Cost(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.amount;
   if (x !== undefined) {
-    y = (typeof x === "number" && Number.isFinite(x) ? x : fail("expected a number"));
+    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number"));
     if (y !== undefined) out.amount = y;
-    else return at("/amount");
+    else return rt.at("/amount");
   }
-  else return failAt("/amount", "missing required property");
+  else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.currency = y;
-    else return at("/currency");
+    else return rt.at("/currency");
   }
-  else return failAt("/currency", "missing required property");
+  else return rt.failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5268,7 +5268,7 @@ function f_Cost(v: any, out: any): true | undefined {
 }
 
 function p_Cost(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Cost(v, out) && out;
 }
@@ -5277,18 +5277,18 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.used;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.used = y;
-    else return at("/used");
+    else return rt.at("/used");
   }
-  else return failAt("/used", "missing required property");
+  else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.size = y;
-    else return at("/size");
+    else return rt.at("/size");
   }
-  else return failAt("/size", "missing required property");
+  else return rt.failAt("/size", "missing required property");
   x = v.cost;
   if (x !== undefined) {
     y = (x === null ? null : p_Cost(x));
@@ -5303,13 +5303,13 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UsageUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_NoticeSeverity(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -5318,19 +5318,19 @@ function f_Notice(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_NoticeSeverity(x);
     if (y !== undefined) out.severity = y;
-    else return at("/severity");
+    else return rt.at("/severity");
   }
-  else return failAt("/severity", "missing required property");
+  else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" && x.length >= 1 ? x : fail("expected a string of at least 1 characters"));
+    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -5342,17 +5342,17 @@ function f_Notice(v: any, out: any): true | undefined {
 }
 
 function p_Notice(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_Notice(v, out) && out;
 }
 
 function p_CompactionId(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function p_CompactionStatus(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_CompactionUpdate(v: any, out: any): true | undefined {
@@ -5361,16 +5361,16 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
-    else return at("/compactionId");
+    else return rt.at("/compactionId");
   }
-  else return failAt("/compactionId", "missing required property");
+  else return rt.failAt("/compactionId", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_CompactionStatus(x);
     if (y !== undefined) out.status = y;
-    else return at("/status");
+    else return rt.at("/status");
   }
-  else return failAt("/status", "missing required property");
+  else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
     y = (x === null ? null : p_39(x));
@@ -5378,7 +5378,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v.error;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.error = y;
   }
   x = v._meta;
@@ -5390,7 +5390,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CompactionUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
 }
@@ -5401,16 +5401,16 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
-    else return at("/compactionId");
+    else return rt.at("/compactionId");
   }
-  else return failAt("/compactionId", "missing required property");
+  else return rt.failAt("/compactionId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5420,7 +5420,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 }
 
 function p_CompactionSummaryChunk(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CompactionSummaryChunk(v, out) && out;
 }
@@ -5441,7 +5441,7 @@ function f_SubagentSessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SubagentSessionCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SubagentSessionCapabilities(v, out) && out;
 }
@@ -5457,7 +5457,7 @@ function f_SessionCancelCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCancelCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionCancelCapabilities(v, out) && out;
 }
@@ -5468,17 +5468,17 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
     if (y !== undefined) out.description = y;
   }
   x = v.capabilities;
@@ -5495,13 +5495,13 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = (x === null ? null : p_AbsolutePath(x));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = (x === null ? null : p_34(x));
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -5512,7 +5512,7 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SubagentUpdate(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SubagentUpdate(v, out) && out;
 }
@@ -5523,9 +5523,9 @@ function f_SessionMessage(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
-    else return at("/messageId");
+    else return rt.at("/messageId");
   }
-  else return failAt("/messageId", "missing required property");
+  else return rt.failAt("/messageId", "missing required property");
   x = v.senderSessionId;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionId(x));
@@ -5560,7 +5560,7 @@ function f_SessionMessage(v: any, out: any): true | undefined {
 }
 
 function p_SessionMessage(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionMessage(v, out) && out;
 }
@@ -5571,16 +5571,16 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
-    else return at("/messageId");
+    else return rt.at("/messageId");
   }
-  else return failAt("/messageId", "missing required property");
+  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5590,7 +5590,7 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
 }
 
 function p_SessionMessageChunk(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionMessageChunk(v, out) && out;
 }
@@ -5601,9 +5601,9 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
-    else return at("/elicitationId");
+    else return rt.at("/elicitationId");
   }
-  else return failAt("/elicitationId", "missing required property");
+  else return rt.failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5613,7 +5613,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 }
 
 function p_CompleteElicitationNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CompleteElicitationNotification(v, out) && out;
 }
@@ -5624,9 +5624,9 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthState(x);
     if (y !== undefined) out.state = y;
-    else return at("/state");
+    else return rt.at("/state");
   }
-  else return failAt("/state", "missing required property");
+  else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
     y = p_26(x);
@@ -5641,13 +5641,13 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusUpdateNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthStatusUpdateNotification(v, out) && out;
 }
 
 function p_ExtNotification(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function p_41(v: any): any {
@@ -5696,7 +5696,7 @@ function p_41(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtRequest(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_ClientRequest(v: any, out: any): true | undefined {
@@ -5705,27 +5705,27 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_41(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_ClientRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientRequest(v, out) && out;
 }
@@ -5736,16 +5736,16 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
-    else return at("/protocolVersion");
+    else return rt.at("/protocolVersion");
   }
-  else return failAt("/protocolVersion", "missing required property");
+  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.info;
   if (x !== undefined) {
     y = p_Implementation(x);
     if (y !== undefined) out.info = y;
-    else return at("/info");
+    else return rt.at("/info");
   }
-  else return failAt("/info", "missing required property");
+  else return rt.failAt("/info", "missing required property");
   x = v.capabilities;
   if (x !== undefined) {
     y = p_ClientCapabilities(x);
@@ -5760,7 +5760,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 }
 
 function p_InitializeRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
 }
@@ -5786,7 +5786,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientCapabilities(v, out) && out;
 }
@@ -5807,7 +5807,7 @@ function f_ClientAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientAuthCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientAuthCapabilities(v, out) && out;
 }
@@ -5823,7 +5823,7 @@ function f_TerminalAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_TerminalAuthCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_TerminalAuthCapabilities(v, out) && out;
 }
@@ -5849,7 +5849,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationCapabilities(v, out) && out;
 }
@@ -5865,7 +5865,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationFormCapabilities(v, out) && out;
 }
@@ -5881,7 +5881,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlCapabilities(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
 }
@@ -5892,9 +5892,9 @@ function f_LoginAuthRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
-    else return at("/methodId");
+    else return rt.at("/methodId");
   }
-  else return failAt("/methodId", "missing required property");
+  else return rt.failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5904,7 +5904,7 @@ function f_LoginAuthRequest(v: any, out: any): true | undefined {
 }
 
 function p_LoginAuthRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LoginAuthRequest(v, out) && out;
 }
@@ -5920,19 +5920,19 @@ function f_ListProvidersRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListProvidersRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ListProvidersRequest(v, out) && out;
 }
 
 function p_42(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = (typeof x === "string" ? x : fail("expected a string"));
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -5943,28 +5943,28 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
-    else return at("/providerId");
+    else return rt.at("/providerId");
   }
-  else return failAt("/providerId", "missing required property");
+  else return rt.failAt("/providerId", "missing required property");
   x = v.apiType;
   if (x !== undefined) {
     y = p_LlmProtocol(x);
     if (y !== undefined) out.apiType = y;
-    else return at("/apiType");
+    else return rt.at("/apiType");
   }
-  else return failAt("/apiType", "missing required property");
+  else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.baseUrl = y;
-    else return at("/baseUrl");
+    else return rt.at("/baseUrl");
   }
-  else return failAt("/baseUrl", "missing required property");
+  else return rt.failAt("/baseUrl", "missing required property");
   x = v.headers;
   if (x !== undefined) {
     y = p_42(x);
     if (y !== undefined) out.headers = y;
-    else return at("/headers");
+    else return rt.at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -5975,7 +5975,7 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetProviderRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetProviderRequest(v, out) && out;
 }
@@ -5986,9 +5986,9 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
-    else return at("/providerId");
+    else return rt.at("/providerId");
   }
-  else return failAt("/providerId", "missing required property");
+  else return rt.failAt("/providerId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -5998,7 +5998,7 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
 }
 
 function p_DisableProviderRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DisableProviderRequest(v, out) && out;
 }
@@ -6014,7 +6014,7 @@ function f_LogoutAuthRequest(v: any, out: any): true | undefined {
 }
 
 function p_LogoutAuthRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_LogoutAuthRequest(v, out) && out;
 }
@@ -6030,18 +6030,18 @@ function f_AuthStatusRequest(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_AuthStatusRequest(v, out) && out;
 }
 
 function p_43(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_McpServer(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -6053,26 +6053,26 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
     y = x === null ? [] : p_43(x);
     if (y !== undefined) out.mcpServers = y;
-    else return at("/mcpServers");
+    else return rt.at("/mcpServers");
   }
   x = v.systemPrompt;
   if (x !== undefined) {
     y = (x === null ? null : p_SystemPrompt(x));
     if (y !== undefined) out.systemPrompt = y;
-    else return at("/systemPrompt");
+    else return rt.at("/systemPrompt");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -6083,7 +6083,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_NewSessionRequest(v, out) && out;
 }
@@ -6104,11 +6104,11 @@ function p_McpServerStdioVariant(v: any): any {
 }
 
 function p_McpServerOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_McpServer(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -6122,7 +6122,7 @@ function p_McpServer(v: any): any {
       y = p_McpServerStdioVariant(v);
       break;
     default:
-      y = typeof t === "string" ? p_McpServerOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_McpServerOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -6131,18 +6131,18 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6152,18 +6152,18 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 }
 
 function p_HttpHeader(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_HttpHeader(v, out) && out;
 }
 
 function p_44(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_HttpHeader(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -6173,23 +6173,23 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.url = y;
-    else return at("/url");
+    else return rt.at("/url");
   }
-  else return failAt("/url", "missing required property");
+  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
     y = x === null ? [] : p_44(x);
     if (y !== undefined) out.headers = y;
-    else return at("/headers");
+    else return rt.at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -6200,7 +6200,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerHttp(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
 }
@@ -6209,18 +6209,18 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.serverId;
   if (x !== undefined) {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
-    else return at("/serverId");
+    else return rt.at("/serverId");
   }
-  else return failAt("/serverId", "missing required property");
+  else return rt.failAt("/serverId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6230,7 +6230,7 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerAcp(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpServerAcp(v, out) && out;
 }
@@ -6239,29 +6239,29 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.name = y;
-    else return at("/name");
+    else return rt.at("/name");
   }
-  else return failAt("/name", "missing required property");
+  else return rt.failAt("/name", "missing required property");
   x = v.command;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.command = y;
-    else return at("/command");
+    else return rt.at("/command");
   }
-  else return failAt("/command", "missing required property");
+  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
     y = x === null ? [] : p_13(x);
     if (y !== undefined) out.args = y;
-    else return at("/args");
+    else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
     y = x === null ? [] : p_23(x);
     if (y !== undefined) out.env = y;
-    else return at("/env");
+    else return rt.at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -6272,18 +6272,18 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 }
 
 function p_McpServerStdio(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpServerStdio(v, out) && out;
 }
 
 function p_45(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_ContentBlock(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
   return out;
@@ -6295,16 +6295,16 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SystemPromptMode(x);
     if (y !== undefined) out.mode = y;
-    else return at("/mode");
+    else return rt.at("/mode");
   }
-  else return failAt("/mode", "missing required property");
+  else return rt.failAt("/mode", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_45(x);
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
-  else return failAt("/content", "missing required property");
+  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6314,13 +6314,13 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
 }
 
 function p_SystemPrompt(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SystemPrompt(v, out) && out;
 }
 
 function p_SystemPromptMode(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_ListSessionsRequest(v: any, out: any): true | undefined {
@@ -6329,19 +6329,19 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = (x === null ? null : p_AbsolutePath(x));
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
   x = v.cursor;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionListCursor(x));
     if (y !== undefined) out.cursor = y;
-    else return at("/cursor");
+    else return rt.at("/cursor");
   }
   x = v.archived;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionArchiveFilter(x));
     if (y !== undefined) out.archived = y;
-    else return at("/archived");
+    else return rt.at("/archived");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -6352,13 +6352,13 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ListSessionsRequest(v, out) && out;
 }
 
 function p_SessionArchiveFilter(v: any): any {
-  return (typeof v === "string" ? v : fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
 function f_DeleteSessionRequest(v: any, out: any): true | undefined {
@@ -6367,9 +6367,9 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6379,7 +6379,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
 }
@@ -6390,33 +6390,33 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
     y = x === null ? [] : p_43(x);
     if (y !== undefined) out.mcpServers = y;
-    else return at("/mcpServers");
+    else return rt.at("/mcpServers");
   }
   x = v.systemPrompt;
   if (x !== undefined) {
     y = (x === null ? null : p_SystemPrompt(x));
     if (y !== undefined) out.systemPrompt = y;
-    else return at("/systemPrompt");
+    else return rt.at("/systemPrompt");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -6427,7 +6427,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ForkSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ForkSessionRequest(v, out) && out;
 }
@@ -6438,9 +6438,9 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6450,7 +6450,7 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ArchiveSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ArchiveSessionRequest(v, out) && out;
 }
@@ -6461,9 +6461,9 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6473,7 +6473,7 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_UnarchiveSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_UnarchiveSessionRequest(v, out) && out;
 }
@@ -6484,9 +6484,9 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6496,7 +6496,7 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SessionStatusRequest(v, out) && out;
 }
@@ -6507,16 +6507,16 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.title = y;
-    else return at("/title");
+    else return rt.at("/title");
   }
-  else return failAt("/title", "missing required property");
+  else return rt.failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6526,7 +6526,7 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionTitleRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionTitleRequest(v, out) && out;
 }
@@ -6537,39 +6537,39 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
-    else return at("/cwd");
+    else return rt.at("/cwd");
   }
-  else return failAt("/cwd", "missing required property");
+  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
     y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
-    else return at("/additionalDirectories");
+    else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
     y = x === null ? [] : p_43(x);
     if (y !== undefined) out.mcpServers = y;
-    else return at("/mcpServers");
+    else return rt.at("/mcpServers");
   }
   x = v.replayFrom;
   if (x !== undefined) {
     y = (x === null ? null : p_ReplayFrom(x));
     if (y !== undefined) out.replayFrom = y;
-    else return at("/replayFrom");
+    else return rt.at("/replayFrom");
   }
   x = v.systemPrompt;
   if (x !== undefined) {
     y = (x === null ? null : p_SystemPrompt(x));
     if (y !== undefined) out.systemPrompt = y;
-    else return at("/systemPrompt");
+    else return rt.at("/systemPrompt");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -6580,7 +6580,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ResumeSessionRequest(v, out) && out;
 }
@@ -6591,11 +6591,11 @@ function p_ReplayFromStartVariant(v: any): any {
 }
 
 function p_ReplayFromOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_ReplayFrom(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -6603,7 +6603,7 @@ function p_ReplayFrom(v: any): any {
       y = p_ReplayFromStartVariant(v);
       break;
     default:
-      y = typeof t === "string" ? p_ReplayFromOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_ReplayFromOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -6619,7 +6619,7 @@ function f_ReplayFromStart(v: any, out: any): true | undefined {
 }
 
 function p_ReplayFromStart(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ReplayFromStart(v, out) && out;
 }
@@ -6630,9 +6630,9 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6642,7 +6642,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
 }
@@ -6653,16 +6653,16 @@ function f_CancelToolCallRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
-    else return at("/toolCallId");
+    else return rt.at("/toolCallId");
   }
-  else return failAt("/toolCallId", "missing required property");
+  else return rt.failAt("/toolCallId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6672,7 +6672,7 @@ function f_CancelToolCallRequest(v: any, out: any): true | undefined {
 }
 
 function p_CancelToolCallRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelToolCallRequest(v, out) && out;
 }
@@ -6683,16 +6683,16 @@ function f_CancelTerminalRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
-    else return at("/terminalId");
+    else return rt.at("/terminalId");
   }
-  else return failAt("/terminalId", "missing required property");
+  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6702,7 +6702,7 @@ function f_CancelTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_CancelTerminalRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelTerminalRequest(v, out) && out;
 }
@@ -6714,9 +6714,9 @@ function p_SetSessionConfigOptionRequestId(v: any): any {
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   return out;
 }
 
@@ -6725,24 +6725,24 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
     if (y !== undefined) out.value = y;
-    else return at("/value");
+    else return rt.at("/value");
   }
-  else return failAt("/value", "missing required property");
+  else return rt.failAt("/value", "missing required property");
   return out;
 }
 
 function p_SetSessionConfigOptionRequestOther(v: any): any {
   let x: any;
   x = v.value;
-  if (x === undefined) return failAt("/value", "missing required property");
-  if (copyJson(x) === undefined) return at("/value");
-  return copyRawExcept(v, {}, ["sessionId", "configId", "_meta"]);
+  if (x === undefined) return rt.failAt("/value", "missing required property");
+  if (rt.copyJson(x) === undefined) return rt.at("/value");
+  return rt.copyRawExcept(v, {}, ["sessionId", "configId", "_meta"]);
 }
 
 function p_46(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
   switch (t) {
@@ -6753,7 +6753,7 @@ function p_46(v: any): any {
       y = p_SetSessionConfigOptionRequestBoolean(v);
       break;
     default:
-      y = typeof t === "string" ? p_SetSessionConfigOptionRequestOther(v) : failAt("/type", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_SetSessionConfigOptionRequestOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -6764,16 +6764,16 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.configId;
   if (x !== undefined) {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.configId = y;
-    else return at("/configId");
+    else return rt.at("/configId");
   }
-  else return failAt("/configId", "missing required property");
+  else return rt.failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6781,26 +6781,26 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
   }
   const m = p_46(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_SetSessionConfigOptionRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
 function p_47(v: any): any {
-  if (!Array.isArray(v)) return fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     const y = p_ContentBlock(x);
-    if (y === undefined) return atKey(i);
+    if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return fail("expected at least 1 item(s)");
+  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -6810,16 +6810,16 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
     y = p_47(x);
     if (y !== undefined) out.prompt = y;
-    else return at("/prompt");
+    else return rt.at("/prompt");
   }
-  else return failAt("/prompt", "missing required property");
+  else return rt.failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6829,7 +6829,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 }
 
 function p_PromptRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_PromptRequest(v, out) && out;
 }
@@ -6844,7 +6844,7 @@ function p_48(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtResponse(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_49(v: any, out: any): true | undefined {
@@ -6853,21 +6853,21 @@ function f_49(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
     y = p_48(x);
     if (y !== undefined) out.result = y;
-    else return at("/result");
+    else return rt.at("/result");
   }
-  else return failAt("/result", "missing required property");
+  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
 function p_50(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_49(v, out) && out;
 }
@@ -6878,7 +6878,7 @@ function p_ClientResponse(v: any): any {
   if (y !== undefined) return y;
   y = p_21(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_RequestPermissionResponse(v: any, out: any): true | undefined {
@@ -6887,9 +6887,9 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestPermissionOutcome(x);
     if (y !== undefined) out.outcome = y;
-    else return at("/outcome");
+    else return rt.at("/outcome");
   }
-  else return failAt("/outcome", "missing required property");
+  else return rt.failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6899,7 +6899,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_RequestPermissionResponse(v, out) && out;
 }
@@ -6915,11 +6915,11 @@ function p_RequestPermissionOutcomeSelected(v: any): any {
 }
 
 function p_RequestPermissionOutcomeOther(v: any): any {
-  return copyRawExcept(v, {}, []);
+  return rt.copyRawExcept(v, {}, []);
 }
 
 function p_RequestPermissionOutcome(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.outcome;
   let y: any;
   switch (t) {
@@ -6930,7 +6930,7 @@ function p_RequestPermissionOutcome(v: any): any {
       y = p_RequestPermissionOutcomeSelected(v);
       break;
     default:
-      y = typeof t === "string" ? p_RequestPermissionOutcomeOther(v) : failAt("/outcome", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_RequestPermissionOutcomeOther(v) : rt.failAt("/outcome", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -6946,7 +6946,7 @@ function f_CancelledPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_CancelledPermissionOutcome(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelledPermissionOutcome(v, out) && out;
 }
@@ -6957,9 +6957,9 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
-    else return at("/optionId");
+    else return rt.at("/optionId");
   }
-  else return failAt("/optionId", "missing required property");
+  else return rt.failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -6969,7 +6969,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_SelectedPermissionOutcome(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
 }
@@ -6990,11 +6990,11 @@ function p_CreateElicitationResponseCancel(v: any): any {
 }
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return copyRawExcept(v, {}, ["_meta"]);
+  return rt.copyRawExcept(v, {}, ["_meta"]);
 }
 
 function p_51(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.action;
   let y: any;
   switch (t) {
@@ -7008,7 +7008,7 @@ function p_51(v: any): any {
       y = p_CreateElicitationResponseCancel(v);
       break;
     default:
-      y = typeof t === "string" ? p_CreateElicitationResponseOther(v) : failAt("/action", t === undefined ? "missing required property" : "expected a string");
+      y = typeof t === "string" ? p_CreateElicitationResponseOther(v) : rt.failAt("/action", t === undefined ? "missing required property" : "expected a string");
   }
   return y;
 }
@@ -7022,41 +7022,41 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   }
   const m = p_51(v);
   if (m === undefined) return undefined;
-  merge(out, m);
+  rt.merge(out, m);
   return true;
 }
 
 function p_CreateElicitationResponse(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
 }
 
 function p_ElicitationContentValue(v: any): any {
   let y: any;
-  y = (typeof v === "string" ? v : fail("expected a string"));
+  y = (typeof v === "string" ? v : rt.fail("expected a string"));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
-  y = (typeof v === "number" && Number.isFinite(v) ? v : fail("expected a number"));
+  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number"));
   if (y !== undefined) return y;
-  y = (typeof v === "boolean" ? v : fail("expected a boolean"));
+  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean"));
   if (y !== undefined) return y;
   y = p_13(v);
   if (y !== undefined) return y;
-  y = copyJson(v);
+  y = rt.copyJson(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_52(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
     const y = p_ElicitationContentValue(x);
-    if (y === undefined) return atKey(k);
-    put(out, k, y);
+    if (y === undefined) return rt.atKey(k);
+    rt.put(out, k, y);
   }
   return out;
 }
@@ -7067,13 +7067,13 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = (x === null ? null : p_52(x));
     if (y !== undefined) out.content = y;
-    else return at("/content");
+    else return rt.at("/content");
   }
   return true;
 }
 
 function p_ElicitationAcceptAction(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ElicitationAcceptAction(v, out) && out;
 }
@@ -7082,11 +7082,11 @@ function f_53(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.result;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.result = y;
-    else return at("/result");
+    else return rt.at("/result");
   }
-  else return failAt("/result", "missing required property");
+  else return rt.failAt("/result", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -7096,7 +7096,7 @@ function f_53(v: any, out: any): true | undefined {
 }
 
 function p_54(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_53(v, out) && out;
 }
@@ -7107,9 +7107,9 @@ function f_55(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_McpError(x);
     if (y !== undefined) out.error = y;
-    else return at("/error");
+    else return rt.at("/error");
   }
-  else return failAt("/error", "missing required property");
+  else return rt.failAt("/error", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -7119,7 +7119,7 @@ function f_55(v: any, out: any): true | undefined {
 }
 
 function p_56(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_55(v, out) && out;
 }
@@ -7130,37 +7130,37 @@ function p_MessageMcpResponse(v: any): any {
   if (y !== undefined) return y;
   y = p_56(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_McpError(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.code;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 ? x : fail("expected an integer (int32) in [-2147483648, 2147483647]"));
+    y = (Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 ? x : rt.fail("expected an integer (int32) in [-2147483648, 2147483647]"));
     if (y !== undefined) out.code = y;
-    else return at("/code");
+    else return rt.at("/code");
   }
-  else return failAt("/code", "missing required property");
+  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.message = y;
-    else return at("/message");
+    else return rt.at("/message");
   }
-  else return failAt("/message", "missing required property");
+  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.data = y;
-    else return at("/data");
+    else return rt.at("/data");
   }
-  copyRawExcept(v, out, ["code", "message", "data"]);
+  rt.copyRawExcept(v, out, ["code", "message", "data"]);
   return true;
 }
 
 function p_McpError(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_McpError(v, out) && out;
 }
@@ -7173,29 +7173,29 @@ function p_57(v: any): any {
   if (y !== undefined) return y;
   y = p_ExtNotification(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_ClientNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_57(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_ClientNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ClientNotification(v, out) && out;
 }
@@ -7206,9 +7206,9 @@ function f_CancelSessionNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
-    else return at("/sessionId");
+    else return rt.at("/sessionId");
   }
-  else return failAt("/sessionId", "missing required property");
+  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -7218,7 +7218,7 @@ function f_CancelSessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelSessionNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelSessionNotification(v, out) && out;
 }
@@ -7229,28 +7229,28 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
-    else return at("/serverId");
+    else return rt.at("/serverId");
   }
-  else return failAt("/serverId", "missing required property");
+  else return rt.failAt("/serverId", "missing required property");
   x = v.requestId;
   if (x !== undefined) {
     y = p_McpRequestId(x);
     if (y !== undefined) out.requestId = y;
-    else return at("/requestId");
+    else return rt.at("/requestId");
   }
-  else return failAt("/requestId", "missing required property");
+  else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -7261,7 +7261,7 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
 }
 
 function p_MessageMcpNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_MessageMcpNotification(v, out) && out;
 }
@@ -7272,9 +7272,9 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
-    else return at("/requestId");
+    else return rt.at("/requestId");
   }
-  else return failAt("/requestId", "missing required property");
+  else return rt.failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
     y = (x === null ? null : p_2(x));
@@ -7284,7 +7284,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelRequestNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_CancelRequestNotification(v, out) && out;
 }
@@ -7295,7 +7295,7 @@ function p_58(v: any): any {
   if (y !== undefined) return y;
   y = p_ProxySuccessorRequest(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_ProxyRequest(v: any, out: any): true | undefined {
@@ -7304,27 +7304,27 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_58(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_ProxyRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProxyRequest(v, out) && out;
 }
@@ -7337,16 +7337,16 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -7357,7 +7357,7 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
 }
 
 function p_ProxySuccessorRequest(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProxySuccessorRequest(v, out) && out;
 }
@@ -7368,7 +7368,7 @@ function p_59(v: any): any {
   if (y !== undefined) return y;
   y = p_ProxySuccessorResponse(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_60(v: any, out: any): true | undefined {
@@ -7377,21 +7377,21 @@ function f_60(v: any, out: any): true | undefined {
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
-    else return at("/id");
+    else return rt.at("/id");
   }
-  else return failAt("/id", "missing required property");
+  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
     y = p_59(x);
     if (y !== undefined) out.result = y;
-    else return at("/result");
+    else return rt.at("/result");
   }
-  else return failAt("/result", "missing required property");
+  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
 function p_61(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_60(v, out) && out;
 }
@@ -7402,7 +7402,7 @@ function p_ProxyResponse(v: any): any {
   if (y !== undefined) return y;
   y = p_21(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function p_InitializeProxyResponse(v: any): any {
@@ -7410,36 +7410,36 @@ function p_InitializeProxyResponse(v: any): any {
 }
 
 function p_ProxySuccessorResponse(v: any): any {
-  return copyJson(v);
+  return rt.copyJson(v);
 }
 
 function p_62(v: any): any {
   let y: any;
   y = p_ProxySuccessorNotification(v);
   if (y !== undefined) return y;
-  return fail("matches no alternative");
+  return rt.fail("matches no alternative");
 }
 
 function f_ProxyNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = (x === null ? null : p_62(x));
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   return true;
 }
 
 function p_ProxyNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProxyNotification(v, out) && out;
 }
@@ -7448,16 +7448,16 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string"));
     if (y !== undefined) out.method = y;
-    else return at("/method");
+    else return rt.at("/method");
   }
-  else return failAt("/method", "missing required property");
+  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = copyJson(x);
+    y = rt.copyJson(x);
     if (y !== undefined) out.params = y;
-    else return at("/params");
+    else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
@@ -7468,7 +7468,7 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
 }
 
 function p_ProxySuccessorNotification(v: any): any {
-  if (!isObject(v)) return fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_ProxySuccessorNotification(v, out) && out;
 }
@@ -7477,1834 +7477,1834 @@ function p_ProxySuccessorNotification(v: any): any {
  * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return finish(p_AgentRequest(value));
+  return rt.finish(p_AgentRequest(value));
 }
 
 /**
  * Tolerant decoding of `RequestId` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestId(value: unknown): Result<T.RequestId> {
-  return finish(p_RequestId(value));
+  return rt.finish(p_RequestId(value));
 }
 
 /**
  * Tolerant decoding of `RequestPermissionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return finish(p_RequestPermissionRequest(value));
+  return rt.finish(p_RequestPermissionRequest(value));
 }
 
 /**
  * Tolerant decoding of `SessionId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionId(value: unknown): Result<T.SessionId> {
-  return finish(p_SessionId(value));
+  return rt.finish(p_SessionId(value));
 }
 
 /**
  * Tolerant decoding of `RequestPermissionSubject` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestPermissionSubject(value: unknown): Result<T.RequestPermissionSubject> {
-  return finish(p_RequestPermissionSubject(value));
+  return rt.finish(p_RequestPermissionSubject(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return finish(p_ToolCallUpdate(value));
+  return rt.finish(p_ToolCallUpdate(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallId` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return finish(p_ToolCallId(value));
+  return rt.finish(p_ToolCallId(value));
 }
 
 /**
  * Tolerant decoding of `ToolKind` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolKind(value: unknown): Result<T.ToolKind> {
-  return finish(p_ToolKind(value));
+  return rt.finish(p_ToolKind(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return finish(p_ToolCallStatus(value));
+  return rt.finish(p_ToolCallStatus(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallContent` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return finish(p_ToolCallContent(value));
+  return rt.finish(p_ToolCallContent(value));
 }
 
 /**
  * Tolerant decoding of `ContentBlock` into a fresh value (S23-S30); never throws.
  */
 function parse_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return finish(p_ContentBlock(value));
+  return rt.finish(p_ContentBlock(value));
 }
 
 /**
  * Tolerant decoding of `Annotations` into a fresh value (S23-S30); never throws.
  */
 function parse_Annotations(value: unknown): Result<T.Annotations> {
-  return finish(p_Annotations(value));
+  return rt.finish(p_Annotations(value));
 }
 
 /**
  * Tolerant decoding of `Role` into a fresh value (S23-S30); never throws.
  */
 function parse_Role(value: unknown): Result<T.Role> {
-  return finish(p_Role(value));
+  return rt.finish(p_Role(value));
 }
 
 /**
  * Tolerant decoding of `TextContent` into a fresh value (S23-S30); never throws.
  */
 function parse_TextContent(value: unknown): Result<T.TextContent> {
-  return finish(p_TextContent(value));
+  return rt.finish(p_TextContent(value));
 }
 
 /**
  * Tolerant decoding of `MediaType` into a fresh value (S23-S30); never throws.
  */
 function parse_MediaType(value: unknown): Result<T.MediaType> {
-  return finish(p_MediaType(value));
+  return rt.finish(p_MediaType(value));
 }
 
 /**
  * Tolerant decoding of `ImageContent` into a fresh value (S23-S30); never throws.
  */
 function parse_ImageContent(value: unknown): Result<T.ImageContent> {
-  return finish(p_ImageContent(value));
+  return rt.finish(p_ImageContent(value));
 }
 
 /**
  * Tolerant decoding of `AudioContent` into a fresh value (S23-S30); never throws.
  */
 function parse_AudioContent(value: unknown): Result<T.AudioContent> {
-  return finish(p_AudioContent(value));
+  return rt.finish(p_AudioContent(value));
 }
 
 /**
  * Tolerant decoding of `Icon` into a fresh value (S23-S30); never throws.
  */
 function parse_Icon(value: unknown): Result<T.Icon> {
-  return finish(p_Icon(value));
+  return rt.finish(p_Icon(value));
 }
 
 /**
  * Tolerant decoding of `IconTheme` into a fresh value (S23-S30); never throws.
  */
 function parse_IconTheme(value: unknown): Result<T.IconTheme> {
-  return finish(p_IconTheme(value));
+  return rt.finish(p_IconTheme(value));
 }
 
 /**
  * Tolerant decoding of `ResourceLink` into a fresh value (S23-S30); never throws.
  */
 function parse_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return finish(p_ResourceLink(value));
+  return rt.finish(p_ResourceLink(value));
 }
 
 /**
  * Tolerant decoding of `EmbeddedResourceResource` into a fresh value (S23-S30); never throws.
  */
 function parse_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return finish(p_EmbeddedResourceResource(value));
+  return rt.finish(p_EmbeddedResourceResource(value));
 }
 
 /**
  * Tolerant decoding of `TextResourceContents` into a fresh value (S23-S30); never throws.
  */
 function parse_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return finish(p_TextResourceContents(value));
+  return rt.finish(p_TextResourceContents(value));
 }
 
 /**
  * Tolerant decoding of `BlobResourceContents` into a fresh value (S23-S30); never throws.
  */
 function parse_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return finish(p_BlobResourceContents(value));
+  return rt.finish(p_BlobResourceContents(value));
 }
 
 /**
  * Tolerant decoding of `EmbeddedResource` into a fresh value (S23-S30); never throws.
  */
 function parse_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return finish(p_EmbeddedResource(value));
+  return rt.finish(p_EmbeddedResource(value));
 }
 
 /**
  * Tolerant decoding of `Content` into a fresh value (S23-S30); never throws.
  */
 function parse_Content(value: unknown): Result<T.Content> {
-  return finish(p_Content(value));
+  return rt.finish(p_Content(value));
 }
 
 /**
  * Tolerant decoding of `DiffChange` into a fresh value (S23-S30); never throws.
  */
 function parse_DiffChange(value: unknown): Result<T.DiffChange> {
-  return finish(p_DiffChange(value));
+  return rt.finish(p_DiffChange(value));
 }
 
 /**
  * Tolerant decoding of `DiffFileType` into a fresh value (S23-S30); never throws.
  */
 function parse_DiffFileType(value: unknown): Result<T.DiffFileType> {
-  return finish(p_DiffFileType(value));
+  return rt.finish(p_DiffFileType(value));
 }
 
 /**
  * Tolerant decoding of `AbsolutePath` into a fresh value (S23-S30); never throws.
  */
 function parse_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
-  return finish(p_AbsolutePath(value));
+  return rt.finish(p_AbsolutePath(value));
 }
 
 /**
  * Tolerant decoding of `DiffPathChange` into a fresh value (S23-S30); never throws.
  */
 function parse_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
-  return finish(p_DiffPathChange(value));
+  return rt.finish(p_DiffPathChange(value));
 }
 
 /**
  * Tolerant decoding of `DiffPathPairChange` into a fresh value (S23-S30); never throws.
  */
 function parse_DiffPathPairChange(value: unknown): Result<T.DiffPathPairChange> {
-  return finish(p_DiffPathPairChange(value));
+  return rt.finish(p_DiffPathPairChange(value));
 }
 
 /**
  * Tolerant decoding of `DiffPatch` into a fresh value (S23-S30); never throws.
  */
 function parse_DiffPatch(value: unknown): Result<T.DiffPatch> {
-  return finish(p_DiffPatch(value));
+  return rt.finish(p_DiffPatch(value));
 }
 
 /**
  * Tolerant decoding of `DiffPatchFormat` into a fresh value (S23-S30); never throws.
  */
 function parse_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
-  return finish(p_DiffPatchFormat(value));
+  return rt.finish(p_DiffPatchFormat(value));
 }
 
 /**
  * Tolerant decoding of `Diff` into a fresh value (S23-S30); never throws.
  */
 function parse_Diff(value: unknown): Result<T.Diff> {
-  return finish(p_Diff(value));
+  return rt.finish(p_Diff(value));
 }
 
 /**
  * Tolerant decoding of `TerminalId` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalId(value: unknown): Result<T.TerminalId> {
-  return finish(p_TerminalId(value));
+  return rt.finish(p_TerminalId(value));
 }
 
 /**
  * Tolerant decoding of `Terminal` into a fresh value (S23-S30); never throws.
  */
 function parse_Terminal(value: unknown): Result<T.Terminal> {
-  return finish(p_Terminal(value));
+  return rt.finish(p_Terminal(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallLocation` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return finish(p_ToolCallLocation(value));
+  return rt.finish(p_ToolCallLocation(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapabilities> {
-  return finish(p_ToolCallCapabilities(value));
+  return rt.finish(p_ToolCallCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallCancelCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCallCancelCapabilities> {
-  return finish(p_ToolCallCancelCapabilities(value));
+  return rt.finish(p_ToolCallCancelCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallPermissionSubject` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallPermissionSubject(value: unknown): Result<T.ToolCallPermissionSubject> {
-  return finish(p_ToolCallPermissionSubject(value));
+  return rt.finish(p_ToolCallPermissionSubject(value));
 }
 
 /**
  * Tolerant decoding of `CommandPermissionSubject` into a fresh value (S23-S30); never throws.
  */
 function parse_CommandPermissionSubject(value: unknown): Result<T.CommandPermissionSubject> {
-  return finish(p_CommandPermissionSubject(value));
+  return rt.finish(p_CommandPermissionSubject(value));
 }
 
 /**
  * Tolerant decoding of `PermissionOption` into a fresh value (S23-S30); never throws.
  */
 function parse_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return finish(p_PermissionOption(value));
+  return rt.finish(p_PermissionOption(value));
 }
 
 /**
  * Tolerant decoding of `PermissionOptionId` into a fresh value (S23-S30); never throws.
  */
 function parse_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return finish(p_PermissionOptionId(value));
+  return rt.finish(p_PermissionOptionId(value));
 }
 
 /**
  * Tolerant decoding of `PermissionOptionKind` into a fresh value (S23-S30); never throws.
  */
 function parse_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return finish(p_PermissionOptionKind(value));
+  return rt.finish(p_PermissionOptionKind(value));
 }
 
 /**
  * Tolerant decoding of `CreateElicitationRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return finish(p_CreateElicitationRequest(value));
+  return rt.finish(p_CreateElicitationRequest(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationSessionScope` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return finish(p_ElicitationSessionScope(value));
+  return rt.finish(p_ElicitationSessionScope(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationRequestScope` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return finish(p_ElicitationRequestScope(value));
+  return rt.finish(p_ElicitationRequestScope(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationSchema` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return finish(p_ElicitationSchema(value));
+  return rt.finish(p_ElicitationSchema(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationSchemaType` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return finish(p_ElicitationSchemaType(value));
+  return rt.finish(p_ElicitationSchemaType(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return finish(p_ElicitationPropertySchema(value));
+  return rt.finish(p_ElicitationPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `StringFormat` into a fresh value (S23-S30); never throws.
  */
 function parse_StringFormat(value: unknown): Result<T.StringFormat> {
-  return finish(p_StringFormat(value));
+  return rt.finish(p_StringFormat(value));
 }
 
 /**
  * Tolerant decoding of `EnumOption` into a fresh value (S23-S30); never throws.
  */
 function parse_EnumOption(value: unknown): Result<T.EnumOption> {
-  return finish(p_EnumOption(value));
+  return rt.finish(p_EnumOption(value));
 }
 
 /**
  * Tolerant decoding of `StringPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return finish(p_StringPropertySchema(value));
+  return rt.finish(p_StringPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `NumberPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return finish(p_NumberPropertySchema(value));
+  return rt.finish(p_NumberPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `IntegerPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return finish(p_IntegerPropertySchema(value));
+  return rt.finish(p_IntegerPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `BooleanPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return finish(p_BooleanPropertySchema(value));
+  return rt.finish(p_BooleanPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `MultiSelectItems` into a fresh value (S23-S30); never throws.
  */
 function parse_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return finish(p_MultiSelectItems(value));
+  return rt.finish(p_MultiSelectItems(value));
 }
 
 /**
  * Tolerant decoding of `StringMultiSelectItems` into a fresh value (S23-S30); never throws.
  */
 function parse_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return finish(p_StringMultiSelectItems(value));
+  return rt.finish(p_StringMultiSelectItems(value));
 }
 
 /**
  * Tolerant decoding of `TitledMultiSelectItems` into a fresh value (S23-S30); never throws.
  */
 function parse_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return finish(p_TitledMultiSelectItems(value));
+  return rt.finish(p_TitledMultiSelectItems(value));
 }
 
 /**
  * Tolerant decoding of `MultiSelectPropertySchema` into a fresh value (S23-S30); never throws.
  */
 function parse_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return finish(p_MultiSelectPropertySchema(value));
+  return rt.finish(p_MultiSelectPropertySchema(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationFormMode` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return finish(p_ElicitationFormMode(value));
+  return rt.finish(p_ElicitationFormMode(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationId` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return finish(p_ElicitationId(value));
+  return rt.finish(p_ElicitationId(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationUrlMode` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return finish(p_ElicitationUrlMode(value));
+  return rt.finish(p_ElicitationUrlMode(value));
 }
 
 /**
  * Tolerant decoding of `MessageMcpRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
-  return finish(p_MessageMcpRequest(value));
+  return rt.finish(p_MessageMcpRequest(value));
 }
 
 /**
  * Tolerant decoding of `McpServerAcpId` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
-  return finish(p_McpServerAcpId(value));
+  return rt.finish(p_McpServerAcpId(value));
 }
 
 /**
  * Tolerant decoding of `McpRequestId` into a fresh value (S23-S30); never throws.
  */
 function parse_McpRequestId(value: unknown): Result<T.McpRequestId> {
-  return finish(p_McpRequestId(value));
+  return rt.finish(p_McpRequestId(value));
 }
 
 /**
  * Tolerant decoding of `ExtRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return finish(p_ExtRequest(value));
+  return rt.finish(p_ExtRequest(value));
 }
 
 /**
  * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return finish(p_AgentResponse(value));
+  return rt.finish(p_AgentResponse(value));
 }
 
 /**
  * Tolerant decoding of `InitializeResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return finish(p_InitializeResponse(value));
+  return rt.finish(p_InitializeResponse(value));
 }
 
 /**
  * Tolerant decoding of `ProtocolVersion` into a fresh value (S23-S30); never throws.
  */
 function parse_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return finish(p_ProtocolVersion(value));
+  return rt.finish(p_ProtocolVersion(value));
 }
 
 /**
  * Tolerant decoding of `Implementation` into a fresh value (S23-S30); never throws.
  */
 function parse_Implementation(value: unknown): Result<T.Implementation> {
-  return finish(p_Implementation(value));
+  return rt.finish(p_Implementation(value));
 }
 
 /**
  * Tolerant decoding of `AgentCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return finish(p_AgentCapabilities(value));
+  return rt.finish(p_AgentCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return finish(p_SessionCapabilities(value));
+  return rt.finish(p_SessionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `PromptCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return finish(p_PromptCapabilities(value));
+  return rt.finish(p_PromptCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `PromptImageCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptImageCapabilities(value: unknown): Result<T.PromptImageCapabilities> {
-  return finish(p_PromptImageCapabilities(value));
+  return rt.finish(p_PromptImageCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `PromptAudioCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptAudioCapabilities(value: unknown): Result<T.PromptAudioCapabilities> {
-  return finish(p_PromptAudioCapabilities(value));
+  return rt.finish(p_PromptAudioCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `PromptEmbeddedContextCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptEmbeddedContextCapabilities(value: unknown): Result<T.PromptEmbeddedContextCapabilities> {
-  return finish(p_PromptEmbeddedContextCapabilities(value));
+  return rt.finish(p_PromptEmbeddedContextCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `McpCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return finish(p_McpCapabilities(value));
+  return rt.finish(p_McpCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `McpStdioCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapabilities> {
-  return finish(p_McpStdioCapabilities(value));
+  return rt.finish(p_McpStdioCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `McpHttpCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabilities> {
-  return finish(p_McpHttpCapabilities(value));
+  return rt.finish(p_McpHttpCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `McpAcpCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_McpAcpCapabilities(value: unknown): Result<T.McpAcpCapabilities> {
-  return finish(p_McpAcpCapabilities(value));
+  return rt.finish(p_McpAcpCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionDeleteCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return finish(p_SessionDeleteCapabilities(value));
+  return rt.finish(p_SessionDeleteCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionAdditionalDirectoriesCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return finish(p_SessionAdditionalDirectoriesCapabilities(value));
+  return rt.finish(p_SessionAdditionalDirectoriesCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionSystemPromptCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
-  return finish(p_SessionSystemPromptCapabilities(value));
+  return rt.finish(p_SessionSystemPromptCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionSystemPromptModeCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
-  return finish(p_SessionSystemPromptModeCapabilities(value));
+  return rt.finish(p_SessionSystemPromptModeCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionSystemPromptOverrideCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
-  return finish(p_SessionSystemPromptOverrideCapabilities(value));
+  return rt.finish(p_SessionSystemPromptOverrideCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionForkCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
-  return finish(p_SessionForkCapabilities(value));
+  return rt.finish(p_SessionForkCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionArchiveCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
-  return finish(p_SessionArchiveCapabilities(value));
+  return rt.finish(p_SessionArchiveCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionStatusCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
-  return finish(p_SessionStatusCapabilities(value));
+  return rt.finish(p_SessionStatusCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionTitleCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
-  return finish(p_SessionTitleCapabilities(value));
+  return rt.finish(p_SessionTitleCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AgentAuthCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return finish(p_AgentAuthCapabilities(value));
+  return rt.finish(p_AgentAuthCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AuthStatusCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
-  return finish(p_AuthStatusCapabilities(value));
+  return rt.finish(p_AuthStatusCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ProvidersCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
-  return finish(p_ProvidersCapabilities(value));
+  return rt.finish(p_ProvidersCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethod` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return finish(p_AuthMethod(value));
+  return rt.finish(p_AuthMethod(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethodId` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return finish(p_AuthMethodId(value));
+  return rt.finish(p_AuthMethodId(value));
 }
 
 /**
  * Tolerant decoding of `EnvVariable` into a fresh value (S23-S30); never throws.
  */
 function parse_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return finish(p_EnvVariable(value));
+  return rt.finish(p_EnvVariable(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethodTerminal` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return finish(p_AuthMethodTerminal(value));
+  return rt.finish(p_AuthMethodTerminal(value));
 }
 
 /**
  * Tolerant decoding of `AuthMethodAgent` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return finish(p_AuthMethodAgent(value));
+  return rt.finish(p_AuthMethodAgent(value));
 }
 
 /**
  * Tolerant decoding of `LoginAuthResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_LoginAuthResponse(value: unknown): Result<T.LoginAuthResponse> {
-  return finish(p_LoginAuthResponse(value));
+  return rt.finish(p_LoginAuthResponse(value));
 }
 
 /**
  * Tolerant decoding of `ListProvidersResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
-  return finish(p_ListProvidersResponse(value));
+  return rt.finish(p_ListProvidersResponse(value));
 }
 
 /**
  * Tolerant decoding of `ProviderInfo` into a fresh value (S23-S30); never throws.
  */
 function parse_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
-  return finish(p_ProviderInfo(value));
+  return rt.finish(p_ProviderInfo(value));
 }
 
 /**
  * Tolerant decoding of `ProviderId` into a fresh value (S23-S30); never throws.
  */
 function parse_ProviderId(value: unknown): Result<T.ProviderId> {
-  return finish(p_ProviderId(value));
+  return rt.finish(p_ProviderId(value));
 }
 
 /**
  * Tolerant decoding of `LlmProtocol` into a fresh value (S23-S30); never throws.
  */
 function parse_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
-  return finish(p_LlmProtocol(value));
+  return rt.finish(p_LlmProtocol(value));
 }
 
 /**
  * Tolerant decoding of `ProviderCurrentConfig` into a fresh value (S23-S30); never throws.
  */
 function parse_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
-  return finish(p_ProviderCurrentConfig(value));
+  return rt.finish(p_ProviderCurrentConfig(value));
 }
 
 /**
  * Tolerant decoding of `SetProviderResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
-  return finish(p_SetProviderResponse(value));
+  return rt.finish(p_SetProviderResponse(value));
 }
 
 /**
  * Tolerant decoding of `DisableProviderResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
-  return finish(p_DisableProviderResponse(value));
+  return rt.finish(p_DisableProviderResponse(value));
 }
 
 /**
  * Tolerant decoding of `LogoutAuthResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthResponse> {
-  return finish(p_LogoutAuthResponse(value));
+  return rt.finish(p_LogoutAuthResponse(value));
 }
 
 /**
  * Tolerant decoding of `AuthStatusResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
-  return finish(p_AuthStatusResponse(value));
+  return rt.finish(p_AuthStatusResponse(value));
 }
 
 /**
  * Tolerant decoding of `AuthState` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthState(value: unknown): Result<T.AuthState> {
-  return finish(p_AuthState(value));
+  return rt.finish(p_AuthState(value));
 }
 
 /**
  * Tolerant decoding of `AuthAccount` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthAccount(value: unknown): Result<T.AuthAccount> {
-  return finish(p_AuthAccount(value));
+  return rt.finish(p_AuthAccount(value));
 }
 
 /**
  * Tolerant decoding of `NewSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return finish(p_NewSessionResponse(value));
+  return rt.finish(p_NewSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigOption` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return finish(p_SessionConfigOption(value));
+  return rt.finish(p_SessionConfigOption(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return finish(p_SessionConfigId(value));
+  return rt.finish(p_SessionConfigId(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigOptionCategory` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return finish(p_SessionConfigOptionCategory(value));
+  return rt.finish(p_SessionConfigOptionCategory(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigValueId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return finish(p_SessionConfigValueId(value));
+  return rt.finish(p_SessionConfigValueId(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelectOptions` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return finish(p_SessionConfigSelectOptions(value));
+  return rt.finish(p_SessionConfigSelectOptions(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelectOption` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return finish(p_SessionConfigSelectOption(value));
+  return rt.finish(p_SessionConfigSelectOption(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelectGroup` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return finish(p_SessionConfigSelectGroup(value));
+  return rt.finish(p_SessionConfigSelectGroup(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigGroupId` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return finish(p_SessionConfigGroupId(value));
+  return rt.finish(p_SessionConfigGroupId(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigSelect` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return finish(p_SessionConfigSelect(value));
+  return rt.finish(p_SessionConfigSelect(value));
 }
 
 /**
  * Tolerant decoding of `SessionConfigBoolean` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return finish(p_SessionConfigBoolean(value));
+  return rt.finish(p_SessionConfigBoolean(value));
 }
 
 /**
  * Tolerant decoding of `AvailableCommand` into a fresh value (S23-S30); never throws.
  */
 function parse_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return finish(p_AvailableCommand(value));
+  return rt.finish(p_AvailableCommand(value));
 }
 
 /**
  * Tolerant decoding of `AvailableCommandInput` into a fresh value (S23-S30); never throws.
  */
 function parse_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return finish(p_AvailableCommandInput(value));
+  return rt.finish(p_AvailableCommandInput(value));
 }
 
 /**
  * Tolerant decoding of `TextCommandInput` into a fresh value (S23-S30); never throws.
  */
 function parse_TextCommandInput(value: unknown): Result<T.TextCommandInput> {
-  return finish(p_TextCommandInput(value));
+  return rt.finish(p_TextCommandInput(value));
 }
 
 /**
  * Tolerant decoding of `Command` into a fresh value (S23-S30); never throws.
  */
 function parse_Command(value: unknown): Result<T.Command> {
-  return finish(p_Command(value));
+  return rt.finish(p_Command(value));
 }
 
 /**
  * Tolerant decoding of `ListSessionsResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return finish(p_ListSessionsResponse(value));
+  return rt.finish(p_ListSessionsResponse(value));
 }
 
 /**
  * Tolerant decoding of `SessionInfo` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return finish(p_SessionInfo(value));
+  return rt.finish(p_SessionInfo(value));
 }
 
 /**
  * Tolerant decoding of `SessionListCursor` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionListCursor(value: unknown): Result<T.SessionListCursor> {
-  return finish(p_SessionListCursor(value));
+  return rt.finish(p_SessionListCursor(value));
 }
 
 /**
  * Tolerant decoding of `DeleteSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return finish(p_DeleteSessionResponse(value));
+  return rt.finish(p_DeleteSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `ForkSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
-  return finish(p_ForkSessionResponse(value));
+  return rt.finish(p_ForkSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `ArchiveSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
-  return finish(p_ArchiveSessionResponse(value));
+  return rt.finish(p_ArchiveSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `UnarchiveSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
-  return finish(p_UnarchiveSessionResponse(value));
+  return rt.finish(p_UnarchiveSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `SessionStatusResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
-  return finish(p_SessionStatusResponse(value));
+  return rt.finish(p_SessionStatusResponse(value));
 }
 
 /**
  * Tolerant decoding of `SessionStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionStatus(value: unknown): Result<T.SessionStatus> {
-  return finish(p_SessionStatus(value));
+  return rt.finish(p_SessionStatus(value));
 }
 
 /**
  * Tolerant decoding of `StateUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_StateUpdate(value: unknown): Result<T.StateUpdate> {
-  return finish(p_StateUpdate(value));
+  return rt.finish(p_StateUpdate(value));
 }
 
 /**
  * Tolerant decoding of `BackgroundWork` into a fresh value (S23-S30); never throws.
  */
 function parse_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
-  return finish(p_BackgroundWork(value));
+  return rt.finish(p_BackgroundWork(value));
 }
 
 /**
  * Tolerant decoding of `BackgroundTerminal` into a fresh value (S23-S30); never throws.
  */
 function parse_BackgroundTerminal(value: unknown): Result<T.BackgroundTerminal> {
-  return finish(p_BackgroundTerminal(value));
+  return rt.finish(p_BackgroundTerminal(value));
 }
 
 /**
  * Tolerant decoding of `BackgroundToolCall` into a fresh value (S23-S30); never throws.
  */
 function parse_BackgroundToolCall(value: unknown): Result<T.BackgroundToolCall> {
-  return finish(p_BackgroundToolCall(value));
+  return rt.finish(p_BackgroundToolCall(value));
 }
 
 /**
  * Tolerant decoding of `BackgroundSubagent` into a fresh value (S23-S30); never throws.
  */
 function parse_BackgroundSubagent(value: unknown): Result<T.BackgroundSubagent> {
-  return finish(p_BackgroundSubagent(value));
+  return rt.finish(p_BackgroundSubagent(value));
 }
 
 /**
  * Tolerant decoding of `RunningStateUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
-  return finish(p_RunningStateUpdate(value));
+  return rt.finish(p_RunningStateUpdate(value));
 }
 
 /**
  * Tolerant decoding of `Error` into a fresh value (S23-S30); never throws.
  */
 function parse_Error(value: unknown): Result<T.Error> {
-  return finish(p_Error(value));
+  return rt.finish(p_Error(value));
 }
 
 /**
  * Tolerant decoding of `ErrorCode` into a fresh value (S23-S30); never throws.
  */
 function parse_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return finish(p_ErrorCode(value));
+  return rt.finish(p_ErrorCode(value));
 }
 
 /**
  * Tolerant decoding of `ErrorData` into a fresh value (S23-S30); never throws.
  */
 function parse_ErrorData(value: unknown): Result<T.ErrorData> {
-  return finish(p_ErrorData(value));
+  return rt.finish(p_ErrorData(value));
 }
 
 /**
  * Tolerant decoding of `UnsupportedProtocolVersionErrorData` into a fresh value (S23-S30); never throws.
  */
 function parse_UnsupportedProtocolVersionErrorData(value: unknown): Result<T.UnsupportedProtocolVersionErrorData> {
-  return finish(p_UnsupportedProtocolVersionErrorData(value));
+  return rt.finish(p_UnsupportedProtocolVersionErrorData(value));
 }
 
 /**
  * Tolerant decoding of `SessionNotFoundErrorData` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionNotFoundErrorData(value: unknown): Result<T.SessionNotFoundErrorData> {
-  return finish(p_SessionNotFoundErrorData(value));
+  return rt.finish(p_SessionNotFoundErrorData(value));
 }
 
 /**
  * Tolerant decoding of `ErrorStopReason` into a fresh value (S23-S30); never throws.
  */
 function parse_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
-  return finish(p_ErrorStopReason(value));
+  return rt.finish(p_ErrorStopReason(value));
 }
 
 /**
  * Tolerant decoding of `Usage` into a fresh value (S23-S30); never throws.
  */
 function parse_Usage(value: unknown): Result<T.Usage> {
-  return finish(p_Usage(value));
+  return rt.finish(p_Usage(value));
 }
 
 /**
  * Tolerant decoding of `IdleStateUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
-  return finish(p_IdleStateUpdate(value));
+  return rt.finish(p_IdleStateUpdate(value));
 }
 
 /**
  * Tolerant decoding of `RequiresActionStateUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
-  return finish(p_RequiresActionStateUpdate(value));
+  return rt.finish(p_RequiresActionStateUpdate(value));
 }
 
 /**
  * Tolerant decoding of `UnknownStateUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
-  return finish(p_UnknownStateUpdate(value));
+  return rt.finish(p_UnknownStateUpdate(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionTitleResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
-  return finish(p_SetSessionTitleResponse(value));
+  return rt.finish(p_SetSessionTitleResponse(value));
 }
 
 /**
  * Tolerant decoding of `ResumeSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return finish(p_ResumeSessionResponse(value));
+  return rt.finish(p_ResumeSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `CloseSessionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return finish(p_CloseSessionResponse(value));
+  return rt.finish(p_CloseSessionResponse(value));
 }
 
 /**
  * Tolerant decoding of `CancelToolCallResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelToolCallResponse(value: unknown): Result<T.CancelToolCallResponse> {
-  return finish(p_CancelToolCallResponse(value));
+  return rt.finish(p_CancelToolCallResponse(value));
 }
 
 /**
  * Tolerant decoding of `CancelTerminalResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelTerminalResponse(value: unknown): Result<T.CancelTerminalResponse> {
-  return finish(p_CancelTerminalResponse(value));
+  return rt.finish(p_CancelTerminalResponse(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionConfigOptionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return finish(p_SetSessionConfigOptionResponse(value));
+  return rt.finish(p_SetSessionConfigOptionResponse(value));
 }
 
 /**
  * Tolerant decoding of `PromptResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return finish(p_PromptResponse(value));
+  return rt.finish(p_PromptResponse(value));
 }
 
 /**
  * Tolerant decoding of `MessageId` into a fresh value (S23-S30); never throws.
  */
 function parse_MessageId(value: unknown): Result<T.MessageId> {
-  return finish(p_MessageId(value));
+  return rt.finish(p_MessageId(value));
 }
 
 /**
  * Tolerant decoding of `ExtResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return finish(p_ExtResponse(value));
+  return rt.finish(p_ExtResponse(value));
 }
 
 /**
  * Tolerant decoding of `AgentNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return finish(p_AgentNotification(value));
+  return rt.finish(p_AgentNotification(value));
 }
 
 /**
  * Tolerant decoding of `UpdateSessionNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_UpdateSessionNotification(value: unknown): Result<T.UpdateSessionNotification> {
-  return finish(p_UpdateSessionNotification(value));
+  return rt.finish(p_UpdateSessionNotification(value));
 }
 
 /**
  * Tolerant decoding of `SessionUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return finish(p_SessionUpdate(value));
+  return rt.finish(p_SessionUpdate(value));
 }
 
 /**
  * Tolerant decoding of `ContentChunk` into a fresh value (S23-S30); never throws.
  */
 function parse_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return finish(p_ContentChunk(value));
+  return rt.finish(p_ContentChunk(value));
 }
 
 /**
  * Tolerant decoding of `UserMessage` into a fresh value (S23-S30); never throws.
  */
 function parse_UserMessage(value: unknown): Result<T.UserMessage> {
-  return finish(p_UserMessage(value));
+  return rt.finish(p_UserMessage(value));
 }
 
 /**
  * Tolerant decoding of `AgentMessage` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentMessage(value: unknown): Result<T.AgentMessage> {
-  return finish(p_AgentMessage(value));
+  return rt.finish(p_AgentMessage(value));
 }
 
 /**
  * Tolerant decoding of `AgentThought` into a fresh value (S23-S30); never throws.
  */
 function parse_AgentThought(value: unknown): Result<T.AgentThought> {
-  return finish(p_AgentThought(value));
+  return rt.finish(p_AgentThought(value));
 }
 
 /**
  * Tolerant decoding of `ToolCallContentChunk` into a fresh value (S23-S30); never throws.
  */
 function parse_ToolCallContentChunk(value: unknown): Result<T.ToolCallContentChunk> {
-  return finish(p_ToolCallContentChunk(value));
+  return rt.finish(p_ToolCallContentChunk(value));
 }
 
 /**
  * Tolerant decoding of `TerminalOutput` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
-  return finish(p_TerminalOutput(value));
+  return rt.finish(p_TerminalOutput(value));
 }
 
 /**
  * Tolerant decoding of `TerminalExitStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return finish(p_TerminalExitStatus(value));
+  return rt.finish(p_TerminalExitStatus(value));
 }
 
 /**
  * Tolerant decoding of `TerminalSize` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalSize(value: unknown): Result<T.TerminalSize> {
-  return finish(p_TerminalSize(value));
+  return rt.finish(p_TerminalSize(value));
 }
 
 /**
  * Tolerant decoding of `TerminalCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalCapabilities(value: unknown): Result<T.TerminalCapabilities> {
-  return finish(p_TerminalCapabilities(value));
+  return rt.finish(p_TerminalCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `TerminalCancelCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalCancelCapabilities(value: unknown): Result<T.TerminalCancelCapabilities> {
-  return finish(p_TerminalCancelCapabilities(value));
+  return rt.finish(p_TerminalCancelCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `TerminalUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
-  return finish(p_TerminalUpdate(value));
+  return rt.finish(p_TerminalUpdate(value));
 }
 
 /**
  * Tolerant decoding of `TerminalOutputChunk` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalOutputChunk(value: unknown): Result<T.TerminalOutputChunk> {
-  return finish(p_TerminalOutputChunk(value));
+  return rt.finish(p_TerminalOutputChunk(value));
 }
 
 /**
  * Tolerant decoding of `PlanUpdateContent` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
-  return finish(p_PlanUpdateContent(value));
+  return rt.finish(p_PlanUpdateContent(value));
 }
 
 /**
  * Tolerant decoding of `PlanId` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanId(value: unknown): Result<T.PlanId> {
-  return finish(p_PlanId(value));
+  return rt.finish(p_PlanId(value));
 }
 
 /**
  * Tolerant decoding of `PlanEntry` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return finish(p_PlanEntry(value));
+  return rt.finish(p_PlanEntry(value));
 }
 
 /**
  * Tolerant decoding of `PlanEntryPriority` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return finish(p_PlanEntryPriority(value));
+  return rt.finish(p_PlanEntryPriority(value));
 }
 
 /**
  * Tolerant decoding of `PlanEntryStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return finish(p_PlanEntryStatus(value));
+  return rt.finish(p_PlanEntryStatus(value));
 }
 
 /**
  * Tolerant decoding of `PlanItems` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanItems(value: unknown): Result<T.PlanItems> {
-  return finish(p_PlanItems(value));
+  return rt.finish(p_PlanItems(value));
 }
 
 /**
  * Tolerant decoding of `PlanFile` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanFile(value: unknown): Result<T.PlanFile> {
-  return finish(p_PlanFile(value));
+  return rt.finish(p_PlanFile(value));
 }
 
 /**
  * Tolerant decoding of `PlanMarkdown` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
-  return finish(p_PlanMarkdown(value));
+  return rt.finish(p_PlanMarkdown(value));
 }
 
 /**
  * Tolerant decoding of `PlanUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
-  return finish(p_PlanUpdate(value));
+  return rt.finish(p_PlanUpdate(value));
 }
 
 /**
  * Tolerant decoding of `PlanRemoved` into a fresh value (S23-S30); never throws.
  */
 function parse_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
-  return finish(p_PlanRemoved(value));
+  return rt.finish(p_PlanRemoved(value));
 }
 
 /**
  * Tolerant decoding of `AvailableCommandsUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return finish(p_AvailableCommandsUpdate(value));
+  return rt.finish(p_AvailableCommandsUpdate(value));
 }
 
 /**
  * Tolerant decoding of `ConfigOptionUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return finish(p_ConfigOptionUpdate(value));
+  return rt.finish(p_ConfigOptionUpdate(value));
 }
 
 /**
  * Tolerant decoding of `SessionInfoUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return finish(p_SessionInfoUpdate(value));
+  return rt.finish(p_SessionInfoUpdate(value));
 }
 
 /**
  * Tolerant decoding of `Cost` into a fresh value (S23-S30); never throws.
  */
 function parse_Cost(value: unknown): Result<T.Cost> {
-  return finish(p_Cost(value));
+  return rt.finish(p_Cost(value));
 }
 
 /**
  * Tolerant decoding of `UsageUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return finish(p_UsageUpdate(value));
+  return rt.finish(p_UsageUpdate(value));
 }
 
 /**
  * Tolerant decoding of `NoticeSeverity` into a fresh value (S23-S30); never throws.
  */
 function parse_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return finish(p_NoticeSeverity(value));
+  return rt.finish(p_NoticeSeverity(value));
 }
 
 /**
  * Tolerant decoding of `Notice` into a fresh value (S23-S30); never throws.
  */
 function parse_Notice(value: unknown): Result<T.Notice> {
-  return finish(p_Notice(value));
+  return rt.finish(p_Notice(value));
 }
 
 /**
  * Tolerant decoding of `CompactionId` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionId(value: unknown): Result<T.CompactionId> {
-  return finish(p_CompactionId(value));
+  return rt.finish(p_CompactionId(value));
 }
 
 /**
  * Tolerant decoding of `CompactionStatus` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return finish(p_CompactionStatus(value));
+  return rt.finish(p_CompactionStatus(value));
 }
 
 /**
  * Tolerant decoding of `CompactionUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return finish(p_CompactionUpdate(value));
+  return rt.finish(p_CompactionUpdate(value));
 }
 
 /**
  * Tolerant decoding of `CompactionSummaryChunk` into a fresh value (S23-S30); never throws.
  */
 function parse_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return finish(p_CompactionSummaryChunk(value));
+  return rt.finish(p_CompactionSummaryChunk(value));
 }
 
 /**
  * Tolerant decoding of `SubagentSessionCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
-  return finish(p_SubagentSessionCapabilities(value));
+  return rt.finish(p_SubagentSessionCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SessionCancelCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
-  return finish(p_SessionCancelCapabilities(value));
+  return rt.finish(p_SessionCancelCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `SubagentUpdate` into a fresh value (S23-S30); never throws.
  */
 function parse_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
-  return finish(p_SubagentUpdate(value));
+  return rt.finish(p_SubagentUpdate(value));
 }
 
 /**
  * Tolerant decoding of `SessionMessage` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionMessage(value: unknown): Result<T.SessionMessage> {
-  return finish(p_SessionMessage(value));
+  return rt.finish(p_SessionMessage(value));
 }
 
 /**
  * Tolerant decoding of `SessionMessageChunk` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
-  return finish(p_SessionMessageChunk(value));
+  return rt.finish(p_SessionMessageChunk(value));
 }
 
 /**
  * Tolerant decoding of `CompleteElicitationNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return finish(p_CompleteElicitationNotification(value));
+  return rt.finish(p_CompleteElicitationNotification(value));
 }
 
 /**
  * Tolerant decoding of `AuthStatusUpdateNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
-  return finish(p_AuthStatusUpdateNotification(value));
+  return rt.finish(p_AuthStatusUpdateNotification(value));
 }
 
 /**
  * Tolerant decoding of `ExtNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return finish(p_ExtNotification(value));
+  return rt.finish(p_ExtNotification(value));
 }
 
 /**
  * Tolerant decoding of `ClientRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return finish(p_ClientRequest(value));
+  return rt.finish(p_ClientRequest(value));
 }
 
 /**
  * Tolerant decoding of `InitializeRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return finish(p_InitializeRequest(value));
+  return rt.finish(p_InitializeRequest(value));
 }
 
 /**
  * Tolerant decoding of `ClientCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return finish(p_ClientCapabilities(value));
+  return rt.finish(p_ClientCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ClientAuthCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthCapabilities> {
-  return finish(p_ClientAuthCapabilities(value));
+  return rt.finish(p_ClientAuthCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `TerminalAuthCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_TerminalAuthCapabilities(value: unknown): Result<T.TerminalAuthCapabilities> {
-  return finish(p_TerminalAuthCapabilities(value));
+  return rt.finish(p_TerminalAuthCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return finish(p_ElicitationCapabilities(value));
+  return rt.finish(p_ElicitationCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationFormCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return finish(p_ElicitationFormCapabilities(value));
+  return rt.finish(p_ElicitationFormCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationUrlCapabilities` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return finish(p_ElicitationUrlCapabilities(value));
+  return rt.finish(p_ElicitationUrlCapabilities(value));
 }
 
 /**
  * Tolerant decoding of `LoginAuthRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest> {
-  return finish(p_LoginAuthRequest(value));
+  return rt.finish(p_LoginAuthRequest(value));
 }
 
 /**
  * Tolerant decoding of `ListProvidersRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
-  return finish(p_ListProvidersRequest(value));
+  return rt.finish(p_ListProvidersRequest(value));
 }
 
 /**
  * Tolerant decoding of `SetProviderRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
-  return finish(p_SetProviderRequest(value));
+  return rt.finish(p_SetProviderRequest(value));
 }
 
 /**
  * Tolerant decoding of `DisableProviderRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
-  return finish(p_DisableProviderRequest(value));
+  return rt.finish(p_DisableProviderRequest(value));
 }
 
 /**
  * Tolerant decoding of `LogoutAuthRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthRequest> {
-  return finish(p_LogoutAuthRequest(value));
+  return rt.finish(p_LogoutAuthRequest(value));
 }
 
 /**
  * Tolerant decoding of `AuthStatusRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
-  return finish(p_AuthStatusRequest(value));
+  return rt.finish(p_AuthStatusRequest(value));
 }
 
 /**
  * Tolerant decoding of `NewSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return finish(p_NewSessionRequest(value));
+  return rt.finish(p_NewSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `McpServer` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServer(value: unknown): Result<T.McpServer> {
-  return finish(p_McpServer(value));
+  return rt.finish(p_McpServer(value));
 }
 
 /**
  * Tolerant decoding of `HttpHeader` into a fresh value (S23-S30); never throws.
  */
 function parse_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return finish(p_HttpHeader(value));
+  return rt.finish(p_HttpHeader(value));
 }
 
 /**
  * Tolerant decoding of `McpServerHttp` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return finish(p_McpServerHttp(value));
+  return rt.finish(p_McpServerHttp(value));
 }
 
 /**
  * Tolerant decoding of `McpServerAcp` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
-  return finish(p_McpServerAcp(value));
+  return rt.finish(p_McpServerAcp(value));
 }
 
 /**
  * Tolerant decoding of `McpServerStdio` into a fresh value (S23-S30); never throws.
  */
 function parse_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return finish(p_McpServerStdio(value));
+  return rt.finish(p_McpServerStdio(value));
 }
 
 /**
  * Tolerant decoding of `SystemPrompt` into a fresh value (S23-S30); never throws.
  */
 function parse_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
-  return finish(p_SystemPrompt(value));
+  return rt.finish(p_SystemPrompt(value));
 }
 
 /**
  * Tolerant decoding of `SystemPromptMode` into a fresh value (S23-S30); never throws.
  */
 function parse_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
-  return finish(p_SystemPromptMode(value));
+  return rt.finish(p_SystemPromptMode(value));
 }
 
 /**
  * Tolerant decoding of `ListSessionsRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return finish(p_ListSessionsRequest(value));
+  return rt.finish(p_ListSessionsRequest(value));
 }
 
 /**
  * Tolerant decoding of `SessionArchiveFilter` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
-  return finish(p_SessionArchiveFilter(value));
+  return rt.finish(p_SessionArchiveFilter(value));
 }
 
 /**
  * Tolerant decoding of `DeleteSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return finish(p_DeleteSessionRequest(value));
+  return rt.finish(p_DeleteSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `ForkSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
-  return finish(p_ForkSessionRequest(value));
+  return rt.finish(p_ForkSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `ArchiveSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
-  return finish(p_ArchiveSessionRequest(value));
+  return rt.finish(p_ArchiveSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `UnarchiveSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
-  return finish(p_UnarchiveSessionRequest(value));
+  return rt.finish(p_UnarchiveSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `SessionStatusRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
-  return finish(p_SessionStatusRequest(value));
+  return rt.finish(p_SessionStatusRequest(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionTitleRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
-  return finish(p_SetSessionTitleRequest(value));
+  return rt.finish(p_SetSessionTitleRequest(value));
 }
 
 /**
  * Tolerant decoding of `ResumeSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return finish(p_ResumeSessionRequest(value));
+  return rt.finish(p_ResumeSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `ReplayFrom` into a fresh value (S23-S30); never throws.
  */
 function parse_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
-  return finish(p_ReplayFrom(value));
+  return rt.finish(p_ReplayFrom(value));
 }
 
 /**
  * Tolerant decoding of `ReplayFromStart` into a fresh value (S23-S30); never throws.
  */
 function parse_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
-  return finish(p_ReplayFromStart(value));
+  return rt.finish(p_ReplayFromStart(value));
 }
 
 /**
  * Tolerant decoding of `CloseSessionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return finish(p_CloseSessionRequest(value));
+  return rt.finish(p_CloseSessionRequest(value));
 }
 
 /**
  * Tolerant decoding of `CancelToolCallRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelToolCallRequest(value: unknown): Result<T.CancelToolCallRequest> {
-  return finish(p_CancelToolCallRequest(value));
+  return rt.finish(p_CancelToolCallRequest(value));
 }
 
 /**
  * Tolerant decoding of `CancelTerminalRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelTerminalRequest(value: unknown): Result<T.CancelTerminalRequest> {
-  return finish(p_CancelTerminalRequest(value));
+  return rt.finish(p_CancelTerminalRequest(value));
 }
 
 /**
  * Tolerant decoding of `SetSessionConfigOptionRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return finish(p_SetSessionConfigOptionRequest(value));
+  return rt.finish(p_SetSessionConfigOptionRequest(value));
 }
 
 /**
  * Tolerant decoding of `PromptRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return finish(p_PromptRequest(value));
+  return rt.finish(p_PromptRequest(value));
 }
 
 /**
  * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return finish(p_ClientResponse(value));
+  return rt.finish(p_ClientResponse(value));
 }
 
 /**
  * Tolerant decoding of `RequestPermissionResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return finish(p_RequestPermissionResponse(value));
+  return rt.finish(p_RequestPermissionResponse(value));
 }
 
 /**
  * Tolerant decoding of `RequestPermissionOutcome` into a fresh value (S23-S30); never throws.
  */
 function parse_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return finish(p_RequestPermissionOutcome(value));
+  return rt.finish(p_RequestPermissionOutcome(value));
 }
 
 /**
  * Tolerant decoding of `CancelledPermissionOutcome` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelledPermissionOutcome(value: unknown): Result<T.CancelledPermissionOutcome> {
-  return finish(p_CancelledPermissionOutcome(value));
+  return rt.finish(p_CancelledPermissionOutcome(value));
 }
 
 /**
  * Tolerant decoding of `SelectedPermissionOutcome` into a fresh value (S23-S30); never throws.
  */
 function parse_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return finish(p_SelectedPermissionOutcome(value));
+  return rt.finish(p_SelectedPermissionOutcome(value));
 }
 
 /**
  * Tolerant decoding of `CreateElicitationResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return finish(p_CreateElicitationResponse(value));
+  return rt.finish(p_CreateElicitationResponse(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationContentValue` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return finish(p_ElicitationContentValue(value));
+  return rt.finish(p_ElicitationContentValue(value));
 }
 
 /**
  * Tolerant decoding of `ElicitationAcceptAction` into a fresh value (S23-S30); never throws.
  */
 function parse_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return finish(p_ElicitationAcceptAction(value));
+  return rt.finish(p_ElicitationAcceptAction(value));
 }
 
 /**
  * Tolerant decoding of `MessageMcpResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
-  return finish(p_MessageMcpResponse(value));
+  return rt.finish(p_MessageMcpResponse(value));
 }
 
 /**
  * Tolerant decoding of `McpError` into a fresh value (S23-S30); never throws.
  */
 function parse_McpError(value: unknown): Result<T.McpError> {
-  return finish(p_McpError(value));
+  return rt.finish(p_McpError(value));
 }
 
 /**
  * Tolerant decoding of `ClientNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return finish(p_ClientNotification(value));
+  return rt.finish(p_ClientNotification(value));
 }
 
 /**
  * Tolerant decoding of `CancelSessionNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelSessionNotification(value: unknown): Result<T.CancelSessionNotification> {
-  return finish(p_CancelSessionNotification(value));
+  return rt.finish(p_CancelSessionNotification(value));
 }
 
 /**
  * Tolerant decoding of `MessageMcpNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
-  return finish(p_MessageMcpNotification(value));
+  return rt.finish(p_MessageMcpNotification(value));
 }
 
 /**
  * Tolerant decoding of `CancelRequestNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return finish(p_CancelRequestNotification(value));
+  return rt.finish(p_CancelRequestNotification(value));
 }
 
 /**
  * Tolerant decoding of `ProxyRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
-  return finish(p_ProxyRequest(value));
+  return rt.finish(p_ProxyRequest(value));
 }
 
 /**
  * Tolerant decoding of `InitializeProxyRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
-  return finish(p_InitializeProxyRequest(value));
+  return rt.finish(p_InitializeProxyRequest(value));
 }
 
 /**
  * Tolerant decoding of `ProxySuccessorRequest` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
-  return finish(p_ProxySuccessorRequest(value));
+  return rt.finish(p_ProxySuccessorRequest(value));
 }
 
 /**
  * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
-  return finish(p_ProxyResponse(value));
+  return rt.finish(p_ProxyResponse(value));
 }
 
 /**
  * Tolerant decoding of `InitializeProxyResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
-  return finish(p_InitializeProxyResponse(value));
+  return rt.finish(p_InitializeProxyResponse(value));
 }
 
 /**
  * Tolerant decoding of `ProxySuccessorResponse` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
-  return finish(p_ProxySuccessorResponse(value));
+  return rt.finish(p_ProxySuccessorResponse(value));
 }
 
 /**
  * Tolerant decoding of `ProxyNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
-  return finish(p_ProxyNotification(value));
+  return rt.finish(p_ProxyNotification(value));
 }
 
 /**
  * Tolerant decoding of `ProxySuccessorNotification` into a fresh value (S23-S30); never throws.
  */
 function parse_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
-  return finish(p_ProxySuccessorNotification(value));
+  return rt.finish(p_ProxySuccessorNotification(value));
 }
 
 export {
