@@ -6,10 +6,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkIR } from "./check.js";
-import { ident } from "./code.js";
+import { ident, literal } from "./code.js";
 import { emitApply } from "./emit/apply.js";
 import { emitBuilders } from "./emit/builders.js";
 import { emitSession } from "./emit/session.js";
+import { runtimeDir } from "./emit/shared.js";
 import { emitTypes } from "./emit/types.js";
 import { emitMethods } from "./emit/methods.js";
 import { emitPackage } from "./emit/package.js";
@@ -130,8 +131,7 @@ export function emitSurface(ir: SchemaIR): OutputFile[] {
     if (m.exports === "type") return `export type * from ${specifier};\n`;
     return m.exports === "value" ? `export * from ${specifier};\n` : `export * as ${ident(m.exports)} from ${specifier};\n`;
   }).join("");
-  const runtime = `${"../".repeat(ir.surface.split("/").length)}runtime`;
-  const shared = `export type { Issue, Result } from ${JSON.stringify(`${runtime}/result.js`)};\n`;
+  const shared = `export type { Issue, Result } from ${literal(`${runtimeDir(ir)}/result.js`)};\n`;
   return [...modules, { path: `${dir}/index.ts`, content: header(ir) + shared + index }];
 }
 

@@ -150,8 +150,6 @@ export interface EnumNode {
   readonly members: readonly { readonly value: string | number; readonly doc: Doc; readonly title?: string }[];
   /** The catch-all branch, when the enum is open. */
   readonly open?: { readonly doc: Doc; readonly format?: IntFormat };
-  /** Integer width of the members (ErrorCode). */
-  readonly format?: IntFormat;
 }
 
 /** A union discriminated by a string property (`tag`). */
@@ -167,13 +165,6 @@ export interface TaggedUnionNode {
   readonly untagged?: readonly UnionOption[];
   /** `oneOf` (exactly one) rather than `anyOf`. */
   readonly exclusive: boolean;
-}
-
-/** One alternative of an untagged union, named from its `title`. */
-export interface UnionOption {
-  readonly name: string;
-  readonly doc: Doc;
-  readonly node: Node;
 }
 
 /** One alternative of an untagged union, named from its `title`. */
@@ -200,15 +191,6 @@ export interface SchemaIR {
   readonly defs: readonly Def[];
   /** The reviewed semantics overlay for this surface (schema/semantics.json), once checked against the defs. */
   readonly semantics?: Semantics;
-}
-
-/** A method of the protocol, from `x-method`/`x-side` (S32). */
-export interface Method {
-  readonly method: string;
-  readonly side: string;
-  readonly params?: string;
-  readonly result?: string;
-  readonly kind: "request" | "notification";
 }
 
 /**
@@ -293,4 +275,9 @@ export function childNodes(node: Node): Node[] {
     default:
       return [];
   }
+}
+
+/** The node without its `null` alternative (itself when not nullable). */
+export function withoutNull(node: Node): Node {
+  return node.kind === "nullable" ? node.inner : node;
 }

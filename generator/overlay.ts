@@ -11,15 +11,18 @@
  */
 import { readFileSync } from "node:fs";
 import { isIdentifier } from "./code.js";
-import type { Def, Field, FieldRule, Node, ObjectNode, SchemaIR, Semantics, SessionRoute, Surface, TaggedUnionNode, Upsert } from "./ir.js";
+import { withoutNull, type Def, type Field, type FieldRule, type Node, type ObjectNode, type SchemaIR, type Semantics, type SessionRoute, type Surface, type TaggedUnionNode, type Upsert } from "./ir.js";
 import { isPlainObject, pointerSegment, SchemaError } from "./load.js";
 
 /** File name of the reviewed semantics table inside the schema directory. */
 export const SEMANTICS_FILE = "semantics.json";
 
+/** S6: the `_meta` wording of the v2 upsert types. */
+const META_PATCH_PROSE = /patches the stored metadata by top-level key/i;
+
 /** Prose that marks a def as a patch type (S5); any hit makes it a candidate upsert. */
 const PATCH_PROSE: readonly RegExp[] = [
-  /patches the stored metadata by top-level key/i,
+  META_PATCH_PROSE,
   /\bomitted (?:means|leaves)\b[^.]*\bunchanged\b/i,
   /\bomission (?:leaves|means no change)\b/i,
   /\bomitted (?:patch )?fields? (?:leaves?|keep)\b/i,
@@ -29,8 +32,6 @@ const PATCH_PROSE: readonly RegExp[] = [
   /\bupsert\b/i,
 ];
 
-/** S6: the `_meta` wording of the v2 upsert types. */
-const META_PATCH_PROSE = /patches the stored metadata by top-level key/i;
 /** S4: "`null` resets it to `other`". */
 const RESET_PROSE = /`null` resets it to `([^`]+)`/;
 /** S3: `[]` clears a collection ("both `null` and `[]` clear", "`summary: []` also clears", "Send `[]` or `null`"). */
@@ -381,12 +382,8 @@ function proseRule(def: Def, field: Field): { rule: string; phrase: string } | u
   if (reset) return { rule: `reset to "${reset[1]}"`, phrase: reset[0] };
   const keep = hit(KEEP_PROSE);
   if (keep) return { rule: "keep", phrase: keep };
-  const collection = isArray(field.node) ? (hit(COLLECTION_PROSE) ?? hit(COLLECTION_PROSE, def.doc.text ?? "")) : undefined;
+  const collection = withoutNull(field.node).kind === "array" ? (hit(COLLECTION_PROSE) ?? hit(COLLECTION_PROSE, def.doc.text ?? "")) : undefined;
   return collection ? { rule: "collection", phrase: collection } : undefined;
-}
-
-function isArray(node: Node): boolean {
-  return node.kind === "array" || (node.kind === "nullable" && node.inner.kind === "array");
 }
 
 /** The first patch phrase (S5) in a def's or its fields' descriptions. */

@@ -5,6 +5,7 @@
  */
 import {
   INT_RANGES,
+  withoutNull,
   type AbsentVariant,
   type Def,
   type Doc,
@@ -209,7 +210,7 @@ function fieldsOf(s: Schema, required: readonly string[], ptr: string, ctx: Cont
       defaultOnNull: flag(fs, "x-deserialize-default-on-null", fieldPtr, ctx),
     };
     const node = recognise(withoutKeys(fs, FIELD_KEYWORDS), fieldPtr, ctx);
-    if (tolerance.skipInvalidItems && !isArrayNode(node)) {
+    if (tolerance.skipInvalidItems && withoutNull(node).kind !== "array") {
       fail(ctx, fieldPtr, "`x-deserialize-skip-invalid-items` on a property that is not an array");
     }
     return {
@@ -221,10 +222,6 @@ function fieldsOf(s: Schema, required: readonly string[], ptr: string, ctx: Cont
       ...("default" in fs ? { default: fs["default"] } : {}),
     };
   });
-}
-
-function isArrayNode(node: Node): boolean {
-  return node.kind === "array" || (node.kind === "nullable" && node.inner.kind === "array");
 }
 
 /** `anyOf`/`oneOf`: nullable, enum, tagged union or plain union. */
@@ -280,7 +277,6 @@ function asEnum(schemas: Schema[], ptr: string, ctx: Context): Node | undefined 
       ...(typeof b["title"] === "string" ? { title: b["title"] } : {}),
     })),
     ...(catchAll ? { open: { doc: docOf(catchAll), ...(intFormat ? { format: intFormat } : {}) } } : {}),
-    ...(intFormat ? { format: intFormat } : {}),
   };
 }
 

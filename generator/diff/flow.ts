@@ -4,7 +4,8 @@
  * handling side (inputs); responses are written by the handler and read by
  * the caller (outputs). A type used by both, or by no method, is both.
  */
-import { childNodes, type Def, type Node, type SchemaIR } from "../ir.js";
+import { childNodes, type Node, type SchemaIR } from "../ir.js";
+import { messageRole } from "../methods.js";
 
 /** The directions a type travels in. */
 export interface Flow {
@@ -35,13 +36,6 @@ export function flowsOf(ir: SchemaIR): ReadonlyMap<string, Flow> {
     if (role !== "response" && role !== undefined) mark(def.name, "input");
   }
   return new Map(ir.defs.map((d) => [d.name, flows.get(d.name) ?? BOTH_WAYS]));
-}
-
-/** What a method type carries, from the ACP naming of message types; `undefined` for a type of no method. */
-export function messageRole(def: Def): "request" | "response" | "notification" | "unknown" | undefined {
-  if (!def.method) return undefined;
-  const role = /(Request|Response|Notification)$/.exec(def.name)?.[1];
-  return role ? (role.toLowerCase() as "request" | "response" | "notification") : "unknown";
 }
 
 /** The union of two flows (a type's flow in OLD and in NEW). */

@@ -4,7 +4,8 @@
  */
 import type { Def, SchemaIR } from "../ir.js";
 import type { Finding } from "./findings.js";
-import { BOTH_WAYS, flowsOf, mergeFlows, messageRole } from "./flow.js";
+import { messageRole } from "../methods.js";
+import { BOTH_WAYS, flowsOf, mergeFlows } from "./flow.js";
 import { compareNodes, compareStability } from "./nodes.js";
 import { nodeShape } from "./shape.js";
 import { report, within, type Site } from "./site.js";

@@ -7,17 +7,7 @@
  */
 import { ident, jsDoc, literal } from "../code.js";
 import type { FieldRule, SchemaIR, Upsert } from "../ir.js";
-
-/** The runtime directory as seen from a surface's directory. */
-export function runtimeDir(ir: SchemaIR): string {
-  return `${"../".repeat(ir.surface.split("/").length)}runtime`;
-}
-
-/** The overlay of a surface; emitters of semantic modules need it. */
-export function semanticsOf(ir: SchemaIR): NonNullable<SchemaIR["semantics"]> {
-  if (ir.semantics === undefined) throw new Error(`no semantics overlay for ${ir.surface}; generate() resolves it before emitting`);
-  return ir.semantics;
-}
+import { runtimeDir, semanticsOf } from "./shared.js";
 
 /** Emits the `apply.ts` module body of one surface. */
 export function emitApply(ir: SchemaIR): string {

@@ -9,7 +9,7 @@
  */
 import { ident, isIdentifier, jsDoc, literal, objectLiteralKey } from "../code.js";
 import type { Def, Doc, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
-import { runtimeDir } from "./apply.js";
+import { runtimeDir } from "./shared.js";
 
 /** What one builder builds. */
 interface Shape {

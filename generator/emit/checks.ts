@@ -59,9 +59,8 @@ function integerTest(x: string, format: IntFormat | undefined): string {
  * when the bound itself is not a double (2^63 - 1, 2^64 - 1) the comparison
  * uses the nearest double strictly, which is exact for every double value.
  */
-function bound(x: string, value: bigint | undefined, side: "min" | "max"): string[] {
-  if (value === undefined) return [];
-  const exact = BigInt(value);
+function bound(x: string, exact: bigint | undefined, side: "min" | "max"): string[] {
+  if (exact === undefined) return [];
   const nearest = Number(exact);
   const rounded = BigInt(nearest);
   const text = rounded === exact ? exact.toString() : String(nearest);

@@ -12,8 +12,9 @@
  *   and custom variants are deep-copied with every key as data (S34).
  */
 import { ident, jsDoc, literal, literalList, objectLiteralKey, ownRead, ownWrite } from "../code.js";
-import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
+import { withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type SchemaIR, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
 import { expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
+import { runtimeDir } from "./shared.js";
 
 /** How a union embedded in an object (`properties` + `anyOf`) relates to the object's own fields. */
 interface MixinContext {
@@ -37,7 +38,7 @@ class ParserWriter {
       this.definition(def);
       exports.push(this.wrapper(def));
     }
-    const runtime = "../".repeat(this.ir.surface.split("/").length) + "runtime";
+    const runtime = runtimeDir(this.ir);
     return [
       jsDoc([
         "Tolerant parsers, one per `$defs` type, mirroring the Rust reference (S23-S30): a malformed",
@@ -159,9 +160,8 @@ class ParserWriter {
     // S25: default-on-null turns an explicit null into the empty value.
     const value = f.tolerance.defaultOnNull && empty ? `x === null ? ${empty} : ${decoded}` : decoded;
     let onBad: string;
-    if (!f.tolerance.defaultOnError) onBad = `return rt.at(${seg})`; // S26: fail the enclosing object
-    else if (f.required && empty) onBad = ownWrite("out", f.name, empty); // S23: required -> empty value
-    else if (f.required) onBad = `return rt.at(${seg})`;
+    if (!f.tolerance.defaultOnError || (f.required && !empty)) onBad = `return rt.at(${seg})`; // S26: fail the enclosing object
+    else if (f.required) onBad = ownWrite("out", f.name, empty!); // S23: required -> empty value
     else onBad = ""; // S23: malformed optional value -> absent (never null)
     const lines = [
       `  x = ${ownRead("v", f.name)};`,
@@ -237,8 +237,8 @@ class ParserWriter {
     }
     if (other.mixin) lines.push(`  if (${this.decode(other.mixin, "v")} === undefined) return undefined;`);
     const locals = other.fields.length ? ["  let x: any;"] : [];
-    const skip = literalList(mixin?.baseFields ?? []);
-    this.pool.add(`function ${name}(v: any): any {\n${[...locals, ...lines, `  return rt.copyRawExcept(v, {}, ${skip});`].join("\n")}\n}\n`);
+    const skip = mixin?.baseFields.length ? literalList(mixin.baseFields) : undefined;
+    this.pool.add(`function ${name}(v: any): any {\n${[...locals, ...lines, skip ? `  return rt.copyRawExcept(v, {}, ${skip});` : "  return rt.copyJson(v);"].join("\n")}\n}\n`);
     return name;
   }
 
@@ -251,10 +251,8 @@ class ParserWriter {
 
 /** The empty value of a collection (S23 required default-on-error, S25 default-on-null). */
 function emptyValue(node: Node): string | undefined {
-  const inner = node.kind === "nullable" ? node.inner : node;
-  if (inner.kind === "array") return "[]";
-  if (inner.kind === "record") return "{}";
-  return undefined;
+  const kind = withoutNull(node).kind;
+  return kind === "array" ? "[]" : kind === "record" ? "{}" : undefined;
 }
 
 /** Emits the `parse.ts` module of one surface. */

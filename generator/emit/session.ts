@@ -8,7 +8,8 @@
  */
 import { ident, jsDoc, literal, objectLiteralKey, propertyAccess, propertyKey } from "../code.js";
 import type { SchemaIR, Semantics, SessionRoute, TaggedUnionNode } from "../ir.js";
-import { runtimeDir, semanticsOf, specLiteral } from "./apply.js";
+import { specLiteral } from "./apply.js";
+import { runtimeDir, semanticsOf } from "./shared.js";
 
 /** The TypeScript type of a slot, and whether a new session has it. */
 interface Slot {

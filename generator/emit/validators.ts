@@ -8,6 +8,7 @@
 import { ident, jsDoc, literal, ownRead } from "../code.js";
 import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
 import { expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
+import { runtimeDir } from "./shared.js";
 
 class ValidatorWriter {
   private readonly pool = new FunctionPool();
@@ -27,17 +28,13 @@ class ValidatorWriter {
         "@module",
       ]),
       `import type * as T from "./types.js";`,
-      `import type { Result } from "${this.runtimePath()}/result.js";`,
-      `import * as rt from "${this.runtimePath()}/decode.js";`,
+      `import type { Result } from "${runtimeDir(this.ir)}/result.js";`,
+      `import * as rt from "${runtimeDir(this.ir)}/decode.js";`,
       "",
       this.pool.text(),
       ...exports,
       `export {\n${this.ir.defs.map((d) => `  validate_${d.name} as ${d.name},`).join("\n")}\n};\n`,
     ].join("\n");
-  }
-
-  private runtimePath(): string {
-    return "../".repeat(this.ir.surface.split("/").length) + "runtime";
   }
 
   private wrapper(def: Def): string {

@@ -1300,7 +1300,7 @@ function p_ElicitationPropertySchemaArray(v: any): any {
 }
 
 function p_ElicitationPropertySchemaOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_ElicitationPropertySchema(v: any): any {
@@ -1570,7 +1570,7 @@ function p_MultiSelectItemsString(v: any): any {
 }
 
 function p_MultiSelectItemsOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_MultiSelectItems(v: any): any {

@@ -1302,7 +1302,7 @@ function p_ElicitationPropertySchemaArray(v: any): any {
 }
 
 function p_ElicitationPropertySchemaOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_ElicitationPropertySchema(v: any): any {
@@ -1572,7 +1572,7 @@ function p_MultiSelectItemsString(v: any): any {
 }
 
 function p_MultiSelectItemsOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_MultiSelectItems(v: any): any {
@@ -4678,7 +4678,7 @@ function p_StateUpdateUnknown(v: any): any {
 }
 
 function p_StateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_StateUpdate(v: any): any {

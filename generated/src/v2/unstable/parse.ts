@@ -154,7 +154,7 @@ function p_RequestPermissionSubjectCommand(v: any): any {
 }
 
 function p_RequestPermissionSubjectOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_RequestPermissionSubject(v: any): any {
@@ -294,7 +294,7 @@ function p_ToolCallContentTerminal(v: any): any {
 }
 
 function p_ToolCallContentOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_ToolCallContent(v: any): any {
@@ -343,7 +343,7 @@ function p_ContentBlockResource(v: any): any {
 }
 
 function p_ContentBlockOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_ContentBlock(v: any): any {
@@ -1399,7 +1399,7 @@ function p_ElicitationPropertySchemaArray(v: any): any {
 }
 
 function p_ElicitationPropertySchemaOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_ElicitationPropertySchema(v: any): any {
@@ -1683,7 +1683,7 @@ function p_MultiSelectItemsString(v: any): any {
 }
 
 function p_MultiSelectItemsOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_MultiSelectItems(v: any): any {
@@ -2588,7 +2588,7 @@ function p_AuthMethodOther(v: any): any {
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
   if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/name");
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_AuthMethod(v: any): any {
@@ -3338,7 +3338,7 @@ function p_AvailableCommandOther(v: any): any {
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
   if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/description");
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_AvailableCommand(v: any): any {
@@ -3361,7 +3361,7 @@ function p_AvailableCommandInputText(v: any): any {
 }
 
 function p_AvailableCommandInputOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_AvailableCommandInput(v: any): any {
@@ -3678,7 +3678,7 @@ function p_StateUpdateUnknown(v: any): any {
 }
 
 function p_StateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_StateUpdate(v: any): any {
@@ -3720,7 +3720,7 @@ function p_BackgroundWorkSubagent(v: any): any {
 }
 
 function p_BackgroundWorkOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_BackgroundWork(v: any): any {
@@ -4493,7 +4493,7 @@ function p_SessionUpdateSessionMessageChunk(v: any): any {
 }
 
 function p_SessionUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_SessionUpdate(v: any): any {
@@ -4951,7 +4951,7 @@ function p_PlanUpdateContentOther(v: any): any {
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
   if (p_PlanId(x) === undefined) return rt.at("/planId");
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_PlanUpdateContent(v: any): any {
@@ -6104,7 +6104,7 @@ function p_McpServerStdioVariant(v: any): any {
 }
 
 function p_McpServerOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_McpServer(v: any): any {
@@ -6591,7 +6591,7 @@ function p_ReplayFromStartVariant(v: any): any {
 }
 
 function p_ReplayFromOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_ReplayFrom(v: any): any {
@@ -6915,7 +6915,7 @@ function p_RequestPermissionOutcomeSelected(v: any): any {
 }
 
 function p_RequestPermissionOutcomeOther(v: any): any {
-  return rt.copyRawExcept(v, {}, []);
+  return rt.copyJson(v);
 }
 
 function p_RequestPermissionOutcome(v: any): any {

@@ -1,0 +1,13 @@
+/** What several emitters need about the surface they write. */
+import type { SchemaIR } from "../ir.js";
+
+/** The runtime directory as seen from a surface's directory (`../runtime`, `../../runtime`). */
+export function runtimeDir(ir: SchemaIR): string {
+  return `${"../".repeat(ir.surface.split("/").length)}runtime`;
+}
+
+/** The overlay of a surface; emitters of semantic modules need it. */
+export function semanticsOf(ir: SchemaIR): NonNullable<SchemaIR["semantics"]> {
+  if (ir.semantics === undefined) throw new Error(`no semantics overlay for ${ir.surface}; generate() resolves it before emitting`);
+  return ir.semantics;
+}
