@@ -86,7 +86,7 @@ export interface TaggedVariant {
 export interface OtherVariant {
   readonly name: string;
   readonly doc: Doc;
-  /** Properties the open branch declares besides the tag. */
+  /** Properties the open branch declares besides the tag (`required` set from the branch's list). */
   readonly fields: readonly Field[];
   /** Required property names besides the tag (may name undeclared ones). */
   readonly required: readonly string[];

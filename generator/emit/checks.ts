@@ -28,7 +28,7 @@ export function scalarTest(node: ScalarNode, x: string): string {
       if (min === 1) tests.push(`${x}.length >= 1`);
       else if (min > 1) tests.push(`rt.codePoints(${x}) >= ${min}`);
       // `pattern` (older schemas only) is asserted like ajv does: ECMA-262 with the `u` flag.
-      if (node.pattern !== undefined) tests.push(`new RegExp(${literal(node.pattern)}, "u").test(${x})`);
+      if (node.pattern !== undefined) tests.push(`rt.matches(${x}, ${literal(node.pattern)})`);
       return tests.join(" && ");
     }
     case "integer":

@@ -230,7 +230,7 @@ class ParserWriter {
       .map((r) => `  if (${ownRead("v", r)} === undefined) return rt.failAt(${segment(r)}, "missing required property");`);
     for (const f of other.fields) {
       const seg = segment(f.name);
-      const required = other.required.includes(f.name);
+      const required = f.required;
       lines.push(`  x = ${ownRead("v", f.name)};`);
       if (required) lines.push(`  if (x === undefined) return rt.failAt(${seg}, "missing required property");`);
       lines.push(`  if (${required ? "" : "x !== undefined && "}${this.decode(f.node, "x")} === undefined) return rt.at(${seg});`);

@@ -136,7 +136,7 @@ class TypeWriter {
     ]);
     const lines = [`  ${propertyKey(tag)}: ${CUSTOM_TAG_TYPE};`];
     const declared = new Set(other.fields.map((f) => f.name));
-    for (const f of other.fields) lines.push(this.field({ ...f, required: other.required.includes(f.name) }, "  "));
+    for (const f of other.fields) lines.push(this.field(f, "  "));
     for (const r of other.required) if (!declared.has(r)) lines.push(`  ${propertyKey(r)}: unknown;`);
     lines.push("  [key: string]: unknown;");
     const body = `{\n${lines.join("\n")}\n}`;

@@ -153,7 +153,7 @@ class ValidatorWriter {
     const required = other.required
       .filter((r) => !declared.has(r))
       .map((r) => `  if (${ownRead("v", r)} === undefined) return rt.failAt(${segment(r)}, "missing required property");`);
-    const fields = this.fields(other.fields.map((f) => ({ ...f, required: other.required.includes(f.name) })));
+    const fields = this.fields(other.fields);
     const tail = other.mixin ? `  return ${this.check(other.mixin, "v")};` : "  return true;";
     this.pool.add(`function ${name}(v: any): true | undefined {\n${withLocals([...required, ...fields], tail)}}\n`);
     return name;

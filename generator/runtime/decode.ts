@@ -59,6 +59,15 @@ export function codePoints(text: string): number {
   return n;
 }
 
+const patterns = new Map<string, RegExp>();
+
+/** JSON Schema `pattern` (ECMA-262, `u` flag, as ajv compiles it); each pattern is compiled once. */
+export function matches(text: string, pattern: string): boolean {
+  let re = patterns.get(pattern);
+  if (re === undefined) patterns.set(pattern, (re = new RegExp(pattern, "u")));
+  return re.test(text);
+}
+
 /**
  * Stores `value` under `key` as an own data property. Plain assignment would
  * call the `__proto__` setter and change the object's prototype (S34).
