@@ -29,3 +29,14 @@ for (const fixture of loadFixtures<ParseCase>("parse")) {
     }
   });
 }
+
+describe("string pattern (older schemas, e.g. SDK 2.0.0 Cost.currency)", () => {
+  it("is asserted like ajv does it: ECMA-262 with the u flag", async () => {
+    const { scalarTest } = await import("../generator/emit/checks.js");
+    const rt = await import("../generator/runtime/decode.js");
+    const test = new Function("rt", "x", `return ${scalarTest({ kind: "string", pattern: "^[A-Z]{3}$" }, "x")};`) as (r: unknown, x: unknown) => boolean;
+    const Ajv2020 = (await import("ajv/dist/2020.js")).default;
+    const ajv = new Ajv2020({ strict: false }).compile({ type: "string", pattern: "^[A-Z]{3}$" });
+    for (const value of ["USD", "usd", "US", "USDX", "", 5]) expect(Boolean(test(rt, value))).toBe(ajv(value));
+  });
+});
