@@ -4,7 +4,7 @@
  * and ajv's verdict on the pinned schema.
  */
 import { describe, expect, it } from "vitest";
-import { ajvValid } from "./support/ajv.js";
+import { ajvValid, ajvValidates } from "./support/ajv.js";
 import { loadFixtures } from "./support/fixtures.js";
 import { validatorOf } from "./support/surfaces.js";
 
@@ -35,8 +35,8 @@ describe("string pattern (older schemas, e.g. SDK 2.0.0 Cost.currency)", () => {
     const { scalarTest } = await import("../generator/emit/checks.js");
     const rt = await import("../generator/runtime/decode.js");
     const test = new Function("rt", "x", `return ${scalarTest({ kind: "string", pattern: "^[A-Z]{3}$" }, "x")};`) as (r: unknown, x: unknown) => boolean;
-    const Ajv2020 = (await import("ajv/dist/2020.js")).default;
-    const ajv = new Ajv2020({ strict: false }).compile({ type: "string", pattern: "^[A-Z]{3}$" });
-    for (const value of ["USD", "usd", "US", "USDX", "", 5]) expect(Boolean(test(rt, value))).toBe(ajv(value));
+    for (const value of ["USD", "usd", "US", "USDX", "", 5]) {
+      expect(Boolean(test(rt, value))).toBe(ajvValidates({ type: "string", pattern: "^[A-Z]{3}$" }, value));
+    }
   });
 });

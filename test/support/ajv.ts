@@ -50,3 +50,8 @@ export function ajvValid(surface: Surface, type: string, value: unknown): boolea
   }
   return check(value);
 }
+
+/** ajv's verdict on `value` against a small standalone schema (for recogniser/emitter unit tests). */
+export function ajvValidates(schema: object, value: unknown): boolean {
+  return new Ajv2020({ strict: false }).compile(schema)(value) as boolean;
+}
