@@ -1,4 +1,4 @@
-import { own, put } from "./decode.js";
+import { isObject, own, put } from "./decode.js";
 
 /*
  * The patch engine behind `apply.X` and `reduceSession` (S1-S8, S22, S34).
@@ -29,11 +29,6 @@ export type FieldSpec = readonly [name: string, rule: Rule, fallback?: string | 
 /** The fields of an upsert type, identity key first, in declaration order. */
 export type UpsertSpec = readonly FieldSpec[];
 
-/** True for a JSON object (not null, not an array). */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * Applies a `_meta` patch (S6) to stored metadata; pure, inputs untouched.
  *
@@ -51,7 +46,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
  */
 export function applyMeta(stored: JsonObject | undefined, patch: JsonObject | null | undefined): JsonObject | undefined {
   if (patch === null) return undefined;
-  if (!isJsonObject(patch)) return stored;
+  if (!isObject(patch)) return stored;
   const keys = Object.keys(patch).filter((key) => patch[key] !== undefined);
   if (keys.length === 0) return stored;
   const out: JsonObject = {};

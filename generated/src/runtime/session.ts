@@ -2,8 +2,8 @@
 // Do not edit: the source is generator/runtime/session.ts; run `npm run generate`.
 
 import { appendBase64 } from "./base64.js";
-import { put } from "./decode.js";
-import { isJsonObject, type JsonObject } from "./patch.js";
+import { isObject, put } from "./decode.js";
+import type { JsonObject } from "./patch.js";
 import { PersistentMap } from "./pmap.js";
 
 /*
@@ -86,7 +86,7 @@ export function emptyState<S>(table: SessionTable): S {
  * is unknown on a closed union, leaves the state as it is.
  */
 export function reduce<S>(table: SessionTable, state: S, update: unknown): S {
-  if (!isJsonObject(update)) return state;
+  if (!isObject(update)) return state;
   const tag = update[table.tag];
   const route = typeof tag === "string" ? (table.routes.get(tag) ?? table.other) : undefined;
   if (route === undefined) return state;
@@ -119,7 +119,7 @@ function step(route: Route, slot: unknown, update: JsonObject, tag: string): unk
     case "put": {
       const value = route.value === undefined ? without(update, tag) : frozenCopy(update[route.value]);
       if (route.key === undefined) return value;
-      const id = isJsonObject(value) ? value[route.key] : undefined;
+      const id = isObject(value) ? value[route.key] : undefined;
       return typeof id === "string" ? store(slot as Entities, id, value as JsonObject) : slot;
     }
     case "remove": {
@@ -154,7 +154,7 @@ function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undef
   const current = entity[route.into];
   let value: unknown;
   if (route.bytes) {
-    const data = isJsonObject(current) && typeof current["data"] === "string" ? current["data"] : "";
+    const data = isObject(current) && typeof current["data"] === "string" ? current["data"] : "";
     const appended = typeof item === "string" ? appendBase64(data, item) : undefined;
     if (appended === undefined) return undefined;
     value = Object.freeze({ data: appended });
