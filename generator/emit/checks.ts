@@ -117,12 +117,21 @@ export class FunctionPool {
    * shares one decoder, for instance).
    */
   intern(prefix: string, rest: string): string {
-    const key = prefix + rest;
+    return this.declare(prefix, rest, (name) => `function ${name}${rest}`);
+  }
+
+  /** A module-level `const` holding `expression` (evaluated once, shared by identical uses). */
+  internConst(prefix: string, expression: string): string {
+    return this.declare(prefix, expression, (name) => `const ${name} = ${expression};\n`);
+  }
+
+  private declare(prefix: string, text: string, declaration: (name: string) => string): string {
+    const key = prefix + text;
     const known = this.byText.get(key);
     if (known !== undefined) return known;
     const name = `${prefix}${this.counter++}`;
     this.byText.set(key, name);
-    this.bodies.push(`function ${name}${rest}`);
+    this.bodies.push(declaration(name));
     return name;
   }
 

@@ -139,7 +139,7 @@ class ParserWriter {
     const own = node.fields.filter((f) => f.name !== tag);
     const statements = own.flatMap((f) => this.field(f));
     // S29: `additionalProperties: true` keeps unknown properties, raw.
-    if (node.keepsUnknown) statements.push(`  rt.copyRawExcept(v, out, ${literalList(node.fields.map((f) => f.name))});`);
+    if (node.keepsUnknown) statements.push(`  rt.copyRawExcept(v, out, ${this.keyList(node.fields.map((f) => f.name))});`);
     if (node.mixin) {
       const context: MixinContext = {
         baseFields: own.map((f) => f.name),
@@ -237,9 +237,14 @@ class ParserWriter {
     }
     if (other.mixin) lines.push(`  if (${this.decode(other.mixin, "v")} === undefined) return undefined;`);
     const locals = other.fields.length ? ["  let x: any;"] : [];
-    const skip = mixin?.baseFields.length ? literalList(mixin.baseFields) : undefined;
+    const skip = mixin?.baseFields.length ? this.keyList(mixin.baseFields) : undefined;
     this.pool.add(`function ${name}(v: any): any {\n${[...locals, ...lines, skip ? `  return rt.copyRawExcept(v, {}, ${skip});` : "  return rt.copyJson(v);"].join("\n")}\n}\n`);
     return name;
+  }
+
+  /** A module-level constant list of property names (not a fresh array on every call). */
+  private keyList(names: readonly string[]): string {
+    return this.pool.internConst("K_", literalList(names));
   }
 
   /** First alternative that decodes wins (serde's untagged enums). */

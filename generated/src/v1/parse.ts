@@ -1126,12 +1126,14 @@ function p_8(v: any): any {
   return rt.fail("matches no alternative");
 }
 
+const K_9 = ["message", "_meta"];
+
 function p_CreateElicitationRequestOther(v: any): any {
   if (p_8(v) === undefined) return undefined;
-  return rt.copyRawExcept(v, {}, ["message", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_9);
 }
 
-function p_9(v: any): any {
+function p_10(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.mode;
   let y: any;
@@ -1162,7 +1164,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_9(v);
+  const m = p_10(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1215,7 +1217,7 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_10(v: any): any {
+function p_11(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -1241,7 +1243,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_10(x);
+    y = p_11(x);
     if (y !== undefined) out.properties = y;
     else return rt.at("/properties");
   }
@@ -1368,7 +1370,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_11(v: any): any {
+function p_12(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1429,7 +1431,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_11(x));
+    y = (x === null ? null : p_12(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
@@ -1615,7 +1617,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_11(x);
+    y = p_12(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
   }
@@ -1634,7 +1636,7 @@ function p_TitledMultiSelectItems(v: any): any {
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
-function p_12(v: any): any {
+function p_13(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1679,7 +1681,7 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   else return rt.failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
-    y = (x === null ? null : p_12(x));
+    y = (x === null ? null : p_13(x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1753,7 +1755,7 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_13(v: any): any {
+function p_14(v: any): any {
   let y: any;
   y = p_InitializeResponse(v);
   if (y !== undefined) return y;
@@ -1784,7 +1786,7 @@ function p_13(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_14(v: any, out: any): true | undefined {
+function f_15(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -1795,7 +1797,7 @@ function f_14(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_13(x);
+    y = p_14(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -1803,13 +1805,13 @@ function f_14(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_15(v: any): any {
+function p_16(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_14(v, out) && out;
+  return f_15(v, out) && out;
 }
 
-function f_16(v: any, out: any): true | undefined {
+function f_17(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -1828,22 +1830,22 @@ function f_16(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_17(v: any): any {
+function p_18(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_16(v, out) && out;
+  return f_17(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any;
-  y = p_15(v);
+  y = p_16(v);
   if (y !== undefined) return y;
-  y = p_17(v);
+  y = p_18(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
 
-function p_18(v: any): any {
+function p_19(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1871,7 +1873,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_18(x);
+    y = p_19(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v.agentInfo;
@@ -2177,7 +2179,7 @@ function p_AuthMethodId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_19(v: any): any {
+function p_20(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -2218,7 +2220,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? {} : p_19(x);
+    y = x === null ? {} : p_20(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -2338,7 +2340,7 @@ function p_LogoutResponse(v: any): any {
   return f_LogoutResponse(v, out) && out;
 }
 
-function p_20(v: any): any {
+function p_21(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2366,7 +2368,7 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_20(x));
+    y = (x === null ? null : p_21(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
@@ -2383,7 +2385,7 @@ function p_NewSessionResponse(v: any): any {
   return f_NewSessionResponse(v, out) && out;
 }
 
-function p_21(v: any): any {
+function p_22(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2406,7 +2408,7 @@ function f_SessionModeState(v: any, out: any): true | undefined {
   else return rt.failAt("/currentModeId", "missing required property");
   x = v.availableModes;
   if (x !== undefined) {
-    y = p_21(x);
+    y = p_22(x);
     if (y !== undefined) out.availableModes = y;
     else out.availableModes = [];
   }
@@ -2474,7 +2476,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-function p_22(v: any): any {
+function p_23(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -2522,7 +2524,7 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_22(v);
+  const m = p_23(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -2546,7 +2548,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_23(v: any): any {
+function p_24(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2558,7 +2560,7 @@ function p_23(v: any): any {
   return out;
 }
 
-function p_24(v: any): any {
+function p_25(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2572,9 +2574,9 @@ function p_24(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any;
-  y = p_23(v);
-  if (y !== undefined) return y;
   y = p_24(v);
+  if (y !== undefined) return y;
+  y = p_25(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -2614,7 +2616,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_25(v: any): any {
+function p_26(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2644,7 +2646,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_26(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
@@ -2719,7 +2721,7 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_20(x));
+    y = (x === null ? null : p_21(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
@@ -2736,7 +2738,7 @@ function p_LoadSessionResponse(v: any): any {
   return f_LoadSessionResponse(v, out) && out;
 }
 
-function p_26(v: any): any {
+function p_27(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2752,7 +2754,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_27(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -2794,7 +2796,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = p_12(x);
+    y = p_13(x);
     if (y !== undefined) out.additionalDirectories = y;
   }
   x = v.title;
@@ -2846,7 +2848,7 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_20(x));
+    y = (x === null ? null : p_21(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
@@ -2899,7 +2901,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_20(x);
+    y = p_21(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
@@ -2983,7 +2985,7 @@ function p_ErrorCode(v: any): any {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
 }
 
-function p_27(v: any): any {
+function p_28(v: any): any {
   let y: any;
   y = p_SessionNotification(v);
   if (y !== undefined) return y;
@@ -3005,7 +3007,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_27(x));
+    y = (x === null ? null : p_28(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3313,7 +3315,7 @@ function p_PlanEntryStatus(v: any): any {
   return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\""));
 }
 
-function p_28(v: any): any {
+function p_29(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3329,7 +3331,7 @@ function f_Plan(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.entries;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_29(x);
     if (y !== undefined) out.entries = y;
     else out.entries = [];
   }
@@ -3413,7 +3415,7 @@ function p_UnstructuredCommandInput(v: any): any {
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
-function p_29(v: any): any {
+function p_30(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3429,7 +3431,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_30(x);
     if (y !== undefined) out.availableCommands = y;
     else out.availableCommands = [];
   }
@@ -3475,7 +3477,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_20(x);
+    y = p_21(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
@@ -3632,7 +3634,7 @@ function p_CompactionStatus(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_30(v: any): any {
+function p_31(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3662,7 +3664,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_30(x));
+    y = (x === null ? null : p_31(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -3741,7 +3743,7 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_31(v: any): any {
+function p_32(v: any): any {
   let y: any;
   y = p_InitializeRequest(v);
   if (y !== undefined) return y;
@@ -3790,7 +3792,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_31(x));
+    y = (x === null ? null : p_32(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4113,7 +4115,7 @@ function p_LogoutRequest(v: any): any {
   return f_LogoutRequest(v, out) && out;
 }
 
-function p_32(v: any): any {
+function p_33(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4142,7 +4144,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_32(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -4219,7 +4221,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_33(v: any): any {
+function p_34(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4249,7 +4251,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_33(x);
+    y = x === null ? [] : p_34(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -4286,7 +4288,7 @@ function f_McpServerSse(v: any, out: any): true | undefined {
   else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_33(x);
+    y = x === null ? [] : p_34(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -4353,7 +4355,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_32(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -4467,7 +4469,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_32(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -4551,7 +4553,7 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   return out;
 }
 
-function f_34(v: any, out: any): true | undefined {
+function f_35(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
@@ -4563,13 +4565,13 @@ function f_34(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_35(v: any): any {
+function p_36(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_34(v, out) && out;
+  return f_35(v, out) && out;
 }
 
-function p_36(v: any): any {
+function p_37(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -4580,7 +4582,7 @@ function p_36(v: any): any {
     default:
       y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
-  if (y === undefined) y = p_35(v);
+  if (y === undefined) y = p_36(v);
   return y;
 }
 
@@ -4605,7 +4607,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_36(v);
+  const m = p_37(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -4617,7 +4619,7 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
-function p_37(v: any): any {
+function p_38(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4640,7 +4642,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_37(x);
+    y = p_38(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
   }
@@ -4659,7 +4661,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_38(v: any): any {
+function p_39(v: any): any {
   let y: any;
   y = p_WriteTextFileResponse(v);
   if (y !== undefined) return y;
@@ -4684,7 +4686,7 @@ function p_38(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_39(v: any, out: any): true | undefined {
+function f_40(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -4695,7 +4697,7 @@ function f_39(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_38(x);
+    y = p_39(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -4703,17 +4705,17 @@ function f_39(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_40(v: any): any {
+function p_41(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_39(v, out) && out;
+  return f_40(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any;
-  y = p_40(v);
+  y = p_41(v);
   if (y !== undefined) return y;
-  y = p_17(v);
+  y = p_18(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -4987,11 +4989,13 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
+const K_42 = ["_meta"];
+
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["_meta"]);
+  return rt.copyRawExcept(v, {}, K_42);
 }
 
-function p_41(v: any): any {
+function p_43(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.action;
   let y: any;
@@ -5018,7 +5022,7 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_41(v);
+  const m = p_43(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -5045,7 +5049,7 @@ function p_ElicitationContentValue(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function p_42(v: any): any {
+function p_44(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -5061,7 +5065,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_44(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -5074,7 +5078,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function p_43(v: any): any {
+function p_45(v: any): any {
   let y: any;
   y = p_CancelNotification(v);
   if (y !== undefined) return y;
@@ -5094,7 +5098,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_45(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }

@@ -805,11 +805,13 @@ function p_DiffChangeCopy(v: any): any {
   return f_DiffPathPairChange(v, out) && out;
 }
 
+const K_8 = ["fileType", "mimeType", "_meta"];
+
 function p_DiffChangeOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["fileType", "mimeType", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_8);
 }
 
-function p_8(v: any): any {
+function p_9(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.operation;
   let y: any;
@@ -852,7 +854,7 @@ function f_DiffChange(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_8(v);
+  const m = p_9(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -949,7 +951,7 @@ function p_DiffPatchFormat(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_9(v: any): any {
+function p_10(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -965,7 +967,7 @@ function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.changes;
   if (x !== undefined) {
-    y = p_9(x);
+    y = p_10(x);
     if (y !== undefined) out.changes = y;
     else return rt.at("/changes");
   }
@@ -1199,7 +1201,7 @@ function p_CreateElicitationRequestUrl(v: any): any {
   return f_ElicitationUrlMode(v, out) && out;
 }
 
-function p_10(v: any): any {
+function p_11(v: any): any {
   let y: any;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
@@ -1208,12 +1210,14 @@ function p_10(v: any): any {
   return rt.fail("matches no alternative");
 }
 
+const K_12 = ["message", "_meta"];
+
 function p_CreateElicitationRequestOther(v: any): any {
-  if (p_10(v) === undefined) return undefined;
-  return rt.copyRawExcept(v, {}, ["message", "_meta"]);
+  if (p_11(v) === undefined) return undefined;
+  return rt.copyRawExcept(v, {}, K_12);
 }
 
-function p_11(v: any): any {
+function p_13(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.mode;
   let y: any;
@@ -1244,7 +1248,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_11(v);
+  const m = p_13(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1297,7 +1301,7 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_12(v: any): any {
+function p_14(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -1309,7 +1313,7 @@ function p_12(v: any): any {
   return out;
 }
 
-function p_13(v: any): any {
+function p_15(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1337,14 +1341,14 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_12(x);
+    y = p_14(x);
     if (y !== undefined) out.properties = y;
     else return rt.at("/properties");
   }
   else return rt.failAt("/properties", "missing required property");
   x = v.required;
   if (x !== undefined) {
-    y = (x === null ? null : p_13(x));
+    y = (x === null ? null : p_15(x));
     if (y !== undefined) out.required = y;
     else return rt.at("/required");
   }
@@ -1465,7 +1469,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_14(v: any): any {
+function p_16(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1478,7 +1482,7 @@ function p_14(v: any): any {
   return out;
 }
 
-function p_15(v: any): any {
+function p_17(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1534,13 +1538,13 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_14(x));
+    y = (x === null ? null : p_16(x));
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_15(x));
+    y = (x === null ? null : p_17(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
@@ -1703,7 +1707,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_14(x);
+    y = p_16(x);
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
@@ -1726,7 +1730,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_15(x);
+    y = p_17(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
   }
@@ -1804,7 +1808,7 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
     else return rt.at("/requestedSchema");
   }
   else return rt.failAt("/requestedSchema", "missing required property");
-  const m = p_10(v);
+  const m = p_11(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1836,7 +1840,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
     else return rt.at("/url");
   }
   else return rt.failAt("/url", "missing required property");
-  const m = p_10(v);
+  const m = p_11(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1852,7 +1856,7 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_16(v: any): any {
+function p_18(v: any): any {
   let y: any;
   y = p_InitializeResponse(v);
   if (y !== undefined) return y;
@@ -1883,7 +1887,7 @@ function p_16(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_17(v: any, out: any): true | undefined {
+function f_19(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -1894,7 +1898,7 @@ function f_17(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_16(x);
+    y = p_18(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -1902,13 +1906,13 @@ function f_17(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_18(v: any): any {
+function p_20(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_17(v, out) && out;
+  return f_19(v, out) && out;
 }
 
-function p_19(v: any): any {
+function p_21(v: any): any {
   let y: any;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
@@ -1917,11 +1921,11 @@ function p_19(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_20(v: any, out: any): true | undefined {
+function f_22(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
-    y = (x === null ? null : p_19(x));
+    y = (x === null ? null : p_21(x));
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
   }
@@ -1936,22 +1940,22 @@ function f_20(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_21(v: any): any {
+function p_23(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_20(v, out) && out;
+  return f_22(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any;
-  y = p_18(v);
+  y = p_20(v);
   if (y !== undefined) return y;
-  y = p_21(v);
+  y = p_23(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
 
-function p_22(v: any): any {
+function p_24(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1986,7 +1990,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_22(x);
+    y = p_24(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v._meta;
@@ -2361,7 +2365,7 @@ function p_EnvVariable(v: any): any {
   return f_EnvVariable(v, out) && out;
 }
 
-function p_23(v: any): any {
+function p_25(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2396,13 +2400,13 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_13(x);
+    y = x === null ? [] : p_15(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_23(x);
+    y = x === null ? [] : p_25(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -2487,7 +2491,7 @@ function p_LogoutAuthResponse(v: any): any {
   return f_LogoutAuthResponse(v, out) && out;
 }
 
-function p_24(v: any): any {
+function p_26(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2499,7 +2503,7 @@ function p_24(v: any): any {
   return out;
 }
 
-function p_25(v: any): any {
+function p_27(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2522,12 +2526,12 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_26(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_27(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -2554,11 +2558,13 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
+const K_28 = ["configId", "name", "description", "category", "_meta"];
+
 function p_SessionConfigOptionOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["configId", "name", "description", "category", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_28);
 }
 
-function p_26(v: any): any {
+function p_29(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -2606,7 +2612,7 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_26(v);
+  const m = p_29(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -2630,7 +2636,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_27(v: any): any {
+function p_30(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2643,7 +2649,7 @@ function p_27(v: any): any {
   return out;
 }
 
-function p_28(v: any): any {
+function p_31(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2658,9 +2664,9 @@ function p_28(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any;
-  y = p_27(v);
+  y = p_30(v);
   if (y !== undefined) return y;
-  y = p_28(v);
+  y = p_31(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -2700,7 +2706,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_29(v: any): any {
+function p_32(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2731,7 +2737,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_32(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
@@ -2908,7 +2914,7 @@ function p_Command(v: any): any {
   return f_Command(v, out) && out;
 }
 
-function p_30(v: any): any {
+function p_33(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2924,7 +2930,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_33(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -2949,7 +2955,7 @@ function p_ListSessionsResponse(v: any): any {
   return f_ListSessionsResponse(v, out) && out;
 }
 
-function p_31(v: any): any {
+function p_34(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2979,7 +2985,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_31(x);
+    y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -3031,12 +3037,12 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_26(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_27(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -3105,7 +3111,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_26(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -3200,7 +3206,7 @@ function p_ErrorData(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function p_32(v: any): any {
+function p_35(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3223,7 +3229,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
   else return rt.failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_32(x);
+    y = p_35(x);
     if (y !== undefined) out.supported = y;
     else return rt.at("/supported");
   }
@@ -3265,7 +3271,7 @@ function p_SessionNotFoundErrorData(v: any): any {
   return f_SessionNotFoundErrorData(v, out) && out;
 }
 
-function p_33(v: any): any {
+function p_36(v: any): any {
   let y: any;
   y = p_UpdateSessionNotification(v);
   if (y !== undefined) return y;
@@ -3287,7 +3293,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_33(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3528,7 +3534,7 @@ function p_ContentChunk(v: any): any {
   return f_ContentChunk(v, out) && out;
 }
 
-function p_34(v: any): any {
+function p_37(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3551,7 +3557,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_34(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -3579,7 +3585,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_34(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -3607,7 +3613,7 @@ function f_AgentThought(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_34(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -3701,7 +3707,7 @@ function p_BackgroundToolCall(v: any): any {
   return f_BackgroundToolCall(v, out) && out;
 }
 
-function p_35(v: any): any {
+function p_38(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3717,7 +3723,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_38(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -3780,11 +3786,13 @@ function p_IdleStateUpdateError(v: any): any {
   return f_ErrorStopReason(v, out) && out;
 }
 
+const K_39 = ["background", "_meta"];
+
 function p_IdleStateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["background", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_39);
 }
 
-function p_36(v: any): any {
+function p_40(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -3818,7 +3826,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_38(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -3826,7 +3834,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_36(v);
+  const m = p_40(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -3842,7 +3850,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_38(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4203,7 +4211,7 @@ function p_PlanEntryStatus(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_37(v: any): any {
+function p_41(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4226,7 +4234,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_37(x);
+    y = p_41(x);
     if (y !== undefined) out.entries = y;
     else return rt.at("/entries");
   }
@@ -4272,7 +4280,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_27(x);
     if (y !== undefined) out.availableCommands = y;
     else return rt.at("/availableCommands");
   }
@@ -4295,7 +4303,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_26(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -4470,7 +4478,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_34(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -4549,7 +4557,7 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_38(v: any): any {
+function p_42(v: any): any {
   let y: any;
   y = p_InitializeRequest(v);
   if (y !== undefined) return y;
@@ -4598,7 +4606,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4806,7 +4814,7 @@ function p_LogoutAuthRequest(v: any): any {
   return f_LogoutAuthRequest(v, out) && out;
 }
 
-function p_39(v: any): any {
+function p_43(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4829,13 +4837,13 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_31(x);
+    y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_39(x);
+    y = x === null ? [] : p_43(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -4914,7 +4922,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_40(v: any): any {
+function p_44(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4944,7 +4952,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_40(x);
+    y = x === null ? [] : p_44(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -4980,13 +4988,13 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_13(x);
+    y = x === null ? [] : p_15(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_23(x);
+    y = x === null ? [] : p_25(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -5073,13 +5081,13 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_31(x);
+    y = x === null ? [] : p_34(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_39(x);
+    y = x === null ? [] : p_43(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -5251,15 +5259,17 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   return out;
 }
 
+const K_45 = ["sessionId", "configId", "_meta"];
+
 function p_SetSessionConfigOptionRequestOther(v: any): any {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (rt.copyJson(x) === undefined) return rt.at("/value");
-  return rt.copyRawExcept(v, {}, ["sessionId", "configId", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_45);
 }
 
-function p_41(v: any): any {
+function p_46(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -5297,7 +5307,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_41(v);
+  const m = p_46(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -5309,7 +5319,7 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
-function p_42(v: any): any {
+function p_47(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5333,7 +5343,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_42(x);
+    y = p_47(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
   }
@@ -5352,7 +5362,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_43(v: any): any {
+function p_48(v: any): any {
   let y: any;
   y = p_RequestPermissionResponse(v);
   if (y !== undefined) return y;
@@ -5363,7 +5373,7 @@ function p_43(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_44(v: any, out: any): true | undefined {
+function f_49(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -5374,7 +5384,7 @@ function f_44(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_43(x);
+    y = p_48(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -5382,17 +5392,17 @@ function f_44(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_45(v: any): any {
+function p_50(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_44(v, out) && out;
+  return f_49(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any;
-  y = p_45(v);
+  y = p_50(v);
   if (y !== undefined) return y;
-  y = p_21(v);
+  y = p_23(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -5505,11 +5515,13 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
+const K_51 = ["_meta"];
+
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["_meta"]);
+  return rt.copyRawExcept(v, {}, K_51);
 }
 
-function p_46(v: any): any {
+function p_52(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.action;
   let y: any;
@@ -5536,7 +5548,7 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_46(v);
+  const m = p_52(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -5558,14 +5570,14 @@ function p_ElicitationContentValue(v: any): any {
   if (y !== undefined) return y;
   y = (typeof v === "boolean" ? v : rt.fail("expected a boolean"));
   if (y !== undefined) return y;
-  y = p_13(v);
+  y = p_15(v);
   if (y !== undefined) return y;
   y = rt.copyJson(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
 
-function p_47(v: any): any {
+function p_53(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -5581,7 +5593,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_47(x));
+    y = (x === null ? null : p_53(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -5594,7 +5606,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function p_48(v: any): any {
+function p_54(v: any): any {
   let y: any;
   y = p_CancelSessionNotification(v);
   if (y !== undefined) return y;
@@ -5614,7 +5626,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_48(x));
+    y = (x === null ? null : p_54(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }

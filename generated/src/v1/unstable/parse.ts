@@ -1128,12 +1128,14 @@ function p_8(v: any): any {
   return rt.fail("matches no alternative");
 }
 
+const K_9 = ["message", "_meta"];
+
 function p_CreateElicitationRequestOther(v: any): any {
   if (p_8(v) === undefined) return undefined;
-  return rt.copyRawExcept(v, {}, ["message", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_9);
 }
 
-function p_9(v: any): any {
+function p_10(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.mode;
   let y: any;
@@ -1164,7 +1166,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_9(v);
+  const m = p_10(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1217,7 +1219,7 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_10(v: any): any {
+function p_11(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -1243,7 +1245,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_10(x);
+    y = p_11(x);
     if (y !== undefined) out.properties = y;
     else return rt.at("/properties");
   }
@@ -1370,7 +1372,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_11(v: any): any {
+function p_12(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1431,7 +1433,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_11(x));
+    y = (x === null ? null : p_12(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
@@ -1617,7 +1619,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_11(x);
+    y = p_12(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
   }
@@ -1636,7 +1638,7 @@ function p_TitledMultiSelectItems(v: any): any {
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
-function p_12(v: any): any {
+function p_13(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1681,7 +1683,7 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   else return rt.failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
-    y = (x === null ? null : p_12(x));
+    y = (x === null ? null : p_13(x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1806,7 +1808,7 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_13(v: any): any {
+function p_14(v: any): any {
   let y: any;
   y = p_InitializeResponse(v);
   if (y !== undefined) return y;
@@ -1855,7 +1857,7 @@ function p_13(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_14(v: any, out: any): true | undefined {
+function f_15(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -1866,7 +1868,7 @@ function f_14(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_13(x);
+    y = p_14(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -1874,13 +1876,13 @@ function f_14(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_15(v: any): any {
+function p_16(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_14(v, out) && out;
+  return f_15(v, out) && out;
 }
 
-function f_16(v: any, out: any): true | undefined {
+function f_17(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -1899,22 +1901,22 @@ function f_16(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_17(v: any): any {
+function p_18(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_16(v, out) && out;
+  return f_17(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any;
-  y = p_15(v);
+  y = p_16(v);
   if (y !== undefined) return y;
-  y = p_17(v);
+  y = p_18(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
 
-function p_18(v: any): any {
+function p_19(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1942,7 +1944,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_18(x);
+    y = p_19(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v.agentInfo;
@@ -2442,7 +2444,7 @@ function p_AuthMethodId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_19(v: any): any {
+function p_20(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -2483,7 +2485,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? {} : p_19(x);
+    y = x === null ? {} : p_20(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -2587,7 +2589,7 @@ function p_AuthenticateResponse(v: any): any {
   return f_AuthenticateResponse(v, out) && out;
 }
 
-function p_20(v: any): any {
+function p_21(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2603,7 +2605,7 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.providers;
   if (x !== undefined) {
-    y = p_20(x);
+    y = p_21(x);
     if (y !== undefined) out.providers = y;
     else return rt.at("/providers");
   }
@@ -2622,7 +2624,7 @@ function p_ListProvidersResponse(v: any): any {
   return f_ListProvidersResponse(v, out) && out;
 }
 
-function p_21(v: any): any {
+function p_22(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2645,7 +2647,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/providerId", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_21(x);
+    y = p_22(x);
     if (y !== undefined) out.supported = y;
     else out.supported = [];
   }
@@ -2763,7 +2765,7 @@ function p_LogoutResponse(v: any): any {
   return f_LogoutResponse(v, out) && out;
 }
 
-function p_22(v: any): any {
+function p_23(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2786,7 +2788,7 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_22(x);
+    y = p_23(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
@@ -2850,7 +2852,7 @@ function p_AuthAccount(v: any): any {
   return f_AuthAccount(v, out) && out;
 }
 
-function p_23(v: any): any {
+function p_24(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2878,7 +2880,7 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_23(x));
+    y = (x === null ? null : p_24(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
@@ -2895,7 +2897,7 @@ function p_NewSessionResponse(v: any): any {
   return f_NewSessionResponse(v, out) && out;
 }
 
-function p_24(v: any): any {
+function p_25(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2918,7 +2920,7 @@ function f_SessionModeState(v: any, out: any): true | undefined {
   else return rt.failAt("/currentModeId", "missing required property");
   x = v.availableModes;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_25(x);
     if (y !== undefined) out.availableModes = y;
     else out.availableModes = [];
   }
@@ -2986,7 +2988,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-function p_25(v: any): any {
+function p_26(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -3034,7 +3036,7 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_25(v);
+  const m = p_26(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -3058,7 +3060,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_26(v: any): any {
+function p_27(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3070,7 +3072,7 @@ function p_26(v: any): any {
   return out;
 }
 
-function p_27(v: any): any {
+function p_28(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3084,9 +3086,9 @@ function p_27(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any;
-  y = p_26(v);
-  if (y !== undefined) return y;
   y = p_27(v);
+  if (y !== undefined) return y;
+  y = p_28(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -3126,7 +3128,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_28(v: any): any {
+function p_29(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3156,7 +3158,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_29(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
@@ -3231,7 +3233,7 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_23(x));
+    y = (x === null ? null : p_24(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
@@ -3248,7 +3250,7 @@ function p_LoadSessionResponse(v: any): any {
   return f_LoadSessionResponse(v, out) && out;
 }
 
-function p_29(v: any): any {
+function p_30(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3264,7 +3266,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_30(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -3306,7 +3308,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = p_12(x);
+    y = p_13(x);
     if (y !== undefined) out.additionalDirectories = y;
   }
   x = v.title;
@@ -3370,7 +3372,7 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_23(x));
+    y = (x === null ? null : p_24(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
@@ -3478,7 +3480,7 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_23(x));
+    y = (x === null ? null : p_24(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
@@ -3531,7 +3533,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_23(x);
+    y = p_24(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
@@ -3672,7 +3674,7 @@ function p_ErrorCode(v: any): any {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
 }
 
-function p_30(v: any): any {
+function p_31(v: any): any {
   let y: any;
   y = p_SessionNotification(v);
   if (y !== undefined) return y;
@@ -3696,7 +3698,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_30(x));
+    y = (x === null ? null : p_31(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4044,7 +4046,7 @@ function p_PlanEntryStatus(v: any): any {
   return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\""));
 }
 
-function p_31(v: any): any {
+function p_32(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4060,7 +4062,7 @@ function f_Plan(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.entries;
   if (x !== undefined) {
-    y = p_31(x);
+    y = p_32(x);
     if (y !== undefined) out.entries = y;
     else out.entries = [];
   }
@@ -4129,7 +4131,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_31(x);
+    y = p_32(x);
     if (y !== undefined) out.entries = y;
     else out.entries = [];
   }
@@ -4319,7 +4321,7 @@ function p_UnstructuredCommandInput(v: any): any {
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
-function p_32(v: any): any {
+function p_33(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4335,7 +4337,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_32(x);
+    y = p_33(x);
     if (y !== undefined) out.availableCommands = y;
     else out.availableCommands = [];
   }
@@ -4381,7 +4383,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_23(x);
+    y = p_24(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
   }
@@ -4538,7 +4540,7 @@ function p_CompactionStatus(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_33(v: any): any {
+function p_34(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4568,7 +4570,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_33(x));
+    y = (x === null ? null : p_34(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -4766,11 +4768,13 @@ function p_IdleStateUpdateError(v: any): any {
   return f_ErrorStopReason(v, out) && out;
 }
 
+const K_35 = ["usage", "_meta"];
+
 function p_IdleStateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["usage", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_35);
 }
 
-function p_34(v: any): any {
+function p_36(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -4812,7 +4816,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_34(v);
+  const m = p_36(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -4942,7 +4946,7 @@ function f_SessionMessage(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_33(x));
+    y = (x === null ? null : p_34(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -5023,7 +5027,7 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_22(x);
+    y = p_23(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
@@ -5044,7 +5048,7 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_35(v: any): any {
+function p_37(v: any): any {
   let y: any;
   y = p_InitializeRequest(v);
   if (y !== undefined) return y;
@@ -5111,7 +5115,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5501,7 +5505,7 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/baseUrl", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = p_19(x);
+    y = p_20(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -5574,7 +5578,7 @@ function p_AuthStatusRequest(v: any): any {
   return f_AuthStatusRequest(v, out) && out;
 }
 
-function p_36(v: any): any {
+function p_38(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5603,7 +5607,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_36(x);
+    y = x === null ? [] : p_38(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -5694,7 +5698,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_37(v: any): any {
+function p_39(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5724,7 +5728,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_37(x);
+    y = x === null ? [] : p_39(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -5761,7 +5765,7 @@ function f_McpServerSse(v: any, out: any): true | undefined {
   else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_37(x);
+    y = x === null ? [] : p_39(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -5854,7 +5858,7 @@ function p_McpServerStdio(v: any): any {
   return f_McpServerStdio(v, out) && out;
 }
 
-function p_38(v: any): any {
+function p_40(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5877,7 +5881,7 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
   else return rt.failAt("/mode", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = p_38(x);
+    y = p_40(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -5904,7 +5908,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_36(x);
+    y = x === null ? [] : p_38(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6034,7 +6038,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_36(x);
+    y = x === null ? [] : p_38(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6181,7 +6185,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_36(x);
+    y = x === null ? [] : p_38(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6271,7 +6275,7 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   return out;
 }
 
-function f_39(v: any, out: any): true | undefined {
+function f_41(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
@@ -6283,13 +6287,13 @@ function f_39(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_40(v: any): any {
+function p_42(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_39(v, out) && out;
+  return f_41(v, out) && out;
 }
 
-function p_41(v: any): any {
+function p_43(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -6300,7 +6304,7 @@ function p_41(v: any): any {
     default:
       y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
-  if (y === undefined) y = p_40(v);
+  if (y === undefined) y = p_42(v);
   return y;
 }
 
@@ -6325,7 +6329,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_41(v);
+  const m = p_43(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -6348,7 +6352,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_38(x);
+    y = p_40(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
   }
@@ -6367,7 +6371,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_42(v: any): any {
+function p_44(v: any): any {
   let y: any;
   y = p_WriteTextFileResponse(v);
   if (y !== undefined) return y;
@@ -6394,7 +6398,7 @@ function p_42(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_43(v: any, out: any): true | undefined {
+function f_45(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -6405,7 +6409,7 @@ function f_43(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_42(x);
+    y = p_44(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -6413,17 +6417,17 @@ function f_43(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_44(v: any): any {
+function p_46(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_43(v, out) && out;
+  return f_45(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any;
-  y = p_44(v);
+  y = p_46(v);
   if (y !== undefined) return y;
-  y = p_17(v);
+  y = p_18(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -6697,11 +6701,13 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
+const K_47 = ["_meta"];
+
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["_meta"]);
+  return rt.copyRawExcept(v, {}, K_47);
 }
 
-function p_45(v: any): any {
+function p_48(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.action;
   let y: any;
@@ -6728,7 +6734,7 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
     y = (x === null ? null : p_1(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_45(v);
+  const m = p_48(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -6755,7 +6761,7 @@ function p_ElicitationContentValue(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function p_46(v: any): any {
+function p_49(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -6771,7 +6777,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_46(x));
+    y = (x === null ? null : p_49(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -6784,7 +6790,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function f_47(v: any, out: any): true | undefined {
+function f_50(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.result;
   if (x !== undefined) {
@@ -6801,13 +6807,13 @@ function f_47(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_48(v: any): any {
+function p_51(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_47(v, out) && out;
+  return f_50(v, out) && out;
 }
 
-function f_49(v: any, out: any): true | undefined {
+function f_52(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.error;
   if (x !== undefined) {
@@ -6824,20 +6830,22 @@ function f_49(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_50(v: any): any {
+function p_53(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_49(v, out) && out;
+  return f_52(v, out) && out;
 }
 
 function p_MessageMcpResponse(v: any): any {
   let y: any;
-  y = p_48(v);
+  y = p_51(v);
   if (y !== undefined) return y;
-  y = p_50(v);
+  y = p_53(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
+
+const K_54 = ["code", "message", "data"];
 
 function f_McpError(v: any, out: any): true | undefined {
   let x: any, y: any;
@@ -6861,7 +6869,7 @@ function f_McpError(v: any, out: any): true | undefined {
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
-  rt.copyRawExcept(v, out, ["code", "message", "data"]);
+  rt.copyRawExcept(v, out, K_54);
   return true;
 }
 
@@ -6871,7 +6879,7 @@ function p_McpError(v: any): any {
   return f_McpError(v, out) && out;
 }
 
-function p_51(v: any): any {
+function p_55(v: any): any {
   let y: any;
   y = p_CancelNotification(v);
   if (y !== undefined) return y;
@@ -6893,7 +6901,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_51(x));
+    y = (x === null ? null : p_55(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -6995,7 +7003,7 @@ function p_CancelRequestNotification(v: any): any {
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function p_52(v: any): any {
+function p_56(v: any): any {
   let y: any;
   y = p_InitializeProxyRequest(v);
   if (y !== undefined) return y;
@@ -7022,7 +7030,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_52(x));
+    y = (x === null ? null : p_56(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7068,7 +7076,7 @@ function p_ProxySuccessorRequest(v: any): any {
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function p_53(v: any): any {
+function p_57(v: any): any {
   let y: any;
   y = p_InitializeProxyResponse(v);
   if (y !== undefined) return y;
@@ -7077,7 +7085,7 @@ function p_53(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_54(v: any, out: any): true | undefined {
+function f_58(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -7088,7 +7096,7 @@ function f_54(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_53(x);
+    y = p_57(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -7096,17 +7104,17 @@ function f_54(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_55(v: any): any {
+function p_59(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_54(v, out) && out;
+  return f_58(v, out) && out;
 }
 
 function p_ProxyResponse(v: any): any {
   let y: any;
-  y = p_55(v);
+  y = p_59(v);
   if (y !== undefined) return y;
-  y = p_17(v);
+  y = p_18(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -7119,7 +7127,7 @@ function p_ProxySuccessorResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_56(v: any): any {
+function p_60(v: any): any {
   let y: any;
   y = p_ProxySuccessorNotification(v);
   if (y !== undefined) return y;
@@ -7137,7 +7145,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_56(x));
+    y = (x === null ? null : p_60(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }

@@ -807,11 +807,13 @@ function p_DiffChangeCopy(v: any): any {
   return f_DiffPathPairChange(v, out) && out;
 }
 
+const K_8 = ["fileType", "mimeType", "_meta"];
+
 function p_DiffChangeOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["fileType", "mimeType", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_8);
 }
 
-function p_8(v: any): any {
+function p_9(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.operation;
   let y: any;
@@ -854,7 +856,7 @@ function f_DiffChange(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_8(v);
+  const m = p_9(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -951,7 +953,7 @@ function p_DiffPatchFormat(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_9(v: any): any {
+function p_10(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -967,7 +969,7 @@ function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.changes;
   if (x !== undefined) {
-    y = p_9(x);
+    y = p_10(x);
     if (y !== undefined) out.changes = y;
     else return rt.at("/changes");
   }
@@ -1201,7 +1203,7 @@ function p_CreateElicitationRequestUrl(v: any): any {
   return f_ElicitationUrlMode(v, out) && out;
 }
 
-function p_10(v: any): any {
+function p_11(v: any): any {
   let y: any;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
@@ -1210,12 +1212,14 @@ function p_10(v: any): any {
   return rt.fail("matches no alternative");
 }
 
+const K_12 = ["message", "_meta"];
+
 function p_CreateElicitationRequestOther(v: any): any {
-  if (p_10(v) === undefined) return undefined;
-  return rt.copyRawExcept(v, {}, ["message", "_meta"]);
+  if (p_11(v) === undefined) return undefined;
+  return rt.copyRawExcept(v, {}, K_12);
 }
 
-function p_11(v: any): any {
+function p_13(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.mode;
   let y: any;
@@ -1246,7 +1250,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_11(v);
+  const m = p_13(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1299,7 +1303,7 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_12(v: any): any {
+function p_14(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -1311,7 +1315,7 @@ function p_12(v: any): any {
   return out;
 }
 
-function p_13(v: any): any {
+function p_15(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1339,14 +1343,14 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_12(x);
+    y = p_14(x);
     if (y !== undefined) out.properties = y;
     else return rt.at("/properties");
   }
   else return rt.failAt("/properties", "missing required property");
   x = v.required;
   if (x !== undefined) {
-    y = (x === null ? null : p_13(x));
+    y = (x === null ? null : p_15(x));
     if (y !== undefined) out.required = y;
     else return rt.at("/required");
   }
@@ -1467,7 +1471,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_14(v: any): any {
+function p_16(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1480,7 +1484,7 @@ function p_14(v: any): any {
   return out;
 }
 
-function p_15(v: any): any {
+function p_17(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1536,13 +1540,13 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_14(x));
+    y = (x === null ? null : p_16(x));
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_15(x));
+    y = (x === null ? null : p_17(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
@@ -1705,7 +1709,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_14(x);
+    y = p_16(x);
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
@@ -1728,7 +1732,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_15(x);
+    y = p_17(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
   }
@@ -1806,7 +1810,7 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
     else return rt.at("/requestedSchema");
   }
   else return rt.failAt("/requestedSchema", "missing required property");
-  const m = p_10(v);
+  const m = p_11(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1838,7 +1842,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
     else return rt.at("/url");
   }
   else return rt.failAt("/url", "missing required property");
-  const m = p_10(v);
+  const m = p_11(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1905,7 +1909,7 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_16(v: any): any {
+function p_18(v: any): any {
   let y: any;
   y = p_InitializeResponse(v);
   if (y !== undefined) return y;
@@ -1954,7 +1958,7 @@ function p_16(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_17(v: any, out: any): true | undefined {
+function f_19(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -1965,7 +1969,7 @@ function f_17(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_16(x);
+    y = p_18(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -1973,13 +1977,13 @@ function f_17(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_18(v: any): any {
+function p_20(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_17(v, out) && out;
+  return f_19(v, out) && out;
 }
 
-function p_19(v: any): any {
+function p_21(v: any): any {
   let y: any;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
@@ -1988,11 +1992,11 @@ function p_19(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_20(v: any, out: any): true | undefined {
+function f_22(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
-    y = (x === null ? null : p_19(x));
+    y = (x === null ? null : p_21(x));
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
   }
@@ -2007,22 +2011,22 @@ function f_20(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_21(v: any): any {
+function p_23(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_20(v, out) && out;
+  return f_22(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any;
-  y = p_18(v);
+  y = p_20(v);
   if (y !== undefined) return y;
-  y = p_21(v);
+  y = p_23(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
 
-function p_22(v: any): any {
+function p_24(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2057,7 +2061,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_22(x);
+    y = p_24(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v._meta;
@@ -2642,7 +2646,7 @@ function p_EnvVariable(v: any): any {
   return f_EnvVariable(v, out) && out;
 }
 
-function p_23(v: any): any {
+function p_25(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2677,13 +2681,13 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_13(x);
+    y = x === null ? [] : p_15(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_23(x);
+    y = x === null ? [] : p_25(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -2752,7 +2756,7 @@ function p_LoginAuthResponse(v: any): any {
   return f_LoginAuthResponse(v, out) && out;
 }
 
-function p_24(v: any): any {
+function p_26(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2768,7 +2772,7 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.providers;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_26(x);
     if (y !== undefined) out.providers = y;
     else return rt.at("/providers");
   }
@@ -2787,7 +2791,7 @@ function p_ListProvidersResponse(v: any): any {
   return f_ListProvidersResponse(v, out) && out;
 }
 
-function p_25(v: any): any {
+function p_27(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2810,7 +2814,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/providerId", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_27(x);
     if (y !== undefined) out.supported = y;
     else out.supported = [];
   }
@@ -2928,7 +2932,7 @@ function p_LogoutAuthResponse(v: any): any {
   return f_LogoutAuthResponse(v, out) && out;
 }
 
-function p_26(v: any): any {
+function p_28(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2951,7 +2955,7 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_28(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
@@ -3015,7 +3019,7 @@ function p_AuthAccount(v: any): any {
   return f_AuthAccount(v, out) && out;
 }
 
-function p_27(v: any): any {
+function p_29(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3027,7 +3031,7 @@ function p_27(v: any): any {
   return out;
 }
 
-function p_28(v: any): any {
+function p_30(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3050,12 +3054,12 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_29(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_30(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -3082,11 +3086,13 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
+const K_31 = ["configId", "name", "description", "category", "_meta"];
+
 function p_SessionConfigOptionOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["configId", "name", "description", "category", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_31);
 }
 
-function p_29(v: any): any {
+function p_32(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -3134,7 +3140,7 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_29(v);
+  const m = p_32(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -3158,7 +3164,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_30(v: any): any {
+function p_33(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3171,7 +3177,7 @@ function p_30(v: any): any {
   return out;
 }
 
-function p_31(v: any): any {
+function p_34(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3186,9 +3192,9 @@ function p_31(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any;
-  y = p_30(v);
+  y = p_33(v);
   if (y !== undefined) return y;
-  y = p_31(v);
+  y = p_34(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -3228,7 +3234,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_32(v: any): any {
+function p_35(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3259,7 +3265,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_32(x);
+    y = p_35(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
@@ -3436,7 +3442,7 @@ function p_Command(v: any): any {
   return f_Command(v, out) && out;
 }
 
-function p_33(v: any): any {
+function p_36(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3452,7 +3458,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_33(x);
+    y = p_36(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -3477,7 +3483,7 @@ function p_ListSessionsResponse(v: any): any {
   return f_ListSessionsResponse(v, out) && out;
 }
 
-function p_34(v: any): any {
+function p_37(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3507,7 +3513,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_37(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -3571,12 +3577,12 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_29(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_30(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -3812,7 +3818,7 @@ function p_BackgroundSubagent(v: any): any {
   return f_BackgroundSubagent(v, out) && out;
 }
 
-function p_35(v: any): any {
+function p_38(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3828,7 +3834,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_38(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -3890,7 +3896,7 @@ function p_ErrorData(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function p_36(v: any): any {
+function p_39(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3913,7 +3919,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
   else return rt.failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_36(x);
+    y = p_39(x);
     if (y !== undefined) out.supported = y;
     else return rt.at("/supported");
   }
@@ -4053,11 +4059,13 @@ function p_IdleStateUpdateError(v: any): any {
   return f_ErrorStopReason(v, out) && out;
 }
 
+const K_40 = ["usage", "background", "_meta"];
+
 function p_IdleStateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["usage", "background", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_40);
 }
 
-function p_37(v: any): any {
+function p_41(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -4096,7 +4104,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   }
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_38(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4104,7 +4112,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_37(v);
+  const m = p_41(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -4120,7 +4128,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_38(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4141,7 +4149,7 @@ function f_UnknownStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_35(x));
+    y = (x === null ? null : p_38(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4185,12 +4193,12 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_29(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_30(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -4259,7 +4267,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_29(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -4309,7 +4317,7 @@ function p_ExtResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_38(v: any): any {
+function p_42(v: any): any {
   let y: any;
   y = p_UpdateSessionNotification(v);
   if (y !== undefined) return y;
@@ -4333,7 +4341,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4606,7 +4614,7 @@ function p_ContentChunk(v: any): any {
   return f_ContentChunk(v, out) && out;
 }
 
-function p_39(v: any): any {
+function p_43(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4629,7 +4637,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_39(x));
+    y = (x === null ? null : p_43(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -4657,7 +4665,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_39(x));
+    y = (x === null ? null : p_43(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -4685,7 +4693,7 @@ function f_AgentThought(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_39(x));
+    y = (x === null ? null : p_43(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -5023,7 +5031,7 @@ function p_PlanEntryStatus(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_40(v: any): any {
+function p_44(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5046,7 +5054,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_40(x);
+    y = p_44(x);
     if (y !== undefined) out.entries = y;
     else return rt.at("/entries");
   }
@@ -5175,7 +5183,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_30(x);
     if (y !== undefined) out.availableCommands = y;
     else return rt.at("/availableCommands");
   }
@@ -5198,7 +5206,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_29(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -5373,7 +5381,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_39(x));
+    y = (x === null ? null : p_43(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -5499,7 +5507,7 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = (x === null ? null : p_34(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -5548,7 +5556,7 @@ function f_SessionMessage(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_39(x));
+    y = (x === null ? null : p_43(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -5629,7 +5637,7 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_28(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
@@ -5650,7 +5658,7 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_41(v: any): any {
+function p_45(v: any): any {
   let y: any;
   y = p_InitializeRequest(v);
   if (y !== undefined) return y;
@@ -5717,7 +5725,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_41(x));
+    y = (x === null ? null : p_45(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5925,7 +5933,7 @@ function p_ListProvidersRequest(v: any): any {
   return f_ListProvidersRequest(v, out) && out;
 }
 
-function p_42(v: any): any {
+function p_46(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -5962,7 +5970,7 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/baseUrl", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = p_42(x);
+    y = p_46(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -6035,7 +6043,7 @@ function p_AuthStatusRequest(v: any): any {
   return f_AuthStatusRequest(v, out) && out;
 }
 
-function p_43(v: any): any {
+function p_47(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6058,13 +6066,13 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_37(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_43(x);
+    y = x === null ? [] : p_47(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6157,7 +6165,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_44(v: any): any {
+function p_48(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6187,7 +6195,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_44(x);
+    y = x === null ? [] : p_48(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -6253,13 +6261,13 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_13(x);
+    y = x === null ? [] : p_15(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_23(x);
+    y = x === null ? [] : p_25(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -6277,7 +6285,7 @@ function p_McpServerStdio(v: any): any {
   return f_McpServerStdio(v, out) && out;
 }
 
-function p_45(v: any): any {
+function p_49(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6300,7 +6308,7 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
   else return rt.failAt("/mode", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = p_45(x);
+    y = p_49(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -6402,13 +6410,13 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_37(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_43(x);
+    y = x === null ? [] : p_47(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6549,13 +6557,13 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_37(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_43(x);
+    y = x === null ? [] : p_47(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6733,15 +6741,17 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   return out;
 }
 
+const K_50 = ["sessionId", "configId", "_meta"];
+
 function p_SetSessionConfigOptionRequestOther(v: any): any {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (rt.copyJson(x) === undefined) return rt.at("/value");
-  return rt.copyRawExcept(v, {}, ["sessionId", "configId", "_meta"]);
+  return rt.copyRawExcept(v, {}, K_50);
 }
 
-function p_46(v: any): any {
+function p_51(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -6779,7 +6789,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_46(v);
+  const m = p_51(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -6791,7 +6801,7 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
-function p_47(v: any): any {
+function p_52(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6815,7 +6825,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_47(x);
+    y = p_52(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
   }
@@ -6834,7 +6844,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_48(v: any): any {
+function p_53(v: any): any {
   let y: any;
   y = p_RequestPermissionResponse(v);
   if (y !== undefined) return y;
@@ -6847,7 +6857,7 @@ function p_48(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_49(v: any, out: any): true | undefined {
+function f_54(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -6858,7 +6868,7 @@ function f_49(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_48(x);
+    y = p_53(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -6866,17 +6876,17 @@ function f_49(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_50(v: any): any {
+function p_55(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_49(v, out) && out;
+  return f_54(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any;
-  y = p_50(v);
+  y = p_55(v);
   if (y !== undefined) return y;
-  y = p_21(v);
+  y = p_23(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -6989,11 +6999,13 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
+const K_56 = ["_meta"];
+
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, ["_meta"]);
+  return rt.copyRawExcept(v, {}, K_56);
 }
 
-function p_51(v: any): any {
+function p_57(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.action;
   let y: any;
@@ -7020,7 +7032,7 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_51(v);
+  const m = p_57(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -7042,14 +7054,14 @@ function p_ElicitationContentValue(v: any): any {
   if (y !== undefined) return y;
   y = (typeof v === "boolean" ? v : rt.fail("expected a boolean"));
   if (y !== undefined) return y;
-  y = p_13(v);
+  y = p_15(v);
   if (y !== undefined) return y;
   y = rt.copyJson(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
 
-function p_52(v: any): any {
+function p_58(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -7065,7 +7077,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_52(x));
+    y = (x === null ? null : p_58(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -7078,7 +7090,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function f_53(v: any, out: any): true | undefined {
+function f_59(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.result;
   if (x !== undefined) {
@@ -7095,13 +7107,13 @@ function f_53(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_54(v: any): any {
+function p_60(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_53(v, out) && out;
+  return f_59(v, out) && out;
 }
 
-function f_55(v: any, out: any): true | undefined {
+function f_61(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.error;
   if (x !== undefined) {
@@ -7118,20 +7130,22 @@ function f_55(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_56(v: any): any {
+function p_62(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_55(v, out) && out;
+  return f_61(v, out) && out;
 }
 
 function p_MessageMcpResponse(v: any): any {
   let y: any;
-  y = p_54(v);
+  y = p_60(v);
   if (y !== undefined) return y;
-  y = p_56(v);
+  y = p_62(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
+
+const K_63 = ["code", "message", "data"];
 
 function f_McpError(v: any, out: any): true | undefined {
   let x: any, y: any;
@@ -7155,7 +7169,7 @@ function f_McpError(v: any, out: any): true | undefined {
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
-  rt.copyRawExcept(v, out, ["code", "message", "data"]);
+  rt.copyRawExcept(v, out, K_63);
   return true;
 }
 
@@ -7165,7 +7179,7 @@ function p_McpError(v: any): any {
   return f_McpError(v, out) && out;
 }
 
-function p_57(v: any): any {
+function p_64(v: any): any {
   let y: any;
   y = p_CancelSessionNotification(v);
   if (y !== undefined) return y;
@@ -7187,7 +7201,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_57(x));
+    y = (x === null ? null : p_64(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7289,7 +7303,7 @@ function p_CancelRequestNotification(v: any): any {
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function p_58(v: any): any {
+function p_65(v: any): any {
   let y: any;
   y = p_InitializeProxyRequest(v);
   if (y !== undefined) return y;
@@ -7316,7 +7330,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_58(x));
+    y = (x === null ? null : p_65(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7362,7 +7376,7 @@ function p_ProxySuccessorRequest(v: any): any {
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function p_59(v: any): any {
+function p_66(v: any): any {
   let y: any;
   y = p_InitializeProxyResponse(v);
   if (y !== undefined) return y;
@@ -7371,7 +7385,7 @@ function p_59(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_60(v: any, out: any): true | undefined {
+function f_67(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -7382,7 +7396,7 @@ function f_60(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_59(x);
+    y = p_66(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -7390,17 +7404,17 @@ function f_60(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_61(v: any): any {
+function p_68(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_60(v, out) && out;
+  return f_67(v, out) && out;
 }
 
 function p_ProxyResponse(v: any): any {
   let y: any;
-  y = p_61(v);
+  y = p_68(v);
   if (y !== undefined) return y;
-  y = p_21(v);
+  y = p_23(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -7413,7 +7427,7 @@ function p_ProxySuccessorResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_62(v: any): any {
+function p_69(v: any): any {
   let y: any;
   y = p_ProxySuccessorNotification(v);
   if (y !== undefined) return y;
@@ -7431,7 +7445,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_62(x));
+    y = (x === null ? null : p_69(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
