@@ -88,7 +88,7 @@ describe("names that need care generate correct, compiling code", () => {
     string: obj({ value: { type: "string" } }, ["value"]),
     "kebab-case-name": obj({ owner: { $ref: "#/$defs/string" } }),
     // Required fields named like the module-level values a builder calls (SDK 0.29.0's `Range`).
-    Span: obj({ start: { type: "integer" }, end: { type: "integer" }, B1: { type: "string" } }, ["start", "end", "B1"]),
+    Span: obj({ rt: { type: "integer" }, end: { type: "integer" }, B1: { type: "string" } }, ["rt", "end", "B1"]),
   };
   let out = "";
   let diagnostics: string[] = [];
@@ -117,11 +117,11 @@ describe("names that need care generate correct, compiling code", () => {
     expect(types).toContain(`"__proto__"?: number;`);
   });
 
-  it("builder parameters never shadow the module's own values (`start`, the specs)", () => {
+  it("builder parameters never shadow the module's own values (the runtime namespace `rt`, the specs)", () => {
     expect(diagnostics).toEqual([]);
     const build = snapshotTree(out).get("src/v2/build.ts")!;
-    expect(build).toMatch(/export function Span\(start_: T\.Span\["start"\], end: T\.Span\["end"\], B1_: T\.Span\["B1"\]\)/);
-    expect(build).toMatch(/return start\(B\d+, \{ start: start_, end, B1: B1_ \}\);/);
+    expect(build).toMatch(/export function Span\(rt_: T\.Span\["rt"\], end: T\.Span\["end"\], B1_: T\.Span\["B1"\]\)/);
+    expect(build).toMatch(/return rt\.start\(B\d+, \{ rt: rt_, end, B1: B1_ \}\);/);
   });
 
   it("a reserved word and a non-identifier def name are mapped to PascalCase", () => {

@@ -54,7 +54,8 @@ class BuilderWriter {
     return [
       MODULE_DOC,
       `import type * as T from "./types.js";`,
-      `import { start, type Builder, type BuilderSpec, type Rest } from ${literal(`${runtimeDir(this.ir)}/build.js`)};`,
+      `import * as rt from ${literal(`${runtimeDir(this.ir)}/build.js`)};`,
+      `import type { Builder, BuilderSpec, Rest } from ${literal(`${runtimeDir(this.ir)}/build.js`)};`,
       "",
       ...[...this.specs].map(([spec, name]) => `const ${name}: BuilderSpec = ${spec};`),
       "",
@@ -137,7 +138,7 @@ class BuilderWriter {
     ];
     const setters = shape.rest ? this.setterUnion(shape) : "";
     const returns = `Builder<${shape.target}${setters}>`;
-    const call = `start(${this.spec(shape)}, ${entries.length ? `{ ${entries.join(", ")} }` : "{}"}${shape.rest ? `, ${params.rest}` : ""})`;
+    const call = `rt.start(${this.spec(shape)}, ${entries.length ? `{ ${entries.join(", ")} }` : "{}"}${shape.rest ? `, ${params.rest}` : ""})`;
     return `${builderDoc(shape)}export function ${ident(shape.name)}(${signature.join(", ")}): ${returns} {\n  return ${call};\n}\n`;
   }
 
@@ -167,8 +168,8 @@ function customShape(tag: string, other: OtherVariant, target: string, common: P
   return { name: other.name, target, doc: other.doc, tag: { key: tag }, fields: [], rest: { name: "fields", optional: !required } };
 }
 
-/** Module-level values a builder body calls: a parameter of the same name would shadow them (`Range(start, end)`). */
-const MODULE_VALUES = /^(?:start|B\d+)$/;
+/** The module-level values a builder body refers to (the runtime namespace, the `B<n>` specs): no parameter may shadow them. */
+const MODULE_VALUES = /^(?:rt|B\d+)$/;
 
 /** Parameter names: the field name when it is an identifier, else a safe variant; never clashing. */
 function paramNames(shape: Shape): { tag: string; rest: string; field: (name: string) => string } {

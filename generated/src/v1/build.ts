@@ -10,7 +10,8 @@
  */
 
 import type * as T from "./types.js";
-import { start, type Builder, type BuilderSpec, type Rest } from "../runtime/build.js";
+import * as rt from "../runtime/build.js";
+import type { Builder, BuilderSpec, Rest } from "../runtime/build.js";
 
 const B0: BuilderSpec = { keys: ["sessionId", "path", "content", "_meta"], setters: ["_meta"] };
 const B1: BuilderSpec = { keys: ["sessionId", "path", "line", "limit", "_meta"], setters: ["line", "limit", "_meta"] };
@@ -149,1181 +150,1181 @@ const B131: BuilderSpec = { keys: ["requestId", "_meta"], setters: ["_meta"] };
  * Builder of `WriteTextFileRequest` (S33).
  */
 export function WriteTextFileRequest(sessionId: T.WriteTextFileRequest["sessionId"], path: T.WriteTextFileRequest["path"], content: T.WriteTextFileRequest["content"]): Builder<T.WriteTextFileRequest> {
-  return start(B0, { sessionId, path, content });
+  return rt.start(B0, { sessionId, path, content });
 }
 
 /**
  * Builder of `ReadTextFileRequest` (S33).
  */
 export function ReadTextFileRequest(sessionId: T.ReadTextFileRequest["sessionId"], path: T.ReadTextFileRequest["path"]): Builder<T.ReadTextFileRequest> {
-  return start(B1, { sessionId, path });
+  return rt.start(B1, { sessionId, path });
 }
 
 /**
  * Builder of `RequestPermissionRequest` (S33).
  */
 export function RequestPermissionRequest(sessionId: T.RequestPermissionRequest["sessionId"], toolCall: T.RequestPermissionRequest["toolCall"], options: T.RequestPermissionRequest["options"]): Builder<T.RequestPermissionRequest> {
-  return start(B2, { sessionId, toolCall, options });
+  return rt.start(B2, { sessionId, toolCall, options });
 }
 
 /**
  * Builder of `ToolCallUpdate` (S33).
  */
 export function ToolCallUpdate(toolCallId: T.ToolCallUpdate["toolCallId"]): Builder<T.ToolCallUpdate> {
-  return start(B3, { toolCallId });
+  return rt.start(B3, { toolCallId });
 }
 
 /**
  * Builder of `ToolCallContentContent` with `type: "content"` (S33).
  */
 export function ToolCallContentContent(content: T.ToolCallContentContent["content"]): Builder<T.ToolCallContentContent> {
-  return start(B4, { type: "content", content });
+  return rt.start(B4, { type: "content", content });
 }
 
 /**
  * Builder of `ToolCallContentDiff` with `type: "diff"` (S33).
  */
 export function ToolCallContentDiff(path: T.ToolCallContentDiff["path"], newText: T.ToolCallContentDiff["newText"]): Builder<T.ToolCallContentDiff> {
-  return start(B5, { type: "diff", path, newText });
+  return rt.start(B5, { type: "diff", path, newText });
 }
 
 /**
  * Builder of `ToolCallContentTerminal` with `type: "terminal"` (S33).
  */
 export function ToolCallContentTerminal(terminalId: T.ToolCallContentTerminal["terminalId"]): Builder<T.ToolCallContentTerminal> {
-  return start(B6, { type: "terminal", terminalId });
+  return rt.start(B6, { type: "terminal", terminalId });
 }
 
 /**
  * Builder of `ContentBlockText` with `type: "text"` (S33).
  */
 export function ContentBlockText(text: T.ContentBlockText["text"]): Builder<T.ContentBlockText> {
-  return start(B7, { type: "text", text });
+  return rt.start(B7, { type: "text", text });
 }
 
 /**
  * Builder of `ContentBlockImage` with `type: "image"` (S33).
  */
 export function ContentBlockImage(data: T.ContentBlockImage["data"], mimeType: T.ContentBlockImage["mimeType"]): Builder<T.ContentBlockImage> {
-  return start(B8, { type: "image", data, mimeType });
+  return rt.start(B8, { type: "image", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockAudio` with `type: "audio"` (S33).
  */
 export function ContentBlockAudio(data: T.ContentBlockAudio["data"], mimeType: T.ContentBlockAudio["mimeType"]): Builder<T.ContentBlockAudio> {
-  return start(B9, { type: "audio", data, mimeType });
+  return rt.start(B9, { type: "audio", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockResourceLink` with `type: "resource_link"` (S33).
  */
 export function ContentBlockResourceLink(name: T.ContentBlockResourceLink["name"], uri: T.ContentBlockResourceLink["uri"]): Builder<T.ContentBlockResourceLink> {
-  return start(B10, { type: "resource_link", name, uri });
+  return rt.start(B10, { type: "resource_link", name, uri });
 }
 
 /**
  * Builder of `ContentBlockResource` with `type: "resource"` (S33).
  */
 export function ContentBlockResource(resource: T.ContentBlockResource["resource"]): Builder<T.ContentBlockResource> {
-  return start(B11, { type: "resource", resource });
+  return rt.start(B11, { type: "resource", resource });
 }
 
 /**
  * Builder of `Annotations` (S33).
  */
 export function Annotations(): Builder<T.Annotations> {
-  return start(B12, {});
+  return rt.start(B12, {});
 }
 
 /**
  * Builder of `TextContent` (S33).
  */
 export function TextContent(text: T.TextContent["text"]): Builder<T.TextContent> {
-  return start(B13, { text });
+  return rt.start(B13, { text });
 }
 
 /**
  * Builder of `ImageContent` (S33).
  */
 export function ImageContent(data: T.ImageContent["data"], mimeType: T.ImageContent["mimeType"]): Builder<T.ImageContent> {
-  return start(B14, { data, mimeType });
+  return rt.start(B14, { data, mimeType });
 }
 
 /**
  * Builder of `AudioContent` (S33).
  */
 export function AudioContent(data: T.AudioContent["data"], mimeType: T.AudioContent["mimeType"]): Builder<T.AudioContent> {
-  return start(B15, { data, mimeType });
+  return rt.start(B15, { data, mimeType });
 }
 
 /**
  * Builder of `ResourceLink` (S33).
  */
 export function ResourceLink(name: T.ResourceLink["name"], uri: T.ResourceLink["uri"]): Builder<T.ResourceLink> {
-  return start(B16, { name, uri });
+  return rt.start(B16, { name, uri });
 }
 
 /**
  * Builder of `TextResourceContents` (S33).
  */
 export function TextResourceContents(text: T.TextResourceContents["text"], uri: T.TextResourceContents["uri"]): Builder<T.TextResourceContents> {
-  return start(B17, { text, uri });
+  return rt.start(B17, { text, uri });
 }
 
 /**
  * Builder of `BlobResourceContents` (S33).
  */
 export function BlobResourceContents(blob: T.BlobResourceContents["blob"], uri: T.BlobResourceContents["uri"]): Builder<T.BlobResourceContents> {
-  return start(B18, { blob, uri });
+  return rt.start(B18, { blob, uri });
 }
 
 /**
  * Builder of `EmbeddedResource` (S33).
  */
 export function EmbeddedResource(resource: T.EmbeddedResource["resource"]): Builder<T.EmbeddedResource> {
-  return start(B19, { resource });
+  return rt.start(B19, { resource });
 }
 
 /**
  * Builder of `Content` (S33).
  */
 export function Content(content: T.Content["content"]): Builder<T.Content> {
-  return start(B20, { content });
+  return rt.start(B20, { content });
 }
 
 /**
  * Builder of `Diff` (S33).
  */
 export function Diff(path: T.Diff["path"], newText: T.Diff["newText"]): Builder<T.Diff> {
-  return start(B21, { path, newText });
+  return rt.start(B21, { path, newText });
 }
 
 /**
  * Builder of `Terminal` (S33).
  */
 export function Terminal(terminalId: T.Terminal["terminalId"]): Builder<T.Terminal> {
-  return start(B22, { terminalId });
+  return rt.start(B22, { terminalId });
 }
 
 /**
  * Builder of `ToolCallLocation` (S33).
  */
 export function ToolCallLocation(path: T.ToolCallLocation["path"]): Builder<T.ToolCallLocation> {
-  return start(B23, { path });
+  return rt.start(B23, { path });
 }
 
 /**
  * Builder of `PermissionOption` (S33).
  */
 export function PermissionOption(optionId: T.PermissionOption["optionId"], name: T.PermissionOption["name"], kind: T.PermissionOption["kind"]): Builder<T.PermissionOption> {
-  return start(B24, { optionId, name, kind });
+  return rt.start(B24, { optionId, name, kind });
 }
 
 /**
  * Builder of `CreateTerminalRequest` (S33).
  */
 export function CreateTerminalRequest(sessionId: T.CreateTerminalRequest["sessionId"], command: T.CreateTerminalRequest["command"]): Builder<T.CreateTerminalRequest> {
-  return start(B25, { sessionId, command });
+  return rt.start(B25, { sessionId, command });
 }
 
 /**
  * Builder of `EnvVariable` (S33).
  */
 export function EnvVariable(name: T.EnvVariable["name"], value: T.EnvVariable["value"]): Builder<T.EnvVariable> {
-  return start(B26, { name, value });
+  return rt.start(B26, { name, value });
 }
 
 /**
  * Builder of `TerminalOutputRequest` (S33).
  */
 export function TerminalOutputRequest(sessionId: T.TerminalOutputRequest["sessionId"], terminalId: T.TerminalOutputRequest["terminalId"]): Builder<T.TerminalOutputRequest> {
-  return start(B27, { sessionId, terminalId });
+  return rt.start(B27, { sessionId, terminalId });
 }
 
 /**
  * Builder of `ReleaseTerminalRequest` (S33).
  */
 export function ReleaseTerminalRequest(sessionId: T.ReleaseTerminalRequest["sessionId"], terminalId: T.ReleaseTerminalRequest["terminalId"]): Builder<T.ReleaseTerminalRequest> {
-  return start(B27, { sessionId, terminalId });
+  return rt.start(B27, { sessionId, terminalId });
 }
 
 /**
  * Builder of `WaitForTerminalExitRequest` (S33).
  */
 export function WaitForTerminalExitRequest(sessionId: T.WaitForTerminalExitRequest["sessionId"], terminalId: T.WaitForTerminalExitRequest["terminalId"]): Builder<T.WaitForTerminalExitRequest> {
-  return start(B27, { sessionId, terminalId });
+  return rt.start(B27, { sessionId, terminalId });
 }
 
 /**
  * Builder of `KillTerminalRequest` (S33).
  */
 export function KillTerminalRequest(sessionId: T.KillTerminalRequest["sessionId"], terminalId: T.KillTerminalRequest["terminalId"]): Builder<T.KillTerminalRequest> {
-  return start(B27, { sessionId, terminalId });
+  return rt.start(B27, { sessionId, terminalId });
 }
 
 /**
  * Builder of `CreateElicitationRequestForm` with `mode: "form"` (S33).
  */
 export function CreateElicitationRequestForm(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["message"], requestedSchema: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["requestedSchema"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "mode" | "message" | "_meta" | "requestedSchema">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "_meta"> {
-  return start(B28, { mode: "form", message, requestedSchema }, alternative);
+  return rt.start(B28, { mode: "form", message, requestedSchema }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestUrl` with `mode: "url"` (S33).
  */
 export function CreateElicitationRequestUrl(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["message"], elicitationId: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["elicitationId"], url: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["url"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "mode" | "message" | "_meta" | "elicitationId" | "url">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "_meta"> {
-  return start(B29, { mode: "url", message, elicitationId, url }, alternative);
+  return rt.start(B29, { mode: "url", message, elicitationId, url }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationRequestOther(tag: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>["mode"], fields: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, "mode">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, never> {
-  return start(B30, { mode: tag }, fields);
+  return rt.start(B30, { mode: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationSessionScope` (S33).
  */
 export function ElicitationSessionScope(sessionId: T.ElicitationSessionScope["sessionId"]): Builder<T.ElicitationSessionScope> {
-  return start(B31, { sessionId });
+  return rt.start(B31, { sessionId });
 }
 
 /**
  * Builder of `ElicitationRequestScope` (S33).
  */
 export function ElicitationRequestScope(requestId: T.ElicitationRequestScope["requestId"]): Builder<T.ElicitationRequestScope> {
-  return start(B32, { requestId });
+  return rt.start(B32, { requestId });
 }
 
 /**
  * Builder of `ElicitationSchema` (S33).
  */
 export function ElicitationSchema(): Builder<T.ElicitationSchema> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `ElicitationPropertySchemaString` with `type: "string"` (S33).
  */
 export function ElicitationPropertySchemaString(): Builder<T.ElicitationPropertySchemaString> {
-  return start(B34, { type: "string" });
+  return rt.start(B34, { type: "string" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaNumber` with `type: "number"` (S33).
  */
 export function ElicitationPropertySchemaNumber(): Builder<T.ElicitationPropertySchemaNumber> {
-  return start(B35, { type: "number" });
+  return rt.start(B35, { type: "number" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaInteger` with `type: "integer"` (S33).
  */
 export function ElicitationPropertySchemaInteger(): Builder<T.ElicitationPropertySchemaInteger> {
-  return start(B35, { type: "integer" });
+  return rt.start(B35, { type: "integer" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaBoolean` with `type: "boolean"` (S33).
  */
 export function ElicitationPropertySchemaBoolean(): Builder<T.ElicitationPropertySchemaBoolean> {
-  return start(B36, { type: "boolean" });
+  return rt.start(B36, { type: "boolean" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaArray` with `type: "array"` (S33).
  */
 export function ElicitationPropertySchemaArray(items: T.ElicitationPropertySchemaArray["items"]): Builder<T.ElicitationPropertySchemaArray> {
-  return start(B37, { type: "array", items });
+  return rt.start(B37, { type: "array", items });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaOther` from a custom tag and its fields (S33).
  */
 export function ElicitationPropertySchemaOther(tag: T.ElicitationPropertySchemaOther["type"], fields?: Rest<T.ElicitationPropertySchemaOther, "type">): Builder<T.ElicitationPropertySchemaOther, never> {
-  return start(B38, { type: tag }, fields);
+  return rt.start(B38, { type: tag }, fields);
 }
 
 /**
  * Builder of `EnumOption` (S33).
  */
 export function EnumOption(const_: T.EnumOption["const"], title: T.EnumOption["title"]): Builder<T.EnumOption> {
-  return start(B39, { const: const_, title });
+  return rt.start(B39, { const: const_, title });
 }
 
 /**
  * Builder of `StringPropertySchema` (S33).
  */
 export function StringPropertySchema(): Builder<T.StringPropertySchema> {
-  return start(B40, {});
+  return rt.start(B40, {});
 }
 
 /**
  * Builder of `NumberPropertySchema` (S33).
  */
 export function NumberPropertySchema(): Builder<T.NumberPropertySchema> {
-  return start(B41, {});
+  return rt.start(B41, {});
 }
 
 /**
  * Builder of `IntegerPropertySchema` (S33).
  */
 export function IntegerPropertySchema(): Builder<T.IntegerPropertySchema> {
-  return start(B41, {});
+  return rt.start(B41, {});
 }
 
 /**
  * Builder of `BooleanPropertySchema` (S33).
  */
 export function BooleanPropertySchema(): Builder<T.BooleanPropertySchema> {
-  return start(B42, {});
+  return rt.start(B42, {});
 }
 
 /**
  * Builder of `MultiSelectItemsString` with `type: "string"` (S33).
  */
 export function MultiSelectItemsString(enum_: T.MultiSelectItemsString["enum"]): Builder<T.MultiSelectItemsString> {
-  return start(B43, { type: "string", enum: enum_ });
+  return rt.start(B43, { type: "string", enum: enum_ });
 }
 
 /**
  * Builder of `MultiSelectItemsOther` from a custom tag and its fields (S33).
  */
 export function MultiSelectItemsOther(tag: T.MultiSelectItemsOther["type"], fields?: Rest<T.MultiSelectItemsOther, "type">): Builder<T.MultiSelectItemsOther, never> {
-  return start(B38, { type: tag }, fields);
+  return rt.start(B38, { type: tag }, fields);
 }
 
 /**
  * Builder of `StringMultiSelectItems` (S33).
  */
 export function StringMultiSelectItems(enum_: T.StringMultiSelectItems["enum"]): Builder<T.StringMultiSelectItems> {
-  return start(B44, { enum: enum_ });
+  return rt.start(B44, { enum: enum_ });
 }
 
 /**
  * Builder of `TitledMultiSelectItems` (S33).
  */
 export function TitledMultiSelectItems(anyOf: T.TitledMultiSelectItems["anyOf"]): Builder<T.TitledMultiSelectItems> {
-  return start(B45, { anyOf });
+  return rt.start(B45, { anyOf });
 }
 
 /**
  * Builder of `MultiSelectPropertySchema` (S33).
  */
 export function MultiSelectPropertySchema(items: T.MultiSelectPropertySchema["items"]): Builder<T.MultiSelectPropertySchema> {
-  return start(B46, { items });
+  return rt.start(B46, { items });
 }
 
 /**
  * Builder of `ElicitationFormMode` (S33).
  */
 export function ElicitationFormMode(requestedSchema: T.ElicitationFormMode["requestedSchema"], alternative: Rest<T.ElicitationFormMode, "requestedSchema">): Builder<T.ElicitationFormMode, never> {
-  return start(B47, { requestedSchema }, alternative);
+  return rt.start(B47, { requestedSchema }, alternative);
 }
 
 /**
  * Builder of `ElicitationUrlMode` (S33).
  */
 export function ElicitationUrlMode(elicitationId: T.ElicitationUrlMode["elicitationId"], url: T.ElicitationUrlMode["url"], alternative: Rest<T.ElicitationUrlMode, "elicitationId" | "url">): Builder<T.ElicitationUrlMode, never> {
-  return start(B48, { elicitationId, url }, alternative);
+  return rt.start(B48, { elicitationId, url }, alternative);
 }
 
 /**
  * Builder of `InitializeResponse` (S33).
  */
 export function InitializeResponse(protocolVersion: T.InitializeResponse["protocolVersion"]): Builder<T.InitializeResponse> {
-  return start(B49, { protocolVersion });
+  return rt.start(B49, { protocolVersion });
 }
 
 /**
  * Builder of `AgentCapabilities` (S33).
  */
 export function AgentCapabilities(): Builder<T.AgentCapabilities> {
-  return start(B50, {});
+  return rt.start(B50, {});
 }
 
 /**
  * Builder of `PromptCapabilities` (S33).
  */
 export function PromptCapabilities(): Builder<T.PromptCapabilities> {
-  return start(B51, {});
+  return rt.start(B51, {});
 }
 
 /**
  * Builder of `McpCapabilities` (S33).
  */
 export function McpCapabilities(): Builder<T.McpCapabilities> {
-  return start(B52, {});
+  return rt.start(B52, {});
 }
 
 /**
  * Builder of `SessionCapabilities` (S33).
  */
 export function SessionCapabilities(): Builder<T.SessionCapabilities> {
-  return start(B53, {});
+  return rt.start(B53, {});
 }
 
 /**
  * Builder of `SessionListCapabilities` (S33).
  */
 export function SessionListCapabilities(): Builder<T.SessionListCapabilities> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `SessionDeleteCapabilities` (S33).
  */
 export function SessionDeleteCapabilities(): Builder<T.SessionDeleteCapabilities> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `SessionAdditionalDirectoriesCapabilities` (S33).
  */
 export function SessionAdditionalDirectoriesCapabilities(): Builder<T.SessionAdditionalDirectoriesCapabilities> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `SessionResumeCapabilities` (S33).
  */
 export function SessionResumeCapabilities(): Builder<T.SessionResumeCapabilities> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `SessionCloseCapabilities` (S33).
  */
 export function SessionCloseCapabilities(): Builder<T.SessionCloseCapabilities> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `AgentAuthCapabilities` (S33).
  */
 export function AgentAuthCapabilities(): Builder<T.AgentAuthCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `LogoutCapabilities` (S33).
  */
 export function LogoutCapabilities(): Builder<T.LogoutCapabilities> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `AuthMethodTerminalVariant` with `type: "terminal"` (S33).
  */
 export function AuthMethodTerminalVariant(id: T.AuthMethodTerminalVariant["id"], name: T.AuthMethodTerminalVariant["name"]): Builder<T.AuthMethodTerminalVariant> {
-  return start(B56, { type: "terminal", id, name });
+  return rt.start(B56, { type: "terminal", id, name });
 }
 
 /**
  * Builder of `AuthMethodTerminal` (S33).
  */
 export function AuthMethodTerminal(id: T.AuthMethodTerminal["id"], name: T.AuthMethodTerminal["name"]): Builder<T.AuthMethodTerminal> {
-  return start(B57, { id, name });
+  return rt.start(B57, { id, name });
 }
 
 /**
  * Builder of `AuthMethodAgent` (S33).
  */
 export function AuthMethodAgent(id: T.AuthMethodAgent["id"], name: T.AuthMethodAgent["name"]): Builder<T.AuthMethodAgent> {
-  return start(B58, { id, name });
+  return rt.start(B58, { id, name });
 }
 
 /**
  * Builder of `Implementation` (S33).
  */
 export function Implementation(name: T.Implementation["name"], version: T.Implementation["version"]): Builder<T.Implementation> {
-  return start(B59, { name, version });
+  return rt.start(B59, { name, version });
 }
 
 /**
  * Builder of `AuthenticateResponse` (S33).
  */
 export function AuthenticateResponse(): Builder<T.AuthenticateResponse> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `LogoutResponse` (S33).
  */
 export function LogoutResponse(): Builder<T.LogoutResponse> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `NewSessionResponse` (S33).
  */
 export function NewSessionResponse(sessionId: T.NewSessionResponse["sessionId"]): Builder<T.NewSessionResponse> {
-  return start(B60, { sessionId });
+  return rt.start(B60, { sessionId });
 }
 
 /**
  * Builder of `SessionModeState` (S33).
  */
 export function SessionModeState(currentModeId: T.SessionModeState["currentModeId"], availableModes: T.SessionModeState["availableModes"]): Builder<T.SessionModeState> {
-  return start(B61, { currentModeId, availableModes });
+  return rt.start(B61, { currentModeId, availableModes });
 }
 
 /**
  * Builder of `SessionMode` (S33).
  */
 export function SessionMode(id: T.SessionMode["id"], name: T.SessionMode["name"]): Builder<T.SessionMode> {
-  return start(B58, { id, name });
+  return rt.start(B58, { id, name });
 }
 
 /**
  * Builder of `SessionConfigOptionSelect` with `type: "select"` (S33).
  */
 export function SessionConfigOptionSelect(id: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["id"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["currentValue"], options: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["options"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>> {
-  return start(B62, { type: "select", id, name, currentValue, options });
+  return rt.start(B62, { type: "select", id, name, currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigOptionBoolean` with `type: "boolean"` (S33).
  */
 export function SessionConfigOptionBoolean(id: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["id"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["currentValue"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>> {
-  return start(B63, { type: "boolean", id, name, currentValue });
+  return rt.start(B63, { type: "boolean", id, name, currentValue });
 }
 
 /**
  * Builder of `SessionConfigSelectOption` (S33).
  */
 export function SessionConfigSelectOption(value: T.SessionConfigSelectOption["value"], name: T.SessionConfigSelectOption["name"]): Builder<T.SessionConfigSelectOption> {
-  return start(B64, { value, name });
+  return rt.start(B64, { value, name });
 }
 
 /**
  * Builder of `SessionConfigSelectGroup` (S33).
  */
 export function SessionConfigSelectGroup(group: T.SessionConfigSelectGroup["group"], name: T.SessionConfigSelectGroup["name"], options: T.SessionConfigSelectGroup["options"]): Builder<T.SessionConfigSelectGroup> {
-  return start(B65, { group, name, options });
+  return rt.start(B65, { group, name, options });
 }
 
 /**
  * Builder of `SessionConfigSelect` (S33).
  */
 export function SessionConfigSelect(currentValue: T.SessionConfigSelect["currentValue"], options: T.SessionConfigSelect["options"]): Builder<T.SessionConfigSelect> {
-  return start(B66, { currentValue, options });
+  return rt.start(B66, { currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigBoolean` (S33).
  */
 export function SessionConfigBoolean(currentValue: T.SessionConfigBoolean["currentValue"]): Builder<T.SessionConfigBoolean> {
-  return start(B67, { currentValue });
+  return rt.start(B67, { currentValue });
 }
 
 /**
  * Builder of `LoadSessionResponse` (S33).
  */
 export function LoadSessionResponse(): Builder<T.LoadSessionResponse> {
-  return start(B68, {});
+  return rt.start(B68, {});
 }
 
 /**
  * Builder of `ListSessionsResponse` (S33).
  */
 export function ListSessionsResponse(sessions: T.ListSessionsResponse["sessions"]): Builder<T.ListSessionsResponse> {
-  return start(B69, { sessions });
+  return rt.start(B69, { sessions });
 }
 
 /**
  * Builder of `SessionInfo` (S33).
  */
 export function SessionInfo(sessionId: T.SessionInfo["sessionId"], cwd: T.SessionInfo["cwd"]): Builder<T.SessionInfo> {
-  return start(B70, { sessionId, cwd });
+  return rt.start(B70, { sessionId, cwd });
 }
 
 /**
  * Builder of `DeleteSessionResponse` (S33).
  */
 export function DeleteSessionResponse(): Builder<T.DeleteSessionResponse> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `ResumeSessionResponse` (S33).
  */
 export function ResumeSessionResponse(): Builder<T.ResumeSessionResponse> {
-  return start(B68, {});
+  return rt.start(B68, {});
 }
 
 /**
  * Builder of `CloseSessionResponse` (S33).
  */
 export function CloseSessionResponse(): Builder<T.CloseSessionResponse> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `SetSessionModeResponse` (S33).
  */
 export function SetSessionModeResponse(): Builder<T.SetSessionModeResponse> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `SetSessionConfigOptionResponse` (S33).
  */
 export function SetSessionConfigOptionResponse(configOptions: T.SetSessionConfigOptionResponse["configOptions"]): Builder<T.SetSessionConfigOptionResponse> {
-  return start(B71, { configOptions });
+  return rt.start(B71, { configOptions });
 }
 
 /**
  * Builder of `PromptResponse` (S33).
  */
 export function PromptResponse(stopReason: T.PromptResponse["stopReason"]): Builder<T.PromptResponse> {
-  return start(B72, { stopReason });
+  return rt.start(B72, { stopReason });
 }
 
 /**
  * Builder of `Error` (S33).
  */
 export function Error(code: T.Error["code"], message: T.Error["message"]): Builder<T.Error> {
-  return start(B73, { code, message });
+  return rt.start(B73, { code, message });
 }
 
 /**
  * Builder of `SessionNotification` (S33).
  */
 export function SessionNotification(sessionId: T.SessionNotification["sessionId"], update: T.SessionNotification["update"]): Builder<T.SessionNotification> {
-  return start(B74, { sessionId, update });
+  return rt.start(B74, { sessionId, update });
 }
 
 /**
  * Builder of `SessionUpdateUserMessageChunk` with `sessionUpdate: "user_message_chunk"` (S33).
  */
 export function SessionUpdateUserMessageChunk(content: T.SessionUpdateUserMessageChunk["content"]): Builder<T.SessionUpdateUserMessageChunk> {
-  return start(B75, { sessionUpdate: "user_message_chunk", content });
+  return rt.start(B75, { sessionUpdate: "user_message_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateAgentMessageChunk` with `sessionUpdate: "agent_message_chunk"` (S33).
  */
 export function SessionUpdateAgentMessageChunk(content: T.SessionUpdateAgentMessageChunk["content"]): Builder<T.SessionUpdateAgentMessageChunk> {
-  return start(B75, { sessionUpdate: "agent_message_chunk", content });
+  return rt.start(B75, { sessionUpdate: "agent_message_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateAgentThoughtChunk` with `sessionUpdate: "agent_thought_chunk"` (S33).
  */
 export function SessionUpdateAgentThoughtChunk(content: T.SessionUpdateAgentThoughtChunk["content"]): Builder<T.SessionUpdateAgentThoughtChunk> {
-  return start(B75, { sessionUpdate: "agent_thought_chunk", content });
+  return rt.start(B75, { sessionUpdate: "agent_thought_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateToolCall` with `sessionUpdate: "tool_call"` (S33).
  */
 export function SessionUpdateToolCall(toolCallId: T.SessionUpdateToolCall["toolCallId"], title: T.SessionUpdateToolCall["title"]): Builder<T.SessionUpdateToolCall> {
-  return start(B76, { sessionUpdate: "tool_call", toolCallId, title });
+  return rt.start(B76, { sessionUpdate: "tool_call", toolCallId, title });
 }
 
 /**
  * Builder of `SessionUpdateToolCallUpdate` with `sessionUpdate: "tool_call_update"` (S33).
  */
 export function SessionUpdateToolCallUpdate(toolCallId: T.SessionUpdateToolCallUpdate["toolCallId"]): Builder<T.SessionUpdateToolCallUpdate> {
-  return start(B77, { sessionUpdate: "tool_call_update", toolCallId });
+  return rt.start(B77, { sessionUpdate: "tool_call_update", toolCallId });
 }
 
 /**
  * Builder of `SessionUpdatePlan` with `sessionUpdate: "plan"` (S33).
  */
 export function SessionUpdatePlan(entries: T.SessionUpdatePlan["entries"]): Builder<T.SessionUpdatePlan> {
-  return start(B78, { sessionUpdate: "plan", entries });
+  return rt.start(B78, { sessionUpdate: "plan", entries });
 }
 
 /**
  * Builder of `SessionUpdateAvailableCommandsUpdate` with `sessionUpdate: "available_commands_update"` (S33).
  */
 export function SessionUpdateAvailableCommandsUpdate(availableCommands: T.SessionUpdateAvailableCommandsUpdate["availableCommands"]): Builder<T.SessionUpdateAvailableCommandsUpdate> {
-  return start(B79, { sessionUpdate: "available_commands_update", availableCommands });
+  return rt.start(B79, { sessionUpdate: "available_commands_update", availableCommands });
 }
 
 /**
  * Builder of `SessionUpdateCurrentModeUpdate` with `sessionUpdate: "current_mode_update"` (S33).
  */
 export function SessionUpdateCurrentModeUpdate(currentModeId: T.SessionUpdateCurrentModeUpdate["currentModeId"]): Builder<T.SessionUpdateCurrentModeUpdate> {
-  return start(B80, { sessionUpdate: "current_mode_update", currentModeId });
+  return rt.start(B80, { sessionUpdate: "current_mode_update", currentModeId });
 }
 
 /**
  * Builder of `SessionUpdateConfigOptionUpdate` with `sessionUpdate: "config_option_update"` (S33).
  */
 export function SessionUpdateConfigOptionUpdate(configOptions: T.SessionUpdateConfigOptionUpdate["configOptions"]): Builder<T.SessionUpdateConfigOptionUpdate> {
-  return start(B81, { sessionUpdate: "config_option_update", configOptions });
+  return rt.start(B81, { sessionUpdate: "config_option_update", configOptions });
 }
 
 /**
  * Builder of `SessionUpdateSessionInfoUpdate` with `sessionUpdate: "session_info_update"` (S33).
  */
 export function SessionUpdateSessionInfoUpdate(): Builder<T.SessionUpdateSessionInfoUpdate> {
-  return start(B82, { sessionUpdate: "session_info_update" });
+  return rt.start(B82, { sessionUpdate: "session_info_update" });
 }
 
 /**
  * Builder of `SessionUpdateUsageUpdate` with `sessionUpdate: "usage_update"` (S33).
  */
 export function SessionUpdateUsageUpdate(used: T.SessionUpdateUsageUpdate["used"], size: T.SessionUpdateUsageUpdate["size"]): Builder<T.SessionUpdateUsageUpdate> {
-  return start(B83, { sessionUpdate: "usage_update", used, size });
+  return rt.start(B83, { sessionUpdate: "usage_update", used, size });
 }
 
 /**
  * Builder of `SessionUpdateNotice` with `sessionUpdate: "notice"` (S33).
  */
 export function SessionUpdateNotice(severity: T.SessionUpdateNotice["severity"], title: T.SessionUpdateNotice["title"]): Builder<T.SessionUpdateNotice> {
-  return start(B84, { sessionUpdate: "notice", severity, title });
+  return rt.start(B84, { sessionUpdate: "notice", severity, title });
 }
 
 /**
  * Builder of `SessionUpdateCompactionUpdate` with `sessionUpdate: "compaction_update"` (S33).
  */
 export function SessionUpdateCompactionUpdate(compactionId: T.SessionUpdateCompactionUpdate["compactionId"], status: T.SessionUpdateCompactionUpdate["status"]): Builder<T.SessionUpdateCompactionUpdate> {
-  return start(B85, { sessionUpdate: "compaction_update", compactionId, status });
+  return rt.start(B85, { sessionUpdate: "compaction_update", compactionId, status });
 }
 
 /**
  * Builder of `SessionUpdateCompactionSummaryChunk` with `sessionUpdate: "compaction_summary_chunk"` (S33).
  */
 export function SessionUpdateCompactionSummaryChunk(compactionId: T.SessionUpdateCompactionSummaryChunk["compactionId"], content: T.SessionUpdateCompactionSummaryChunk["content"]): Builder<T.SessionUpdateCompactionSummaryChunk> {
-  return start(B86, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
+  return rt.start(B86, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
 }
 
 /**
  * Builder of `ContentChunk` (S33).
  */
 export function ContentChunk(content: T.ContentChunk["content"]): Builder<T.ContentChunk> {
-  return start(B87, { content });
+  return rt.start(B87, { content });
 }
 
 /**
  * Builder of `ToolCall` (S33).
  */
 export function ToolCall(toolCallId: T.ToolCall["toolCallId"], title: T.ToolCall["title"]): Builder<T.ToolCall> {
-  return start(B88, { toolCallId, title });
+  return rt.start(B88, { toolCallId, title });
 }
 
 /**
  * Builder of `PlanEntry` (S33).
  */
 export function PlanEntry(content: T.PlanEntry["content"], priority: T.PlanEntry["priority"], status: T.PlanEntry["status"]): Builder<T.PlanEntry> {
-  return start(B89, { content, priority, status });
+  return rt.start(B89, { content, priority, status });
 }
 
 /**
  * Builder of `Plan` (S33).
  */
 export function Plan(entries: T.Plan["entries"]): Builder<T.Plan> {
-  return start(B90, { entries });
+  return rt.start(B90, { entries });
 }
 
 /**
  * Builder of `AvailableCommand` (S33).
  */
 export function AvailableCommand(name: T.AvailableCommand["name"], description: T.AvailableCommand["description"]): Builder<T.AvailableCommand> {
-  return start(B91, { name, description });
+  return rt.start(B91, { name, description });
 }
 
 /**
  * Builder of `UnstructuredCommandInput` (S33).
  */
 export function UnstructuredCommandInput(hint: T.UnstructuredCommandInput["hint"]): Builder<T.UnstructuredCommandInput> {
-  return start(B92, { hint });
+  return rt.start(B92, { hint });
 }
 
 /**
  * Builder of `AvailableCommandsUpdate` (S33).
  */
 export function AvailableCommandsUpdate(availableCommands: T.AvailableCommandsUpdate["availableCommands"]): Builder<T.AvailableCommandsUpdate> {
-  return start(B93, { availableCommands });
+  return rt.start(B93, { availableCommands });
 }
 
 /**
  * Builder of `CurrentModeUpdate` (S33).
  */
 export function CurrentModeUpdate(currentModeId: T.CurrentModeUpdate["currentModeId"]): Builder<T.CurrentModeUpdate> {
-  return start(B94, { currentModeId });
+  return rt.start(B94, { currentModeId });
 }
 
 /**
  * Builder of `ConfigOptionUpdate` (S33).
  */
 export function ConfigOptionUpdate(configOptions: T.ConfigOptionUpdate["configOptions"]): Builder<T.ConfigOptionUpdate> {
-  return start(B71, { configOptions });
+  return rt.start(B71, { configOptions });
 }
 
 /**
  * Builder of `SessionInfoUpdate` (S33).
  */
 export function SessionInfoUpdate(): Builder<T.SessionInfoUpdate> {
-  return start(B95, {});
+  return rt.start(B95, {});
 }
 
 /**
  * Builder of `Cost` (S33).
  */
 export function Cost(amount: T.Cost["amount"], currency: T.Cost["currency"]): Builder<T.Cost> {
-  return start(B96, { amount, currency });
+  return rt.start(B96, { amount, currency });
 }
 
 /**
  * Builder of `UsageUpdate` (S33).
  */
 export function UsageUpdate(used: T.UsageUpdate["used"], size: T.UsageUpdate["size"]): Builder<T.UsageUpdate> {
-  return start(B97, { used, size });
+  return rt.start(B97, { used, size });
 }
 
 /**
  * Builder of `Notice` (S33).
  */
 export function Notice(severity: T.Notice["severity"], title: T.Notice["title"]): Builder<T.Notice> {
-  return start(B98, { severity, title });
+  return rt.start(B98, { severity, title });
 }
 
 /**
  * Builder of `CompactionUpdate` (S33).
  */
 export function CompactionUpdate(compactionId: T.CompactionUpdate["compactionId"], status: T.CompactionUpdate["status"]): Builder<T.CompactionUpdate> {
-  return start(B99, { compactionId, status });
+  return rt.start(B99, { compactionId, status });
 }
 
 /**
  * Builder of `CompactionSummaryChunk` (S33).
  */
 export function CompactionSummaryChunk(compactionId: T.CompactionSummaryChunk["compactionId"], content: T.CompactionSummaryChunk["content"]): Builder<T.CompactionSummaryChunk> {
-  return start(B100, { compactionId, content });
+  return rt.start(B100, { compactionId, content });
 }
 
 /**
  * Builder of `CompleteElicitationNotification` (S33).
  */
 export function CompleteElicitationNotification(elicitationId: T.CompleteElicitationNotification["elicitationId"]): Builder<T.CompleteElicitationNotification> {
-  return start(B101, { elicitationId });
+  return rt.start(B101, { elicitationId });
 }
 
 /**
  * Builder of `InitializeRequest` (S33).
  */
 export function InitializeRequest(protocolVersion: T.InitializeRequest["protocolVersion"]): Builder<T.InitializeRequest> {
-  return start(B102, { protocolVersion });
+  return rt.start(B102, { protocolVersion });
 }
 
 /**
  * Builder of `ClientCapabilities` (S33).
  */
 export function ClientCapabilities(): Builder<T.ClientCapabilities> {
-  return start(B103, {});
+  return rt.start(B103, {});
 }
 
 /**
  * Builder of `FileSystemCapabilities` (S33).
  */
 export function FileSystemCapabilities(): Builder<T.FileSystemCapabilities> {
-  return start(B104, {});
+  return rt.start(B104, {});
 }
 
 /**
  * Builder of `ClientSessionCapabilities` (S33).
  */
 export function ClientSessionCapabilities(): Builder<T.ClientSessionCapabilities> {
-  return start(B105, {});
+  return rt.start(B105, {});
 }
 
 /**
  * Builder of `SessionConfigOptionsCapabilities` (S33).
  */
 export function SessionConfigOptionsCapabilities(): Builder<T.SessionConfigOptionsCapabilities> {
-  return start(B106, {});
+  return rt.start(B106, {});
 }
 
 /**
  * Builder of `BooleanConfigOptionCapabilities` (S33).
  */
 export function BooleanConfigOptionCapabilities(): Builder<T.BooleanConfigOptionCapabilities> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `AuthCapabilities` (S33).
  */
 export function AuthCapabilities(): Builder<T.AuthCapabilities> {
-  return start(B107, {});
+  return rt.start(B107, {});
 }
 
 /**
  * Builder of `ElicitationCapabilities` (S33).
  */
 export function ElicitationCapabilities(): Builder<T.ElicitationCapabilities> {
-  return start(B108, {});
+  return rt.start(B108, {});
 }
 
 /**
  * Builder of `ElicitationFormCapabilities` (S33).
  */
 export function ElicitationFormCapabilities(): Builder<T.ElicitationFormCapabilities> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `ElicitationUrlCapabilities` (S33).
  */
 export function ElicitationUrlCapabilities(): Builder<T.ElicitationUrlCapabilities> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `AuthenticateRequest` (S33).
  */
 export function AuthenticateRequest(methodId: T.AuthenticateRequest["methodId"]): Builder<T.AuthenticateRequest> {
-  return start(B109, { methodId });
+  return rt.start(B109, { methodId });
 }
 
 /**
  * Builder of `LogoutRequest` (S33).
  */
 export function LogoutRequest(): Builder<T.LogoutRequest> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `NewSessionRequest` (S33).
  */
 export function NewSessionRequest(cwd: T.NewSessionRequest["cwd"], mcpServers: T.NewSessionRequest["mcpServers"]): Builder<T.NewSessionRequest> {
-  return start(B110, { cwd, mcpServers });
+  return rt.start(B110, { cwd, mcpServers });
 }
 
 /**
  * Builder of `McpServerHttpVariant` with `type: "http"` (S33).
  */
 export function McpServerHttpVariant(name: T.McpServerHttpVariant["name"], url: T.McpServerHttpVariant["url"], headers: T.McpServerHttpVariant["headers"]): Builder<T.McpServerHttpVariant> {
-  return start(B111, { type: "http", name, url, headers });
+  return rt.start(B111, { type: "http", name, url, headers });
 }
 
 /**
  * Builder of `McpServerSseVariant` with `type: "sse"` (S33).
  */
 export function McpServerSseVariant(name: T.McpServerSseVariant["name"], url: T.McpServerSseVariant["url"], headers: T.McpServerSseVariant["headers"]): Builder<T.McpServerSseVariant> {
-  return start(B111, { type: "sse", name, url, headers });
+  return rt.start(B111, { type: "sse", name, url, headers });
 }
 
 /**
  * Builder of `HttpHeader` (S33).
  */
 export function HttpHeader(name: T.HttpHeader["name"], value: T.HttpHeader["value"]): Builder<T.HttpHeader> {
-  return start(B26, { name, value });
+  return rt.start(B26, { name, value });
 }
 
 /**
  * Builder of `McpServerHttp` (S33).
  */
 export function McpServerHttp(name: T.McpServerHttp["name"], url: T.McpServerHttp["url"], headers: T.McpServerHttp["headers"]): Builder<T.McpServerHttp> {
-  return start(B112, { name, url, headers });
+  return rt.start(B112, { name, url, headers });
 }
 
 /**
  * Builder of `McpServerSse` (S33).
  */
 export function McpServerSse(name: T.McpServerSse["name"], url: T.McpServerSse["url"], headers: T.McpServerSse["headers"]): Builder<T.McpServerSse> {
-  return start(B112, { name, url, headers });
+  return rt.start(B112, { name, url, headers });
 }
 
 /**
  * Builder of `McpServerStdio` (S33).
  */
 export function McpServerStdio(name: T.McpServerStdio["name"], command: T.McpServerStdio["command"], args: T.McpServerStdio["args"], env: T.McpServerStdio["env"]): Builder<T.McpServerStdio> {
-  return start(B113, { name, command, args, env });
+  return rt.start(B113, { name, command, args, env });
 }
 
 /**
  * Builder of `LoadSessionRequest` (S33).
  */
 export function LoadSessionRequest(mcpServers: T.LoadSessionRequest["mcpServers"], cwd: T.LoadSessionRequest["cwd"], sessionId: T.LoadSessionRequest["sessionId"]): Builder<T.LoadSessionRequest> {
-  return start(B114, { mcpServers, cwd, sessionId });
+  return rt.start(B114, { mcpServers, cwd, sessionId });
 }
 
 /**
  * Builder of `ListSessionsRequest` (S33).
  */
 export function ListSessionsRequest(): Builder<T.ListSessionsRequest> {
-  return start(B115, {});
+  return rt.start(B115, {});
 }
 
 /**
  * Builder of `DeleteSessionRequest` (S33).
  */
 export function DeleteSessionRequest(sessionId: T.DeleteSessionRequest["sessionId"]): Builder<T.DeleteSessionRequest> {
-  return start(B116, { sessionId });
+  return rt.start(B116, { sessionId });
 }
 
 /**
  * Builder of `ResumeSessionRequest` (S33).
  */
 export function ResumeSessionRequest(sessionId: T.ResumeSessionRequest["sessionId"], cwd: T.ResumeSessionRequest["cwd"]): Builder<T.ResumeSessionRequest> {
-  return start(B117, { sessionId, cwd });
+  return rt.start(B117, { sessionId, cwd });
 }
 
 /**
  * Builder of `CloseSessionRequest` (S33).
  */
 export function CloseSessionRequest(sessionId: T.CloseSessionRequest["sessionId"]): Builder<T.CloseSessionRequest> {
-  return start(B116, { sessionId });
+  return rt.start(B116, { sessionId });
 }
 
 /**
  * Builder of `SetSessionModeRequest` (S33).
  */
 export function SetSessionModeRequest(sessionId: T.SetSessionModeRequest["sessionId"], modeId: T.SetSessionModeRequest["modeId"]): Builder<T.SetSessionModeRequest> {
-  return start(B118, { sessionId, modeId });
+  return rt.start(B118, { sessionId, modeId });
 }
 
 /**
  * Builder of `SetSessionConfigOptionRequestBoolean` with `type: "boolean"` (S33).
  */
 export function SetSessionConfigOptionRequestBoolean(sessionId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["sessionId"], configId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["configId"], value: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["value"]): Builder<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>> {
-  return start(B119, { type: "boolean", sessionId, configId, value });
+  return rt.start(B119, { type: "boolean", sessionId, configId, value });
 }
 
 /**
  * Builder of `PromptRequest` (S33).
  */
 export function PromptRequest(sessionId: T.PromptRequest["sessionId"], prompt: T.PromptRequest["prompt"]): Builder<T.PromptRequest> {
-  return start(B120, { sessionId, prompt });
+  return rt.start(B120, { sessionId, prompt });
 }
 
 /**
  * Builder of `WriteTextFileResponse` (S33).
  */
 export function WriteTextFileResponse(): Builder<T.WriteTextFileResponse> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `ReadTextFileResponse` (S33).
  */
 export function ReadTextFileResponse(content: T.ReadTextFileResponse["content"]): Builder<T.ReadTextFileResponse> {
-  return start(B20, { content });
+  return rt.start(B20, { content });
 }
 
 /**
  * Builder of `RequestPermissionResponse` (S33).
  */
 export function RequestPermissionResponse(outcome: T.RequestPermissionResponse["outcome"]): Builder<T.RequestPermissionResponse> {
-  return start(B121, { outcome });
+  return rt.start(B121, { outcome });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeCancelled` with `outcome: "cancelled"` (S33).
  */
 export function RequestPermissionOutcomeCancelled(): Builder<T.RequestPermissionOutcomeCancelled> {
-  return start(B122, { outcome: "cancelled" });
+  return rt.start(B122, { outcome: "cancelled" });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeSelected` with `outcome: "selected"` (S33).
  */
 export function RequestPermissionOutcomeSelected(optionId: T.RequestPermissionOutcomeSelected["optionId"]): Builder<T.RequestPermissionOutcomeSelected> {
-  return start(B123, { outcome: "selected", optionId });
+  return rt.start(B123, { outcome: "selected", optionId });
 }
 
 /**
  * Builder of `SelectedPermissionOutcome` (S33).
  */
 export function SelectedPermissionOutcome(optionId: T.SelectedPermissionOutcome["optionId"]): Builder<T.SelectedPermissionOutcome> {
-  return start(B124, { optionId });
+  return rt.start(B124, { optionId });
 }
 
 /**
  * Builder of `CreateTerminalResponse` (S33).
  */
 export function CreateTerminalResponse(terminalId: T.CreateTerminalResponse["terminalId"]): Builder<T.CreateTerminalResponse> {
-  return start(B22, { terminalId });
+  return rt.start(B22, { terminalId });
 }
 
 /**
  * Builder of `TerminalOutputResponse` (S33).
  */
 export function TerminalOutputResponse(output: T.TerminalOutputResponse["output"], truncated: T.TerminalOutputResponse["truncated"]): Builder<T.TerminalOutputResponse> {
-  return start(B125, { output, truncated });
+  return rt.start(B125, { output, truncated });
 }
 
 /**
  * Builder of `TerminalExitStatus` (S33).
  */
 export function TerminalExitStatus(): Builder<T.TerminalExitStatus> {
-  return start(B126, {});
+  return rt.start(B126, {});
 }
 
 /**
  * Builder of `ReleaseTerminalResponse` (S33).
  */
 export function ReleaseTerminalResponse(): Builder<T.ReleaseTerminalResponse> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `WaitForTerminalExitResponse` (S33).
  */
 export function WaitForTerminalExitResponse(): Builder<T.WaitForTerminalExitResponse> {
-  return start(B126, {});
+  return rt.start(B126, {});
 }
 
 /**
  * Builder of `KillTerminalResponse` (S33).
  */
 export function KillTerminalResponse(): Builder<T.KillTerminalResponse> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `CreateElicitationResponseAccept` with `action: "accept"` (S33).
  */
 export function CreateElicitationResponseAccept(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseAccept>> {
-  return start(B127, { action: "accept" });
+  return rt.start(B127, { action: "accept" });
 }
 
 /**
  * Builder of `CreateElicitationResponseDecline` with `action: "decline"` (S33).
  */
 export function CreateElicitationResponseDecline(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseDecline>> {
-  return start(B128, { action: "decline" });
+  return rt.start(B128, { action: "decline" });
 }
 
 /**
  * Builder of `CreateElicitationResponseCancel` with `action: "cancel"` (S33).
  */
 export function CreateElicitationResponseCancel(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseCancel>> {
-  return start(B128, { action: "cancel" });
+  return rt.start(B128, { action: "cancel" });
 }
 
 /**
  * Builder of `CreateElicitationResponseOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationResponseOther(tag: Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>["action"], fields?: Rest<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, "action">): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, never> {
-  return start(B129, { action: tag }, fields);
+  return rt.start(B129, { action: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationAcceptAction` (S33).
  */
 export function ElicitationAcceptAction(): Builder<T.ElicitationAcceptAction> {
-  return start(B130, {});
+  return rt.start(B130, {});
 }
 
 /**
  * Builder of `CancelNotification` (S33).
  */
 export function CancelNotification(sessionId: T.CancelNotification["sessionId"]): Builder<T.CancelNotification> {
-  return start(B116, { sessionId });
+  return rt.start(B116, { sessionId });
 }
 
 /**
  * Builder of `CancelRequestNotification` (S33).
  */
 export function CancelRequestNotification(requestId: T.CancelRequestNotification["requestId"]): Builder<T.CancelRequestNotification> {
-  return start(B131, { requestId });
+  return rt.start(B131, { requestId });
 }

@@ -10,7 +10,8 @@
  */
 
 import type * as T from "./types.js";
-import { start, type Builder, type BuilderSpec, type Rest } from "../../runtime/build.js";
+import * as rt from "../../runtime/build.js";
+import type { Builder, BuilderSpec, Rest } from "../../runtime/build.js";
 
 const B0: BuilderSpec = { keys: ["sessionId", "path", "content", "_meta"], setters: ["_meta"] };
 const B1: BuilderSpec = { keys: ["sessionId", "path", "line", "limit", "_meta"], setters: ["line", "limit", "_meta"] };
@@ -191,385 +192,385 @@ const B173: BuilderSpec = { keys: ["method", "params", "_meta"], setters: ["para
  * Builder of `WriteTextFileRequest` (S33).
  */
 export function WriteTextFileRequest(sessionId: T.WriteTextFileRequest["sessionId"], path: T.WriteTextFileRequest["path"], content: T.WriteTextFileRequest["content"]): Builder<T.WriteTextFileRequest> {
-  return start(B0, { sessionId, path, content });
+  return rt.start(B0, { sessionId, path, content });
 }
 
 /**
  * Builder of `ReadTextFileRequest` (S33).
  */
 export function ReadTextFileRequest(sessionId: T.ReadTextFileRequest["sessionId"], path: T.ReadTextFileRequest["path"]): Builder<T.ReadTextFileRequest> {
-  return start(B1, { sessionId, path });
+  return rt.start(B1, { sessionId, path });
 }
 
 /**
  * Builder of `RequestPermissionRequest` (S33).
  */
 export function RequestPermissionRequest(sessionId: T.RequestPermissionRequest["sessionId"], toolCall: T.RequestPermissionRequest["toolCall"], options: T.RequestPermissionRequest["options"]): Builder<T.RequestPermissionRequest> {
-  return start(B2, { sessionId, toolCall, options });
+  return rt.start(B2, { sessionId, toolCall, options });
 }
 
 /**
  * Builder of `ToolCallUpdate` (S33).
  */
 export function ToolCallUpdate(toolCallId: T.ToolCallUpdate["toolCallId"]): Builder<T.ToolCallUpdate> {
-  return start(B3, { toolCallId });
+  return rt.start(B3, { toolCallId });
 }
 
 /**
  * Builder of `ToolCallContentContent` with `type: "content"` (S33).
  */
 export function ToolCallContentContent(content: T.ToolCallContentContent["content"]): Builder<T.ToolCallContentContent> {
-  return start(B4, { type: "content", content });
+  return rt.start(B4, { type: "content", content });
 }
 
 /**
  * Builder of `ToolCallContentDiff` with `type: "diff"` (S33).
  */
 export function ToolCallContentDiff(path: T.ToolCallContentDiff["path"], newText: T.ToolCallContentDiff["newText"]): Builder<T.ToolCallContentDiff> {
-  return start(B5, { type: "diff", path, newText });
+  return rt.start(B5, { type: "diff", path, newText });
 }
 
 /**
  * Builder of `ToolCallContentTerminal` with `type: "terminal"` (S33).
  */
 export function ToolCallContentTerminal(terminalId: T.ToolCallContentTerminal["terminalId"]): Builder<T.ToolCallContentTerminal> {
-  return start(B6, { type: "terminal", terminalId });
+  return rt.start(B6, { type: "terminal", terminalId });
 }
 
 /**
  * Builder of `ContentBlockText` with `type: "text"` (S33).
  */
 export function ContentBlockText(text: T.ContentBlockText["text"]): Builder<T.ContentBlockText> {
-  return start(B7, { type: "text", text });
+  return rt.start(B7, { type: "text", text });
 }
 
 /**
  * Builder of `ContentBlockImage` with `type: "image"` (S33).
  */
 export function ContentBlockImage(data: T.ContentBlockImage["data"], mimeType: T.ContentBlockImage["mimeType"]): Builder<T.ContentBlockImage> {
-  return start(B8, { type: "image", data, mimeType });
+  return rt.start(B8, { type: "image", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockAudio` with `type: "audio"` (S33).
  */
 export function ContentBlockAudio(data: T.ContentBlockAudio["data"], mimeType: T.ContentBlockAudio["mimeType"]): Builder<T.ContentBlockAudio> {
-  return start(B9, { type: "audio", data, mimeType });
+  return rt.start(B9, { type: "audio", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockResourceLink` with `type: "resource_link"` (S33).
  */
 export function ContentBlockResourceLink(name: T.ContentBlockResourceLink["name"], uri: T.ContentBlockResourceLink["uri"]): Builder<T.ContentBlockResourceLink> {
-  return start(B10, { type: "resource_link", name, uri });
+  return rt.start(B10, { type: "resource_link", name, uri });
 }
 
 /**
  * Builder of `ContentBlockResource` with `type: "resource"` (S33).
  */
 export function ContentBlockResource(resource: T.ContentBlockResource["resource"]): Builder<T.ContentBlockResource> {
-  return start(B11, { type: "resource", resource });
+  return rt.start(B11, { type: "resource", resource });
 }
 
 /**
  * Builder of `Annotations` (S33).
  */
 export function Annotations(): Builder<T.Annotations> {
-  return start(B12, {});
+  return rt.start(B12, {});
 }
 
 /**
  * Builder of `TextContent` (S33).
  */
 export function TextContent(text: T.TextContent["text"]): Builder<T.TextContent> {
-  return start(B13, { text });
+  return rt.start(B13, { text });
 }
 
 /**
  * Builder of `ImageContent` (S33).
  */
 export function ImageContent(data: T.ImageContent["data"], mimeType: T.ImageContent["mimeType"]): Builder<T.ImageContent> {
-  return start(B14, { data, mimeType });
+  return rt.start(B14, { data, mimeType });
 }
 
 /**
  * Builder of `AudioContent` (S33).
  */
 export function AudioContent(data: T.AudioContent["data"], mimeType: T.AudioContent["mimeType"]): Builder<T.AudioContent> {
-  return start(B15, { data, mimeType });
+  return rt.start(B15, { data, mimeType });
 }
 
 /**
  * Builder of `ResourceLink` (S33).
  */
 export function ResourceLink(name: T.ResourceLink["name"], uri: T.ResourceLink["uri"]): Builder<T.ResourceLink> {
-  return start(B16, { name, uri });
+  return rt.start(B16, { name, uri });
 }
 
 /**
  * Builder of `TextResourceContents` (S33).
  */
 export function TextResourceContents(text: T.TextResourceContents["text"], uri: T.TextResourceContents["uri"]): Builder<T.TextResourceContents> {
-  return start(B17, { text, uri });
+  return rt.start(B17, { text, uri });
 }
 
 /**
  * Builder of `BlobResourceContents` (S33).
  */
 export function BlobResourceContents(blob: T.BlobResourceContents["blob"], uri: T.BlobResourceContents["uri"]): Builder<T.BlobResourceContents> {
-  return start(B18, { blob, uri });
+  return rt.start(B18, { blob, uri });
 }
 
 /**
  * Builder of `EmbeddedResource` (S33).
  */
 export function EmbeddedResource(resource: T.EmbeddedResource["resource"]): Builder<T.EmbeddedResource> {
-  return start(B19, { resource });
+  return rt.start(B19, { resource });
 }
 
 /**
  * Builder of `Content` (S33).
  */
 export function Content(content: T.Content["content"]): Builder<T.Content> {
-  return start(B20, { content });
+  return rt.start(B20, { content });
 }
 
 /**
  * Builder of `Diff` (S33).
  */
 export function Diff(path: T.Diff["path"], newText: T.Diff["newText"]): Builder<T.Diff> {
-  return start(B21, { path, newText });
+  return rt.start(B21, { path, newText });
 }
 
 /**
  * Builder of `Terminal` (S33).
  */
 export function Terminal(terminalId: T.Terminal["terminalId"]): Builder<T.Terminal> {
-  return start(B22, { terminalId });
+  return rt.start(B22, { terminalId });
 }
 
 /**
  * Builder of `ToolCallLocation` (S33).
  */
 export function ToolCallLocation(path: T.ToolCallLocation["path"]): Builder<T.ToolCallLocation> {
-  return start(B23, { path });
+  return rt.start(B23, { path });
 }
 
 /**
  * Builder of `PermissionOption` (S33).
  */
 export function PermissionOption(optionId: T.PermissionOption["optionId"], name: T.PermissionOption["name"], kind: T.PermissionOption["kind"]): Builder<T.PermissionOption> {
-  return start(B24, { optionId, name, kind });
+  return rt.start(B24, { optionId, name, kind });
 }
 
 /**
  * Builder of `CreateTerminalRequest` (S33).
  */
 export function CreateTerminalRequest(sessionId: T.CreateTerminalRequest["sessionId"], command: T.CreateTerminalRequest["command"]): Builder<T.CreateTerminalRequest> {
-  return start(B25, { sessionId, command });
+  return rt.start(B25, { sessionId, command });
 }
 
 /**
  * Builder of `EnvVariable` (S33).
  */
 export function EnvVariable(name: T.EnvVariable["name"], value: T.EnvVariable["value"]): Builder<T.EnvVariable> {
-  return start(B26, { name, value });
+  return rt.start(B26, { name, value });
 }
 
 /**
  * Builder of `TerminalOutputRequest` (S33).
  */
 export function TerminalOutputRequest(sessionId: T.TerminalOutputRequest["sessionId"], terminalId: T.TerminalOutputRequest["terminalId"]): Builder<T.TerminalOutputRequest> {
-  return start(B27, { sessionId, terminalId });
+  return rt.start(B27, { sessionId, terminalId });
 }
 
 /**
  * Builder of `ReleaseTerminalRequest` (S33).
  */
 export function ReleaseTerminalRequest(sessionId: T.ReleaseTerminalRequest["sessionId"], terminalId: T.ReleaseTerminalRequest["terminalId"]): Builder<T.ReleaseTerminalRequest> {
-  return start(B27, { sessionId, terminalId });
+  return rt.start(B27, { sessionId, terminalId });
 }
 
 /**
  * Builder of `WaitForTerminalExitRequest` (S33).
  */
 export function WaitForTerminalExitRequest(sessionId: T.WaitForTerminalExitRequest["sessionId"], terminalId: T.WaitForTerminalExitRequest["terminalId"]): Builder<T.WaitForTerminalExitRequest> {
-  return start(B27, { sessionId, terminalId });
+  return rt.start(B27, { sessionId, terminalId });
 }
 
 /**
  * Builder of `KillTerminalRequest` (S33).
  */
 export function KillTerminalRequest(sessionId: T.KillTerminalRequest["sessionId"], terminalId: T.KillTerminalRequest["terminalId"]): Builder<T.KillTerminalRequest> {
-  return start(B27, { sessionId, terminalId });
+  return rt.start(B27, { sessionId, terminalId });
 }
 
 /**
  * Builder of `CreateElicitationRequestForm` with `mode: "form"` (S33).
  */
 export function CreateElicitationRequestForm(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["message"], requestedSchema: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["requestedSchema"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "mode" | "message" | "_meta" | "requestedSchema">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "_meta"> {
-  return start(B28, { mode: "form", message, requestedSchema }, alternative);
+  return rt.start(B28, { mode: "form", message, requestedSchema }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestUrl` with `mode: "url"` (S33).
  */
 export function CreateElicitationRequestUrl(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["message"], elicitationId: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["elicitationId"], url: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["url"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "mode" | "message" | "_meta" | "elicitationId" | "url">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "_meta"> {
-  return start(B29, { mode: "url", message, elicitationId, url }, alternative);
+  return rt.start(B29, { mode: "url", message, elicitationId, url }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationRequestOther(tag: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>["mode"], fields: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, "mode">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, never> {
-  return start(B30, { mode: tag }, fields);
+  return rt.start(B30, { mode: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationSessionScope` (S33).
  */
 export function ElicitationSessionScope(sessionId: T.ElicitationSessionScope["sessionId"]): Builder<T.ElicitationSessionScope> {
-  return start(B31, { sessionId });
+  return rt.start(B31, { sessionId });
 }
 
 /**
  * Builder of `ElicitationRequestScope` (S33).
  */
 export function ElicitationRequestScope(requestId: T.ElicitationRequestScope["requestId"]): Builder<T.ElicitationRequestScope> {
-  return start(B32, { requestId });
+  return rt.start(B32, { requestId });
 }
 
 /**
  * Builder of `ElicitationSchema` (S33).
  */
 export function ElicitationSchema(): Builder<T.ElicitationSchema> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `ElicitationPropertySchemaString` with `type: "string"` (S33).
  */
 export function ElicitationPropertySchemaString(): Builder<T.ElicitationPropertySchemaString> {
-  return start(B34, { type: "string" });
+  return rt.start(B34, { type: "string" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaNumber` with `type: "number"` (S33).
  */
 export function ElicitationPropertySchemaNumber(): Builder<T.ElicitationPropertySchemaNumber> {
-  return start(B35, { type: "number" });
+  return rt.start(B35, { type: "number" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaInteger` with `type: "integer"` (S33).
  */
 export function ElicitationPropertySchemaInteger(): Builder<T.ElicitationPropertySchemaInteger> {
-  return start(B35, { type: "integer" });
+  return rt.start(B35, { type: "integer" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaBoolean` with `type: "boolean"` (S33).
  */
 export function ElicitationPropertySchemaBoolean(): Builder<T.ElicitationPropertySchemaBoolean> {
-  return start(B36, { type: "boolean" });
+  return rt.start(B36, { type: "boolean" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaArray` with `type: "array"` (S33).
  */
 export function ElicitationPropertySchemaArray(items: T.ElicitationPropertySchemaArray["items"]): Builder<T.ElicitationPropertySchemaArray> {
-  return start(B37, { type: "array", items });
+  return rt.start(B37, { type: "array", items });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaOther` from a custom tag and its fields (S33).
  */
 export function ElicitationPropertySchemaOther(tag: T.ElicitationPropertySchemaOther["type"], fields?: Rest<T.ElicitationPropertySchemaOther, "type">): Builder<T.ElicitationPropertySchemaOther, never> {
-  return start(B38, { type: tag }, fields);
+  return rt.start(B38, { type: tag }, fields);
 }
 
 /**
  * Builder of `EnumOption` (S33).
  */
 export function EnumOption(const_: T.EnumOption["const"], title: T.EnumOption["title"]): Builder<T.EnumOption> {
-  return start(B39, { const: const_, title });
+  return rt.start(B39, { const: const_, title });
 }
 
 /**
  * Builder of `StringPropertySchema` (S33).
  */
 export function StringPropertySchema(): Builder<T.StringPropertySchema> {
-  return start(B40, {});
+  return rt.start(B40, {});
 }
 
 /**
  * Builder of `NumberPropertySchema` (S33).
  */
 export function NumberPropertySchema(): Builder<T.NumberPropertySchema> {
-  return start(B41, {});
+  return rt.start(B41, {});
 }
 
 /**
  * Builder of `IntegerPropertySchema` (S33).
  */
 export function IntegerPropertySchema(): Builder<T.IntegerPropertySchema> {
-  return start(B41, {});
+  return rt.start(B41, {});
 }
 
 /**
  * Builder of `BooleanPropertySchema` (S33).
  */
 export function BooleanPropertySchema(): Builder<T.BooleanPropertySchema> {
-  return start(B42, {});
+  return rt.start(B42, {});
 }
 
 /**
  * Builder of `MultiSelectItemsString` with `type: "string"` (S33).
  */
 export function MultiSelectItemsString(enum_: T.MultiSelectItemsString["enum"]): Builder<T.MultiSelectItemsString> {
-  return start(B43, { type: "string", enum: enum_ });
+  return rt.start(B43, { type: "string", enum: enum_ });
 }
 
 /**
  * Builder of `MultiSelectItemsOther` from a custom tag and its fields (S33).
  */
 export function MultiSelectItemsOther(tag: T.MultiSelectItemsOther["type"], fields?: Rest<T.MultiSelectItemsOther, "type">): Builder<T.MultiSelectItemsOther, never> {
-  return start(B38, { type: tag }, fields);
+  return rt.start(B38, { type: tag }, fields);
 }
 
 /**
  * Builder of `StringMultiSelectItems` (S33).
  */
 export function StringMultiSelectItems(enum_: T.StringMultiSelectItems["enum"]): Builder<T.StringMultiSelectItems> {
-  return start(B44, { enum: enum_ });
+  return rt.start(B44, { enum: enum_ });
 }
 
 /**
  * Builder of `TitledMultiSelectItems` (S33).
  */
 export function TitledMultiSelectItems(anyOf: T.TitledMultiSelectItems["anyOf"]): Builder<T.TitledMultiSelectItems> {
-  return start(B45, { anyOf });
+  return rt.start(B45, { anyOf });
 }
 
 /**
  * Builder of `MultiSelectPropertySchema` (S33).
  */
 export function MultiSelectPropertySchema(items: T.MultiSelectPropertySchema["items"]): Builder<T.MultiSelectPropertySchema> {
-  return start(B46, { items });
+  return rt.start(B46, { items });
 }
 
 /**
  * Builder of `ElicitationFormMode` (S33).
  */
 export function ElicitationFormMode(requestedSchema: T.ElicitationFormMode["requestedSchema"], alternative: Rest<T.ElicitationFormMode, "requestedSchema">): Builder<T.ElicitationFormMode, never> {
-  return start(B47, { requestedSchema }, alternative);
+  return rt.start(B47, { requestedSchema }, alternative);
 }
 
 /**
  * Builder of `ElicitationUrlMode` (S33).
  */
 export function ElicitationUrlMode(elicitationId: T.ElicitationUrlMode["elicitationId"], url: T.ElicitationUrlMode["url"], alternative: Rest<T.ElicitationUrlMode, "elicitationId" | "url">): Builder<T.ElicitationUrlMode, never> {
-  return start(B48, { elicitationId, url }, alternative);
+  return rt.start(B48, { elicitationId, url }, alternative);
 }
 
 /**
@@ -577,63 +578,63 @@ export function ElicitationUrlMode(elicitationId: T.ElicitationUrlMode["elicitat
  * @experimental
  */
 export function MessageMcpRequest(serverId: T.MessageMcpRequest["serverId"], requestId: T.MessageMcpRequest["requestId"], method: T.MessageMcpRequest["method"]): Builder<T.MessageMcpRequest> {
-  return start(B49, { serverId, requestId, method });
+  return rt.start(B49, { serverId, requestId, method });
 }
 
 /**
  * Builder of `InitializeResponse` (S33).
  */
 export function InitializeResponse(protocolVersion: T.InitializeResponse["protocolVersion"]): Builder<T.InitializeResponse> {
-  return start(B50, { protocolVersion });
+  return rt.start(B50, { protocolVersion });
 }
 
 /**
  * Builder of `AgentCapabilities` (S33).
  */
 export function AgentCapabilities(): Builder<T.AgentCapabilities> {
-  return start(B51, {});
+  return rt.start(B51, {});
 }
 
 /**
  * Builder of `PromptCapabilities` (S33).
  */
 export function PromptCapabilities(): Builder<T.PromptCapabilities> {
-  return start(B52, {});
+  return rt.start(B52, {});
 }
 
 /**
  * Builder of `McpCapabilities` (S33).
  */
 export function McpCapabilities(): Builder<T.McpCapabilities> {
-  return start(B53, {});
+  return rt.start(B53, {});
 }
 
 /**
  * Builder of `SessionCapabilities` (S33).
  */
 export function SessionCapabilities(): Builder<T.SessionCapabilities> {
-  return start(B54, {});
+  return rt.start(B54, {});
 }
 
 /**
  * Builder of `SessionListCapabilities` (S33).
  */
 export function SessionListCapabilities(): Builder<T.SessionListCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `SessionDeleteCapabilities` (S33).
  */
 export function SessionDeleteCapabilities(): Builder<T.SessionDeleteCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `SessionAdditionalDirectoriesCapabilities` (S33).
  */
 export function SessionAdditionalDirectoriesCapabilities(): Builder<T.SessionAdditionalDirectoriesCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -641,7 +642,7 @@ export function SessionAdditionalDirectoriesCapabilities(): Builder<T.SessionAdd
  * @experimental
  */
 export function SessionSystemPromptCapabilities(): Builder<T.SessionSystemPromptCapabilities> {
-  return start(B56, {});
+  return rt.start(B56, {});
 }
 
 /**
@@ -649,7 +650,7 @@ export function SessionSystemPromptCapabilities(): Builder<T.SessionSystemPrompt
  * @experimental
  */
 export function SessionSystemPromptModeCapabilities(): Builder<T.SessionSystemPromptModeCapabilities> {
-  return start(B57, {});
+  return rt.start(B57, {});
 }
 
 /**
@@ -657,7 +658,7 @@ export function SessionSystemPromptModeCapabilities(): Builder<T.SessionSystemPr
  * @experimental
  */
 export function SessionSystemPromptOverrideCapabilities(): Builder<T.SessionSystemPromptOverrideCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -665,7 +666,7 @@ export function SessionSystemPromptOverrideCapabilities(): Builder<T.SessionSyst
  * @experimental
  */
 export function SessionForkCapabilities(): Builder<T.SessionForkCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -673,7 +674,7 @@ export function SessionForkCapabilities(): Builder<T.SessionForkCapabilities> {
  * @experimental
  */
 export function SessionArchiveCapabilities(): Builder<T.SessionArchiveCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -681,7 +682,7 @@ export function SessionArchiveCapabilities(): Builder<T.SessionArchiveCapabiliti
  * @experimental
  */
 export function SessionStatusCapabilities(): Builder<T.SessionStatusCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -689,28 +690,28 @@ export function SessionStatusCapabilities(): Builder<T.SessionStatusCapabilities
  * @experimental
  */
 export function SessionTitleCapabilities(): Builder<T.SessionTitleCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `SessionResumeCapabilities` (S33).
  */
 export function SessionResumeCapabilities(): Builder<T.SessionResumeCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `SessionCloseCapabilities` (S33).
  */
 export function SessionCloseCapabilities(): Builder<T.SessionCloseCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `AgentAuthCapabilities` (S33).
  */
 export function AgentAuthCapabilities(): Builder<T.AgentAuthCapabilities> {
-  return start(B58, {});
+  return rt.start(B58, {});
 }
 
 /**
@@ -718,14 +719,14 @@ export function AgentAuthCapabilities(): Builder<T.AgentAuthCapabilities> {
  * @experimental
  */
 export function AuthStatusCapabilities(): Builder<T.AuthStatusCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `LogoutCapabilities` (S33).
  */
 export function LogoutCapabilities(): Builder<T.LogoutCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -733,42 +734,42 @@ export function LogoutCapabilities(): Builder<T.LogoutCapabilities> {
  * @experimental
  */
 export function ProvidersCapabilities(): Builder<T.ProvidersCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `AuthMethodTerminalVariant` with `type: "terminal"` (S33).
  */
 export function AuthMethodTerminalVariant(id: T.AuthMethodTerminalVariant["id"], name: T.AuthMethodTerminalVariant["name"]): Builder<T.AuthMethodTerminalVariant> {
-  return start(B59, { type: "terminal", id, name });
+  return rt.start(B59, { type: "terminal", id, name });
 }
 
 /**
  * Builder of `AuthMethodTerminal` (S33).
  */
 export function AuthMethodTerminal(id: T.AuthMethodTerminal["id"], name: T.AuthMethodTerminal["name"]): Builder<T.AuthMethodTerminal> {
-  return start(B60, { id, name });
+  return rt.start(B60, { id, name });
 }
 
 /**
  * Builder of `AuthMethodAgent` (S33).
  */
 export function AuthMethodAgent(id: T.AuthMethodAgent["id"], name: T.AuthMethodAgent["name"]): Builder<T.AuthMethodAgent> {
-  return start(B61, { id, name });
+  return rt.start(B61, { id, name });
 }
 
 /**
  * Builder of `Implementation` (S33).
  */
 export function Implementation(name: T.Implementation["name"], version: T.Implementation["version"]): Builder<T.Implementation> {
-  return start(B62, { name, version });
+  return rt.start(B62, { name, version });
 }
 
 /**
  * Builder of `AuthenticateResponse` (S33).
  */
 export function AuthenticateResponse(): Builder<T.AuthenticateResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -776,7 +777,7 @@ export function AuthenticateResponse(): Builder<T.AuthenticateResponse> {
  * @experimental
  */
 export function ListProvidersResponse(providers: T.ListProvidersResponse["providers"]): Builder<T.ListProvidersResponse> {
-  return start(B63, { providers });
+  return rt.start(B63, { providers });
 }
 
 /**
@@ -784,7 +785,7 @@ export function ListProvidersResponse(providers: T.ListProvidersResponse["provid
  * @experimental
  */
 export function ProviderInfo(providerId: T.ProviderInfo["providerId"], supported: T.ProviderInfo["supported"], required: T.ProviderInfo["required"]): Builder<T.ProviderInfo> {
-  return start(B64, { providerId, supported, required });
+  return rt.start(B64, { providerId, supported, required });
 }
 
 /**
@@ -792,7 +793,7 @@ export function ProviderInfo(providerId: T.ProviderInfo["providerId"], supported
  * @experimental
  */
 export function ProviderCurrentConfig(apiType: T.ProviderCurrentConfig["apiType"], baseUrl: T.ProviderCurrentConfig["baseUrl"]): Builder<T.ProviderCurrentConfig> {
-  return start(B65, { apiType, baseUrl });
+  return rt.start(B65, { apiType, baseUrl });
 }
 
 /**
@@ -800,7 +801,7 @@ export function ProviderCurrentConfig(apiType: T.ProviderCurrentConfig["apiType"
  * @experimental
  */
 export function SetProviderResponse(): Builder<T.SetProviderResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -808,14 +809,14 @@ export function SetProviderResponse(): Builder<T.SetProviderResponse> {
  * @experimental
  */
 export function DisableProviderResponse(): Builder<T.DisableProviderResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `LogoutResponse` (S33).
  */
 export function LogoutResponse(): Builder<T.LogoutResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -823,7 +824,7 @@ export function LogoutResponse(): Builder<T.LogoutResponse> {
  * @experimental
  */
 export function AuthStatusResponse(state: T.AuthStatusResponse["state"]): Builder<T.AuthStatusResponse> {
-  return start(B66, { state });
+  return rt.start(B66, { state });
 }
 
 /**
@@ -831,98 +832,98 @@ export function AuthStatusResponse(state: T.AuthStatusResponse["state"]): Builde
  * @experimental
  */
 export function AuthAccount(label: T.AuthAccount["label"]): Builder<T.AuthAccount> {
-  return start(B67, { label });
+  return rt.start(B67, { label });
 }
 
 /**
  * Builder of `NewSessionResponse` (S33).
  */
 export function NewSessionResponse(sessionId: T.NewSessionResponse["sessionId"]): Builder<T.NewSessionResponse> {
-  return start(B68, { sessionId });
+  return rt.start(B68, { sessionId });
 }
 
 /**
  * Builder of `SessionModeState` (S33).
  */
 export function SessionModeState(currentModeId: T.SessionModeState["currentModeId"], availableModes: T.SessionModeState["availableModes"]): Builder<T.SessionModeState> {
-  return start(B69, { currentModeId, availableModes });
+  return rt.start(B69, { currentModeId, availableModes });
 }
 
 /**
  * Builder of `SessionMode` (S33).
  */
 export function SessionMode(id: T.SessionMode["id"], name: T.SessionMode["name"]): Builder<T.SessionMode> {
-  return start(B61, { id, name });
+  return rt.start(B61, { id, name });
 }
 
 /**
  * Builder of `SessionConfigOptionSelect` with `type: "select"` (S33).
  */
 export function SessionConfigOptionSelect(id: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["id"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["currentValue"], options: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["options"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>> {
-  return start(B70, { type: "select", id, name, currentValue, options });
+  return rt.start(B70, { type: "select", id, name, currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigOptionBoolean` with `type: "boolean"` (S33).
  */
 export function SessionConfigOptionBoolean(id: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["id"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["currentValue"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>> {
-  return start(B71, { type: "boolean", id, name, currentValue });
+  return rt.start(B71, { type: "boolean", id, name, currentValue });
 }
 
 /**
  * Builder of `SessionConfigSelectOption` (S33).
  */
 export function SessionConfigSelectOption(value: T.SessionConfigSelectOption["value"], name: T.SessionConfigSelectOption["name"]): Builder<T.SessionConfigSelectOption> {
-  return start(B72, { value, name });
+  return rt.start(B72, { value, name });
 }
 
 /**
  * Builder of `SessionConfigSelectGroup` (S33).
  */
 export function SessionConfigSelectGroup(group: T.SessionConfigSelectGroup["group"], name: T.SessionConfigSelectGroup["name"], options: T.SessionConfigSelectGroup["options"]): Builder<T.SessionConfigSelectGroup> {
-  return start(B73, { group, name, options });
+  return rt.start(B73, { group, name, options });
 }
 
 /**
  * Builder of `SessionConfigSelect` (S33).
  */
 export function SessionConfigSelect(currentValue: T.SessionConfigSelect["currentValue"], options: T.SessionConfigSelect["options"]): Builder<T.SessionConfigSelect> {
-  return start(B74, { currentValue, options });
+  return rt.start(B74, { currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigBoolean` (S33).
  */
 export function SessionConfigBoolean(currentValue: T.SessionConfigBoolean["currentValue"]): Builder<T.SessionConfigBoolean> {
-  return start(B75, { currentValue });
+  return rt.start(B75, { currentValue });
 }
 
 /**
  * Builder of `LoadSessionResponse` (S33).
  */
 export function LoadSessionResponse(): Builder<T.LoadSessionResponse> {
-  return start(B76, {});
+  return rt.start(B76, {});
 }
 
 /**
  * Builder of `ListSessionsResponse` (S33).
  */
 export function ListSessionsResponse(sessions: T.ListSessionsResponse["sessions"]): Builder<T.ListSessionsResponse> {
-  return start(B77, { sessions });
+  return rt.start(B77, { sessions });
 }
 
 /**
  * Builder of `SessionInfo` (S33).
  */
 export function SessionInfo(sessionId: T.SessionInfo["sessionId"], cwd: T.SessionInfo["cwd"]): Builder<T.SessionInfo> {
-  return start(B78, { sessionId, cwd });
+  return rt.start(B78, { sessionId, cwd });
 }
 
 /**
  * Builder of `DeleteSessionResponse` (S33).
  */
 export function DeleteSessionResponse(): Builder<T.DeleteSessionResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -930,7 +931,7 @@ export function DeleteSessionResponse(): Builder<T.DeleteSessionResponse> {
  * @experimental
  */
 export function ForkSessionResponse(sessionId: T.ForkSessionResponse["sessionId"]): Builder<T.ForkSessionResponse> {
-  return start(B68, { sessionId });
+  return rt.start(B68, { sessionId });
 }
 
 /**
@@ -938,7 +939,7 @@ export function ForkSessionResponse(sessionId: T.ForkSessionResponse["sessionId"
  * @experimental
  */
 export function ArchiveSessionResponse(): Builder<T.ArchiveSessionResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -946,7 +947,7 @@ export function ArchiveSessionResponse(): Builder<T.ArchiveSessionResponse> {
  * @experimental
  */
 export function UnarchiveSessionResponse(): Builder<T.UnarchiveSessionResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -954,7 +955,7 @@ export function UnarchiveSessionResponse(): Builder<T.UnarchiveSessionResponse> 
  * @experimental
  */
 export function SessionStatusResponse(status: T.SessionStatusResponse["status"]): Builder<T.SessionStatusResponse> {
-  return start(B79, { status });
+  return rt.start(B79, { status });
 }
 
 /**
@@ -962,42 +963,42 @@ export function SessionStatusResponse(status: T.SessionStatusResponse["status"])
  * @experimental
  */
 export function SetSessionTitleResponse(title: T.SetSessionTitleResponse["title"]): Builder<T.SetSessionTitleResponse> {
-  return start(B80, { title });
+  return rt.start(B80, { title });
 }
 
 /**
  * Builder of `ResumeSessionResponse` (S33).
  */
 export function ResumeSessionResponse(): Builder<T.ResumeSessionResponse> {
-  return start(B76, {});
+  return rt.start(B76, {});
 }
 
 /**
  * Builder of `CloseSessionResponse` (S33).
  */
 export function CloseSessionResponse(): Builder<T.CloseSessionResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `SetSessionModeResponse` (S33).
  */
 export function SetSessionModeResponse(): Builder<T.SetSessionModeResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `SetSessionConfigOptionResponse` (S33).
  */
 export function SetSessionConfigOptionResponse(configOptions: T.SetSessionConfigOptionResponse["configOptions"]): Builder<T.SetSessionConfigOptionResponse> {
-  return start(B81, { configOptions });
+  return rt.start(B81, { configOptions });
 }
 
 /**
  * Builder of `PromptResponse` (S33).
  */
 export function PromptResponse(stopReason: T.PromptResponse["stopReason"]): Builder<T.PromptResponse> {
-  return start(B82, { stopReason });
+  return rt.start(B82, { stopReason });
 }
 
 /**
@@ -1005,63 +1006,63 @@ export function PromptResponse(stopReason: T.PromptResponse["stopReason"]): Buil
  * @experimental
  */
 export function Usage(totalTokens: T.Usage["totalTokens"], inputTokens: T.Usage["inputTokens"], outputTokens: T.Usage["outputTokens"]): Builder<T.Usage> {
-  return start(B83, { totalTokens, inputTokens, outputTokens });
+  return rt.start(B83, { totalTokens, inputTokens, outputTokens });
 }
 
 /**
  * Builder of `Error` (S33).
  */
 export function Error(code: T.Error["code"], message: T.Error["message"]): Builder<T.Error> {
-  return start(B84, { code, message });
+  return rt.start(B84, { code, message });
 }
 
 /**
  * Builder of `SessionNotification` (S33).
  */
 export function SessionNotification(sessionId: T.SessionNotification["sessionId"], update: T.SessionNotification["update"]): Builder<T.SessionNotification> {
-  return start(B85, { sessionId, update });
+  return rt.start(B85, { sessionId, update });
 }
 
 /**
  * Builder of `SessionUpdateUserMessageChunk` with `sessionUpdate: "user_message_chunk"` (S33).
  */
 export function SessionUpdateUserMessageChunk(content: T.SessionUpdateUserMessageChunk["content"]): Builder<T.SessionUpdateUserMessageChunk> {
-  return start(B86, { sessionUpdate: "user_message_chunk", content });
+  return rt.start(B86, { sessionUpdate: "user_message_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateAgentMessageChunk` with `sessionUpdate: "agent_message_chunk"` (S33).
  */
 export function SessionUpdateAgentMessageChunk(content: T.SessionUpdateAgentMessageChunk["content"]): Builder<T.SessionUpdateAgentMessageChunk> {
-  return start(B86, { sessionUpdate: "agent_message_chunk", content });
+  return rt.start(B86, { sessionUpdate: "agent_message_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateAgentThoughtChunk` with `sessionUpdate: "agent_thought_chunk"` (S33).
  */
 export function SessionUpdateAgentThoughtChunk(content: T.SessionUpdateAgentThoughtChunk["content"]): Builder<T.SessionUpdateAgentThoughtChunk> {
-  return start(B86, { sessionUpdate: "agent_thought_chunk", content });
+  return rt.start(B86, { sessionUpdate: "agent_thought_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateToolCall` with `sessionUpdate: "tool_call"` (S33).
  */
 export function SessionUpdateToolCall(toolCallId: T.SessionUpdateToolCall["toolCallId"], title: T.SessionUpdateToolCall["title"]): Builder<T.SessionUpdateToolCall> {
-  return start(B87, { sessionUpdate: "tool_call", toolCallId, title });
+  return rt.start(B87, { sessionUpdate: "tool_call", toolCallId, title });
 }
 
 /**
  * Builder of `SessionUpdateToolCallUpdate` with `sessionUpdate: "tool_call_update"` (S33).
  */
 export function SessionUpdateToolCallUpdate(toolCallId: T.SessionUpdateToolCallUpdate["toolCallId"]): Builder<T.SessionUpdateToolCallUpdate> {
-  return start(B88, { sessionUpdate: "tool_call_update", toolCallId });
+  return rt.start(B88, { sessionUpdate: "tool_call_update", toolCallId });
 }
 
 /**
  * Builder of `SessionUpdatePlan` with `sessionUpdate: "plan"` (S33).
  */
 export function SessionUpdatePlan(entries: T.SessionUpdatePlan["entries"]): Builder<T.SessionUpdatePlan> {
-  return start(B89, { sessionUpdate: "plan", entries });
+  return rt.start(B89, { sessionUpdate: "plan", entries });
 }
 
 /**
@@ -1069,7 +1070,7 @@ export function SessionUpdatePlan(entries: T.SessionUpdatePlan["entries"]): Buil
  * @experimental
  */
 export function SessionUpdatePlanUpdate(plan: T.SessionUpdatePlanUpdate["plan"]): Builder<T.SessionUpdatePlanUpdate> {
-  return start(B90, { sessionUpdate: "plan_update", plan });
+  return rt.start(B90, { sessionUpdate: "plan_update", plan });
 }
 
 /**
@@ -1077,63 +1078,63 @@ export function SessionUpdatePlanUpdate(plan: T.SessionUpdatePlanUpdate["plan"])
  * @experimental
  */
 export function SessionUpdatePlanRemoved(planId: T.SessionUpdatePlanRemoved["planId"]): Builder<T.SessionUpdatePlanRemoved> {
-  return start(B91, { sessionUpdate: "plan_removed", planId });
+  return rt.start(B91, { sessionUpdate: "plan_removed", planId });
 }
 
 /**
  * Builder of `SessionUpdateAvailableCommandsUpdate` with `sessionUpdate: "available_commands_update"` (S33).
  */
 export function SessionUpdateAvailableCommandsUpdate(availableCommands: T.SessionUpdateAvailableCommandsUpdate["availableCommands"]): Builder<T.SessionUpdateAvailableCommandsUpdate> {
-  return start(B92, { sessionUpdate: "available_commands_update", availableCommands });
+  return rt.start(B92, { sessionUpdate: "available_commands_update", availableCommands });
 }
 
 /**
  * Builder of `SessionUpdateCurrentModeUpdate` with `sessionUpdate: "current_mode_update"` (S33).
  */
 export function SessionUpdateCurrentModeUpdate(currentModeId: T.SessionUpdateCurrentModeUpdate["currentModeId"]): Builder<T.SessionUpdateCurrentModeUpdate> {
-  return start(B93, { sessionUpdate: "current_mode_update", currentModeId });
+  return rt.start(B93, { sessionUpdate: "current_mode_update", currentModeId });
 }
 
 /**
  * Builder of `SessionUpdateConfigOptionUpdate` with `sessionUpdate: "config_option_update"` (S33).
  */
 export function SessionUpdateConfigOptionUpdate(configOptions: T.SessionUpdateConfigOptionUpdate["configOptions"]): Builder<T.SessionUpdateConfigOptionUpdate> {
-  return start(B94, { sessionUpdate: "config_option_update", configOptions });
+  return rt.start(B94, { sessionUpdate: "config_option_update", configOptions });
 }
 
 /**
  * Builder of `SessionUpdateSessionInfoUpdate` with `sessionUpdate: "session_info_update"` (S33).
  */
 export function SessionUpdateSessionInfoUpdate(): Builder<T.SessionUpdateSessionInfoUpdate> {
-  return start(B95, { sessionUpdate: "session_info_update" });
+  return rt.start(B95, { sessionUpdate: "session_info_update" });
 }
 
 /**
  * Builder of `SessionUpdateUsageUpdate` with `sessionUpdate: "usage_update"` (S33).
  */
 export function SessionUpdateUsageUpdate(used: T.SessionUpdateUsageUpdate["used"], size: T.SessionUpdateUsageUpdate["size"]): Builder<T.SessionUpdateUsageUpdate> {
-  return start(B96, { sessionUpdate: "usage_update", used, size });
+  return rt.start(B96, { sessionUpdate: "usage_update", used, size });
 }
 
 /**
  * Builder of `SessionUpdateNotice` with `sessionUpdate: "notice"` (S33).
  */
 export function SessionUpdateNotice(severity: T.SessionUpdateNotice["severity"], title: T.SessionUpdateNotice["title"]): Builder<T.SessionUpdateNotice> {
-  return start(B97, { sessionUpdate: "notice", severity, title });
+  return rt.start(B97, { sessionUpdate: "notice", severity, title });
 }
 
 /**
  * Builder of `SessionUpdateCompactionUpdate` with `sessionUpdate: "compaction_update"` (S33).
  */
 export function SessionUpdateCompactionUpdate(compactionId: T.SessionUpdateCompactionUpdate["compactionId"], status: T.SessionUpdateCompactionUpdate["status"]): Builder<T.SessionUpdateCompactionUpdate> {
-  return start(B98, { sessionUpdate: "compaction_update", compactionId, status });
+  return rt.start(B98, { sessionUpdate: "compaction_update", compactionId, status });
 }
 
 /**
  * Builder of `SessionUpdateCompactionSummaryChunk` with `sessionUpdate: "compaction_summary_chunk"` (S33).
  */
 export function SessionUpdateCompactionSummaryChunk(compactionId: T.SessionUpdateCompactionSummaryChunk["compactionId"], content: T.SessionUpdateCompactionSummaryChunk["content"]): Builder<T.SessionUpdateCompactionSummaryChunk> {
-  return start(B99, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
+  return rt.start(B99, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
 }
 
 /**
@@ -1141,7 +1142,7 @@ export function SessionUpdateCompactionSummaryChunk(compactionId: T.SessionUpdat
  * @experimental
  */
 export function SessionUpdateSubagentUpdate(sessionId: T.SessionUpdateSubagentUpdate["sessionId"]): Builder<T.SessionUpdateSubagentUpdate> {
-  return start(B100, { sessionUpdate: "subagent_update", sessionId });
+  return rt.start(B100, { sessionUpdate: "subagent_update", sessionId });
 }
 
 /**
@@ -1149,7 +1150,7 @@ export function SessionUpdateSubagentUpdate(sessionId: T.SessionUpdateSubagentUp
  * @experimental
  */
 export function SessionUpdateSessionMessage(messageId: T.SessionUpdateSessionMessage["messageId"]): Builder<T.SessionUpdateSessionMessage> {
-  return start(B101, { sessionUpdate: "session_message", messageId });
+  return rt.start(B101, { sessionUpdate: "session_message", messageId });
 }
 
 /**
@@ -1157,56 +1158,56 @@ export function SessionUpdateSessionMessage(messageId: T.SessionUpdateSessionMes
  * @experimental
  */
 export function SessionUpdateSessionMessageChunk(messageId: T.SessionUpdateSessionMessageChunk["messageId"], content: T.SessionUpdateSessionMessageChunk["content"]): Builder<T.SessionUpdateSessionMessageChunk> {
-  return start(B102, { sessionUpdate: "session_message_chunk", messageId, content });
+  return rt.start(B102, { sessionUpdate: "session_message_chunk", messageId, content });
 }
 
 /**
  * Builder of `ContentChunk` (S33).
  */
 export function ContentChunk(content: T.ContentChunk["content"]): Builder<T.ContentChunk> {
-  return start(B103, { content });
+  return rt.start(B103, { content });
 }
 
 /**
  * Builder of `ToolCall` (S33).
  */
 export function ToolCall(toolCallId: T.ToolCall["toolCallId"], title: T.ToolCall["title"]): Builder<T.ToolCall> {
-  return start(B104, { toolCallId, title });
+  return rt.start(B104, { toolCallId, title });
 }
 
 /**
  * Builder of `PlanEntry` (S33).
  */
 export function PlanEntry(content: T.PlanEntry["content"], priority: T.PlanEntry["priority"], status: T.PlanEntry["status"]): Builder<T.PlanEntry> {
-  return start(B105, { content, priority, status });
+  return rt.start(B105, { content, priority, status });
 }
 
 /**
  * Builder of `Plan` (S33).
  */
 export function Plan(entries: T.Plan["entries"]): Builder<T.Plan> {
-  return start(B106, { entries });
+  return rt.start(B106, { entries });
 }
 
 /**
  * Builder of `PlanUpdateContentItems` with `type: "items"` (S33).
  */
 export function PlanUpdateContentItems(planId: T.PlanUpdateContentItems["planId"], entries: T.PlanUpdateContentItems["entries"]): Builder<T.PlanUpdateContentItems> {
-  return start(B107, { type: "items", planId, entries });
+  return rt.start(B107, { type: "items", planId, entries });
 }
 
 /**
  * Builder of `PlanUpdateContentFile` with `type: "file"` (S33).
  */
 export function PlanUpdateContentFile(planId: T.PlanUpdateContentFile["planId"], uri: T.PlanUpdateContentFile["uri"]): Builder<T.PlanUpdateContentFile> {
-  return start(B108, { type: "file", planId, uri });
+  return rt.start(B108, { type: "file", planId, uri });
 }
 
 /**
  * Builder of `PlanUpdateContentMarkdown` with `type: "markdown"` (S33).
  */
 export function PlanUpdateContentMarkdown(planId: T.PlanUpdateContentMarkdown["planId"], content: T.PlanUpdateContentMarkdown["content"]): Builder<T.PlanUpdateContentMarkdown> {
-  return start(B109, { type: "markdown", planId, content });
+  return rt.start(B109, { type: "markdown", planId, content });
 }
 
 /**
@@ -1214,7 +1215,7 @@ export function PlanUpdateContentMarkdown(planId: T.PlanUpdateContentMarkdown["p
  * @experimental
  */
 export function PlanItems(planId: T.PlanItems["planId"], entries: T.PlanItems["entries"]): Builder<T.PlanItems> {
-  return start(B110, { planId, entries });
+  return rt.start(B110, { planId, entries });
 }
 
 /**
@@ -1222,7 +1223,7 @@ export function PlanItems(planId: T.PlanItems["planId"], entries: T.PlanItems["e
  * @experimental
  */
 export function PlanFile(planId: T.PlanFile["planId"], uri: T.PlanFile["uri"]): Builder<T.PlanFile> {
-  return start(B111, { planId, uri });
+  return rt.start(B111, { planId, uri });
 }
 
 /**
@@ -1230,7 +1231,7 @@ export function PlanFile(planId: T.PlanFile["planId"], uri: T.PlanFile["uri"]): 
  * @experimental
  */
 export function PlanMarkdown(planId: T.PlanMarkdown["planId"], content: T.PlanMarkdown["content"]): Builder<T.PlanMarkdown> {
-  return start(B112, { planId, content });
+  return rt.start(B112, { planId, content });
 }
 
 /**
@@ -1238,7 +1239,7 @@ export function PlanMarkdown(planId: T.PlanMarkdown["planId"], content: T.PlanMa
  * @experimental
  */
 export function PlanUpdate(plan: T.PlanUpdate["plan"]): Builder<T.PlanUpdate> {
-  return start(B113, { plan });
+  return rt.start(B113, { plan });
 }
 
 /**
@@ -1246,84 +1247,84 @@ export function PlanUpdate(plan: T.PlanUpdate["plan"]): Builder<T.PlanUpdate> {
  * @experimental
  */
 export function PlanRemoved(planId: T.PlanRemoved["planId"]): Builder<T.PlanRemoved> {
-  return start(B114, { planId });
+  return rt.start(B114, { planId });
 }
 
 /**
  * Builder of `AvailableCommand` (S33).
  */
 export function AvailableCommand(name: T.AvailableCommand["name"], description: T.AvailableCommand["description"]): Builder<T.AvailableCommand> {
-  return start(B115, { name, description });
+  return rt.start(B115, { name, description });
 }
 
 /**
  * Builder of `UnstructuredCommandInput` (S33).
  */
 export function UnstructuredCommandInput(hint: T.UnstructuredCommandInput["hint"]): Builder<T.UnstructuredCommandInput> {
-  return start(B116, { hint });
+  return rt.start(B116, { hint });
 }
 
 /**
  * Builder of `AvailableCommandsUpdate` (S33).
  */
 export function AvailableCommandsUpdate(availableCommands: T.AvailableCommandsUpdate["availableCommands"]): Builder<T.AvailableCommandsUpdate> {
-  return start(B117, { availableCommands });
+  return rt.start(B117, { availableCommands });
 }
 
 /**
  * Builder of `CurrentModeUpdate` (S33).
  */
 export function CurrentModeUpdate(currentModeId: T.CurrentModeUpdate["currentModeId"]): Builder<T.CurrentModeUpdate> {
-  return start(B118, { currentModeId });
+  return rt.start(B118, { currentModeId });
 }
 
 /**
  * Builder of `ConfigOptionUpdate` (S33).
  */
 export function ConfigOptionUpdate(configOptions: T.ConfigOptionUpdate["configOptions"]): Builder<T.ConfigOptionUpdate> {
-  return start(B81, { configOptions });
+  return rt.start(B81, { configOptions });
 }
 
 /**
  * Builder of `SessionInfoUpdate` (S33).
  */
 export function SessionInfoUpdate(): Builder<T.SessionInfoUpdate> {
-  return start(B119, {});
+  return rt.start(B119, {});
 }
 
 /**
  * Builder of `Cost` (S33).
  */
 export function Cost(amount: T.Cost["amount"], currency: T.Cost["currency"]): Builder<T.Cost> {
-  return start(B120, { amount, currency });
+  return rt.start(B120, { amount, currency });
 }
 
 /**
  * Builder of `UsageUpdate` (S33).
  */
 export function UsageUpdate(used: T.UsageUpdate["used"], size: T.UsageUpdate["size"]): Builder<T.UsageUpdate> {
-  return start(B121, { used, size });
+  return rt.start(B121, { used, size });
 }
 
 /**
  * Builder of `Notice` (S33).
  */
 export function Notice(severity: T.Notice["severity"], title: T.Notice["title"]): Builder<T.Notice> {
-  return start(B122, { severity, title });
+  return rt.start(B122, { severity, title });
 }
 
 /**
  * Builder of `CompactionUpdate` (S33).
  */
 export function CompactionUpdate(compactionId: T.CompactionUpdate["compactionId"], status: T.CompactionUpdate["status"]): Builder<T.CompactionUpdate> {
-  return start(B123, { compactionId, status });
+  return rt.start(B123, { compactionId, status });
 }
 
 /**
  * Builder of `CompactionSummaryChunk` (S33).
  */
 export function CompactionSummaryChunk(compactionId: T.CompactionSummaryChunk["compactionId"], content: T.CompactionSummaryChunk["content"]): Builder<T.CompactionSummaryChunk> {
-  return start(B124, { compactionId, content });
+  return rt.start(B124, { compactionId, content });
 }
 
 /**
@@ -1331,7 +1332,7 @@ export function CompactionSummaryChunk(compactionId: T.CompactionSummaryChunk["c
  * @experimental
  */
 export function SubagentSessionCapabilities(): Builder<T.SubagentSessionCapabilities> {
-  return start(B125, {});
+  return rt.start(B125, {});
 }
 
 /**
@@ -1339,49 +1340,49 @@ export function SubagentSessionCapabilities(): Builder<T.SubagentSessionCapabili
  * @experimental
  */
 export function SessionCancelCapabilities(): Builder<T.SessionCancelCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `StateUpdateRunning` with `state: "running"` (S33).
  */
 export function StateUpdateRunning(): Builder<T.StateUpdateRunning> {
-  return start(B126, { state: "running" });
+  return rt.start(B126, { state: "running" });
 }
 
 /**
  * Builder of `StateUpdateIdle` with `state: "idle"` (S33).
  */
 export function StateUpdateIdle(variant?: Rest<T.StateUpdateIdle, "state" | "usage" | "_meta">): Builder<T.StateUpdateIdle, "usage" | "_meta"> {
-  return start(B127, { state: "idle" }, variant);
+  return rt.start(B127, { state: "idle" }, variant);
 }
 
 /**
  * Builder of `StateUpdateRequiresAction` with `state: "requires_action"` (S33).
  */
 export function StateUpdateRequiresAction(): Builder<T.StateUpdateRequiresAction> {
-  return start(B126, { state: "requires_action" });
+  return rt.start(B126, { state: "requires_action" });
 }
 
 /**
  * Builder of `StateUpdateUnknown` with `state: "unknown"` (S33).
  */
 export function StateUpdateUnknown(): Builder<T.StateUpdateUnknown> {
-  return start(B126, { state: "unknown" });
+  return rt.start(B126, { state: "unknown" });
 }
 
 /**
  * Builder of `StateUpdateOther` from a custom tag and its fields (S33).
  */
 export function StateUpdateOther(tag: T.StateUpdateOther["state"], fields?: Rest<T.StateUpdateOther, "state">): Builder<T.StateUpdateOther, never> {
-  return start(B128, { state: tag }, fields);
+  return rt.start(B128, { state: tag }, fields);
 }
 
 /**
  * Builder of `RunningStateUpdate` (S33).
  */
 export function RunningStateUpdate(): Builder<T.RunningStateUpdate> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -1389,70 +1390,70 @@ export function RunningStateUpdate(): Builder<T.RunningStateUpdate> {
  * @experimental
  */
 export function ErrorStopReason(): Builder<T.ErrorStopReason> {
-  return start(B129, {});
+  return rt.start(B129, {});
 }
 
 /**
  * Builder of `IdleStateUpdateEndTurn` with `stopReason: "end_turn"` (S33).
  */
 export function IdleStateUpdateEndTurn(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateEndTurn>> {
-  return start(B82, { stopReason: "end_turn" });
+  return rt.start(B82, { stopReason: "end_turn" });
 }
 
 /**
  * Builder of `IdleStateUpdateMaxTokens` with `stopReason: "max_tokens"` (S33).
  */
 export function IdleStateUpdateMaxTokens(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateMaxTokens>> {
-  return start(B82, { stopReason: "max_tokens" });
+  return rt.start(B82, { stopReason: "max_tokens" });
 }
 
 /**
  * Builder of `IdleStateUpdateMaxTurnRequests` with `stopReason: "max_turn_requests"` (S33).
  */
 export function IdleStateUpdateMaxTurnRequests(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateMaxTurnRequests>> {
-  return start(B82, { stopReason: "max_turn_requests" });
+  return rt.start(B82, { stopReason: "max_turn_requests" });
 }
 
 /**
  * Builder of `IdleStateUpdateRefusal` with `stopReason: "refusal"` (S33).
  */
 export function IdleStateUpdateRefusal(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateRefusal>> {
-  return start(B82, { stopReason: "refusal" });
+  return rt.start(B82, { stopReason: "refusal" });
 }
 
 /**
  * Builder of `IdleStateUpdateCancelled` with `stopReason: "cancelled"` (S33).
  */
 export function IdleStateUpdateCancelled(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateCancelled>> {
-  return start(B82, { stopReason: "cancelled" });
+  return rt.start(B82, { stopReason: "cancelled" });
 }
 
 /**
  * Builder of `IdleStateUpdateError` with `stopReason: "error"` (S33).
  */
 export function IdleStateUpdateError(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateError>> {
-  return start(B130, { stopReason: "error" });
+  return rt.start(B130, { stopReason: "error" });
 }
 
 /**
  * Builder of `IdleStateUpdateOther` from a custom tag and its fields (S33).
  */
 export function IdleStateUpdateOther(tag: Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>["stopReason"], fields?: Rest<Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>, "stopReason">): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>, never> {
-  return start(B131, { stopReason: tag }, fields);
+  return rt.start(B131, { stopReason: tag }, fields);
 }
 
 /**
  * Builder of `IdleStateUpdateNone` (S33).
  */
 export function IdleStateUpdateNone(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateNone>> {
-  return start(B132, {});
+  return rt.start(B132, {});
 }
 
 /**
  * Builder of `RequiresActionStateUpdate` (S33).
  */
 export function RequiresActionStateUpdate(): Builder<T.RequiresActionStateUpdate> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -1460,7 +1461,7 @@ export function RequiresActionStateUpdate(): Builder<T.RequiresActionStateUpdate
  * @experimental
  */
 export function UnknownStateUpdate(): Builder<T.UnknownStateUpdate> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -1468,7 +1469,7 @@ export function UnknownStateUpdate(): Builder<T.UnknownStateUpdate> {
  * @experimental
  */
 export function SubagentUpdate(sessionId: T.SubagentUpdate["sessionId"]): Builder<T.SubagentUpdate> {
-  return start(B133, { sessionId });
+  return rt.start(B133, { sessionId });
 }
 
 /**
@@ -1476,7 +1477,7 @@ export function SubagentUpdate(sessionId: T.SubagentUpdate["sessionId"]): Builde
  * @experimental
  */
 export function SessionMessage(messageId: T.SessionMessage["messageId"]): Builder<T.SessionMessage> {
-  return start(B134, { messageId });
+  return rt.start(B134, { messageId });
 }
 
 /**
@@ -1484,14 +1485,14 @@ export function SessionMessage(messageId: T.SessionMessage["messageId"]): Builde
  * @experimental
  */
 export function SessionMessageChunk(messageId: T.SessionMessageChunk["messageId"], content: T.SessionMessageChunk["content"]): Builder<T.SessionMessageChunk> {
-  return start(B135, { messageId, content });
+  return rt.start(B135, { messageId, content });
 }
 
 /**
  * Builder of `CompleteElicitationNotification` (S33).
  */
 export function CompleteElicitationNotification(elicitationId: T.CompleteElicitationNotification["elicitationId"]): Builder<T.CompleteElicitationNotification> {
-  return start(B136, { elicitationId });
+  return rt.start(B136, { elicitationId });
 }
 
 /**
@@ -1499,49 +1500,49 @@ export function CompleteElicitationNotification(elicitationId: T.CompleteElicita
  * @experimental
  */
 export function AuthStatusUpdateNotification(state: T.AuthStatusUpdateNotification["state"]): Builder<T.AuthStatusUpdateNotification> {
-  return start(B66, { state });
+  return rt.start(B66, { state });
 }
 
 /**
  * Builder of `InitializeRequest` (S33).
  */
 export function InitializeRequest(protocolVersion: T.InitializeRequest["protocolVersion"]): Builder<T.InitializeRequest> {
-  return start(B137, { protocolVersion });
+  return rt.start(B137, { protocolVersion });
 }
 
 /**
  * Builder of `ClientCapabilities` (S33).
  */
 export function ClientCapabilities(): Builder<T.ClientCapabilities> {
-  return start(B138, {});
+  return rt.start(B138, {});
 }
 
 /**
  * Builder of `FileSystemCapabilities` (S33).
  */
 export function FileSystemCapabilities(): Builder<T.FileSystemCapabilities> {
-  return start(B139, {});
+  return rt.start(B139, {});
 }
 
 /**
  * Builder of `ClientSessionCapabilities` (S33).
  */
 export function ClientSessionCapabilities(): Builder<T.ClientSessionCapabilities> {
-  return start(B140, {});
+  return rt.start(B140, {});
 }
 
 /**
  * Builder of `SessionConfigOptionsCapabilities` (S33).
  */
 export function SessionConfigOptionsCapabilities(): Builder<T.SessionConfigOptionsCapabilities> {
-  return start(B141, {});
+  return rt.start(B141, {});
 }
 
 /**
  * Builder of `BooleanConfigOptionCapabilities` (S33).
  */
 export function BooleanConfigOptionCapabilities(): Builder<T.BooleanConfigOptionCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -1549,7 +1550,7 @@ export function BooleanConfigOptionCapabilities(): Builder<T.BooleanConfigOption
  * @experimental
  */
 export function SubagentCapabilities(): Builder<T.SubagentCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -1557,42 +1558,42 @@ export function SubagentCapabilities(): Builder<T.SubagentCapabilities> {
  * @experimental
  */
 export function PlanCapabilities(): Builder<T.PlanCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `AuthCapabilities` (S33).
  */
 export function AuthCapabilities(): Builder<T.AuthCapabilities> {
-  return start(B142, {});
+  return rt.start(B142, {});
 }
 
 /**
  * Builder of `ElicitationCapabilities` (S33).
  */
 export function ElicitationCapabilities(): Builder<T.ElicitationCapabilities> {
-  return start(B143, {});
+  return rt.start(B143, {});
 }
 
 /**
  * Builder of `ElicitationFormCapabilities` (S33).
  */
 export function ElicitationFormCapabilities(): Builder<T.ElicitationFormCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `ElicitationUrlCapabilities` (S33).
  */
 export function ElicitationUrlCapabilities(): Builder<T.ElicitationUrlCapabilities> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `AuthenticateRequest` (S33).
  */
 export function AuthenticateRequest(methodId: T.AuthenticateRequest["methodId"]): Builder<T.AuthenticateRequest> {
-  return start(B144, { methodId });
+  return rt.start(B144, { methodId });
 }
 
 /**
@@ -1600,7 +1601,7 @@ export function AuthenticateRequest(methodId: T.AuthenticateRequest["methodId"])
  * @experimental
  */
 export function ListProvidersRequest(): Builder<T.ListProvidersRequest> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -1608,7 +1609,7 @@ export function ListProvidersRequest(): Builder<T.ListProvidersRequest> {
  * @experimental
  */
 export function SetProviderRequest(providerId: T.SetProviderRequest["providerId"], apiType: T.SetProviderRequest["apiType"], baseUrl: T.SetProviderRequest["baseUrl"]): Builder<T.SetProviderRequest> {
-  return start(B145, { providerId, apiType, baseUrl });
+  return rt.start(B145, { providerId, apiType, baseUrl });
 }
 
 /**
@@ -1616,14 +1617,14 @@ export function SetProviderRequest(providerId: T.SetProviderRequest["providerId"
  * @experimental
  */
 export function DisableProviderRequest(providerId: T.DisableProviderRequest["providerId"]): Builder<T.DisableProviderRequest> {
-  return start(B146, { providerId });
+  return rt.start(B146, { providerId });
 }
 
 /**
  * Builder of `LogoutRequest` (S33).
  */
 export function LogoutRequest(): Builder<T.LogoutRequest> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
@@ -1631,28 +1632,28 @@ export function LogoutRequest(): Builder<T.LogoutRequest> {
  * @experimental
  */
 export function AuthStatusRequest(): Builder<T.AuthStatusRequest> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `NewSessionRequest` (S33).
  */
 export function NewSessionRequest(cwd: T.NewSessionRequest["cwd"], mcpServers: T.NewSessionRequest["mcpServers"]): Builder<T.NewSessionRequest> {
-  return start(B147, { cwd, mcpServers });
+  return rt.start(B147, { cwd, mcpServers });
 }
 
 /**
  * Builder of `McpServerHttpVariant` with `type: "http"` (S33).
  */
 export function McpServerHttpVariant(name: T.McpServerHttpVariant["name"], url: T.McpServerHttpVariant["url"], headers: T.McpServerHttpVariant["headers"]): Builder<T.McpServerHttpVariant> {
-  return start(B148, { type: "http", name, url, headers });
+  return rt.start(B148, { type: "http", name, url, headers });
 }
 
 /**
  * Builder of `McpServerSseVariant` with `type: "sse"` (S33).
  */
 export function McpServerSseVariant(name: T.McpServerSseVariant["name"], url: T.McpServerSseVariant["url"], headers: T.McpServerSseVariant["headers"]): Builder<T.McpServerSseVariant> {
-  return start(B148, { type: "sse", name, url, headers });
+  return rt.start(B148, { type: "sse", name, url, headers });
 }
 
 /**
@@ -1660,28 +1661,28 @@ export function McpServerSseVariant(name: T.McpServerSseVariant["name"], url: T.
  * @experimental
  */
 export function McpServerAcpVariant(name: T.McpServerAcpVariant["name"], serverId: T.McpServerAcpVariant["serverId"]): Builder<T.McpServerAcpVariant> {
-  return start(B149, { type: "acp", name, serverId });
+  return rt.start(B149, { type: "acp", name, serverId });
 }
 
 /**
  * Builder of `HttpHeader` (S33).
  */
 export function HttpHeader(name: T.HttpHeader["name"], value: T.HttpHeader["value"]): Builder<T.HttpHeader> {
-  return start(B26, { name, value });
+  return rt.start(B26, { name, value });
 }
 
 /**
  * Builder of `McpServerHttp` (S33).
  */
 export function McpServerHttp(name: T.McpServerHttp["name"], url: T.McpServerHttp["url"], headers: T.McpServerHttp["headers"]): Builder<T.McpServerHttp> {
-  return start(B150, { name, url, headers });
+  return rt.start(B150, { name, url, headers });
 }
 
 /**
  * Builder of `McpServerSse` (S33).
  */
 export function McpServerSse(name: T.McpServerSse["name"], url: T.McpServerSse["url"], headers: T.McpServerSse["headers"]): Builder<T.McpServerSse> {
-  return start(B150, { name, url, headers });
+  return rt.start(B150, { name, url, headers });
 }
 
 /**
@@ -1689,14 +1690,14 @@ export function McpServerSse(name: T.McpServerSse["name"], url: T.McpServerSse["
  * @experimental
  */
 export function McpServerAcp(name: T.McpServerAcp["name"], serverId: T.McpServerAcp["serverId"]): Builder<T.McpServerAcp> {
-  return start(B151, { name, serverId });
+  return rt.start(B151, { name, serverId });
 }
 
 /**
  * Builder of `McpServerStdio` (S33).
  */
 export function McpServerStdio(name: T.McpServerStdio["name"], command: T.McpServerStdio["command"], args: T.McpServerStdio["args"], env: T.McpServerStdio["env"]): Builder<T.McpServerStdio> {
-  return start(B152, { name, command, args, env });
+  return rt.start(B152, { name, command, args, env });
 }
 
 /**
@@ -1704,28 +1705,28 @@ export function McpServerStdio(name: T.McpServerStdio["name"], command: T.McpSer
  * @experimental
  */
 export function SystemPrompt(mode: T.SystemPrompt["mode"], content: T.SystemPrompt["content"]): Builder<T.SystemPrompt> {
-  return start(B153, { mode, content });
+  return rt.start(B153, { mode, content });
 }
 
 /**
  * Builder of `LoadSessionRequest` (S33).
  */
 export function LoadSessionRequest(mcpServers: T.LoadSessionRequest["mcpServers"], cwd: T.LoadSessionRequest["cwd"], sessionId: T.LoadSessionRequest["sessionId"]): Builder<T.LoadSessionRequest> {
-  return start(B154, { mcpServers, cwd, sessionId });
+  return rt.start(B154, { mcpServers, cwd, sessionId });
 }
 
 /**
  * Builder of `ListSessionsRequest` (S33).
  */
 export function ListSessionsRequest(): Builder<T.ListSessionsRequest> {
-  return start(B155, {});
+  return rt.start(B155, {});
 }
 
 /**
  * Builder of `DeleteSessionRequest` (S33).
  */
 export function DeleteSessionRequest(sessionId: T.DeleteSessionRequest["sessionId"]): Builder<T.DeleteSessionRequest> {
-  return start(B156, { sessionId });
+  return rt.start(B156, { sessionId });
 }
 
 /**
@@ -1733,7 +1734,7 @@ export function DeleteSessionRequest(sessionId: T.DeleteSessionRequest["sessionI
  * @experimental
  */
 export function ForkSessionRequest(sessionId: T.ForkSessionRequest["sessionId"], cwd: T.ForkSessionRequest["cwd"]): Builder<T.ForkSessionRequest> {
-  return start(B157, { sessionId, cwd });
+  return rt.start(B157, { sessionId, cwd });
 }
 
 /**
@@ -1741,7 +1742,7 @@ export function ForkSessionRequest(sessionId: T.ForkSessionRequest["sessionId"],
  * @experimental
  */
 export function ArchiveSessionRequest(sessionId: T.ArchiveSessionRequest["sessionId"]): Builder<T.ArchiveSessionRequest> {
-  return start(B156, { sessionId });
+  return rt.start(B156, { sessionId });
 }
 
 /**
@@ -1749,7 +1750,7 @@ export function ArchiveSessionRequest(sessionId: T.ArchiveSessionRequest["sessio
  * @experimental
  */
 export function UnarchiveSessionRequest(sessionId: T.UnarchiveSessionRequest["sessionId"]): Builder<T.UnarchiveSessionRequest> {
-  return start(B156, { sessionId });
+  return rt.start(B156, { sessionId });
 }
 
 /**
@@ -1757,7 +1758,7 @@ export function UnarchiveSessionRequest(sessionId: T.UnarchiveSessionRequest["se
  * @experimental
  */
 export function SessionStatusRequest(sessionId: T.SessionStatusRequest["sessionId"]): Builder<T.SessionStatusRequest> {
-  return start(B156, { sessionId });
+  return rt.start(B156, { sessionId });
 }
 
 /**
@@ -1765,161 +1766,161 @@ export function SessionStatusRequest(sessionId: T.SessionStatusRequest["sessionI
  * @experimental
  */
 export function SetSessionTitleRequest(sessionId: T.SetSessionTitleRequest["sessionId"], title: T.SetSessionTitleRequest["title"]): Builder<T.SetSessionTitleRequest> {
-  return start(B158, { sessionId, title });
+  return rt.start(B158, { sessionId, title });
 }
 
 /**
  * Builder of `ResumeSessionRequest` (S33).
  */
 export function ResumeSessionRequest(sessionId: T.ResumeSessionRequest["sessionId"], cwd: T.ResumeSessionRequest["cwd"]): Builder<T.ResumeSessionRequest> {
-  return start(B157, { sessionId, cwd });
+  return rt.start(B157, { sessionId, cwd });
 }
 
 /**
  * Builder of `CloseSessionRequest` (S33).
  */
 export function CloseSessionRequest(sessionId: T.CloseSessionRequest["sessionId"]): Builder<T.CloseSessionRequest> {
-  return start(B156, { sessionId });
+  return rt.start(B156, { sessionId });
 }
 
 /**
  * Builder of `SetSessionModeRequest` (S33).
  */
 export function SetSessionModeRequest(sessionId: T.SetSessionModeRequest["sessionId"], modeId: T.SetSessionModeRequest["modeId"]): Builder<T.SetSessionModeRequest> {
-  return start(B159, { sessionId, modeId });
+  return rt.start(B159, { sessionId, modeId });
 }
 
 /**
  * Builder of `SetSessionConfigOptionRequestBoolean` with `type: "boolean"` (S33).
  */
 export function SetSessionConfigOptionRequestBoolean(sessionId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["sessionId"], configId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["configId"], value: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["value"]): Builder<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>> {
-  return start(B160, { type: "boolean", sessionId, configId, value });
+  return rt.start(B160, { type: "boolean", sessionId, configId, value });
 }
 
 /**
  * Builder of `PromptRequest` (S33).
  */
 export function PromptRequest(sessionId: T.PromptRequest["sessionId"], prompt: T.PromptRequest["prompt"]): Builder<T.PromptRequest> {
-  return start(B161, { sessionId, prompt });
+  return rt.start(B161, { sessionId, prompt });
 }
 
 /**
  * Builder of `WriteTextFileResponse` (S33).
  */
 export function WriteTextFileResponse(): Builder<T.WriteTextFileResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `ReadTextFileResponse` (S33).
  */
 export function ReadTextFileResponse(content: T.ReadTextFileResponse["content"]): Builder<T.ReadTextFileResponse> {
-  return start(B20, { content });
+  return rt.start(B20, { content });
 }
 
 /**
  * Builder of `RequestPermissionResponse` (S33).
  */
 export function RequestPermissionResponse(outcome: T.RequestPermissionResponse["outcome"]): Builder<T.RequestPermissionResponse> {
-  return start(B162, { outcome });
+  return rt.start(B162, { outcome });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeCancelled` with `outcome: "cancelled"` (S33).
  */
 export function RequestPermissionOutcomeCancelled(): Builder<T.RequestPermissionOutcomeCancelled> {
-  return start(B163, { outcome: "cancelled" });
+  return rt.start(B163, { outcome: "cancelled" });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeSelected` with `outcome: "selected"` (S33).
  */
 export function RequestPermissionOutcomeSelected(optionId: T.RequestPermissionOutcomeSelected["optionId"]): Builder<T.RequestPermissionOutcomeSelected> {
-  return start(B164, { outcome: "selected", optionId });
+  return rt.start(B164, { outcome: "selected", optionId });
 }
 
 /**
  * Builder of `SelectedPermissionOutcome` (S33).
  */
 export function SelectedPermissionOutcome(optionId: T.SelectedPermissionOutcome["optionId"]): Builder<T.SelectedPermissionOutcome> {
-  return start(B165, { optionId });
+  return rt.start(B165, { optionId });
 }
 
 /**
  * Builder of `CreateTerminalResponse` (S33).
  */
 export function CreateTerminalResponse(terminalId: T.CreateTerminalResponse["terminalId"]): Builder<T.CreateTerminalResponse> {
-  return start(B22, { terminalId });
+  return rt.start(B22, { terminalId });
 }
 
 /**
  * Builder of `TerminalOutputResponse` (S33).
  */
 export function TerminalOutputResponse(output: T.TerminalOutputResponse["output"], truncated: T.TerminalOutputResponse["truncated"]): Builder<T.TerminalOutputResponse> {
-  return start(B166, { output, truncated });
+  return rt.start(B166, { output, truncated });
 }
 
 /**
  * Builder of `TerminalExitStatus` (S33).
  */
 export function TerminalExitStatus(): Builder<T.TerminalExitStatus> {
-  return start(B167, {});
+  return rt.start(B167, {});
 }
 
 /**
  * Builder of `ReleaseTerminalResponse` (S33).
  */
 export function ReleaseTerminalResponse(): Builder<T.ReleaseTerminalResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `WaitForTerminalExitResponse` (S33).
  */
 export function WaitForTerminalExitResponse(): Builder<T.WaitForTerminalExitResponse> {
-  return start(B167, {});
+  return rt.start(B167, {});
 }
 
 /**
  * Builder of `KillTerminalResponse` (S33).
  */
 export function KillTerminalResponse(): Builder<T.KillTerminalResponse> {
-  return start(B55, {});
+  return rt.start(B55, {});
 }
 
 /**
  * Builder of `CreateElicitationResponseAccept` with `action: "accept"` (S33).
  */
 export function CreateElicitationResponseAccept(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseAccept>> {
-  return start(B168, { action: "accept" });
+  return rt.start(B168, { action: "accept" });
 }
 
 /**
  * Builder of `CreateElicitationResponseDecline` with `action: "decline"` (S33).
  */
 export function CreateElicitationResponseDecline(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseDecline>> {
-  return start(B169, { action: "decline" });
+  return rt.start(B169, { action: "decline" });
 }
 
 /**
  * Builder of `CreateElicitationResponseCancel` with `action: "cancel"` (S33).
  */
 export function CreateElicitationResponseCancel(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseCancel>> {
-  return start(B169, { action: "cancel" });
+  return rt.start(B169, { action: "cancel" });
 }
 
 /**
  * Builder of `CreateElicitationResponseOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationResponseOther(tag: Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>["action"], fields?: Rest<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, "action">): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, never> {
-  return start(B170, { action: tag }, fields);
+  return rt.start(B170, { action: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationAcceptAction` (S33).
  */
 export function ElicitationAcceptAction(): Builder<T.ElicitationAcceptAction> {
-  return start(B171, {});
+  return rt.start(B171, {});
 }
 
 /**
@@ -1927,14 +1928,14 @@ export function ElicitationAcceptAction(): Builder<T.ElicitationAcceptAction> {
  * @experimental
  */
 export function McpError(code: T.McpError["code"], message: T.McpError["message"]): Builder<T.McpError> {
-  return start(B84, { code, message });
+  return rt.start(B84, { code, message });
 }
 
 /**
  * Builder of `CancelNotification` (S33).
  */
 export function CancelNotification(sessionId: T.CancelNotification["sessionId"]): Builder<T.CancelNotification> {
-  return start(B156, { sessionId });
+  return rt.start(B156, { sessionId });
 }
 
 /**
@@ -1942,14 +1943,14 @@ export function CancelNotification(sessionId: T.CancelNotification["sessionId"])
  * @experimental
  */
 export function MessageMcpNotification(serverId: T.MessageMcpNotification["serverId"], requestId: T.MessageMcpNotification["requestId"], method: T.MessageMcpNotification["method"]): Builder<T.MessageMcpNotification> {
-  return start(B49, { serverId, requestId, method });
+  return rt.start(B49, { serverId, requestId, method });
 }
 
 /**
  * Builder of `CancelRequestNotification` (S33).
  */
 export function CancelRequestNotification(requestId: T.CancelRequestNotification["requestId"]): Builder<T.CancelRequestNotification> {
-  return start(B172, { requestId });
+  return rt.start(B172, { requestId });
 }
 
 /**
@@ -1957,7 +1958,7 @@ export function CancelRequestNotification(requestId: T.CancelRequestNotification
  * @experimental
  */
 export function ProxySuccessorRequest(method: T.ProxySuccessorRequest["method"]): Builder<T.ProxySuccessorRequest> {
-  return start(B173, { method });
+  return rt.start(B173, { method });
 }
 
 /**
@@ -1965,5 +1966,5 @@ export function ProxySuccessorRequest(method: T.ProxySuccessorRequest["method"])
  * @experimental
  */
 export function ProxySuccessorNotification(method: T.ProxySuccessorNotification["method"]): Builder<T.ProxySuccessorNotification> {
-  return start(B173, { method });
+  return rt.start(B173, { method });
 }

@@ -10,7 +10,8 @@
  */
 
 import type * as T from "./types.js";
-import { start, type Builder, type BuilderSpec, type Rest } from "../../runtime/build.js";
+import * as rt from "../../runtime/build.js";
+import type { Builder, BuilderSpec, Rest } from "../../runtime/build.js";
 
 const B0: BuilderSpec = { keys: ["sessionId", "title", "description", "subject", "options", "_meta"], setters: ["description", "subject", "_meta"] };
 const B1: BuilderSpec = { keys: ["type", "toolCall", "_meta"], setters: ["_meta"] };
@@ -208,462 +209,462 @@ const B190: BuilderSpec = { keys: ["method", "params", "_meta"], setters: ["para
  * Builder of `RequestPermissionRequest` (S33).
  */
 export function RequestPermissionRequest(sessionId: T.RequestPermissionRequest["sessionId"], title: T.RequestPermissionRequest["title"], options: T.RequestPermissionRequest["options"]): Builder<T.RequestPermissionRequest> {
-  return start(B0, { sessionId, title, options });
+  return rt.start(B0, { sessionId, title, options });
 }
 
 /**
  * Builder of `RequestPermissionSubjectToolCall` with `type: "tool_call"` (S33).
  */
 export function RequestPermissionSubjectToolCall(toolCall: T.RequestPermissionSubjectToolCall["toolCall"]): Builder<T.RequestPermissionSubjectToolCall> {
-  return start(B1, { type: "tool_call", toolCall });
+  return rt.start(B1, { type: "tool_call", toolCall });
 }
 
 /**
  * Builder of `RequestPermissionSubjectCommand` with `type: "command"` (S33).
  */
 export function RequestPermissionSubjectCommand(command: T.RequestPermissionSubjectCommand["command"], cwd: T.RequestPermissionSubjectCommand["cwd"]): Builder<T.RequestPermissionSubjectCommand> {
-  return start(B2, { type: "command", command, cwd });
+  return rt.start(B2, { type: "command", command, cwd });
 }
 
 /**
  * Builder of `RequestPermissionSubjectOther` from a custom tag and its fields (S33).
  */
 export function RequestPermissionSubjectOther(tag: T.RequestPermissionSubjectOther["type"], fields?: Rest<T.RequestPermissionSubjectOther, "type">): Builder<T.RequestPermissionSubjectOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `ToolCallUpdate` (S33).
  */
 export function ToolCallUpdate(toolCallId: T.ToolCallUpdate["toolCallId"]): Builder<T.ToolCallUpdate> {
-  return start(B4, { toolCallId });
+  return rt.start(B4, { toolCallId });
 }
 
 /**
  * Builder of `ToolCallContentContent` with `type: "content"` (S33).
  */
 export function ToolCallContentContent(content: T.ToolCallContentContent["content"]): Builder<T.ToolCallContentContent> {
-  return start(B5, { type: "content", content });
+  return rt.start(B5, { type: "content", content });
 }
 
 /**
  * Builder of `ToolCallContentDiff` with `type: "diff"` (S33).
  */
 export function ToolCallContentDiff(changes: T.ToolCallContentDiff["changes"]): Builder<T.ToolCallContentDiff> {
-  return start(B6, { type: "diff", changes });
+  return rt.start(B6, { type: "diff", changes });
 }
 
 /**
  * Builder of `ToolCallContentTerminal` with `type: "terminal"` (S33).
  */
 export function ToolCallContentTerminal(terminalId: T.ToolCallContentTerminal["terminalId"]): Builder<T.ToolCallContentTerminal> {
-  return start(B7, { type: "terminal", terminalId });
+  return rt.start(B7, { type: "terminal", terminalId });
 }
 
 /**
  * Builder of `ToolCallContentOther` from a custom tag and its fields (S33).
  */
 export function ToolCallContentOther(tag: T.ToolCallContentOther["type"], fields?: Rest<T.ToolCallContentOther, "type">): Builder<T.ToolCallContentOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `ContentBlockText` with `type: "text"` (S33).
  */
 export function ContentBlockText(text: T.ContentBlockText["text"]): Builder<T.ContentBlockText> {
-  return start(B8, { type: "text", text });
+  return rt.start(B8, { type: "text", text });
 }
 
 /**
  * Builder of `ContentBlockImage` with `type: "image"` (S33).
  */
 export function ContentBlockImage(data: T.ContentBlockImage["data"], mimeType: T.ContentBlockImage["mimeType"]): Builder<T.ContentBlockImage> {
-  return start(B9, { type: "image", data, mimeType });
+  return rt.start(B9, { type: "image", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockAudio` with `type: "audio"` (S33).
  */
 export function ContentBlockAudio(data: T.ContentBlockAudio["data"], mimeType: T.ContentBlockAudio["mimeType"]): Builder<T.ContentBlockAudio> {
-  return start(B10, { type: "audio", data, mimeType });
+  return rt.start(B10, { type: "audio", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockResourceLink` with `type: "resource_link"` (S33).
  */
 export function ContentBlockResourceLink(name: T.ContentBlockResourceLink["name"], uri: T.ContentBlockResourceLink["uri"]): Builder<T.ContentBlockResourceLink> {
-  return start(B11, { type: "resource_link", name, uri });
+  return rt.start(B11, { type: "resource_link", name, uri });
 }
 
 /**
  * Builder of `ContentBlockResource` with `type: "resource"` (S33).
  */
 export function ContentBlockResource(resource: T.ContentBlockResource["resource"]): Builder<T.ContentBlockResource> {
-  return start(B12, { type: "resource", resource });
+  return rt.start(B12, { type: "resource", resource });
 }
 
 /**
  * Builder of `ContentBlockOther` from a custom tag and its fields (S33).
  */
 export function ContentBlockOther(tag: T.ContentBlockOther["type"], fields?: Rest<T.ContentBlockOther, "type">): Builder<T.ContentBlockOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `Annotations` (S33).
  */
 export function Annotations(): Builder<T.Annotations> {
-  return start(B13, {});
+  return rt.start(B13, {});
 }
 
 /**
  * Builder of `TextContent` (S33).
  */
 export function TextContent(text: T.TextContent["text"]): Builder<T.TextContent> {
-  return start(B14, { text });
+  return rt.start(B14, { text });
 }
 
 /**
  * Builder of `ImageContent` (S33).
  */
 export function ImageContent(data: T.ImageContent["data"], mimeType: T.ImageContent["mimeType"]): Builder<T.ImageContent> {
-  return start(B15, { data, mimeType });
+  return rt.start(B15, { data, mimeType });
 }
 
 /**
  * Builder of `AudioContent` (S33).
  */
 export function AudioContent(data: T.AudioContent["data"], mimeType: T.AudioContent["mimeType"]): Builder<T.AudioContent> {
-  return start(B16, { data, mimeType });
+  return rt.start(B16, { data, mimeType });
 }
 
 /**
  * Builder of `Icon` (S33).
  */
 export function Icon(src: T.Icon["src"]): Builder<T.Icon> {
-  return start(B17, { src });
+  return rt.start(B17, { src });
 }
 
 /**
  * Builder of `ResourceLink` (S33).
  */
 export function ResourceLink(name: T.ResourceLink["name"], uri: T.ResourceLink["uri"]): Builder<T.ResourceLink> {
-  return start(B18, { name, uri });
+  return rt.start(B18, { name, uri });
 }
 
 /**
  * Builder of `TextResourceContents` (S33).
  */
 export function TextResourceContents(text: T.TextResourceContents["text"], uri: T.TextResourceContents["uri"]): Builder<T.TextResourceContents> {
-  return start(B19, { text, uri });
+  return rt.start(B19, { text, uri });
 }
 
 /**
  * Builder of `BlobResourceContents` (S33).
  */
 export function BlobResourceContents(blob: T.BlobResourceContents["blob"], uri: T.BlobResourceContents["uri"]): Builder<T.BlobResourceContents> {
-  return start(B20, { blob, uri });
+  return rt.start(B20, { blob, uri });
 }
 
 /**
  * Builder of `EmbeddedResource` (S33).
  */
 export function EmbeddedResource(resource: T.EmbeddedResource["resource"]): Builder<T.EmbeddedResource> {
-  return start(B21, { resource });
+  return rt.start(B21, { resource });
 }
 
 /**
  * Builder of `Content` (S33).
  */
 export function Content(content: T.Content["content"]): Builder<T.Content> {
-  return start(B22, { content });
+  return rt.start(B22, { content });
 }
 
 /**
  * Builder of `DiffChangeAdd` with `operation: "add"` (S33).
  */
 export function DiffChangeAdd(path: Extract<T.DiffChange, T.DiffChangeAdd>["path"]): Builder<Extract<T.DiffChange, T.DiffChangeAdd>> {
-  return start(B23, { operation: "add", path });
+  return rt.start(B23, { operation: "add", path });
 }
 
 /**
  * Builder of `DiffChangeDelete` with `operation: "delete"` (S33).
  */
 export function DiffChangeDelete(path: Extract<T.DiffChange, T.DiffChangeDelete>["path"]): Builder<Extract<T.DiffChange, T.DiffChangeDelete>> {
-  return start(B23, { operation: "delete", path });
+  return rt.start(B23, { operation: "delete", path });
 }
 
 /**
  * Builder of `DiffChangeModify` with `operation: "modify"` (S33).
  */
 export function DiffChangeModify(path: Extract<T.DiffChange, T.DiffChangeModify>["path"]): Builder<Extract<T.DiffChange, T.DiffChangeModify>> {
-  return start(B23, { operation: "modify", path });
+  return rt.start(B23, { operation: "modify", path });
 }
 
 /**
  * Builder of `DiffChangeMove` with `operation: "move"` (S33).
  */
 export function DiffChangeMove(oldPath: Extract<T.DiffChange, T.DiffChangeMove>["oldPath"], path: Extract<T.DiffChange, T.DiffChangeMove>["path"]): Builder<Extract<T.DiffChange, T.DiffChangeMove>> {
-  return start(B24, { operation: "move", oldPath, path });
+  return rt.start(B24, { operation: "move", oldPath, path });
 }
 
 /**
  * Builder of `DiffChangeCopy` with `operation: "copy"` (S33).
  */
 export function DiffChangeCopy(oldPath: Extract<T.DiffChange, T.DiffChangeCopy>["oldPath"], path: Extract<T.DiffChange, T.DiffChangeCopy>["path"]): Builder<Extract<T.DiffChange, T.DiffChangeCopy>> {
-  return start(B24, { operation: "copy", oldPath, path });
+  return rt.start(B24, { operation: "copy", oldPath, path });
 }
 
 /**
  * Builder of `DiffChangeOther` from a custom tag and its fields (S33).
  */
 export function DiffChangeOther(tag: Extract<T.DiffChange, T.DiffChangeOther>["operation"], fields?: Rest<Extract<T.DiffChange, T.DiffChangeOther>, "operation">): Builder<Extract<T.DiffChange, T.DiffChangeOther>, never> {
-  return start(B25, { operation: tag }, fields);
+  return rt.start(B25, { operation: tag }, fields);
 }
 
 /**
  * Builder of `DiffPathChange` (S33).
  */
 export function DiffPathChange(path: T.DiffPathChange["path"]): Builder<T.DiffPathChange> {
-  return start(B26, { path });
+  return rt.start(B26, { path });
 }
 
 /**
  * Builder of `DiffPathPairChange` (S33).
  */
 export function DiffPathPairChange(oldPath: T.DiffPathPairChange["oldPath"], path: T.DiffPathPairChange["path"]): Builder<T.DiffPathPairChange> {
-  return start(B27, { oldPath, path });
+  return rt.start(B27, { oldPath, path });
 }
 
 /**
  * Builder of `DiffPatch` (S33).
  */
 export function DiffPatch(format: T.DiffPatch["format"], text: T.DiffPatch["text"]): Builder<T.DiffPatch> {
-  return start(B28, { format, text });
+  return rt.start(B28, { format, text });
 }
 
 /**
  * Builder of `Diff` (S33).
  */
 export function Diff(changes: T.Diff["changes"]): Builder<T.Diff> {
-  return start(B29, { changes });
+  return rt.start(B29, { changes });
 }
 
 /**
  * Builder of `Terminal` (S33).
  */
 export function Terminal(terminalId: T.Terminal["terminalId"]): Builder<T.Terminal> {
-  return start(B30, { terminalId });
+  return rt.start(B30, { terminalId });
 }
 
 /**
  * Builder of `ToolCallLocation` (S33).
  */
 export function ToolCallLocation(path: T.ToolCallLocation["path"]): Builder<T.ToolCallLocation> {
-  return start(B31, { path });
+  return rt.start(B31, { path });
 }
 
 /**
  * Builder of `ToolCallCapabilities` (S33).
  */
 export function ToolCallCapabilities(): Builder<T.ToolCallCapabilities> {
-  return start(B32, {});
+  return rt.start(B32, {});
 }
 
 /**
  * Builder of `ToolCallCancelCapabilities` (S33).
  */
 export function ToolCallCancelCapabilities(): Builder<T.ToolCallCancelCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `ToolCallPermissionSubject` (S33).
  */
 export function ToolCallPermissionSubject(toolCall: T.ToolCallPermissionSubject["toolCall"]): Builder<T.ToolCallPermissionSubject> {
-  return start(B34, { toolCall });
+  return rt.start(B34, { toolCall });
 }
 
 /**
  * Builder of `CommandPermissionSubject` (S33).
  */
 export function CommandPermissionSubject(command: T.CommandPermissionSubject["command"], cwd: T.CommandPermissionSubject["cwd"]): Builder<T.CommandPermissionSubject> {
-  return start(B35, { command, cwd });
+  return rt.start(B35, { command, cwd });
 }
 
 /**
  * Builder of `PermissionOption` (S33).
  */
 export function PermissionOption(optionId: T.PermissionOption["optionId"], name: T.PermissionOption["name"], kind: T.PermissionOption["kind"]): Builder<T.PermissionOption> {
-  return start(B36, { optionId, name, kind });
+  return rt.start(B36, { optionId, name, kind });
 }
 
 /**
  * Builder of `CreateElicitationRequestForm` with `mode: "form"` (S33).
  */
 export function CreateElicitationRequestForm(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["message"], requestedSchema: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["requestedSchema"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "mode" | "message" | "_meta" | "requestedSchema">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "_meta"> {
-  return start(B37, { mode: "form", message, requestedSchema }, alternative);
+  return rt.start(B37, { mode: "form", message, requestedSchema }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestUrl` with `mode: "url"` (S33).
  */
 export function CreateElicitationRequestUrl(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["message"], elicitationId: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["elicitationId"], url: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["url"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "mode" | "message" | "_meta" | "elicitationId" | "url">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "_meta"> {
-  return start(B38, { mode: "url", message, elicitationId, url }, alternative);
+  return rt.start(B38, { mode: "url", message, elicitationId, url }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationRequestOther(tag: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>["mode"], fields: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, "mode">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, never> {
-  return start(B39, { mode: tag }, fields);
+  return rt.start(B39, { mode: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationSessionScope` (S33).
  */
 export function ElicitationSessionScope(sessionId: T.ElicitationSessionScope["sessionId"]): Builder<T.ElicitationSessionScope> {
-  return start(B40, { sessionId });
+  return rt.start(B40, { sessionId });
 }
 
 /**
  * Builder of `ElicitationRequestScope` (S33).
  */
 export function ElicitationRequestScope(requestId: T.ElicitationRequestScope["requestId"]): Builder<T.ElicitationRequestScope> {
-  return start(B41, { requestId });
+  return rt.start(B41, { requestId });
 }
 
 /**
  * Builder of `ElicitationSchema` (S33).
  */
 export function ElicitationSchema(type: T.ElicitationSchema["type"], properties: T.ElicitationSchema["properties"]): Builder<T.ElicitationSchema> {
-  return start(B42, { type, properties });
+  return rt.start(B42, { type, properties });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaString` with `type: "string"` (S33).
  */
 export function ElicitationPropertySchemaString(): Builder<T.ElicitationPropertySchemaString> {
-  return start(B43, { type: "string" });
+  return rt.start(B43, { type: "string" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaNumber` with `type: "number"` (S33).
  */
 export function ElicitationPropertySchemaNumber(): Builder<T.ElicitationPropertySchemaNumber> {
-  return start(B44, { type: "number" });
+  return rt.start(B44, { type: "number" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaInteger` with `type: "integer"` (S33).
  */
 export function ElicitationPropertySchemaInteger(): Builder<T.ElicitationPropertySchemaInteger> {
-  return start(B44, { type: "integer" });
+  return rt.start(B44, { type: "integer" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaBoolean` with `type: "boolean"` (S33).
  */
 export function ElicitationPropertySchemaBoolean(): Builder<T.ElicitationPropertySchemaBoolean> {
-  return start(B45, { type: "boolean" });
+  return rt.start(B45, { type: "boolean" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaArray` with `type: "array"` (S33).
  */
 export function ElicitationPropertySchemaArray(items: T.ElicitationPropertySchemaArray["items"]): Builder<T.ElicitationPropertySchemaArray> {
-  return start(B46, { type: "array", items });
+  return rt.start(B46, { type: "array", items });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaOther` from a custom tag and its fields (S33).
  */
 export function ElicitationPropertySchemaOther(tag: T.ElicitationPropertySchemaOther["type"], fields?: Rest<T.ElicitationPropertySchemaOther, "type">): Builder<T.ElicitationPropertySchemaOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `EnumOption` (S33).
  */
 export function EnumOption(const_: T.EnumOption["const"], title: T.EnumOption["title"]): Builder<T.EnumOption> {
-  return start(B47, { const: const_, title });
+  return rt.start(B47, { const: const_, title });
 }
 
 /**
  * Builder of `StringPropertySchema` (S33).
  */
 export function StringPropertySchema(): Builder<T.StringPropertySchema> {
-  return start(B48, {});
+  return rt.start(B48, {});
 }
 
 /**
  * Builder of `NumberPropertySchema` (S33).
  */
 export function NumberPropertySchema(): Builder<T.NumberPropertySchema> {
-  return start(B49, {});
+  return rt.start(B49, {});
 }
 
 /**
  * Builder of `IntegerPropertySchema` (S33).
  */
 export function IntegerPropertySchema(): Builder<T.IntegerPropertySchema> {
-  return start(B49, {});
+  return rt.start(B49, {});
 }
 
 /**
  * Builder of `BooleanPropertySchema` (S33).
  */
 export function BooleanPropertySchema(): Builder<T.BooleanPropertySchema> {
-  return start(B50, {});
+  return rt.start(B50, {});
 }
 
 /**
  * Builder of `MultiSelectItemsString` with `type: "string"` (S33).
  */
 export function MultiSelectItemsString(enum_: T.MultiSelectItemsString["enum"]): Builder<T.MultiSelectItemsString> {
-  return start(B51, { type: "string", enum: enum_ });
+  return rt.start(B51, { type: "string", enum: enum_ });
 }
 
 /**
  * Builder of `MultiSelectItemsOther` from a custom tag and its fields (S33).
  */
 export function MultiSelectItemsOther(tag: T.MultiSelectItemsOther["type"], fields?: Rest<T.MultiSelectItemsOther, "type">): Builder<T.MultiSelectItemsOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `StringMultiSelectItems` (S33).
  */
 export function StringMultiSelectItems(enum_: T.StringMultiSelectItems["enum"]): Builder<T.StringMultiSelectItems> {
-  return start(B52, { enum: enum_ });
+  return rt.start(B52, { enum: enum_ });
 }
 
 /**
  * Builder of `TitledMultiSelectItems` (S33).
  */
 export function TitledMultiSelectItems(anyOf: T.TitledMultiSelectItems["anyOf"]): Builder<T.TitledMultiSelectItems> {
-  return start(B53, { anyOf });
+  return rt.start(B53, { anyOf });
 }
 
 /**
  * Builder of `MultiSelectPropertySchema` (S33).
  */
 export function MultiSelectPropertySchema(items: T.MultiSelectPropertySchema["items"]): Builder<T.MultiSelectPropertySchema> {
-  return start(B54, { items });
+  return rt.start(B54, { items });
 }
 
 /**
  * Builder of `ElicitationFormMode` (S33).
  */
 export function ElicitationFormMode(requestedSchema: T.ElicitationFormMode["requestedSchema"], alternative: Rest<T.ElicitationFormMode, "requestedSchema">): Builder<T.ElicitationFormMode, never> {
-  return start(B55, { requestedSchema }, alternative);
+  return rt.start(B55, { requestedSchema }, alternative);
 }
 
 /**
  * Builder of `ElicitationUrlMode` (S33).
  */
 export function ElicitationUrlMode(elicitationId: T.ElicitationUrlMode["elicitationId"], url: T.ElicitationUrlMode["url"], alternative: Rest<T.ElicitationUrlMode, "elicitationId" | "url">): Builder<T.ElicitationUrlMode, never> {
-  return start(B56, { elicitationId, url }, alternative);
+  return rt.start(B56, { elicitationId, url }, alternative);
 }
 
 /**
@@ -671,84 +672,84 @@ export function ElicitationUrlMode(elicitationId: T.ElicitationUrlMode["elicitat
  * @experimental
  */
 export function MessageMcpRequest(serverId: T.MessageMcpRequest["serverId"], requestId: T.MessageMcpRequest["requestId"], method: T.MessageMcpRequest["method"]): Builder<T.MessageMcpRequest> {
-  return start(B57, { serverId, requestId, method });
+  return rt.start(B57, { serverId, requestId, method });
 }
 
 /**
  * Builder of `InitializeResponse` (S33).
  */
 export function InitializeResponse(protocolVersion: T.InitializeResponse["protocolVersion"], info: T.InitializeResponse["info"]): Builder<T.InitializeResponse> {
-  return start(B58, { protocolVersion, info });
+  return rt.start(B58, { protocolVersion, info });
 }
 
 /**
  * Builder of `Implementation` (S33).
  */
 export function Implementation(name: T.Implementation["name"], version: T.Implementation["version"]): Builder<T.Implementation> {
-  return start(B59, { name, version });
+  return rt.start(B59, { name, version });
 }
 
 /**
  * Builder of `AgentCapabilities` (S33).
  */
 export function AgentCapabilities(): Builder<T.AgentCapabilities> {
-  return start(B60, {});
+  return rt.start(B60, {});
 }
 
 /**
  * Builder of `SessionCapabilities` (S33).
  */
 export function SessionCapabilities(): Builder<T.SessionCapabilities> {
-  return start(B61, {});
+  return rt.start(B61, {});
 }
 
 /**
  * Builder of `PromptCapabilities` (S33).
  */
 export function PromptCapabilities(): Builder<T.PromptCapabilities> {
-  return start(B62, {});
+  return rt.start(B62, {});
 }
 
 /**
  * Builder of `PromptImageCapabilities` (S33).
  */
 export function PromptImageCapabilities(): Builder<T.PromptImageCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `PromptAudioCapabilities` (S33).
  */
 export function PromptAudioCapabilities(): Builder<T.PromptAudioCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `PromptEmbeddedContextCapabilities` (S33).
  */
 export function PromptEmbeddedContextCapabilities(): Builder<T.PromptEmbeddedContextCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `McpCapabilities` (S33).
  */
 export function McpCapabilities(): Builder<T.McpCapabilities> {
-  return start(B63, {});
+  return rt.start(B63, {});
 }
 
 /**
  * Builder of `McpStdioCapabilities` (S33).
  */
 export function McpStdioCapabilities(): Builder<T.McpStdioCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `McpHttpCapabilities` (S33).
  */
 export function McpHttpCapabilities(): Builder<T.McpHttpCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -756,21 +757,21 @@ export function McpHttpCapabilities(): Builder<T.McpHttpCapabilities> {
  * @experimental
  */
 export function McpAcpCapabilities(): Builder<T.McpAcpCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `SessionDeleteCapabilities` (S33).
  */
 export function SessionDeleteCapabilities(): Builder<T.SessionDeleteCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `SessionAdditionalDirectoriesCapabilities` (S33).
  */
 export function SessionAdditionalDirectoriesCapabilities(): Builder<T.SessionAdditionalDirectoriesCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -778,7 +779,7 @@ export function SessionAdditionalDirectoriesCapabilities(): Builder<T.SessionAdd
  * @experimental
  */
 export function SessionSystemPromptCapabilities(): Builder<T.SessionSystemPromptCapabilities> {
-  return start(B64, {});
+  return rt.start(B64, {});
 }
 
 /**
@@ -786,7 +787,7 @@ export function SessionSystemPromptCapabilities(): Builder<T.SessionSystemPrompt
  * @experimental
  */
 export function SessionSystemPromptModeCapabilities(): Builder<T.SessionSystemPromptModeCapabilities> {
-  return start(B65, {});
+  return rt.start(B65, {});
 }
 
 /**
@@ -794,7 +795,7 @@ export function SessionSystemPromptModeCapabilities(): Builder<T.SessionSystemPr
  * @experimental
  */
 export function SessionSystemPromptOverrideCapabilities(): Builder<T.SessionSystemPromptOverrideCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -802,7 +803,7 @@ export function SessionSystemPromptOverrideCapabilities(): Builder<T.SessionSyst
  * @experimental
  */
 export function SessionForkCapabilities(): Builder<T.SessionForkCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -810,7 +811,7 @@ export function SessionForkCapabilities(): Builder<T.SessionForkCapabilities> {
  * @experimental
  */
 export function SessionArchiveCapabilities(): Builder<T.SessionArchiveCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -818,7 +819,7 @@ export function SessionArchiveCapabilities(): Builder<T.SessionArchiveCapabiliti
  * @experimental
  */
 export function SessionStatusCapabilities(): Builder<T.SessionStatusCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -826,14 +827,14 @@ export function SessionStatusCapabilities(): Builder<T.SessionStatusCapabilities
  * @experimental
  */
 export function SessionTitleCapabilities(): Builder<T.SessionTitleCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `AgentAuthCapabilities` (S33).
  */
 export function AgentAuthCapabilities(): Builder<T.AgentAuthCapabilities> {
-  return start(B66, {});
+  return rt.start(B66, {});
 }
 
 /**
@@ -841,7 +842,7 @@ export function AgentAuthCapabilities(): Builder<T.AgentAuthCapabilities> {
  * @experimental
  */
 export function AuthStatusCapabilities(): Builder<T.AuthStatusCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -849,56 +850,56 @@ export function AuthStatusCapabilities(): Builder<T.AuthStatusCapabilities> {
  * @experimental
  */
 export function ProvidersCapabilities(): Builder<T.ProvidersCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `AuthMethodTerminalVariant` with `type: "terminal"` (S33).
  */
 export function AuthMethodTerminalVariant(methodId: T.AuthMethodTerminalVariant["methodId"], name: T.AuthMethodTerminalVariant["name"]): Builder<T.AuthMethodTerminalVariant> {
-  return start(B67, { type: "terminal", methodId, name });
+  return rt.start(B67, { type: "terminal", methodId, name });
 }
 
 /**
  * Builder of `AuthMethodAgentVariant` with `type: "agent"` (S33).
  */
 export function AuthMethodAgentVariant(methodId: T.AuthMethodAgentVariant["methodId"], name: T.AuthMethodAgentVariant["name"]): Builder<T.AuthMethodAgentVariant> {
-  return start(B68, { type: "agent", methodId, name });
+  return rt.start(B68, { type: "agent", methodId, name });
 }
 
 /**
  * Builder of `AuthMethodOther` from a custom tag and its fields (S33).
  */
 export function AuthMethodOther(tag: T.AuthMethodOther["type"], fields: Rest<T.AuthMethodOther, "type">): Builder<T.AuthMethodOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `EnvVariable` (S33).
  */
 export function EnvVariable(name: T.EnvVariable["name"], value: T.EnvVariable["value"]): Builder<T.EnvVariable> {
-  return start(B69, { name, value });
+  return rt.start(B69, { name, value });
 }
 
 /**
  * Builder of `AuthMethodTerminal` (S33).
  */
 export function AuthMethodTerminal(methodId: T.AuthMethodTerminal["methodId"], name: T.AuthMethodTerminal["name"]): Builder<T.AuthMethodTerminal> {
-  return start(B70, { methodId, name });
+  return rt.start(B70, { methodId, name });
 }
 
 /**
  * Builder of `AuthMethodAgent` (S33).
  */
 export function AuthMethodAgent(methodId: T.AuthMethodAgent["methodId"], name: T.AuthMethodAgent["name"]): Builder<T.AuthMethodAgent> {
-  return start(B71, { methodId, name });
+  return rt.start(B71, { methodId, name });
 }
 
 /**
  * Builder of `LoginAuthResponse` (S33).
  */
 export function LoginAuthResponse(): Builder<T.LoginAuthResponse> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -906,7 +907,7 @@ export function LoginAuthResponse(): Builder<T.LoginAuthResponse> {
  * @experimental
  */
 export function ListProvidersResponse(providers: T.ListProvidersResponse["providers"]): Builder<T.ListProvidersResponse> {
-  return start(B72, { providers });
+  return rt.start(B72, { providers });
 }
 
 /**
@@ -914,7 +915,7 @@ export function ListProvidersResponse(providers: T.ListProvidersResponse["provid
  * @experimental
  */
 export function ProviderInfo(providerId: T.ProviderInfo["providerId"], supported: T.ProviderInfo["supported"], required: T.ProviderInfo["required"]): Builder<T.ProviderInfo> {
-  return start(B73, { providerId, supported, required });
+  return rt.start(B73, { providerId, supported, required });
 }
 
 /**
@@ -922,7 +923,7 @@ export function ProviderInfo(providerId: T.ProviderInfo["providerId"], supported
  * @experimental
  */
 export function ProviderCurrentConfig(apiType: T.ProviderCurrentConfig["apiType"], baseUrl: T.ProviderCurrentConfig["baseUrl"]): Builder<T.ProviderCurrentConfig> {
-  return start(B74, { apiType, baseUrl });
+  return rt.start(B74, { apiType, baseUrl });
 }
 
 /**
@@ -930,7 +931,7 @@ export function ProviderCurrentConfig(apiType: T.ProviderCurrentConfig["apiType"
  * @experimental
  */
 export function SetProviderResponse(): Builder<T.SetProviderResponse> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -938,14 +939,14 @@ export function SetProviderResponse(): Builder<T.SetProviderResponse> {
  * @experimental
  */
 export function DisableProviderResponse(): Builder<T.DisableProviderResponse> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `LogoutAuthResponse` (S33).
  */
 export function LogoutAuthResponse(): Builder<T.LogoutAuthResponse> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -953,7 +954,7 @@ export function LogoutAuthResponse(): Builder<T.LogoutAuthResponse> {
  * @experimental
  */
 export function AuthStatusResponse(state: T.AuthStatusResponse["state"]): Builder<T.AuthStatusResponse> {
-  return start(B75, { state });
+  return rt.start(B75, { state });
 }
 
 /**
@@ -961,126 +962,126 @@ export function AuthStatusResponse(state: T.AuthStatusResponse["state"]): Builde
  * @experimental
  */
 export function AuthAccount(label: T.AuthAccount["label"]): Builder<T.AuthAccount> {
-  return start(B76, { label });
+  return rt.start(B76, { label });
 }
 
 /**
  * Builder of `NewSessionResponse` (S33).
  */
 export function NewSessionResponse(sessionId: T.NewSessionResponse["sessionId"]): Builder<T.NewSessionResponse> {
-  return start(B77, { sessionId });
+  return rt.start(B77, { sessionId });
 }
 
 /**
  * Builder of `SessionConfigOptionSelect` with `type: "select"` (S33).
  */
 export function SessionConfigOptionSelect(configId: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["configId"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["currentValue"], options: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["options"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>> {
-  return start(B78, { type: "select", configId, name, currentValue, options });
+  return rt.start(B78, { type: "select", configId, name, currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigOptionBoolean` with `type: "boolean"` (S33).
  */
 export function SessionConfigOptionBoolean(configId: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["configId"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["currentValue"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>> {
-  return start(B79, { type: "boolean", configId, name, currentValue });
+  return rt.start(B79, { type: "boolean", configId, name, currentValue });
 }
 
 /**
  * Builder of `SessionConfigOptionOther` from a custom tag and its fields (S33).
  */
 export function SessionConfigOptionOther(tag: Extract<T.SessionConfigOption, T.SessionConfigOptionOther>["type"], fields: Rest<Extract<T.SessionConfigOption, T.SessionConfigOptionOther>, "type">): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionOther>, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `SessionConfigSelectOption` (S33).
  */
 export function SessionConfigSelectOption(value: T.SessionConfigSelectOption["value"], name: T.SessionConfigSelectOption["name"]): Builder<T.SessionConfigSelectOption> {
-  return start(B80, { value, name });
+  return rt.start(B80, { value, name });
 }
 
 /**
  * Builder of `SessionConfigSelectGroup` (S33).
  */
 export function SessionConfigSelectGroup(groupId: T.SessionConfigSelectGroup["groupId"], name: T.SessionConfigSelectGroup["name"], options: T.SessionConfigSelectGroup["options"]): Builder<T.SessionConfigSelectGroup> {
-  return start(B81, { groupId, name, options });
+  return rt.start(B81, { groupId, name, options });
 }
 
 /**
  * Builder of `SessionConfigSelect` (S33).
  */
 export function SessionConfigSelect(currentValue: T.SessionConfigSelect["currentValue"], options: T.SessionConfigSelect["options"]): Builder<T.SessionConfigSelect> {
-  return start(B82, { currentValue, options });
+  return rt.start(B82, { currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigBoolean` (S33).
  */
 export function SessionConfigBoolean(currentValue: T.SessionConfigBoolean["currentValue"]): Builder<T.SessionConfigBoolean> {
-  return start(B83, { currentValue });
+  return rt.start(B83, { currentValue });
 }
 
 /**
  * Builder of `AvailableCommandCommand` with `type: "command"` (S33).
  */
 export function AvailableCommandCommand(name: T.AvailableCommandCommand["name"], description: T.AvailableCommandCommand["description"]): Builder<T.AvailableCommandCommand> {
-  return start(B84, { type: "command", name, description });
+  return rt.start(B84, { type: "command", name, description });
 }
 
 /**
  * Builder of `AvailableCommandOther` from a custom tag and its fields (S33).
  */
 export function AvailableCommandOther(tag: T.AvailableCommandOther["type"], fields: Rest<T.AvailableCommandOther, "type">): Builder<T.AvailableCommandOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `AvailableCommandInputText` with `type: "text"` (S33).
  */
 export function AvailableCommandInputText(hint: T.AvailableCommandInputText["hint"]): Builder<T.AvailableCommandInputText> {
-  return start(B85, { type: "text", hint });
+  return rt.start(B85, { type: "text", hint });
 }
 
 /**
  * Builder of `AvailableCommandInputOther` from a custom tag and its fields (S33).
  */
 export function AvailableCommandInputOther(tag: T.AvailableCommandInputOther["type"], fields?: Rest<T.AvailableCommandInputOther, "type">): Builder<T.AvailableCommandInputOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `TextCommandInput` (S33).
  */
 export function TextCommandInput(hint: T.TextCommandInput["hint"]): Builder<T.TextCommandInput> {
-  return start(B86, { hint });
+  return rt.start(B86, { hint });
 }
 
 /**
  * Builder of `Command` (S33).
  */
 export function Command(name: T.Command["name"], description: T.Command["description"]): Builder<T.Command> {
-  return start(B87, { name, description });
+  return rt.start(B87, { name, description });
 }
 
 /**
  * Builder of `ListSessionsResponse` (S33).
  */
 export function ListSessionsResponse(sessions: T.ListSessionsResponse["sessions"]): Builder<T.ListSessionsResponse> {
-  return start(B88, { sessions });
+  return rt.start(B88, { sessions });
 }
 
 /**
  * Builder of `SessionInfo` (S33).
  */
 export function SessionInfo(sessionId: T.SessionInfo["sessionId"], cwd: T.SessionInfo["cwd"]): Builder<T.SessionInfo> {
-  return start(B89, { sessionId, cwd });
+  return rt.start(B89, { sessionId, cwd });
 }
 
 /**
  * Builder of `DeleteSessionResponse` (S33).
  */
 export function DeleteSessionResponse(): Builder<T.DeleteSessionResponse> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -1088,7 +1089,7 @@ export function DeleteSessionResponse(): Builder<T.DeleteSessionResponse> {
  * @experimental
  */
 export function ForkSessionResponse(sessionId: T.ForkSessionResponse["sessionId"]): Builder<T.ForkSessionResponse> {
-  return start(B77, { sessionId });
+  return rt.start(B77, { sessionId });
 }
 
 /**
@@ -1096,7 +1097,7 @@ export function ForkSessionResponse(sessionId: T.ForkSessionResponse["sessionId"
  * @experimental
  */
 export function ArchiveSessionResponse(): Builder<T.ArchiveSessionResponse> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -1104,7 +1105,7 @@ export function ArchiveSessionResponse(): Builder<T.ArchiveSessionResponse> {
  * @experimental
  */
 export function UnarchiveSessionResponse(): Builder<T.UnarchiveSessionResponse> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -1112,28 +1113,28 @@ export function UnarchiveSessionResponse(): Builder<T.UnarchiveSessionResponse> 
  * @experimental
  */
 export function SessionStatusResponse(status: T.SessionStatusResponse["status"]): Builder<T.SessionStatusResponse> {
-  return start(B90, { status });
+  return rt.start(B90, { status });
 }
 
 /**
  * Builder of `StateUpdateRunning` with `state: "running"` (S33).
  */
 export function StateUpdateRunning(): Builder<T.StateUpdateRunning> {
-  return start(B91, { state: "running" });
+  return rt.start(B91, { state: "running" });
 }
 
 /**
  * Builder of `StateUpdateIdle` with `state: "idle"` (S33).
  */
 export function StateUpdateIdle(variant?: Rest<T.StateUpdateIdle, "state" | "usage" | "background" | "_meta">): Builder<T.StateUpdateIdle, "usage" | "background" | "_meta"> {
-  return start(B92, { state: "idle" }, variant);
+  return rt.start(B92, { state: "idle" }, variant);
 }
 
 /**
  * Builder of `StateUpdateRequiresAction` with `state: "requires_action"` (S33).
  */
 export function StateUpdateRequiresAction(): Builder<T.StateUpdateRequiresAction> {
-  return start(B91, { state: "requires_action" });
+  return rt.start(B91, { state: "requires_action" });
 }
 
 /**
@@ -1141,28 +1142,28 @@ export function StateUpdateRequiresAction(): Builder<T.StateUpdateRequiresAction
  * @experimental
  */
 export function StateUpdateUnknown(): Builder<T.StateUpdateUnknown> {
-  return start(B91, { state: "unknown" });
+  return rt.start(B91, { state: "unknown" });
 }
 
 /**
  * Builder of `StateUpdateOther` from a custom tag and its fields (S33).
  */
 export function StateUpdateOther(tag: T.StateUpdateOther["state"], fields?: Rest<T.StateUpdateOther, "state">): Builder<T.StateUpdateOther, never> {
-  return start(B93, { state: tag }, fields);
+  return rt.start(B93, { state: tag }, fields);
 }
 
 /**
  * Builder of `BackgroundWorkTerminal` with `type: "terminal"` (S33).
  */
 export function BackgroundWorkTerminal(terminalId: T.BackgroundWorkTerminal["terminalId"]): Builder<T.BackgroundWorkTerminal> {
-  return start(B7, { type: "terminal", terminalId });
+  return rt.start(B7, { type: "terminal", terminalId });
 }
 
 /**
  * Builder of `BackgroundWorkToolCall` with `type: "tool_call"` (S33).
  */
 export function BackgroundWorkToolCall(toolCallId: T.BackgroundWorkToolCall["toolCallId"]): Builder<T.BackgroundWorkToolCall> {
-  return start(B94, { type: "tool_call", toolCallId });
+  return rt.start(B94, { type: "tool_call", toolCallId });
 }
 
 /**
@@ -1170,28 +1171,28 @@ export function BackgroundWorkToolCall(toolCallId: T.BackgroundWorkToolCall["too
  * @experimental
  */
 export function BackgroundWorkSubagent(sessionId: T.BackgroundWorkSubagent["sessionId"]): Builder<T.BackgroundWorkSubagent> {
-  return start(B95, { type: "subagent", sessionId });
+  return rt.start(B95, { type: "subagent", sessionId });
 }
 
 /**
  * Builder of `BackgroundWorkOther` from a custom tag and its fields (S33).
  */
 export function BackgroundWorkOther(tag: T.BackgroundWorkOther["type"], fields?: Rest<T.BackgroundWorkOther, "type">): Builder<T.BackgroundWorkOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `BackgroundTerminal` (S33).
  */
 export function BackgroundTerminal(terminalId: T.BackgroundTerminal["terminalId"]): Builder<T.BackgroundTerminal> {
-  return start(B30, { terminalId });
+  return rt.start(B30, { terminalId });
 }
 
 /**
  * Builder of `BackgroundToolCall` (S33).
  */
 export function BackgroundToolCall(toolCallId: T.BackgroundToolCall["toolCallId"]): Builder<T.BackgroundToolCall> {
-  return start(B96, { toolCallId });
+  return rt.start(B96, { toolCallId });
 }
 
 /**
@@ -1199,42 +1200,42 @@ export function BackgroundToolCall(toolCallId: T.BackgroundToolCall["toolCallId"
  * @experimental
  */
 export function BackgroundSubagent(sessionId: T.BackgroundSubagent["sessionId"]): Builder<T.BackgroundSubagent> {
-  return start(B97, { sessionId });
+  return rt.start(B97, { sessionId });
 }
 
 /**
  * Builder of `RunningStateUpdate` (S33).
  */
 export function RunningStateUpdate(): Builder<T.RunningStateUpdate> {
-  return start(B98, {});
+  return rt.start(B98, {});
 }
 
 /**
  * Builder of `Error` (S33).
  */
 export function Error(code: T.Error["code"], message: T.Error["message"]): Builder<T.Error> {
-  return start(B99, { code, message });
+  return rt.start(B99, { code, message });
 }
 
 /**
  * Builder of `UnsupportedProtocolVersionErrorData` (S33).
  */
 export function UnsupportedProtocolVersionErrorData(requested: T.UnsupportedProtocolVersionErrorData["requested"], supported: T.UnsupportedProtocolVersionErrorData["supported"]): Builder<T.UnsupportedProtocolVersionErrorData> {
-  return start(B100, { requested, supported });
+  return rt.start(B100, { requested, supported });
 }
 
 /**
  * Builder of `SessionNotFoundErrorData` (S33).
  */
 export function SessionNotFoundErrorData(sessionId: T.SessionNotFoundErrorData["sessionId"]): Builder<T.SessionNotFoundErrorData> {
-  return start(B97, { sessionId });
+  return rt.start(B97, { sessionId });
 }
 
 /**
  * Builder of `ErrorStopReason` (S33).
  */
 export function ErrorStopReason(): Builder<T.ErrorStopReason> {
-  return start(B101, {});
+  return rt.start(B101, {});
 }
 
 /**
@@ -1242,70 +1243,70 @@ export function ErrorStopReason(): Builder<T.ErrorStopReason> {
  * @experimental
  */
 export function Usage(totalTokens: T.Usage["totalTokens"], inputTokens: T.Usage["inputTokens"], outputTokens: T.Usage["outputTokens"]): Builder<T.Usage> {
-  return start(B102, { totalTokens, inputTokens, outputTokens });
+  return rt.start(B102, { totalTokens, inputTokens, outputTokens });
 }
 
 /**
  * Builder of `IdleStateUpdateEndTurn` with `stopReason: "end_turn"` (S33).
  */
 export function IdleStateUpdateEndTurn(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateEndTurn>> {
-  return start(B103, { stopReason: "end_turn" });
+  return rt.start(B103, { stopReason: "end_turn" });
 }
 
 /**
  * Builder of `IdleStateUpdateMaxTokens` with `stopReason: "max_tokens"` (S33).
  */
 export function IdleStateUpdateMaxTokens(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateMaxTokens>> {
-  return start(B103, { stopReason: "max_tokens" });
+  return rt.start(B103, { stopReason: "max_tokens" });
 }
 
 /**
  * Builder of `IdleStateUpdateMaxTurnRequests` with `stopReason: "max_turn_requests"` (S33).
  */
 export function IdleStateUpdateMaxTurnRequests(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateMaxTurnRequests>> {
-  return start(B103, { stopReason: "max_turn_requests" });
+  return rt.start(B103, { stopReason: "max_turn_requests" });
 }
 
 /**
  * Builder of `IdleStateUpdateRefusal` with `stopReason: "refusal"` (S33).
  */
 export function IdleStateUpdateRefusal(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateRefusal>> {
-  return start(B103, { stopReason: "refusal" });
+  return rt.start(B103, { stopReason: "refusal" });
 }
 
 /**
  * Builder of `IdleStateUpdateCancelled` with `stopReason: "cancelled"` (S33).
  */
 export function IdleStateUpdateCancelled(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateCancelled>> {
-  return start(B103, { stopReason: "cancelled" });
+  return rt.start(B103, { stopReason: "cancelled" });
 }
 
 /**
  * Builder of `IdleStateUpdateError` with `stopReason: "error"` (S33).
  */
 export function IdleStateUpdateError(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateError>> {
-  return start(B104, { stopReason: "error" });
+  return rt.start(B104, { stopReason: "error" });
 }
 
 /**
  * Builder of `IdleStateUpdateOther` from a custom tag and its fields (S33).
  */
 export function IdleStateUpdateOther(tag: Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>["stopReason"], fields?: Rest<Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>, "stopReason">): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>, never> {
-  return start(B105, { stopReason: tag }, fields);
+  return rt.start(B105, { stopReason: tag }, fields);
 }
 
 /**
  * Builder of `IdleStateUpdateNone` (S33).
  */
 export function IdleStateUpdateNone(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateNone>> {
-  return start(B106, {});
+  return rt.start(B106, {});
 }
 
 /**
  * Builder of `RequiresActionStateUpdate` (S33).
  */
 export function RequiresActionStateUpdate(): Builder<T.RequiresActionStateUpdate> {
-  return start(B98, {});
+  return rt.start(B98, {});
 }
 
 /**
@@ -1313,7 +1314,7 @@ export function RequiresActionStateUpdate(): Builder<T.RequiresActionStateUpdate
  * @experimental
  */
 export function UnknownStateUpdate(): Builder<T.UnknownStateUpdate> {
-  return start(B98, {});
+  return rt.start(B98, {});
 }
 
 /**
@@ -1321,140 +1322,140 @@ export function UnknownStateUpdate(): Builder<T.UnknownStateUpdate> {
  * @experimental
  */
 export function SetSessionTitleResponse(title: T.SetSessionTitleResponse["title"]): Builder<T.SetSessionTitleResponse> {
-  return start(B107, { title });
+  return rt.start(B107, { title });
 }
 
 /**
  * Builder of `ResumeSessionResponse` (S33).
  */
 export function ResumeSessionResponse(): Builder<T.ResumeSessionResponse> {
-  return start(B108, {});
+  return rt.start(B108, {});
 }
 
 /**
  * Builder of `CloseSessionResponse` (S33).
  */
 export function CloseSessionResponse(): Builder<T.CloseSessionResponse> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `CancelToolCallResponse` (S33).
  */
 export function CancelToolCallResponse(): Builder<T.CancelToolCallResponse> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `CancelTerminalResponse` (S33).
  */
 export function CancelTerminalResponse(): Builder<T.CancelTerminalResponse> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `SetSessionConfigOptionResponse` (S33).
  */
 export function SetSessionConfigOptionResponse(configOptions: T.SetSessionConfigOptionResponse["configOptions"]): Builder<T.SetSessionConfigOptionResponse> {
-  return start(B109, { configOptions });
+  return rt.start(B109, { configOptions });
 }
 
 /**
  * Builder of `PromptResponse` (S33).
  */
 export function PromptResponse(messageId: T.PromptResponse["messageId"]): Builder<T.PromptResponse> {
-  return start(B110, { messageId });
+  return rt.start(B110, { messageId });
 }
 
 /**
  * Builder of `UpdateSessionNotification` (S33).
  */
 export function UpdateSessionNotification(sessionId: T.UpdateSessionNotification["sessionId"], update: T.UpdateSessionNotification["update"]): Builder<T.UpdateSessionNotification> {
-  return start(B111, { sessionId, update });
+  return rt.start(B111, { sessionId, update });
 }
 
 /**
  * Builder of `SessionUpdateUserMessageChunk` with `sessionUpdate: "user_message_chunk"` (S33).
  */
 export function SessionUpdateUserMessageChunk(messageId: T.SessionUpdateUserMessageChunk["messageId"], content: T.SessionUpdateUserMessageChunk["content"]): Builder<T.SessionUpdateUserMessageChunk> {
-  return start(B112, { sessionUpdate: "user_message_chunk", messageId, content });
+  return rt.start(B112, { sessionUpdate: "user_message_chunk", messageId, content });
 }
 
 /**
  * Builder of `SessionUpdateUserMessage` with `sessionUpdate: "user_message"` (S33).
  */
 export function SessionUpdateUserMessage(messageId: T.SessionUpdateUserMessage["messageId"]): Builder<T.SessionUpdateUserMessage> {
-  return start(B113, { sessionUpdate: "user_message", messageId });
+  return rt.start(B113, { sessionUpdate: "user_message", messageId });
 }
 
 /**
  * Builder of `SessionUpdateAgentMessageChunk` with `sessionUpdate: "agent_message_chunk"` (S33).
  */
 export function SessionUpdateAgentMessageChunk(messageId: T.SessionUpdateAgentMessageChunk["messageId"], content: T.SessionUpdateAgentMessageChunk["content"]): Builder<T.SessionUpdateAgentMessageChunk> {
-  return start(B112, { sessionUpdate: "agent_message_chunk", messageId, content });
+  return rt.start(B112, { sessionUpdate: "agent_message_chunk", messageId, content });
 }
 
 /**
  * Builder of `SessionUpdateAgentMessage` with `sessionUpdate: "agent_message"` (S33).
  */
 export function SessionUpdateAgentMessage(messageId: T.SessionUpdateAgentMessage["messageId"]): Builder<T.SessionUpdateAgentMessage> {
-  return start(B113, { sessionUpdate: "agent_message", messageId });
+  return rt.start(B113, { sessionUpdate: "agent_message", messageId });
 }
 
 /**
  * Builder of `SessionUpdateAgentThoughtChunk` with `sessionUpdate: "agent_thought_chunk"` (S33).
  */
 export function SessionUpdateAgentThoughtChunk(messageId: T.SessionUpdateAgentThoughtChunk["messageId"], content: T.SessionUpdateAgentThoughtChunk["content"]): Builder<T.SessionUpdateAgentThoughtChunk> {
-  return start(B112, { sessionUpdate: "agent_thought_chunk", messageId, content });
+  return rt.start(B112, { sessionUpdate: "agent_thought_chunk", messageId, content });
 }
 
 /**
  * Builder of `SessionUpdateAgentThought` with `sessionUpdate: "agent_thought"` (S33).
  */
 export function SessionUpdateAgentThought(messageId: T.SessionUpdateAgentThought["messageId"]): Builder<T.SessionUpdateAgentThought> {
-  return start(B113, { sessionUpdate: "agent_thought", messageId });
+  return rt.start(B113, { sessionUpdate: "agent_thought", messageId });
 }
 
 /**
  * Builder of `SessionUpdateStateUpdate` with `sessionUpdate: "state_update"` (S33).
  */
 export function SessionUpdateStateUpdate(stateUpdate: Rest<T.SessionUpdateStateUpdate, "sessionUpdate">): Builder<T.SessionUpdateStateUpdate, never> {
-  return start(B114, { sessionUpdate: "state_update" }, stateUpdate);
+  return rt.start(B114, { sessionUpdate: "state_update" }, stateUpdate);
 }
 
 /**
  * Builder of `SessionUpdateToolCallContentChunk` with `sessionUpdate: "tool_call_content_chunk"` (S33).
  */
 export function SessionUpdateToolCallContentChunk(toolCallId: T.SessionUpdateToolCallContentChunk["toolCallId"], content: T.SessionUpdateToolCallContentChunk["content"]): Builder<T.SessionUpdateToolCallContentChunk> {
-  return start(B115, { sessionUpdate: "tool_call_content_chunk", toolCallId, content });
+  return rt.start(B115, { sessionUpdate: "tool_call_content_chunk", toolCallId, content });
 }
 
 /**
  * Builder of `SessionUpdateToolCallUpdate` with `sessionUpdate: "tool_call_update"` (S33).
  */
 export function SessionUpdateToolCallUpdate(toolCallId: T.SessionUpdateToolCallUpdate["toolCallId"]): Builder<T.SessionUpdateToolCallUpdate> {
-  return start(B116, { sessionUpdate: "tool_call_update", toolCallId });
+  return rt.start(B116, { sessionUpdate: "tool_call_update", toolCallId });
 }
 
 /**
  * Builder of `SessionUpdateTerminalUpdate` with `sessionUpdate: "terminal_update"` (S33).
  */
 export function SessionUpdateTerminalUpdate(terminalId: T.SessionUpdateTerminalUpdate["terminalId"]): Builder<T.SessionUpdateTerminalUpdate> {
-  return start(B117, { sessionUpdate: "terminal_update", terminalId });
+  return rt.start(B117, { sessionUpdate: "terminal_update", terminalId });
 }
 
 /**
  * Builder of `SessionUpdateTerminalOutputChunk` with `sessionUpdate: "terminal_output_chunk"` (S33).
  */
 export function SessionUpdateTerminalOutputChunk(terminalId: T.SessionUpdateTerminalOutputChunk["terminalId"], data: T.SessionUpdateTerminalOutputChunk["data"]): Builder<T.SessionUpdateTerminalOutputChunk> {
-  return start(B118, { sessionUpdate: "terminal_output_chunk", terminalId, data });
+  return rt.start(B118, { sessionUpdate: "terminal_output_chunk", terminalId, data });
 }
 
 /**
  * Builder of `SessionUpdatePlanUpdate` with `sessionUpdate: "plan_update"` (S33).
  */
 export function SessionUpdatePlanUpdate(plan: T.SessionUpdatePlanUpdate["plan"]): Builder<T.SessionUpdatePlanUpdate> {
-  return start(B119, { sessionUpdate: "plan_update", plan });
+  return rt.start(B119, { sessionUpdate: "plan_update", plan });
 }
 
 /**
@@ -1462,56 +1463,56 @@ export function SessionUpdatePlanUpdate(plan: T.SessionUpdatePlanUpdate["plan"])
  * @experimental
  */
 export function SessionUpdatePlanRemoved(planId: T.SessionUpdatePlanRemoved["planId"]): Builder<T.SessionUpdatePlanRemoved> {
-  return start(B120, { sessionUpdate: "plan_removed", planId });
+  return rt.start(B120, { sessionUpdate: "plan_removed", planId });
 }
 
 /**
  * Builder of `SessionUpdateAvailableCommandsUpdate` with `sessionUpdate: "available_commands_update"` (S33).
  */
 export function SessionUpdateAvailableCommandsUpdate(availableCommands: T.SessionUpdateAvailableCommandsUpdate["availableCommands"]): Builder<T.SessionUpdateAvailableCommandsUpdate> {
-  return start(B121, { sessionUpdate: "available_commands_update", availableCommands });
+  return rt.start(B121, { sessionUpdate: "available_commands_update", availableCommands });
 }
 
 /**
  * Builder of `SessionUpdateConfigOptionUpdate` with `sessionUpdate: "config_option_update"` (S33).
  */
 export function SessionUpdateConfigOptionUpdate(configOptions: T.SessionUpdateConfigOptionUpdate["configOptions"]): Builder<T.SessionUpdateConfigOptionUpdate> {
-  return start(B122, { sessionUpdate: "config_option_update", configOptions });
+  return rt.start(B122, { sessionUpdate: "config_option_update", configOptions });
 }
 
 /**
  * Builder of `SessionUpdateSessionInfoUpdate` with `sessionUpdate: "session_info_update"` (S33).
  */
 export function SessionUpdateSessionInfoUpdate(): Builder<T.SessionUpdateSessionInfoUpdate> {
-  return start(B123, { sessionUpdate: "session_info_update" });
+  return rt.start(B123, { sessionUpdate: "session_info_update" });
 }
 
 /**
  * Builder of `SessionUpdateUsageUpdate` with `sessionUpdate: "usage_update"` (S33).
  */
 export function SessionUpdateUsageUpdate(used: T.SessionUpdateUsageUpdate["used"], size: T.SessionUpdateUsageUpdate["size"]): Builder<T.SessionUpdateUsageUpdate> {
-  return start(B124, { sessionUpdate: "usage_update", used, size });
+  return rt.start(B124, { sessionUpdate: "usage_update", used, size });
 }
 
 /**
  * Builder of `SessionUpdateNotice` with `sessionUpdate: "notice"` (S33).
  */
 export function SessionUpdateNotice(severity: T.SessionUpdateNotice["severity"], title: T.SessionUpdateNotice["title"]): Builder<T.SessionUpdateNotice> {
-  return start(B125, { sessionUpdate: "notice", severity, title });
+  return rt.start(B125, { sessionUpdate: "notice", severity, title });
 }
 
 /**
  * Builder of `SessionUpdateCompactionUpdate` with `sessionUpdate: "compaction_update"` (S33).
  */
 export function SessionUpdateCompactionUpdate(compactionId: T.SessionUpdateCompactionUpdate["compactionId"], status: T.SessionUpdateCompactionUpdate["status"]): Builder<T.SessionUpdateCompactionUpdate> {
-  return start(B126, { sessionUpdate: "compaction_update", compactionId, status });
+  return rt.start(B126, { sessionUpdate: "compaction_update", compactionId, status });
 }
 
 /**
  * Builder of `SessionUpdateCompactionSummaryChunk` with `sessionUpdate: "compaction_summary_chunk"` (S33).
  */
 export function SessionUpdateCompactionSummaryChunk(compactionId: T.SessionUpdateCompactionSummaryChunk["compactionId"], content: T.SessionUpdateCompactionSummaryChunk["content"]): Builder<T.SessionUpdateCompactionSummaryChunk> {
-  return start(B127, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
+  return rt.start(B127, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
 }
 
 /**
@@ -1519,7 +1520,7 @@ export function SessionUpdateCompactionSummaryChunk(compactionId: T.SessionUpdat
  * @experimental
  */
 export function SessionUpdateSubagentUpdate(sessionId: T.SessionUpdateSubagentUpdate["sessionId"]): Builder<T.SessionUpdateSubagentUpdate> {
-  return start(B128, { sessionUpdate: "subagent_update", sessionId });
+  return rt.start(B128, { sessionUpdate: "subagent_update", sessionId });
 }
 
 /**
@@ -1527,7 +1528,7 @@ export function SessionUpdateSubagentUpdate(sessionId: T.SessionUpdateSubagentUp
  * @experimental
  */
 export function SessionUpdateSessionMessage(messageId: T.SessionUpdateSessionMessage["messageId"]): Builder<T.SessionUpdateSessionMessage> {
-  return start(B129, { sessionUpdate: "session_message", messageId });
+  return rt.start(B129, { sessionUpdate: "session_message", messageId });
 }
 
 /**
@@ -1535,105 +1536,105 @@ export function SessionUpdateSessionMessage(messageId: T.SessionUpdateSessionMes
  * @experimental
  */
 export function SessionUpdateSessionMessageChunk(messageId: T.SessionUpdateSessionMessageChunk["messageId"], content: T.SessionUpdateSessionMessageChunk["content"]): Builder<T.SessionUpdateSessionMessageChunk> {
-  return start(B112, { sessionUpdate: "session_message_chunk", messageId, content });
+  return rt.start(B112, { sessionUpdate: "session_message_chunk", messageId, content });
 }
 
 /**
  * Builder of `SessionUpdateOther` from a custom tag and its fields (S33).
  */
 export function SessionUpdateOther(tag: T.SessionUpdateOther["sessionUpdate"], fields?: Rest<T.SessionUpdateOther, "sessionUpdate">): Builder<T.SessionUpdateOther, never> {
-  return start(B114, { sessionUpdate: tag }, fields);
+  return rt.start(B114, { sessionUpdate: tag }, fields);
 }
 
 /**
  * Builder of `ContentChunk` (S33).
  */
 export function ContentChunk(messageId: T.ContentChunk["messageId"], content: T.ContentChunk["content"]): Builder<T.ContentChunk> {
-  return start(B130, { messageId, content });
+  return rt.start(B130, { messageId, content });
 }
 
 /**
  * Builder of `UserMessage` (S33).
  */
 export function UserMessage(messageId: T.UserMessage["messageId"]): Builder<T.UserMessage> {
-  return start(B131, { messageId });
+  return rt.start(B131, { messageId });
 }
 
 /**
  * Builder of `AgentMessage` (S33).
  */
 export function AgentMessage(messageId: T.AgentMessage["messageId"]): Builder<T.AgentMessage> {
-  return start(B131, { messageId });
+  return rt.start(B131, { messageId });
 }
 
 /**
  * Builder of `AgentThought` (S33).
  */
 export function AgentThought(messageId: T.AgentThought["messageId"]): Builder<T.AgentThought> {
-  return start(B131, { messageId });
+  return rt.start(B131, { messageId });
 }
 
 /**
  * Builder of `ToolCallContentChunk` (S33).
  */
 export function ToolCallContentChunk(toolCallId: T.ToolCallContentChunk["toolCallId"], content: T.ToolCallContentChunk["content"]): Builder<T.ToolCallContentChunk> {
-  return start(B132, { toolCallId, content });
+  return rt.start(B132, { toolCallId, content });
 }
 
 /**
  * Builder of `TerminalOutput` (S33).
  */
 export function TerminalOutput(data: T.TerminalOutput["data"]): Builder<T.TerminalOutput> {
-  return start(B133, { data });
+  return rt.start(B133, { data });
 }
 
 /**
  * Builder of `TerminalExitStatus` (S33).
  */
 export function TerminalExitStatus(): Builder<T.TerminalExitStatus> {
-  return start(B134, {});
+  return rt.start(B134, {});
 }
 
 /**
  * Builder of `TerminalSize` (S33).
  */
 export function TerminalSize(cols: T.TerminalSize["cols"], rows: T.TerminalSize["rows"]): Builder<T.TerminalSize> {
-  return start(B135, { cols, rows });
+  return rt.start(B135, { cols, rows });
 }
 
 /**
  * Builder of `TerminalCapabilities` (S33).
  */
 export function TerminalCapabilities(): Builder<T.TerminalCapabilities> {
-  return start(B32, {});
+  return rt.start(B32, {});
 }
 
 /**
  * Builder of `TerminalCancelCapabilities` (S33).
  */
 export function TerminalCancelCapabilities(): Builder<T.TerminalCancelCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `TerminalUpdate` (S33).
  */
 export function TerminalUpdate(terminalId: T.TerminalUpdate["terminalId"]): Builder<T.TerminalUpdate> {
-  return start(B136, { terminalId });
+  return rt.start(B136, { terminalId });
 }
 
 /**
  * Builder of `TerminalOutputChunk` (S33).
  */
 export function TerminalOutputChunk(terminalId: T.TerminalOutputChunk["terminalId"], data: T.TerminalOutputChunk["data"]): Builder<T.TerminalOutputChunk> {
-  return start(B137, { terminalId, data });
+  return rt.start(B137, { terminalId, data });
 }
 
 /**
  * Builder of `PlanUpdateContentItems` with `type: "items"` (S33).
  */
 export function PlanUpdateContentItems(planId: T.PlanUpdateContentItems["planId"], entries: T.PlanUpdateContentItems["entries"]): Builder<T.PlanUpdateContentItems> {
-  return start(B138, { type: "items", planId, entries });
+  return rt.start(B138, { type: "items", planId, entries });
 }
 
 /**
@@ -1641,7 +1642,7 @@ export function PlanUpdateContentItems(planId: T.PlanUpdateContentItems["planId"
  * @experimental
  */
 export function PlanUpdateContentFile(planId: T.PlanUpdateContentFile["planId"], uri: T.PlanUpdateContentFile["uri"]): Builder<T.PlanUpdateContentFile> {
-  return start(B139, { type: "file", planId, uri });
+  return rt.start(B139, { type: "file", planId, uri });
 }
 
 /**
@@ -1649,28 +1650,28 @@ export function PlanUpdateContentFile(planId: T.PlanUpdateContentFile["planId"],
  * @experimental
  */
 export function PlanUpdateContentMarkdown(planId: T.PlanUpdateContentMarkdown["planId"], content: T.PlanUpdateContentMarkdown["content"]): Builder<T.PlanUpdateContentMarkdown> {
-  return start(B140, { type: "markdown", planId, content });
+  return rt.start(B140, { type: "markdown", planId, content });
 }
 
 /**
  * Builder of `PlanUpdateContentOther` from a custom tag and its fields (S33).
  */
 export function PlanUpdateContentOther(tag: T.PlanUpdateContentOther["type"], fields: Rest<T.PlanUpdateContentOther, "type">): Builder<T.PlanUpdateContentOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `PlanEntry` (S33).
  */
 export function PlanEntry(content: T.PlanEntry["content"], priority: T.PlanEntry["priority"], status: T.PlanEntry["status"]): Builder<T.PlanEntry> {
-  return start(B141, { content, priority, status });
+  return rt.start(B141, { content, priority, status });
 }
 
 /**
  * Builder of `PlanItems` (S33).
  */
 export function PlanItems(planId: T.PlanItems["planId"], entries: T.PlanItems["entries"]): Builder<T.PlanItems> {
-  return start(B142, { planId, entries });
+  return rt.start(B142, { planId, entries });
 }
 
 /**
@@ -1678,7 +1679,7 @@ export function PlanItems(planId: T.PlanItems["planId"], entries: T.PlanItems["e
  * @experimental
  */
 export function PlanFile(planId: T.PlanFile["planId"], uri: T.PlanFile["uri"]): Builder<T.PlanFile> {
-  return start(B143, { planId, uri });
+  return rt.start(B143, { planId, uri });
 }
 
 /**
@@ -1686,14 +1687,14 @@ export function PlanFile(planId: T.PlanFile["planId"], uri: T.PlanFile["uri"]): 
  * @experimental
  */
 export function PlanMarkdown(planId: T.PlanMarkdown["planId"], content: T.PlanMarkdown["content"]): Builder<T.PlanMarkdown> {
-  return start(B144, { planId, content });
+  return rt.start(B144, { planId, content });
 }
 
 /**
  * Builder of `PlanUpdate` (S33).
  */
 export function PlanUpdate(plan: T.PlanUpdate["plan"]): Builder<T.PlanUpdate> {
-  return start(B145, { plan });
+  return rt.start(B145, { plan });
 }
 
 /**
@@ -1701,63 +1702,63 @@ export function PlanUpdate(plan: T.PlanUpdate["plan"]): Builder<T.PlanUpdate> {
  * @experimental
  */
 export function PlanRemoved(planId: T.PlanRemoved["planId"]): Builder<T.PlanRemoved> {
-  return start(B146, { planId });
+  return rt.start(B146, { planId });
 }
 
 /**
  * Builder of `AvailableCommandsUpdate` (S33).
  */
 export function AvailableCommandsUpdate(availableCommands: T.AvailableCommandsUpdate["availableCommands"]): Builder<T.AvailableCommandsUpdate> {
-  return start(B147, { availableCommands });
+  return rt.start(B147, { availableCommands });
 }
 
 /**
  * Builder of `ConfigOptionUpdate` (S33).
  */
 export function ConfigOptionUpdate(configOptions: T.ConfigOptionUpdate["configOptions"]): Builder<T.ConfigOptionUpdate> {
-  return start(B109, { configOptions });
+  return rt.start(B109, { configOptions });
 }
 
 /**
  * Builder of `SessionInfoUpdate` (S33).
  */
 export function SessionInfoUpdate(): Builder<T.SessionInfoUpdate> {
-  return start(B148, {});
+  return rt.start(B148, {});
 }
 
 /**
  * Builder of `Cost` (S33).
  */
 export function Cost(amount: T.Cost["amount"], currency: T.Cost["currency"]): Builder<T.Cost> {
-  return start(B149, { amount, currency });
+  return rt.start(B149, { amount, currency });
 }
 
 /**
  * Builder of `UsageUpdate` (S33).
  */
 export function UsageUpdate(used: T.UsageUpdate["used"], size: T.UsageUpdate["size"]): Builder<T.UsageUpdate> {
-  return start(B150, { used, size });
+  return rt.start(B150, { used, size });
 }
 
 /**
  * Builder of `Notice` (S33).
  */
 export function Notice(severity: T.Notice["severity"], title: T.Notice["title"]): Builder<T.Notice> {
-  return start(B151, { severity, title });
+  return rt.start(B151, { severity, title });
 }
 
 /**
  * Builder of `CompactionUpdate` (S33).
  */
 export function CompactionUpdate(compactionId: T.CompactionUpdate["compactionId"], status: T.CompactionUpdate["status"]): Builder<T.CompactionUpdate> {
-  return start(B152, { compactionId, status });
+  return rt.start(B152, { compactionId, status });
 }
 
 /**
  * Builder of `CompactionSummaryChunk` (S33).
  */
 export function CompactionSummaryChunk(compactionId: T.CompactionSummaryChunk["compactionId"], content: T.CompactionSummaryChunk["content"]): Builder<T.CompactionSummaryChunk> {
-  return start(B153, { compactionId, content });
+  return rt.start(B153, { compactionId, content });
 }
 
 /**
@@ -1765,7 +1766,7 @@ export function CompactionSummaryChunk(compactionId: T.CompactionSummaryChunk["c
  * @experimental
  */
 export function SubagentSessionCapabilities(): Builder<T.SubagentSessionCapabilities> {
-  return start(B32, {});
+  return rt.start(B32, {});
 }
 
 /**
@@ -1773,7 +1774,7 @@ export function SubagentSessionCapabilities(): Builder<T.SubagentSessionCapabili
  * @experimental
  */
 export function SessionCancelCapabilities(): Builder<T.SessionCancelCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -1781,7 +1782,7 @@ export function SessionCancelCapabilities(): Builder<T.SessionCancelCapabilities
  * @experimental
  */
 export function SubagentUpdate(sessionId: T.SubagentUpdate["sessionId"]): Builder<T.SubagentUpdate> {
-  return start(B154, { sessionId });
+  return rt.start(B154, { sessionId });
 }
 
 /**
@@ -1789,7 +1790,7 @@ export function SubagentUpdate(sessionId: T.SubagentUpdate["sessionId"]): Builde
  * @experimental
  */
 export function SessionMessage(messageId: T.SessionMessage["messageId"]): Builder<T.SessionMessage> {
-  return start(B155, { messageId });
+  return rt.start(B155, { messageId });
 }
 
 /**
@@ -1797,14 +1798,14 @@ export function SessionMessage(messageId: T.SessionMessage["messageId"]): Builde
  * @experimental
  */
 export function SessionMessageChunk(messageId: T.SessionMessageChunk["messageId"], content: T.SessionMessageChunk["content"]): Builder<T.SessionMessageChunk> {
-  return start(B130, { messageId, content });
+  return rt.start(B130, { messageId, content });
 }
 
 /**
  * Builder of `CompleteElicitationNotification` (S33).
  */
 export function CompleteElicitationNotification(elicitationId: T.CompleteElicitationNotification["elicitationId"]): Builder<T.CompleteElicitationNotification> {
-  return start(B156, { elicitationId });
+  return rt.start(B156, { elicitationId });
 }
 
 /**
@@ -1812,63 +1813,63 @@ export function CompleteElicitationNotification(elicitationId: T.CompleteElicita
  * @experimental
  */
 export function AuthStatusUpdateNotification(state: T.AuthStatusUpdateNotification["state"]): Builder<T.AuthStatusUpdateNotification> {
-  return start(B75, { state });
+  return rt.start(B75, { state });
 }
 
 /**
  * Builder of `InitializeRequest` (S33).
  */
 export function InitializeRequest(protocolVersion: T.InitializeRequest["protocolVersion"], info: T.InitializeRequest["info"]): Builder<T.InitializeRequest> {
-  return start(B157, { protocolVersion, info });
+  return rt.start(B157, { protocolVersion, info });
 }
 
 /**
  * Builder of `ClientCapabilities` (S33).
  */
 export function ClientCapabilities(): Builder<T.ClientCapabilities> {
-  return start(B158, {});
+  return rt.start(B158, {});
 }
 
 /**
  * Builder of `ClientAuthCapabilities` (S33).
  */
 export function ClientAuthCapabilities(): Builder<T.ClientAuthCapabilities> {
-  return start(B159, {});
+  return rt.start(B159, {});
 }
 
 /**
  * Builder of `TerminalAuthCapabilities` (S33).
  */
 export function TerminalAuthCapabilities(): Builder<T.TerminalAuthCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `ElicitationCapabilities` (S33).
  */
 export function ElicitationCapabilities(): Builder<T.ElicitationCapabilities> {
-  return start(B160, {});
+  return rt.start(B160, {});
 }
 
 /**
  * Builder of `ElicitationFormCapabilities` (S33).
  */
 export function ElicitationFormCapabilities(): Builder<T.ElicitationFormCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `ElicitationUrlCapabilities` (S33).
  */
 export function ElicitationUrlCapabilities(): Builder<T.ElicitationUrlCapabilities> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `LoginAuthRequest` (S33).
  */
 export function LoginAuthRequest(methodId: T.LoginAuthRequest["methodId"]): Builder<T.LoginAuthRequest> {
-  return start(B161, { methodId });
+  return rt.start(B161, { methodId });
 }
 
 /**
@@ -1876,7 +1877,7 @@ export function LoginAuthRequest(methodId: T.LoginAuthRequest["methodId"]): Buil
  * @experimental
  */
 export function ListProvidersRequest(): Builder<T.ListProvidersRequest> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -1884,7 +1885,7 @@ export function ListProvidersRequest(): Builder<T.ListProvidersRequest> {
  * @experimental
  */
 export function SetProviderRequest(providerId: T.SetProviderRequest["providerId"], apiType: T.SetProviderRequest["apiType"], baseUrl: T.SetProviderRequest["baseUrl"]): Builder<T.SetProviderRequest> {
-  return start(B162, { providerId, apiType, baseUrl });
+  return rt.start(B162, { providerId, apiType, baseUrl });
 }
 
 /**
@@ -1892,14 +1893,14 @@ export function SetProviderRequest(providerId: T.SetProviderRequest["providerId"
  * @experimental
  */
 export function DisableProviderRequest(providerId: T.DisableProviderRequest["providerId"]): Builder<T.DisableProviderRequest> {
-  return start(B163, { providerId });
+  return rt.start(B163, { providerId });
 }
 
 /**
  * Builder of `LogoutAuthRequest` (S33).
  */
 export function LogoutAuthRequest(): Builder<T.LogoutAuthRequest> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
@@ -1907,21 +1908,21 @@ export function LogoutAuthRequest(): Builder<T.LogoutAuthRequest> {
  * @experimental
  */
 export function AuthStatusRequest(): Builder<T.AuthStatusRequest> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `NewSessionRequest` (S33).
  */
 export function NewSessionRequest(cwd: T.NewSessionRequest["cwd"]): Builder<T.NewSessionRequest> {
-  return start(B164, { cwd });
+  return rt.start(B164, { cwd });
 }
 
 /**
  * Builder of `McpServerHttpVariant` with `type: "http"` (S33).
  */
 export function McpServerHttpVariant(name: T.McpServerHttpVariant["name"], url: T.McpServerHttpVariant["url"]): Builder<T.McpServerHttpVariant> {
-  return start(B165, { type: "http", name, url });
+  return rt.start(B165, { type: "http", name, url });
 }
 
 /**
@@ -1929,35 +1930,35 @@ export function McpServerHttpVariant(name: T.McpServerHttpVariant["name"], url: 
  * @experimental
  */
 export function McpServerAcpVariant(name: T.McpServerAcpVariant["name"], serverId: T.McpServerAcpVariant["serverId"]): Builder<T.McpServerAcpVariant> {
-  return start(B166, { type: "acp", name, serverId });
+  return rt.start(B166, { type: "acp", name, serverId });
 }
 
 /**
  * Builder of `McpServerStdioVariant` with `type: "stdio"` (S33).
  */
 export function McpServerStdioVariant(name: T.McpServerStdioVariant["name"], command: T.McpServerStdioVariant["command"]): Builder<T.McpServerStdioVariant> {
-  return start(B167, { type: "stdio", name, command });
+  return rt.start(B167, { type: "stdio", name, command });
 }
 
 /**
  * Builder of `McpServerOther` from a custom tag and its fields (S33).
  */
 export function McpServerOther(tag: T.McpServerOther["type"], fields?: Rest<T.McpServerOther, "type">): Builder<T.McpServerOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `HttpHeader` (S33).
  */
 export function HttpHeader(name: T.HttpHeader["name"], value: T.HttpHeader["value"]): Builder<T.HttpHeader> {
-  return start(B69, { name, value });
+  return rt.start(B69, { name, value });
 }
 
 /**
  * Builder of `McpServerHttp` (S33).
  */
 export function McpServerHttp(name: T.McpServerHttp["name"], url: T.McpServerHttp["url"]): Builder<T.McpServerHttp> {
-  return start(B168, { name, url });
+  return rt.start(B168, { name, url });
 }
 
 /**
@@ -1965,14 +1966,14 @@ export function McpServerHttp(name: T.McpServerHttp["name"], url: T.McpServerHtt
  * @experimental
  */
 export function McpServerAcp(name: T.McpServerAcp["name"], serverId: T.McpServerAcp["serverId"]): Builder<T.McpServerAcp> {
-  return start(B169, { name, serverId });
+  return rt.start(B169, { name, serverId });
 }
 
 /**
  * Builder of `McpServerStdio` (S33).
  */
 export function McpServerStdio(name: T.McpServerStdio["name"], command: T.McpServerStdio["command"]): Builder<T.McpServerStdio> {
-  return start(B170, { name, command });
+  return rt.start(B170, { name, command });
 }
 
 /**
@@ -1980,21 +1981,21 @@ export function McpServerStdio(name: T.McpServerStdio["name"], command: T.McpSer
  * @experimental
  */
 export function SystemPrompt(mode: T.SystemPrompt["mode"], content: T.SystemPrompt["content"]): Builder<T.SystemPrompt> {
-  return start(B171, { mode, content });
+  return rt.start(B171, { mode, content });
 }
 
 /**
  * Builder of `ListSessionsRequest` (S33).
  */
 export function ListSessionsRequest(): Builder<T.ListSessionsRequest> {
-  return start(B172, {});
+  return rt.start(B172, {});
 }
 
 /**
  * Builder of `DeleteSessionRequest` (S33).
  */
 export function DeleteSessionRequest(sessionId: T.DeleteSessionRequest["sessionId"]): Builder<T.DeleteSessionRequest> {
-  return start(B97, { sessionId });
+  return rt.start(B97, { sessionId });
 }
 
 /**
@@ -2002,7 +2003,7 @@ export function DeleteSessionRequest(sessionId: T.DeleteSessionRequest["sessionI
  * @experimental
  */
 export function ForkSessionRequest(sessionId: T.ForkSessionRequest["sessionId"], cwd: T.ForkSessionRequest["cwd"]): Builder<T.ForkSessionRequest> {
-  return start(B173, { sessionId, cwd });
+  return rt.start(B173, { sessionId, cwd });
 }
 
 /**
@@ -2010,7 +2011,7 @@ export function ForkSessionRequest(sessionId: T.ForkSessionRequest["sessionId"],
  * @experimental
  */
 export function ArchiveSessionRequest(sessionId: T.ArchiveSessionRequest["sessionId"]): Builder<T.ArchiveSessionRequest> {
-  return start(B97, { sessionId });
+  return rt.start(B97, { sessionId });
 }
 
 /**
@@ -2018,7 +2019,7 @@ export function ArchiveSessionRequest(sessionId: T.ArchiveSessionRequest["sessio
  * @experimental
  */
 export function UnarchiveSessionRequest(sessionId: T.UnarchiveSessionRequest["sessionId"]): Builder<T.UnarchiveSessionRequest> {
-  return start(B97, { sessionId });
+  return rt.start(B97, { sessionId });
 }
 
 /**
@@ -2026,7 +2027,7 @@ export function UnarchiveSessionRequest(sessionId: T.UnarchiveSessionRequest["se
  * @experimental
  */
 export function SessionStatusRequest(sessionId: T.SessionStatusRequest["sessionId"]): Builder<T.SessionStatusRequest> {
-  return start(B97, { sessionId });
+  return rt.start(B97, { sessionId });
 }
 
 /**
@@ -2034,161 +2035,161 @@ export function SessionStatusRequest(sessionId: T.SessionStatusRequest["sessionI
  * @experimental
  */
 export function SetSessionTitleRequest(sessionId: T.SetSessionTitleRequest["sessionId"], title: T.SetSessionTitleRequest["title"]): Builder<T.SetSessionTitleRequest> {
-  return start(B174, { sessionId, title });
+  return rt.start(B174, { sessionId, title });
 }
 
 /**
  * Builder of `ResumeSessionRequest` (S33).
  */
 export function ResumeSessionRequest(sessionId: T.ResumeSessionRequest["sessionId"], cwd: T.ResumeSessionRequest["cwd"]): Builder<T.ResumeSessionRequest> {
-  return start(B175, { sessionId, cwd });
+  return rt.start(B175, { sessionId, cwd });
 }
 
 /**
  * Builder of `ReplayFromStartVariant` with `type: "start"` (S33).
  */
 export function ReplayFromStartVariant(): Builder<T.ReplayFromStartVariant> {
-  return start(B176, { type: "start" });
+  return rt.start(B176, { type: "start" });
 }
 
 /**
  * Builder of `ReplayFromOther` from a custom tag and its fields (S33).
  */
 export function ReplayFromOther(tag: T.ReplayFromOther["type"], fields?: Rest<T.ReplayFromOther, "type">): Builder<T.ReplayFromOther, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `ReplayFromStart` (S33).
  */
 export function ReplayFromStart(): Builder<T.ReplayFromStart> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `CloseSessionRequest` (S33).
  */
 export function CloseSessionRequest(sessionId: T.CloseSessionRequest["sessionId"]): Builder<T.CloseSessionRequest> {
-  return start(B97, { sessionId });
+  return rt.start(B97, { sessionId });
 }
 
 /**
  * Builder of `CancelToolCallRequest` (S33).
  */
 export function CancelToolCallRequest(sessionId: T.CancelToolCallRequest["sessionId"], toolCallId: T.CancelToolCallRequest["toolCallId"]): Builder<T.CancelToolCallRequest> {
-  return start(B177, { sessionId, toolCallId });
+  return rt.start(B177, { sessionId, toolCallId });
 }
 
 /**
  * Builder of `CancelTerminalRequest` (S33).
  */
 export function CancelTerminalRequest(sessionId: T.CancelTerminalRequest["sessionId"], terminalId: T.CancelTerminalRequest["terminalId"]): Builder<T.CancelTerminalRequest> {
-  return start(B178, { sessionId, terminalId });
+  return rt.start(B178, { sessionId, terminalId });
 }
 
 /**
  * Builder of `SetSessionConfigOptionRequestId` with `type: "id"` (S33).
  */
 export function SetSessionConfigOptionRequestId(sessionId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestId>["sessionId"], configId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestId>["configId"], value: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestId>["value"]): Builder<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestId>> {
-  return start(B179, { type: "id", sessionId, configId, value });
+  return rt.start(B179, { type: "id", sessionId, configId, value });
 }
 
 /**
  * Builder of `SetSessionConfigOptionRequestBoolean` with `type: "boolean"` (S33).
  */
 export function SetSessionConfigOptionRequestBoolean(sessionId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["sessionId"], configId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["configId"], value: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["value"]): Builder<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>> {
-  return start(B179, { type: "boolean", sessionId, configId, value });
+  return rt.start(B179, { type: "boolean", sessionId, configId, value });
 }
 
 /**
  * Builder of `SetSessionConfigOptionRequestOther` from a custom tag and its fields (S33).
  */
 export function SetSessionConfigOptionRequestOther(tag: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestOther>["type"], fields: Rest<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestOther>, "type">): Builder<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestOther>, never> {
-  return start(B3, { type: tag }, fields);
+  return rt.start(B3, { type: tag }, fields);
 }
 
 /**
  * Builder of `PromptRequest` (S33).
  */
 export function PromptRequest(sessionId: T.PromptRequest["sessionId"], prompt: T.PromptRequest["prompt"]): Builder<T.PromptRequest> {
-  return start(B180, { sessionId, prompt });
+  return rt.start(B180, { sessionId, prompt });
 }
 
 /**
  * Builder of `RequestPermissionResponse` (S33).
  */
 export function RequestPermissionResponse(outcome: T.RequestPermissionResponse["outcome"]): Builder<T.RequestPermissionResponse> {
-  return start(B181, { outcome });
+  return rt.start(B181, { outcome });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeCancelled` with `outcome: "cancelled"` (S33).
  */
 export function RequestPermissionOutcomeCancelled(): Builder<T.RequestPermissionOutcomeCancelled> {
-  return start(B181, { outcome: "cancelled" });
+  return rt.start(B181, { outcome: "cancelled" });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeSelected` with `outcome: "selected"` (S33).
  */
 export function RequestPermissionOutcomeSelected(optionId: T.RequestPermissionOutcomeSelected["optionId"]): Builder<T.RequestPermissionOutcomeSelected> {
-  return start(B182, { outcome: "selected", optionId });
+  return rt.start(B182, { outcome: "selected", optionId });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeOther` from a custom tag and its fields (S33).
  */
 export function RequestPermissionOutcomeOther(tag: T.RequestPermissionOutcomeOther["outcome"], fields?: Rest<T.RequestPermissionOutcomeOther, "outcome">): Builder<T.RequestPermissionOutcomeOther, never> {
-  return start(B183, { outcome: tag }, fields);
+  return rt.start(B183, { outcome: tag }, fields);
 }
 
 /**
  * Builder of `CancelledPermissionOutcome` (S33).
  */
 export function CancelledPermissionOutcome(): Builder<T.CancelledPermissionOutcome> {
-  return start(B33, {});
+  return rt.start(B33, {});
 }
 
 /**
  * Builder of `SelectedPermissionOutcome` (S33).
  */
 export function SelectedPermissionOutcome(optionId: T.SelectedPermissionOutcome["optionId"]): Builder<T.SelectedPermissionOutcome> {
-  return start(B184, { optionId });
+  return rt.start(B184, { optionId });
 }
 
 /**
  * Builder of `CreateElicitationResponseAccept` with `action: "accept"` (S33).
  */
 export function CreateElicitationResponseAccept(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseAccept>> {
-  return start(B185, { action: "accept" });
+  return rt.start(B185, { action: "accept" });
 }
 
 /**
  * Builder of `CreateElicitationResponseDecline` with `action: "decline"` (S33).
  */
 export function CreateElicitationResponseDecline(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseDecline>> {
-  return start(B186, { action: "decline" });
+  return rt.start(B186, { action: "decline" });
 }
 
 /**
  * Builder of `CreateElicitationResponseCancel` with `action: "cancel"` (S33).
  */
 export function CreateElicitationResponseCancel(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseCancel>> {
-  return start(B186, { action: "cancel" });
+  return rt.start(B186, { action: "cancel" });
 }
 
 /**
  * Builder of `CreateElicitationResponseOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationResponseOther(tag: Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>["action"], fields?: Rest<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, "action">): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, never> {
-  return start(B187, { action: tag }, fields);
+  return rt.start(B187, { action: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationAcceptAction` (S33).
  */
 export function ElicitationAcceptAction(): Builder<T.ElicitationAcceptAction> {
-  return start(B188, {});
+  return rt.start(B188, {});
 }
 
 /**
@@ -2196,14 +2197,14 @@ export function ElicitationAcceptAction(): Builder<T.ElicitationAcceptAction> {
  * @experimental
  */
 export function McpError(code: T.McpError["code"], message: T.McpError["message"]): Builder<T.McpError> {
-  return start(B99, { code, message });
+  return rt.start(B99, { code, message });
 }
 
 /**
  * Builder of `CancelSessionNotification` (S33).
  */
 export function CancelSessionNotification(sessionId: T.CancelSessionNotification["sessionId"]): Builder<T.CancelSessionNotification> {
-  return start(B97, { sessionId });
+  return rt.start(B97, { sessionId });
 }
 
 /**
@@ -2211,14 +2212,14 @@ export function CancelSessionNotification(sessionId: T.CancelSessionNotification
  * @experimental
  */
 export function MessageMcpNotification(serverId: T.MessageMcpNotification["serverId"], requestId: T.MessageMcpNotification["requestId"], method: T.MessageMcpNotification["method"]): Builder<T.MessageMcpNotification> {
-  return start(B57, { serverId, requestId, method });
+  return rt.start(B57, { serverId, requestId, method });
 }
 
 /**
  * Builder of `CancelRequestNotification` (S33).
  */
 export function CancelRequestNotification(requestId: T.CancelRequestNotification["requestId"]): Builder<T.CancelRequestNotification> {
-  return start(B189, { requestId });
+  return rt.start(B189, { requestId });
 }
 
 /**
@@ -2226,7 +2227,7 @@ export function CancelRequestNotification(requestId: T.CancelRequestNotification
  * @experimental
  */
 export function ProxySuccessorRequest(method: T.ProxySuccessorRequest["method"]): Builder<T.ProxySuccessorRequest> {
-  return start(B190, { method });
+  return rt.start(B190, { method });
 }
 
 /**
@@ -2234,5 +2235,5 @@ export function ProxySuccessorRequest(method: T.ProxySuccessorRequest["method"])
  * @experimental
  */
 export function ProxySuccessorNotification(method: T.ProxySuccessorNotification["method"]): Builder<T.ProxySuccessorNotification> {
-  return start(B190, { method });
+  return rt.start(B190, { method });
 }
