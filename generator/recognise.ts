@@ -355,9 +355,7 @@ function taggedVariant(b: Schema, tag: string, bptr: string, ctx: Context): Tagg
   const tagValue = tagSchema["const"] as string;
   const required = requiredList(b, bptr, ctx);
   if (!required.includes(tag)) fail(ctx, `${bptr}/required`, `a tagged variant must require its tag "${tag}"`);
-  const declared = { ...(b["properties"] as Schema) };
-  delete declared[tag];
-  const fields = fieldsOf({ properties: declared }, required, bptr, ctx);
+  const fields = fieldsBesidesTag(b, tag, required, bptr, ctx);
   for (const name of required) {
     if (name !== tag && !fields.some((f) => f.name === name)) fail(ctx, `${bptr}/required`, `required property "${name}" is not declared`);
   }
@@ -375,15 +373,20 @@ function taggedVariant(b: Schema, tag: string, bptr: string, ctx: Context): Tagg
   return { name, tagValue, doc: docOf(b), fields, ...(payload ? { payload } : {}) };
 }
 
+/** The properties a union branch declares next to its tag. */
+function fieldsBesidesTag(b: Schema, tag: string, required: readonly string[], bptr: string, ctx: Context): Field[] {
+  const declared = { ...(b["properties"] as Schema) };
+  delete declared[tag];
+  return fieldsOf({ properties: declared }, required, bptr, ctx);
+}
+
 function otherVariant(b: Schema, tag: string, bptr: string, ctx: Context): OtherVariant {
   only(b, ["type", "properties", "required", "not", "additionalProperties", "unevaluatedProperties", "oneOf", "anyOf"], bptr, ctx);
   const keepsUnknown = b["additionalProperties"] === true || b["unevaluatedProperties"] === true;
   if (!keepsUnknown) fail(ctx, bptr, "an open union branch must keep unknown properties (`additionalProperties: true`)");
   if (b["not"] === undefined) fail(ctx, bptr, "an open union branch must exclude the known tags with `not`");
   const required = requiredList(b, bptr, ctx);
-  const declared = { ...(b["properties"] as Schema) };
-  delete declared[tag];
-  const fields = fieldsOf({ properties: declared }, required, bptr, ctx);
+  const fields = fieldsBesidesTag(b, tag, required, bptr, ctx);
   const union = unionKeyword(b, bptr, ctx);
   const mixin = union ? recogniseUnion(b[union] as unknown[], union === "oneOf", `${bptr}/${union}`, ctx) : undefined;
   if (mixin && mixin.kind !== "union") fail(ctx, `${bptr}/${union}`, "an open branch's own union must be untagged");
