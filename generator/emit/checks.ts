@@ -3,9 +3,10 @@
  * scalar IR node, its failure message, JSON-pointer segments, and a pool of
  * hoisted helper functions with unique names.
  */
-import { literal } from "../code.js";
-import { INT_RANGES, type IntFormat, type Node } from "../ir.js";
+import { jsDoc, literal } from "../code.js";
+import { INT_RANGES, type IntFormat, type Node, type SchemaIR } from "../ir.js";
 import { pointerSegment } from "../load.js";
+import { runtimeDir } from "./shared.js";
 
 /** Nodes checked by one inline expression (no hoisted function). */
 export type ScalarNode = Extract<Node, { kind: "null" | "boolean" | "string" | "integer" | "number" | "const" | "enum" }>;
@@ -139,4 +140,23 @@ export class FunctionPool {
   text(): string {
     return this.bodies.join("\n");
   }
+}
+
+/**
+ * The layout shared by `parse.ts` and `validate.ts`: module doc, imports of the
+ * types and the decode runtime, the pooled helpers, one exported wrapper per
+ * def (`<prefix>_X`) and the export list that names each wrapper `X`.
+ */
+export function decodeModule(ir: SchemaIR, doc: readonly string[], pool: FunctionPool, wrappers: readonly string[], prefix: string): string {
+  const runtime = runtimeDir(ir);
+  return [
+    jsDoc([...doc, "@module"]),
+    `import type * as T from "./types.js";`,
+    `import type { Result } from ${literal(`${runtime}/result.js`)};`,
+    `import * as rt from ${literal(`${runtime}/decode.js`)};`,
+    "",
+    pool.text(),
+    ...wrappers,
+    `export {\n${ir.defs.map((d) => `  ${prefix}_${d.name} as ${d.name},`).join("\n")}\n};\n`,
+  ].join("\n");
 }

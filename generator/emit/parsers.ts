@@ -13,8 +13,7 @@
  */
 import { ident, jsDoc, literal, literalList, objectLiteralKey, ownRead, ownWrite } from "../code.js";
 import { withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type SchemaIR, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
-import { expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
-import { runtimeDir } from "./shared.js";
+import { decodeModule, expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
 
 /** How a union embedded in an object (`properties` + `anyOf`) relates to the object's own fields. */
 interface MixinContext {
@@ -38,23 +37,13 @@ class ParserWriter {
       this.definition(def);
       exports.push(this.wrapper(def));
     }
-    const runtime = runtimeDir(this.ir);
-    return [
-      jsDoc([
-        "Tolerant parsers, one per `$defs` type, mirroring the Rust reference (S23-S30): a malformed",
-        "default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to",
-        "the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh",
-        "value (the input is never mutated) or the issue that made it fail, and never throws.",
-        "@module",
-      ]),
-      `import type * as T from "./types.js";`,
-      `import type { Result } from "${runtime}/result.js";`,
-      `import * as rt from "${runtime}/decode.js";`,
-      "",
-      this.pool.text(),
-      ...exports,
-      `export {\n${this.ir.defs.map((d) => `  parse_${d.name} as ${d.name},`).join("\n")}\n};\n`,
-    ].join("\n");
+    const doc = [
+      "Tolerant parsers, one per `$defs` type, mirroring the Rust reference (S23-S30): a malformed",
+      "default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to",
+      "the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh",
+      "value (the input is never mutated) or the issue that made it fail, and never throws.",
+    ];
+    return decodeModule(this.ir, doc, this.pool, exports, "parse");
   }
 
   private wrapper(def: Def): string {

@@ -7,8 +7,7 @@
  */
 import { ident, jsDoc, literal, ownRead } from "../code.js";
 import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
-import { expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
-import { runtimeDir } from "./shared.js";
+import { decodeModule, expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
 
 class ValidatorWriter {
   private readonly pool = new FunctionPool();
@@ -21,20 +20,11 @@ class ValidatorWriter {
       this.pool.add(`function v_${ident(def.name)}(v: any): true | undefined {\n${this.body(def.node)}}\n`);
       exports.push(this.wrapper(def));
     }
-    return [
-      jsDoc([
-        "Strict validators, one per `$defs` type: each accepts exactly what JSON Schema 2020-12 accepts",
-        "(S31), with integer formats enforced as ranges (S30), `x-*` keywords and other formats ignored.",
-        "@module",
-      ]),
-      `import type * as T from "./types.js";`,
-      `import type { Result } from "${runtimeDir(this.ir)}/result.js";`,
-      `import * as rt from "${runtimeDir(this.ir)}/decode.js";`,
-      "",
-      this.pool.text(),
-      ...exports,
-      `export {\n${this.ir.defs.map((d) => `  validate_${d.name} as ${d.name},`).join("\n")}\n};\n`,
-    ].join("\n");
+    const doc = [
+      "Strict validators, one per `$defs` type: each accepts exactly what JSON Schema 2020-12 accepts",
+      "(S31), with integer formats enforced as ranges (S30), `x-*` keywords and other formats ignored.",
+    ];
+    return decodeModule(this.ir, doc, this.pool, exports, "validate");
   }
 
   private wrapper(def: Def): string {
