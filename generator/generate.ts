@@ -10,6 +10,7 @@ import { ident, literal } from "./code.js";
 import { emitApply } from "./emit/apply.js";
 import { emitBuilders } from "./emit/builders.js";
 import { emitSession } from "./emit/session.js";
+import { emitStandard } from "./emit/standard.js";
 import { runtimeDir } from "./emit/shared.js";
 import { emitTypes } from "./emit/types.js";
 import { emitMethods } from "./emit/methods.js";
@@ -66,7 +67,7 @@ export function generate(options: GenerateOptions): OutputFile[] {
     const recognised = recogniseSchema(schema, source.surface, source.file, names);
     checkIR(recognised, display);
     const ir = { ...recognised, semantics: resolveSemantics(recognised, overlay, display) };
-    files.push(...emitSurface(ir));
+    files.push(...emitSurface(ir), ...emitStandard(ir, schema.defs, header(ir)));
     irs.push(ir);
     options.onSurface?.(source.surface, performance.now() - started);
   }

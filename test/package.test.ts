@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { namespaceModules, PACKAGE_NAME } from "../generator/emit/package.js";
+import { STANDARD_MODULES } from "../generator/emit/standard.js";
 import { BUILD_DIR } from "../generator/write.js";
 import { TESTED_TYPESCRIPT } from "../generator/emit/package-readme.js";
 import { SURFACE_MODULES } from "../generator/generate.js";
@@ -68,7 +69,7 @@ describe("the package", () => {
     const manifest = JSON.parse(readFileSync(join(packed.packageDir, "package.json"), "utf8"));
     expect(manifest).toMatchObject({ name: PACKAGE_NAME, type: "module", sideEffects: false });
     for (const field of ["dependencies", "peerDependencies", "optionalDependencies", "main", "module", "types"]) expect(manifest).not.toHaveProperty(field);
-    const namespaces = namespaceModules(SURFACE_MODULES);
+    const namespaces = [...namespaceModules(SURFACE_MODULES), ...STANDARD_MODULES];
     expect(namespaces.map((n) => n.name)).toEqual(expect.arrayContaining(["parse", "validate"]));
     expect(Object.keys(manifest.exports)).toEqual([
       ...SURFACES.flatMap((s) => [`./${s.surface}`, ...namespaces.map((n) => `./${s.surface}/${n.name}`)]),

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { SchemaIR, Surface } from "../ir.js";
 import { BUILD_DIR, type OutputFile } from "../write.js";
 import { emitPackageReadme } from "./package-readme.js";
+import { STANDARD_MODULES } from "./standard.js";
 
 /** The npm name of the generated package. */
 export const PACKAGE_NAME = "acp-bindings";
@@ -91,7 +92,7 @@ function exportsMap(irs: readonly SchemaIR[], modules: readonly PackageModule[])
   const target = (module: string) => ({ types: `./${module}.d.ts`, default: `./${module}.js` });
   for (const { surface } of irs) {
     map[`./${surface}`] = target(entryModule(surface));
-    for (const { name, module } of namespaceModules(modules)) map[`./${surface}/${name}`] = target(`${BUILD_DIR}/${surface}/${module}`);
+    for (const { name, module } of [...namespaceModules(modules), ...STANDARD_MODULES]) map[`./${surface}/${name}`] = target(`${BUILD_DIR}/${surface}/${module}`);
   }
   for (const ir of irs) map[`./${schemaPath(ir)}`] = `./${schemaPath(ir)}`;
   map["./package.json"] = "./package.json";
