@@ -11,6 +11,7 @@ import { emitApply } from "./emit/apply.js";
 import { emitBuilders } from "./emit/builders.js";
 import { emitSession } from "./emit/session.js";
 import { emitStandard } from "./emit/standard.js";
+import { emitCheckerBin } from "./emit/checker-bin.js";
 import { runtimeDir } from "./emit/shared.js";
 import { emitTypes } from "./emit/types.js";
 import { emitMethods } from "./emit/methods.js";
@@ -72,7 +73,7 @@ export function generate(options: GenerateOptions): OutputFile[] {
     options.onSurface?.(source.surface, performance.now() - started);
   }
   // The package files describe every surface; a run restricted to some keeps those on disk.
-  if (!options.surfaces) files.push(...emitPackage({ irs, schemaDir: options.schemaDir, version: GENERATOR_VERSION, modules: SURFACE_MODULES, sdk: lock }));
+  if (!options.surfaces) files.push(...emitPackage({ irs, schemaDir: options.schemaDir, version: GENERATOR_VERSION, modules: SURFACE_MODULES, sdk: lock }), emitCheckerBin(irs, GENERATOR_VERSION));
   return files;
 }
 

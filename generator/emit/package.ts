@@ -81,6 +81,7 @@ function packageJson(input: PackageInput): string {
     sideEffects: false,
     engines: { node: ">=20" },
     exports: exportsMap(input.irs, input.modules),
+    bin: { [PACKAGE_NAME]: `./${BUILD_DIR}/bin/${PACKAGE_NAME}.js` },
     files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema"],
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
