@@ -1,0 +1,60 @@
+/**
+ * The README sections of Standard Schema and the API reference: their code
+ * examples compile exactly as written (strict consumer settings, `acp-bindings`
+ * mapped to generated/src), and `npm run docs`, run as documented, writes one
+ * page per surface with its members grouped by kind and a page per namespace.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import ts from "typescript";
+import { afterAll, describe, expect, it } from "vitest";
+import { SURFACES } from "../generator/surfaces.js";
+import { run } from "./consumer/harness.js";
+import { consumerOptions } from "./support/compile.js";
+import { ROOT } from "./support/ir.js";
+
+const WORK = join(ROOT, ".vitest-tmp", "docs");
+afterAll(() => rmSync(WORK, { recursive: true, force: true }));
+
+/** The fenced blocks of one language in the README section whose heading starts with `heading`. */
+export function readmeBlocks(heading: string, language: string): string[] {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const start = readme.indexOf(`\n## ${heading}`);
+  if (start < 0) throw new Error(`README has no section "## ${heading}"`);
+  const end = readme.indexOf("\n## ", start + 1);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, "gm"))].map((m) => m[1]!);
+}
+
+describe("README examples", () => {
+  it.each(["Standard Schema", "API reference"])("of \"%s\" compile as written", (heading) => {
+    const blocks = readmeBlocks(heading, "ts");
+    expect(blocks.length).toBeGreaterThan(0);
+    mkdirSync(WORK, { recursive: true });
+    const files = blocks.map((code, i) => {
+      const file = join(WORK, `${heading.replaceAll(" ", "-")}-${i + 1}.ts`);
+      writeFileSync(file, `${code}export {};\n`);
+      return file;
+    });
+    const src = join(ROOT, "generated", "src");
+    const options = { ...consumerOptions("bundler"), paths: { "acp-bindings/*": [`${src}/*/index.ts`, `${src}/*.ts`] } };
+    const program = ts.createProgram(files, options);
+    const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("npm run docs", () => {
+  it("is the documented command, and writes a page per surface and per namespace", () => {
+    expect(readmeBlocks("API reference", "sh")).toEqual(["npm run docs\n"]);
+    const docs = run("npm", ["run", "docs"], ROOT);
+    expect(docs.code, docs.stdout + docs.stderr).toBe(0);
+    for (const { surface } of SURFACES) {
+      const page = readFileSync(join(ROOT, "docs", "api", surface, "README.md"), "utf8");
+      for (const group of ["## Namespaces", "## Interfaces", "## Type Aliases", "## Functions"]) expect(page, `${surface} ${group}`).toContain(group);
+      expect(page).toContain("### PromptRequest");
+      expect(page).toContain("### reduceSession()");
+      for (const ns of ["validate", "parse", "build", "apply"]) expect(existsSync(join(ROOT, "docs", "api", surface, "namespaces", `${ns}.md`)), `${surface} ${ns}`).toBe(true);
+    }
+  }, 180_000);
+});
