@@ -12,19 +12,10 @@ import { SURFACES } from "../generator/surfaces.js";
 import { run } from "./consumer/harness.js";
 import { consumerOptions } from "./support/compile.js";
 import { ROOT } from "./support/ir.js";
+import { readmeBlocks } from "./docs-readme.js";
 
 const WORK = join(ROOT, ".vitest-tmp", "docs");
 afterAll(() => rmSync(WORK, { recursive: true, force: true }));
-
-/** The fenced blocks of one language in the README section whose heading starts with `heading`. */
-export function readmeBlocks(heading: string, language: string): string[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const start = readme.indexOf(`\n## ${heading}`);
-  if (start < 0) throw new Error(`README has no section "## ${heading}"`);
-  const end = readme.indexOf("\n## ", start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, "gm"))].map((m) => m[1]!);
-}
 
 describe("README examples", () => {
   it.each(["Standard Schema", "API reference"])("of \"%s\" compile as written", (heading) => {
