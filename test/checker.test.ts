@@ -9,7 +9,7 @@ import { run } from "../generated/src/runtime/check-cli.js";
 import { checkTraffic, losses, type CheckerBindings } from "../generated/src/runtime/checker.js";
 import * as v1u from "../generated/src/v1/unstable/index.js";
 import * as v2u from "../generated/src/v2/unstable/index.js";
-import { captureSdkSession } from "./checker-capture.js";
+import { captureSdkSession, captureSdkSessionV2 } from "./checker-capture.js";
 
 const V1: CheckerBindings = v1u;
 const V2: CheckerBindings = v2u;
@@ -37,6 +37,15 @@ describe("on SDK traffic", () => {
     expect(report.errors).toBe(0);
     expect(report.sessions).toEqual([
       { sessionId: "sess-1", userMessages: 0, agentMessages: 1, agentThoughts: 1, toolCalls: { completed: 1, in_progress: 1 }, planEntries: 2, stopReason: "end_turn" },
+    ]);
+  });
+
+  it("the same over ACP v2: the prompt answered first, the turn ended by an idle state_update", async () => {
+    const lines = await captureSdkSessionV2();
+    const report = checkTraffic(lines, V2, "v2/unstable");
+    expect(report.findings).toEqual([]);
+    expect(report.sessions).toEqual([
+      { sessionId: "sess-2", userMessages: 0, agentMessages: 1, agentThoughts: 1, toolCalls: { completed: 1 }, planEntries: 0, stopReason: "end_turn" },
     ]);
   });
 });

@@ -135,7 +135,7 @@ describe("a strict consumer project that installs the tarball", () => {
   it("installed the tarball, not a link", () => {
     const manifest = JSON.parse(readFileSync(join(consumer, "package.json"), "utf8"));
     expect(manifest.dependencies[PACKAGE_NAME]).toMatch(/^file:.*\.tgz$/);
-    expect(readdirSync(join(consumer, "node_modules", PACKAGE_NAME, BUILD_DIR)).sort()).toEqual(["runtime", "v1", "v2"]);
+    expect(readdirSync(join(consumer, "node_modules", PACKAGE_NAME, BUILD_DIR)).sort()).toEqual(["bin", "runtime", "v1", "v2"]);
   });
 
   const matrix = TYPESCRIPTS.flatMap((ts) => MODULE_MODES.map((mode) => [ts, mode] as const));

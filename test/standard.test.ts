@@ -151,6 +151,8 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const inferred: Same<StandardSchemaV1.InferOutput<typeof standard.PromptRequest>, acp.PromptRequest> = true;
 // @ts-expect-error: the output type is the type's own, not any other
 export const wrong: Same<StandardSchemaV1.InferOutput<typeof standard.PromptRequest>, acp.SessionUpdate> = true;
+const result = standard.PromptRequest["~standard"].validate({});
+export const pointers: string[] = result.issues ? result.issues.map((issue) => issue.pointer) : [];
 export { strict, json, lenient };
 `,
     );

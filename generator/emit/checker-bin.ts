@@ -26,3 +26,20 @@ export function emitCheckerBin(irs: readonly SchemaIR[], version: string): Outpu
   ];
   return { path: CHECKER_BIN_SOURCE, content: lines.join("\n") };
 }
+
+/** The package README's section on the bin. */
+export function checkerReadmeSection(packageName: string): string {
+  return `## Checking captured traffic: \`npx ${packageName} check\`
+
+\`\`\`sh
+npx ${packageName} check session.ndjson              # one JSON-RPC message per line; "-" reads stdin
+npx ${packageName} check session.ndjson --format json --surface v2/unstable
+\`\`\`
+
+Reports, per line, strict violations with JSON pointers, what a tolerant peer silently drops, and protocol errors (a
+response to no request, a duplicate id, an update for a session never created, a tool call updated before it exists, turn
+updates after the prompt was answered), then the reduced state of each session: messages, tool calls by status, plan,
+stop reason. Exit code 1 on violations or protocol errors, 2 on bad usage. \`--surface\` defaults to the unstable surface
+of the \`initialize\` request's \`protocolVersion\`.
+`;
+}

@@ -6,6 +6,8 @@
 import type { Def, SchemaIR, Surface, TaggedUnionNode } from "../ir.js";
 import { namespaceModules, PACKAGE_NAME, schemaPath, type PackageInput, type PackageModule } from "./package.js";
 import { SDK_ENTRY, sdkExceptions } from "./package-sdk-compat.js";
+import { checkerReadmeSection } from "./checker-bin.js";
+import { standardReadmeSection } from "./standard.js";
 
 /**
  * The TypeScript versions every release is type-checked with, installed from
@@ -46,6 +48,8 @@ export function emitPackageReadme(input: PackageInput): string {
     api(input.modules),
     "## Usage by entry point\n",
     ...input.irs.map((ir) => usage(ir, input.modules)),
+    standardReadmeSection(PACKAGE_NAME, input.irs.at(-1)?.surface ?? "v2"),
+    checkerReadmeSection(PACKAGE_NAME),
     sdkSection(input),
   ].join("\n");
 }

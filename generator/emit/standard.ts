@@ -95,3 +95,23 @@ function referencedKeys(raw: unknown): Set<string> {
 function unescapePointer(segment: string): string {
   return segment.replaceAll("~1", "/").replaceAll("~0", "~");
 }
+
+/** The package README's section on the Standard Schema subpaths; the example uses `surface`. */
+export function standardReadmeSection(packageName: string, surface: string): string {
+  return `## Standard Schema
+
+\`${packageName}/<surface>/standard\` exports, for every type \`X\`, a [Standard Schema](https://standardschema.dev) V1 object
+that checks with \`validate.X\`; \`${packageName}/<surface>/standard-tolerant\` the same with \`parse.X\`. Hand them to any
+library that takes a Standard Schema. Issues carry the Standard \`path\` and \`pointer\`, a JSON pointer. Each object is also a
+Standard JSON Schema V1: \`~standard.jsonSchema.input({ target: "draft-2020-12" })\` returns the type's JSON Schema (other
+targets throw, as that spec asks).
+
+\`\`\`ts
+import * as standard from "${packageName}/${surface}/standard";
+
+const result = standard.PromptRequest["~standard"].validate({ sessionId: "s1", prompt: [{ type: "text", text: 5 }] });
+if (result.issues) console.log(result.issues.map((issue) => issue.pointer)); // ["/prompt/0/text"]
+const jsonSchema = standard.PromptRequest["~standard"].jsonSchema.input({ target: "draft-2020-12" });
+\`\`\`
+`;
+}

@@ -6,8 +6,8 @@ import type { Result } from "./result.js";
 
 /*
  * Standard Schema V1 and Standard JSON Schema V1 (https://standardschema.dev,
- * `@standard-schema/spec` 1.1): the interfaces are written out here, as the spec
- * intends, so the package needs no dependency. Structurally identical to the spec's.
+ * `@standard-schema/spec` 1.1): the types are written out here, as the spec
+ * intends, so the package needs no dependency; they are assignable to the spec's.
  */
 
 /** The inferred input and output types a Standard schema carries (type-level only). */
@@ -16,17 +16,6 @@ export interface StandardTypes<Input, Output> {
   readonly output: Output;
 }
 
-/** One problem of a failed Standard validation. */
-export interface StandardIssue {
-  readonly message: string;
-  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
-}
-
-/** What `~standard.validate` returns: a value, or issues. */
-export type StandardResult<Output> =
-  | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<StandardIssue> };
-
 /** The options of a Standard JSON Schema conversion. */
 export interface StandardJSONSchemaOptions {
   /** `"draft-2020-12"` is the one target supported (the ACP schema's own dialect). */
@@ -34,12 +23,16 @@ export interface StandardJSONSchemaOptions {
   readonly libraryOptions?: Record<string, unknown> | undefined;
 }
 
-/** An issue of ours: the Standard `path` (keys, array indices as numbers) plus the same place as a JSON pointer. */
-export interface AcpStandardIssue extends StandardIssue {
+/** A Standard Schema issue: the Standard `path` (keys, array indices as numbers) plus the same place as a JSON pointer. */
+export interface AcpStandardIssue {
+  readonly message: string;
   readonly path: ReadonlyArray<string | number>;
   /** JSON pointer (RFC 6901) of the offending value, as in `validate`/`parse` issues. */
   readonly pointer: string;
 }
+
+/** What `~standard.validate` returns: the value, or issues (never both). */
+export type AcpStandardResult<T> = { readonly value: T; readonly issues?: undefined } | { readonly issues: ReadonlyArray<AcpStandardIssue> };
 
 /**
  * A Standard Schema V1 (synchronous) that is also a Standard JSON Schema V1, for one
@@ -49,7 +42,7 @@ export interface AcpStandardSchema<T> {
   readonly "~standard": {
     readonly version: 1;
     readonly vendor: "acp-bindings";
-    readonly validate: (value: unknown) => StandardResult<T> & { readonly issues?: ReadonlyArray<AcpStandardIssue> | undefined };
+    readonly validate: (value: unknown) => AcpStandardResult<T>;
     /** Standard JSON Schema V1: the type's JSON Schema (target `"draft-2020-12"`). */
     readonly jsonSchema: {
       readonly input: (options: StandardJSONSchemaOptions) => Record<string, unknown>;
