@@ -23,6 +23,8 @@ import type { Surface } from "../generator/ir.js";
 import { SURFACES } from "../generator/surfaces.js";
 import { MODULE_MODES, typeCheck } from "./support/compile.js";
 import { pinnedSchema, ROOT } from "./support/ir.js";
+import { readmeBlocks } from "./docs-readme.js";
+import { run } from "./consumer/harness.js";
 import { parserOf, validatorOf } from "./support/surfaces.js";
 
 type AnyStandard = {
@@ -158,4 +160,14 @@ export { strict, json, lenient };
     );
     expect(typeCheck([file], mode)).toEqual([]);
   });
+});
+
+describe("bench/standard-bundle.ts", () => {
+  it("runs as the README documents it and prints a row per consumer", () => {
+    const [command] = readmeBlocks("Standard Schema", "sh");
+    expect(command).toBe("npx tsx bench/standard-bundle.ts\n");
+    const bench = run("sh", ["-c", command!], ROOT);
+    expect(bench.code, bench.stderr).toBe(0);
+    expect(bench.stdout).toMatch(/\| `?standard: PromptRequest\['~standard'\]\.validate`? \| \d+\.\d KiB \|/);
+  }, 60_000);
 });
