@@ -42,9 +42,12 @@ describe("npm run docs", () => {
     expect(docs.code, docs.stdout + docs.stderr).toBe(0);
     for (const { surface } of SURFACES) {
       const page = readFileSync(join(ROOT, "docs", "api", surface, "README.md"), "utf8");
-      for (const group of ["## Namespaces", "## Interfaces", "## Type Aliases", "## Functions"]) expect(page, `${surface} ${group}`).toContain(group);
-      expect(page).toContain("### PromptRequest");
-      expect(page).toContain("### reduceSession()");
+      const groups = [...page.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+      expect(groups, surface).toEqual(["Types", "validate", "parse", "build", "apply", "Session", "Methods"]);
+      const section = (group: string) => page.slice(page.indexOf(`\n## ${group}\n`), page.indexOf("\n## ", page.indexOf(`\n## ${group}\n`) + 1));
+      expect(section("Types")).toContain("### PromptRequest");
+      expect(section("Session")).toContain("### reduceSession()");
+      expect(section("Methods")).toContain("### methods");
       for (const ns of ["validate", "parse", "build", "apply"]) expect(existsSync(join(ROOT, "docs", "api", surface, "namespaces", `${ns}.md`)), `${surface} ${ns}`).toBe(true);
     }
   }, 180_000);
