@@ -88,6 +88,17 @@ describe("one bad transcript per check", () => {
     expect(findings([...OPENING, update({ sessionUpdate: "agent_message_chunk", content: text("x") }, "s9")])).toEqual([[6, "protocol", "/params/sessionId"]]);
   });
 
+  it("a subagent's session, announced by its parent's subagent_update, is a known session", () => {
+    const v2 = [
+      line({ id: 0, method: "session/new", params: { cwd: "/w" } }),
+      line({ id: 0, result: { sessionId: "s1" } }),
+      update({ sessionUpdate: "subagent_update", sessionId: "child" }),
+      update({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("from the child") }, "child"),
+    ];
+    expect(findings(v2, V2, "v2/unstable")).toEqual([]);
+    expect(findings([v2[0]!, v2[1]!, v2[3]!], V2, "v2/unstable")).toEqual([[3, "protocol", "/params/sessionId"]]);
+  });
+
   it("a tool call updated before it exists", () => {
     expect(findings([...OPENING, update({ sessionUpdate: "tool_call_update", toolCallId: "t9", status: "completed" })])).toEqual([[6, "protocol", "/params/update/toolCallId"]]);
   });

@@ -173,7 +173,7 @@ class TrafficChecker {
     const track = this.sessions.get(sessionId);
     if (!track) return this.add("protocol", "/params/sessionId", `update for session ${sessionId}, which was never created (no session/new, load or resume)`);
     if (track.turn === "answered" && TURN_CONTENT.has(tag)) this.add("protocol", "/params/update", `${tag} after the prompt of session ${sessionId} was answered`);
-    if (isObject(update) && typeof update.toolCallId === "string" && tag !== this.createsToolCalls() && !toolCallIds(track.state).has(update.toolCallId)) {
+    if (isObject(update) && typeof update.toolCallId === "string" && tag !== this.createsToolCalls() && !mapOf(track.state, "toolCalls").has(update.toolCallId)) {
       this.add("protocol", "/params/update/toolCallId", `${tag} for tool call ${update.toolCallId} before it exists`);
     }
     track.state = this.bindings.reduceSession(track.state as never, update as never);
@@ -181,7 +181,8 @@ class TrafficChecker {
       track.turn = "answered";
       if (typeof update.stopReason === "string") track.stopReason = update.stopReason;
     }
-    for (const child of mapOf(track.state, "subagents").keys()) this.open(String(child));
+    // A subagent's own session is announced by its parent's `subagent_update` (S16).
+    if (isObject(update) && tag === "subagent_update" && typeof update.sessionId === "string") this.open(update.sessionId);
   }
 
   /** The update that creates a tool call: `tool_call` on v1; on v2 `tool_call_update` is an upsert. */
@@ -233,13 +234,10 @@ function idKey(id: unknown): string {
   return JSON.stringify(id);
 }
 
+/** One of the state's `ReadonlyMap`s (a `Map` or the reducer's persistent map); empty when the surface has none. */
 function mapOf(state: object, key: string): ReadonlyMap<unknown, unknown> {
   const value = (state as Record<string, unknown>)[key];
-  return value instanceof Map || (isObject(value) && typeof (value as { keys?: unknown }).keys === "function") ? (value as ReadonlyMap<unknown, unknown>) : new Map();
-}
-
-function toolCallIds(state: object): ReadonlySet<unknown> {
-  return new Set(mapOf(state, "toolCalls").keys());
+  return isObject(value) && typeof value.has === "function" ? (value as unknown as ReadonlyMap<unknown, unknown>) : new Map();
 }
 
 function summarise(sessionId: string, track: SessionTrack): SessionSummary {
