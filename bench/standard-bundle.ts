@@ -20,11 +20,11 @@ const SRC = new URL("../generated/src", import.meta.url).pathname;
 const CONSUMERS: Record<string, string> = {
   "validate subpath: validate.PromptRequest (baseline)": `import * as validate from "SRC/v2/unstable/validate.ts";
 console.log(validate.PromptRequest(JSON.parse(input())).ok);`,
-  "standard: PromptRequest['~standard'].validate": `import * as standard from "SRC/v2/unstable/standard.ts";
+  "standard: PromptRequest['~standard'].validate": `import * as standard from "SRC/v2/unstable/standard/strict.ts";
 console.log(standard.PromptRequest["~standard"].validate(JSON.parse(input())).issues);`,
-  "standard: validate + jsonSchema.input": `import * as standard from "SRC/v2/unstable/standard.ts";
+  "standard: validate + jsonSchema.input": `import * as standard from "SRC/v2/unstable/standard/strict.ts";
 console.log(standard.PromptRequest["~standard"].validate(JSON.parse(input())).issues, standard.PromptRequest["~standard"].jsonSchema.input({ target: "draft-2020-12" }));`,
-  "standard-tolerant: PromptRequest['~standard'].validate": `import * as standard from "SRC/v2/unstable/standard-tolerant.ts";
+  "standard-tolerant: PromptRequest['~standard'].validate": `import * as standard from "SRC/v2/unstable/standard/tolerant.ts";
 console.log(standard.PromptRequest["~standard"].validate(JSON.parse(input())).issues);`,
   "entry point: parse.UpdateSessionNotification": `import { parse } from "SRC/v2/unstable/index.ts";
 console.log(parse.UpdateSessionNotification(JSON.parse(input())).ok);`,

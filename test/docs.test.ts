@@ -17,6 +17,17 @@ import { readmeBlocks } from "./docs-readme.js";
 const WORK = join(ROOT, ".vitest-tmp", "docs");
 afterAll(() => rmSync(WORK, { recursive: true, force: true }));
 
+/** `paths` mapping each subpath of the package's exports map to its source in generated/src. */
+function sourcePaths(): Record<string, string[]> {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "generated", "package.json"), "utf8")) as { name: string; exports: Record<string, unknown> };
+  const paths: Record<string, string[]> = {};
+  for (const [subpath, target] of Object.entries(manifest.exports)) {
+    const types = (target as { types?: string }).types;
+    if (types) paths[`${manifest.name}${subpath.slice(1)}`] = [join(ROOT, "generated", "src", types.replace(/^\.\/[^/]+\//, "").replace(/\.d\.ts$/, ".ts"))];
+  }
+  return paths;
+}
+
 describe("README examples", () => {
   it.each(["Standard Schema", "API reference"])("of \"%s\" compile as written", (heading) => {
     const blocks = readmeBlocks(heading, "ts");
@@ -27,8 +38,7 @@ describe("README examples", () => {
       writeFileSync(file, `${code}export {};\n`);
       return file;
     });
-    const src = join(ROOT, "generated", "src");
-    const options = { ...consumerOptions("bundler"), paths: { "acp-bindings/*": [`${src}/*/index.ts`, `${src}/*.ts`] } };
+    const options = { ...consumerOptions("bundler"), paths: sourcePaths() };
     const program = ts.createProgram(files, options);
     const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     expect(errors).toEqual([]);

@@ -13,11 +13,11 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Hono } from "hono";
 import { afterAll, describe, expect, it } from "vitest";
-import * as v1Standard from "../generated/src/v1/standard.js";
-import * as v1UnstableStandard from "../generated/src/v1/unstable/standard.js";
-import * as v2Standard from "../generated/src/v2/standard.js";
-import * as v2Tolerant from "../generated/src/v2/standard-tolerant.js";
-import * as v2UnstableStandard from "../generated/src/v2/unstable/standard.js";
+import * as v1Standard from "../generated/src/v1/standard/strict.js";
+import * as v1UnstableStandard from "../generated/src/v1/unstable/standard/strict.js";
+import * as v2Standard from "../generated/src/v2/standard/strict.js";
+import * as v2Tolerant from "../generated/src/v2/standard/tolerant.js";
+import * as v2UnstableStandard from "../generated/src/v2/unstable/standard/strict.js";
 import { pathSegments } from "../generator/runtime/standard.js";
 import type { Surface } from "../generator/ir.js";
 import { SURFACES } from "../generator/surfaces.js";
@@ -143,8 +143,8 @@ describe("type level", () => {
       file,
       `import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec";
 import type * as acp from "../../generated/src/v2/unstable/index.js";
-import * as standard from "../../generated/src/v2/unstable/standard.js";
-import * as tolerant from "../../generated/src/v2/unstable/standard-tolerant.js";
+import * as standard from "../../generated/src/v2/unstable/standard/strict.js";
+import * as tolerant from "../../generated/src/v2/unstable/standard/tolerant.js";
 
 const strict: StandardSchemaV1<acp.PromptRequest> = standard.PromptRequest;
 const json: StandardJSONSchemaV1<acp.PromptRequest> = standard.PromptRequest;

@@ -7,8 +7,8 @@ import { ident, jsDoc, literal } from "../code.js";
 import type { SchemaIR } from "../ir.js";
 import type { OutputFile } from "../write.js";
 
-/** The bin's source, relative to the package; its build output is `dist/bin/acp-bindings.js`. */
-export const CHECKER_BIN_SOURCE = "src/bin/acp-bindings.ts";
+/** The bin's module, without extension: `src/<it>.ts`, built to `dist/<it>.js`. */
+export const CHECKER_BIN = "bin/acp-bindings";
 
 /** The bin module; the shebang must be its first line. */
 export function emitCheckerBin(irs: readonly SchemaIR[], version: string): OutputFile {
@@ -24,7 +24,7 @@ export function emitCheckerBin(irs: readonly SchemaIR[], version: string): Outpu
     `await main({ ${irs.map((ir) => `${literal(ir.surface)}: ${local(ir.surface)}`).join(", ")} });`,
     "",
   ];
-  return { path: CHECKER_BIN_SOURCE, content: lines.join("\n") };
+  return { path: `src/${CHECKER_BIN}.ts`, content: lines.join("\n") };
 }
 
 /** The package README's section on the bin. */

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { SchemaIR, Surface } from "../ir.js";
 import { BUILD_DIR, type OutputFile } from "../write.js";
 import { emitPackageReadme } from "./package-readme.js";
+import { CHECKER_BIN } from "./checker-bin.js";
 import { STANDARD_MODULES } from "./standard.js";
 
 /** The npm name of the generated package. */
@@ -81,7 +82,7 @@ function packageJson(input: PackageInput): string {
     sideEffects: false,
     engines: { node: ">=20" },
     exports: exportsMap(input.irs, input.modules),
-    bin: { [PACKAGE_NAME]: `./${BUILD_DIR}/bin/${PACKAGE_NAME}.js` },
+    bin: { [PACKAGE_NAME]: `./${BUILD_DIR}/${CHECKER_BIN}.js` },
     files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema"],
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;

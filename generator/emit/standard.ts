@@ -1,12 +1,13 @@
 /**
- * emitStandard: IR + the schema's raw `$defs` -> three modules of one surface,
- * published as subpaths of their own and never re-exported by index.ts, so the
- * plain entry points and their bundles stay as they are:
- * - `standard.ts` (`acp-bindings/<surface>/standard`): a Standard Schema V1 per
- *   `$defs` type, strict (`validate.X`);
- * - `standard-tolerant.ts` (`.../standard-tolerant`): the same over `parse.X`;
- * - `json-schema.ts`: per type a function adding its JSON Schema definition and
- *   those it references, which `~standard.jsonSchema` assembles into a document.
+ * emitStandard: IR + the schema's raw `$defs` -> three modules in `standard/` of
+ * one surface, published as subpaths of their own and never re-exported by
+ * index.ts, so the plain entry points, their bundles and the surface's own
+ * `.d.ts` files stay as they are:
+ * - `standard/strict.ts` (`acp-bindings/<surface>/standard`): a Standard Schema V1
+ *   per `$defs` type, strict (`validate.X`);
+ * - `standard/tolerant.ts` (`.../standard-tolerant`): the same over `parse.X`;
+ * - `standard/json-schema.ts`: per type a function adding its JSON Schema
+ *   definition and those it references, which `~standard.jsonSchema` assembles.
  */
 import { ident, jsDoc, literal } from "../code.js";
 import type { Def, SchemaIR } from "../ir.js";
@@ -14,13 +15,13 @@ import { runtimeDir } from "./shared.js";
 
 /** The Standard Schema modules: their subpath under a surface, file and the namespace they check with. */
 export const STANDARD_MODULES = [
-  { name: "standard", module: "standard", check: "validate", doc: "strict: `validate.X`, returns the input itself when valid" },
-  { name: "standard-tolerant", module: "standard-tolerant", check: "parse", doc: "tolerant: `parse.X`, returns a fresh decoded value" },
+  { name: "standard", module: "standard/strict", check: "validate", doc: "strict: `validate.X`, returns the input itself when valid" },
+  { name: "standard-tolerant", module: "standard/tolerant", check: "parse", doc: "tolerant: `parse.X`, returns a fresh decoded value" },
 ] as const;
 
-const JSON_SCHEMA_MODULE = "json-schema";
+const JSON_SCHEMA_MODULE = "standard/json-schema";
 
-/** The files of one surface: json-schema.ts and one module per entry of STANDARD_MODULES. */
+/** The files of one surface: standard/json-schema.ts and one module per entry of STANDARD_MODULES. */
 export function emitStandard(ir: SchemaIR, rawDefs: ReadonlyMap<string, unknown>, header: string): { path: string; content: string }[] {
   const dir = `src/${ir.surface}`;
   return [
@@ -40,10 +41,10 @@ function standardModule(ir: SchemaIR, m: (typeof STANDARD_MODULES)[number]): str
       "Each is also a Standard JSON Schema V1: `~standard.jsonSchema.input({ target: \"draft-2020-12\" })`.",
       "@module",
     ]),
-    `import type * as T from "./types.js";`,
-    `import * as check from ${literal(`./${m.check}.js`)};`,
-    `import * as json from ${literal(`./${JSON_SCHEMA_MODULE}.js`)};`,
-    `import { standardSchema, type AcpStandardSchema } from ${literal(`${runtimeDir(ir)}/standard.js`)};`,
+    `import type * as T from "../types.js";`,
+    `import * as check from ${literal(`../${m.check}.js`)};`,
+    `import * as json from "./json-schema.js";`,
+    `import { standardSchema, type AcpStandardSchema } from ${literal(`../${runtimeDir(ir)}/standard.js`)};`,
     "",
   ];
   const consts = ir.defs.map((def) => {
@@ -58,7 +59,7 @@ function jsonSchemaModule(ir: SchemaIR, rawDefs: ReadonlyMap<string, unknown>): 
   const byKey = new Map(ir.defs.map((def) => [schemaKey(def), def]));
   const head = [
     jsDoc(["The JSON Schema definition of every `$defs` type, for `~standard.jsonSchema` of the Standard Schema modules.", "@module"]),
-    `import { addDef, type JsonSchemaDefs } from ${literal(`${runtimeDir(ir)}/standard.js`)};`,
+    `import { addDef, type JsonSchemaDefs } from ${literal(`../${runtimeDir(ir)}/standard.js`)};`,
     "",
   ];
   const functions = ir.defs.map((def) => {

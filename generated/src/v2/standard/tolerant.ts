@@ -7,10 +7,10 @@
  * @module
  */
 
-import type * as T from "./types.js";
-import * as check from "./parse.js";
+import type * as T from "../types.js";
+import * as check from "../parse.js";
 import * as json from "./json-schema.js";
-import { standardSchema, type AcpStandardSchema } from "../runtime/standard.js";
+import { standardSchema, type AcpStandardSchema } from "../../runtime/standard.js";
 
 /**
  * Standard Schema of `AgentRequest` (parse.AgentRequest).

@@ -2,1322 +2,1322 @@
 // (sha256 49e10f8c1935854363ed5b176cc6560d856642ba5020c97d264d34de4b6f1b31). Do not edit: run `npm run generate`.
 
 /**
- * Standard Schema V1 objects (https://standardschema.dev), one per `$defs` type, strict: `validate.X`, returns the input itself when valid.
+ * Standard Schema V1 objects (https://standardschema.dev), one per `$defs` type, tolerant: `parse.X`, returns a fresh decoded value.
  * Each is also a Standard JSON Schema V1: `~standard.jsonSchema.input({ target: "draft-2020-12" })`.
  * @module
  */
 
-import type * as T from "./types.js";
-import * as check from "./validate.js";
+import type * as T from "../types.js";
+import * as check from "../parse.js";
 import * as json from "./json-schema.js";
-import { standardSchema, type AcpStandardSchema } from "../../runtime/standard.js";
+import { standardSchema, type AcpStandardSchema } from "../../../runtime/standard.js";
 
 /**
- * Standard Schema of `AgentRequest` (validate.AgentRequest).
+ * Standard Schema of `AgentRequest` (parse.AgentRequest).
  */
 export const AgentRequest: AcpStandardSchema<T.AgentRequest> = /* @__PURE__ */ standardSchema(check.AgentRequest, "AgentRequest", json.AgentRequest);
 
 /**
- * Standard Schema of `RequestId` (validate.RequestId).
+ * Standard Schema of `RequestId` (parse.RequestId).
  */
 export const RequestId: AcpStandardSchema<T.RequestId> = /* @__PURE__ */ standardSchema(check.RequestId, "RequestId", json.RequestId);
 
 /**
- * Standard Schema of `RequestPermissionRequest` (validate.RequestPermissionRequest).
+ * Standard Schema of `RequestPermissionRequest` (parse.RequestPermissionRequest).
  */
 export const RequestPermissionRequest: AcpStandardSchema<T.RequestPermissionRequest> = /* @__PURE__ */ standardSchema(check.RequestPermissionRequest, "RequestPermissionRequest", json.RequestPermissionRequest);
 
 /**
- * Standard Schema of `SessionId` (validate.SessionId).
+ * Standard Schema of `SessionId` (parse.SessionId).
  */
 export const SessionId: AcpStandardSchema<T.SessionId> = /* @__PURE__ */ standardSchema(check.SessionId, "SessionId", json.SessionId);
 
 /**
- * Standard Schema of `RequestPermissionSubject` (validate.RequestPermissionSubject).
+ * Standard Schema of `RequestPermissionSubject` (parse.RequestPermissionSubject).
  */
 export const RequestPermissionSubject: AcpStandardSchema<T.RequestPermissionSubject> = /* @__PURE__ */ standardSchema(check.RequestPermissionSubject, "RequestPermissionSubject", json.RequestPermissionSubject);
 
 /**
- * Standard Schema of `ToolCallUpdate` (validate.ToolCallUpdate).
+ * Standard Schema of `ToolCallUpdate` (parse.ToolCallUpdate).
  */
 export const ToolCallUpdate: AcpStandardSchema<T.ToolCallUpdate> = /* @__PURE__ */ standardSchema(check.ToolCallUpdate, "ToolCallUpdate", json.ToolCallUpdate);
 
 /**
- * Standard Schema of `ToolCallId` (validate.ToolCallId).
+ * Standard Schema of `ToolCallId` (parse.ToolCallId).
  */
 export const ToolCallId: AcpStandardSchema<T.ToolCallId> = /* @__PURE__ */ standardSchema(check.ToolCallId, "ToolCallId", json.ToolCallId);
 
 /**
- * Standard Schema of `ToolKind` (validate.ToolKind).
+ * Standard Schema of `ToolKind` (parse.ToolKind).
  */
 export const ToolKind: AcpStandardSchema<T.ToolKind> = /* @__PURE__ */ standardSchema(check.ToolKind, "ToolKind", json.ToolKind);
 
 /**
- * Standard Schema of `ToolCallStatus` (validate.ToolCallStatus).
+ * Standard Schema of `ToolCallStatus` (parse.ToolCallStatus).
  */
 export const ToolCallStatus: AcpStandardSchema<T.ToolCallStatus> = /* @__PURE__ */ standardSchema(check.ToolCallStatus, "ToolCallStatus", json.ToolCallStatus);
 
 /**
- * Standard Schema of `ToolCallContent` (validate.ToolCallContent).
+ * Standard Schema of `ToolCallContent` (parse.ToolCallContent).
  */
 export const ToolCallContent: AcpStandardSchema<T.ToolCallContent> = /* @__PURE__ */ standardSchema(check.ToolCallContent, "ToolCallContent", json.ToolCallContent);
 
 /**
- * Standard Schema of `ContentBlock` (validate.ContentBlock).
+ * Standard Schema of `ContentBlock` (parse.ContentBlock).
  */
 export const ContentBlock: AcpStandardSchema<T.ContentBlock> = /* @__PURE__ */ standardSchema(check.ContentBlock, "ContentBlock", json.ContentBlock);
 
 /**
- * Standard Schema of `Annotations` (validate.Annotations).
+ * Standard Schema of `Annotations` (parse.Annotations).
  */
 export const Annotations: AcpStandardSchema<T.Annotations> = /* @__PURE__ */ standardSchema(check.Annotations, "Annotations", json.Annotations);
 
 /**
- * Standard Schema of `Role` (validate.Role).
+ * Standard Schema of `Role` (parse.Role).
  */
 export const Role: AcpStandardSchema<T.Role> = /* @__PURE__ */ standardSchema(check.Role, "Role", json.Role);
 
 /**
- * Standard Schema of `TextContent` (validate.TextContent).
+ * Standard Schema of `TextContent` (parse.TextContent).
  */
 export const TextContent: AcpStandardSchema<T.TextContent> = /* @__PURE__ */ standardSchema(check.TextContent, "TextContent", json.TextContent);
 
 /**
- * Standard Schema of `MediaType` (validate.MediaType).
+ * Standard Schema of `MediaType` (parse.MediaType).
  */
 export const MediaType: AcpStandardSchema<T.MediaType> = /* @__PURE__ */ standardSchema(check.MediaType, "MediaType", json.MediaType);
 
 /**
- * Standard Schema of `ImageContent` (validate.ImageContent).
+ * Standard Schema of `ImageContent` (parse.ImageContent).
  */
 export const ImageContent: AcpStandardSchema<T.ImageContent> = /* @__PURE__ */ standardSchema(check.ImageContent, "ImageContent", json.ImageContent);
 
 /**
- * Standard Schema of `AudioContent` (validate.AudioContent).
+ * Standard Schema of `AudioContent` (parse.AudioContent).
  */
 export const AudioContent: AcpStandardSchema<T.AudioContent> = /* @__PURE__ */ standardSchema(check.AudioContent, "AudioContent", json.AudioContent);
 
 /**
- * Standard Schema of `Icon` (validate.Icon).
+ * Standard Schema of `Icon` (parse.Icon).
  */
 export const Icon: AcpStandardSchema<T.Icon> = /* @__PURE__ */ standardSchema(check.Icon, "Icon", json.Icon);
 
 /**
- * Standard Schema of `IconTheme` (validate.IconTheme).
+ * Standard Schema of `IconTheme` (parse.IconTheme).
  */
 export const IconTheme: AcpStandardSchema<T.IconTheme> = /* @__PURE__ */ standardSchema(check.IconTheme, "IconTheme", json.IconTheme);
 
 /**
- * Standard Schema of `ResourceLink` (validate.ResourceLink).
+ * Standard Schema of `ResourceLink` (parse.ResourceLink).
  */
 export const ResourceLink: AcpStandardSchema<T.ResourceLink> = /* @__PURE__ */ standardSchema(check.ResourceLink, "ResourceLink", json.ResourceLink);
 
 /**
- * Standard Schema of `EmbeddedResourceResource` (validate.EmbeddedResourceResource).
+ * Standard Schema of `EmbeddedResourceResource` (parse.EmbeddedResourceResource).
  */
 export const EmbeddedResourceResource: AcpStandardSchema<T.EmbeddedResourceResource> = /* @__PURE__ */ standardSchema(check.EmbeddedResourceResource, "EmbeddedResourceResource", json.EmbeddedResourceResource);
 
 /**
- * Standard Schema of `TextResourceContents` (validate.TextResourceContents).
+ * Standard Schema of `TextResourceContents` (parse.TextResourceContents).
  */
 export const TextResourceContents: AcpStandardSchema<T.TextResourceContents> = /* @__PURE__ */ standardSchema(check.TextResourceContents, "TextResourceContents", json.TextResourceContents);
 
 /**
- * Standard Schema of `BlobResourceContents` (validate.BlobResourceContents).
+ * Standard Schema of `BlobResourceContents` (parse.BlobResourceContents).
  */
 export const BlobResourceContents: AcpStandardSchema<T.BlobResourceContents> = /* @__PURE__ */ standardSchema(check.BlobResourceContents, "BlobResourceContents", json.BlobResourceContents);
 
 /**
- * Standard Schema of `EmbeddedResource` (validate.EmbeddedResource).
+ * Standard Schema of `EmbeddedResource` (parse.EmbeddedResource).
  */
 export const EmbeddedResource: AcpStandardSchema<T.EmbeddedResource> = /* @__PURE__ */ standardSchema(check.EmbeddedResource, "EmbeddedResource", json.EmbeddedResource);
 
 /**
- * Standard Schema of `Content` (validate.Content).
+ * Standard Schema of `Content` (parse.Content).
  */
 export const Content: AcpStandardSchema<T.Content> = /* @__PURE__ */ standardSchema(check.Content, "Content", json.Content);
 
 /**
- * Standard Schema of `DiffChange` (validate.DiffChange).
+ * Standard Schema of `DiffChange` (parse.DiffChange).
  */
 export const DiffChange: AcpStandardSchema<T.DiffChange> = /* @__PURE__ */ standardSchema(check.DiffChange, "DiffChange", json.DiffChange);
 
 /**
- * Standard Schema of `DiffFileType` (validate.DiffFileType).
+ * Standard Schema of `DiffFileType` (parse.DiffFileType).
  */
 export const DiffFileType: AcpStandardSchema<T.DiffFileType> = /* @__PURE__ */ standardSchema(check.DiffFileType, "DiffFileType", json.DiffFileType);
 
 /**
- * Standard Schema of `AbsolutePath` (validate.AbsolutePath).
+ * Standard Schema of `AbsolutePath` (parse.AbsolutePath).
  */
 export const AbsolutePath: AcpStandardSchema<T.AbsolutePath> = /* @__PURE__ */ standardSchema(check.AbsolutePath, "AbsolutePath", json.AbsolutePath);
 
 /**
- * Standard Schema of `DiffPathChange` (validate.DiffPathChange).
+ * Standard Schema of `DiffPathChange` (parse.DiffPathChange).
  */
 export const DiffPathChange: AcpStandardSchema<T.DiffPathChange> = /* @__PURE__ */ standardSchema(check.DiffPathChange, "DiffPathChange", json.DiffPathChange);
 
 /**
- * Standard Schema of `DiffPathPairChange` (validate.DiffPathPairChange).
+ * Standard Schema of `DiffPathPairChange` (parse.DiffPathPairChange).
  */
 export const DiffPathPairChange: AcpStandardSchema<T.DiffPathPairChange> = /* @__PURE__ */ standardSchema(check.DiffPathPairChange, "DiffPathPairChange", json.DiffPathPairChange);
 
 /**
- * Standard Schema of `DiffPatch` (validate.DiffPatch).
+ * Standard Schema of `DiffPatch` (parse.DiffPatch).
  */
 export const DiffPatch: AcpStandardSchema<T.DiffPatch> = /* @__PURE__ */ standardSchema(check.DiffPatch, "DiffPatch", json.DiffPatch);
 
 /**
- * Standard Schema of `DiffPatchFormat` (validate.DiffPatchFormat).
+ * Standard Schema of `DiffPatchFormat` (parse.DiffPatchFormat).
  */
 export const DiffPatchFormat: AcpStandardSchema<T.DiffPatchFormat> = /* @__PURE__ */ standardSchema(check.DiffPatchFormat, "DiffPatchFormat", json.DiffPatchFormat);
 
 /**
- * Standard Schema of `Diff` (validate.Diff).
+ * Standard Schema of `Diff` (parse.Diff).
  */
 export const Diff: AcpStandardSchema<T.Diff> = /* @__PURE__ */ standardSchema(check.Diff, "Diff", json.Diff);
 
 /**
- * Standard Schema of `TerminalId` (validate.TerminalId).
+ * Standard Schema of `TerminalId` (parse.TerminalId).
  */
 export const TerminalId: AcpStandardSchema<T.TerminalId> = /* @__PURE__ */ standardSchema(check.TerminalId, "TerminalId", json.TerminalId);
 
 /**
- * Standard Schema of `Terminal` (validate.Terminal).
+ * Standard Schema of `Terminal` (parse.Terminal).
  */
 export const Terminal: AcpStandardSchema<T.Terminal> = /* @__PURE__ */ standardSchema(check.Terminal, "Terminal", json.Terminal);
 
 /**
- * Standard Schema of `ToolCallLocation` (validate.ToolCallLocation).
+ * Standard Schema of `ToolCallLocation` (parse.ToolCallLocation).
  */
 export const ToolCallLocation: AcpStandardSchema<T.ToolCallLocation> = /* @__PURE__ */ standardSchema(check.ToolCallLocation, "ToolCallLocation", json.ToolCallLocation);
 
 /**
- * Standard Schema of `ToolCallCapabilities` (validate.ToolCallCapabilities).
+ * Standard Schema of `ToolCallCapabilities` (parse.ToolCallCapabilities).
  */
 export const ToolCallCapabilities: AcpStandardSchema<T.ToolCallCapabilities> = /* @__PURE__ */ standardSchema(check.ToolCallCapabilities, "ToolCallCapabilities", json.ToolCallCapabilities);
 
 /**
- * Standard Schema of `ToolCallCancelCapabilities` (validate.ToolCallCancelCapabilities).
+ * Standard Schema of `ToolCallCancelCapabilities` (parse.ToolCallCancelCapabilities).
  */
 export const ToolCallCancelCapabilities: AcpStandardSchema<T.ToolCallCancelCapabilities> = /* @__PURE__ */ standardSchema(check.ToolCallCancelCapabilities, "ToolCallCancelCapabilities", json.ToolCallCancelCapabilities);
 
 /**
- * Standard Schema of `ToolCallPermissionSubject` (validate.ToolCallPermissionSubject).
+ * Standard Schema of `ToolCallPermissionSubject` (parse.ToolCallPermissionSubject).
  */
 export const ToolCallPermissionSubject: AcpStandardSchema<T.ToolCallPermissionSubject> = /* @__PURE__ */ standardSchema(check.ToolCallPermissionSubject, "ToolCallPermissionSubject", json.ToolCallPermissionSubject);
 
 /**
- * Standard Schema of `CommandPermissionSubject` (validate.CommandPermissionSubject).
+ * Standard Schema of `CommandPermissionSubject` (parse.CommandPermissionSubject).
  */
 export const CommandPermissionSubject: AcpStandardSchema<T.CommandPermissionSubject> = /* @__PURE__ */ standardSchema(check.CommandPermissionSubject, "CommandPermissionSubject", json.CommandPermissionSubject);
 
 /**
- * Standard Schema of `PermissionOption` (validate.PermissionOption).
+ * Standard Schema of `PermissionOption` (parse.PermissionOption).
  */
 export const PermissionOption: AcpStandardSchema<T.PermissionOption> = /* @__PURE__ */ standardSchema(check.PermissionOption, "PermissionOption", json.PermissionOption);
 
 /**
- * Standard Schema of `PermissionOptionId` (validate.PermissionOptionId).
+ * Standard Schema of `PermissionOptionId` (parse.PermissionOptionId).
  */
 export const PermissionOptionId: AcpStandardSchema<T.PermissionOptionId> = /* @__PURE__ */ standardSchema(check.PermissionOptionId, "PermissionOptionId", json.PermissionOptionId);
 
 /**
- * Standard Schema of `PermissionOptionKind` (validate.PermissionOptionKind).
+ * Standard Schema of `PermissionOptionKind` (parse.PermissionOptionKind).
  */
 export const PermissionOptionKind: AcpStandardSchema<T.PermissionOptionKind> = /* @__PURE__ */ standardSchema(check.PermissionOptionKind, "PermissionOptionKind", json.PermissionOptionKind);
 
 /**
- * Standard Schema of `CreateElicitationRequest` (validate.CreateElicitationRequest).
+ * Standard Schema of `CreateElicitationRequest` (parse.CreateElicitationRequest).
  */
 export const CreateElicitationRequest: AcpStandardSchema<T.CreateElicitationRequest> = /* @__PURE__ */ standardSchema(check.CreateElicitationRequest, "CreateElicitationRequest", json.CreateElicitationRequest);
 
 /**
- * Standard Schema of `ElicitationSessionScope` (validate.ElicitationSessionScope).
+ * Standard Schema of `ElicitationSessionScope` (parse.ElicitationSessionScope).
  */
 export const ElicitationSessionScope: AcpStandardSchema<T.ElicitationSessionScope> = /* @__PURE__ */ standardSchema(check.ElicitationSessionScope, "ElicitationSessionScope", json.ElicitationSessionScope);
 
 /**
- * Standard Schema of `ElicitationRequestScope` (validate.ElicitationRequestScope).
+ * Standard Schema of `ElicitationRequestScope` (parse.ElicitationRequestScope).
  */
 export const ElicitationRequestScope: AcpStandardSchema<T.ElicitationRequestScope> = /* @__PURE__ */ standardSchema(check.ElicitationRequestScope, "ElicitationRequestScope", json.ElicitationRequestScope);
 
 /**
- * Standard Schema of `ElicitationSchema` (validate.ElicitationSchema).
+ * Standard Schema of `ElicitationSchema` (parse.ElicitationSchema).
  */
 export const ElicitationSchema: AcpStandardSchema<T.ElicitationSchema> = /* @__PURE__ */ standardSchema(check.ElicitationSchema, "ElicitationSchema", json.ElicitationSchema);
 
 /**
- * Standard Schema of `ElicitationSchemaType` (validate.ElicitationSchemaType).
+ * Standard Schema of `ElicitationSchemaType` (parse.ElicitationSchemaType).
  */
 export const ElicitationSchemaType: AcpStandardSchema<T.ElicitationSchemaType> = /* @__PURE__ */ standardSchema(check.ElicitationSchemaType, "ElicitationSchemaType", json.ElicitationSchemaType);
 
 /**
- * Standard Schema of `ElicitationPropertySchema` (validate.ElicitationPropertySchema).
+ * Standard Schema of `ElicitationPropertySchema` (parse.ElicitationPropertySchema).
  */
 export const ElicitationPropertySchema: AcpStandardSchema<T.ElicitationPropertySchema> = /* @__PURE__ */ standardSchema(check.ElicitationPropertySchema, "ElicitationPropertySchema", json.ElicitationPropertySchema);
 
 /**
- * Standard Schema of `StringFormat` (validate.StringFormat).
+ * Standard Schema of `StringFormat` (parse.StringFormat).
  */
 export const StringFormat: AcpStandardSchema<T.StringFormat> = /* @__PURE__ */ standardSchema(check.StringFormat, "StringFormat", json.StringFormat);
 
 /**
- * Standard Schema of `EnumOption` (validate.EnumOption).
+ * Standard Schema of `EnumOption` (parse.EnumOption).
  */
 export const EnumOption: AcpStandardSchema<T.EnumOption> = /* @__PURE__ */ standardSchema(check.EnumOption, "EnumOption", json.EnumOption);
 
 /**
- * Standard Schema of `StringPropertySchema` (validate.StringPropertySchema).
+ * Standard Schema of `StringPropertySchema` (parse.StringPropertySchema).
  */
 export const StringPropertySchema: AcpStandardSchema<T.StringPropertySchema> = /* @__PURE__ */ standardSchema(check.StringPropertySchema, "StringPropertySchema", json.StringPropertySchema);
 
 /**
- * Standard Schema of `NumberPropertySchema` (validate.NumberPropertySchema).
+ * Standard Schema of `NumberPropertySchema` (parse.NumberPropertySchema).
  */
 export const NumberPropertySchema: AcpStandardSchema<T.NumberPropertySchema> = /* @__PURE__ */ standardSchema(check.NumberPropertySchema, "NumberPropertySchema", json.NumberPropertySchema);
 
 /**
- * Standard Schema of `IntegerPropertySchema` (validate.IntegerPropertySchema).
+ * Standard Schema of `IntegerPropertySchema` (parse.IntegerPropertySchema).
  */
 export const IntegerPropertySchema: AcpStandardSchema<T.IntegerPropertySchema> = /* @__PURE__ */ standardSchema(check.IntegerPropertySchema, "IntegerPropertySchema", json.IntegerPropertySchema);
 
 /**
- * Standard Schema of `BooleanPropertySchema` (validate.BooleanPropertySchema).
+ * Standard Schema of `BooleanPropertySchema` (parse.BooleanPropertySchema).
  */
 export const BooleanPropertySchema: AcpStandardSchema<T.BooleanPropertySchema> = /* @__PURE__ */ standardSchema(check.BooleanPropertySchema, "BooleanPropertySchema", json.BooleanPropertySchema);
 
 /**
- * Standard Schema of `MultiSelectItems` (validate.MultiSelectItems).
+ * Standard Schema of `MultiSelectItems` (parse.MultiSelectItems).
  */
 export const MultiSelectItems: AcpStandardSchema<T.MultiSelectItems> = /* @__PURE__ */ standardSchema(check.MultiSelectItems, "MultiSelectItems", json.MultiSelectItems);
 
 /**
- * Standard Schema of `StringMultiSelectItems` (validate.StringMultiSelectItems).
+ * Standard Schema of `StringMultiSelectItems` (parse.StringMultiSelectItems).
  */
 export const StringMultiSelectItems: AcpStandardSchema<T.StringMultiSelectItems> = /* @__PURE__ */ standardSchema(check.StringMultiSelectItems, "StringMultiSelectItems", json.StringMultiSelectItems);
 
 /**
- * Standard Schema of `TitledMultiSelectItems` (validate.TitledMultiSelectItems).
+ * Standard Schema of `TitledMultiSelectItems` (parse.TitledMultiSelectItems).
  */
 export const TitledMultiSelectItems: AcpStandardSchema<T.TitledMultiSelectItems> = /* @__PURE__ */ standardSchema(check.TitledMultiSelectItems, "TitledMultiSelectItems", json.TitledMultiSelectItems);
 
 /**
- * Standard Schema of `MultiSelectPropertySchema` (validate.MultiSelectPropertySchema).
+ * Standard Schema of `MultiSelectPropertySchema` (parse.MultiSelectPropertySchema).
  */
 export const MultiSelectPropertySchema: AcpStandardSchema<T.MultiSelectPropertySchema> = /* @__PURE__ */ standardSchema(check.MultiSelectPropertySchema, "MultiSelectPropertySchema", json.MultiSelectPropertySchema);
 
 /**
- * Standard Schema of `ElicitationFormMode` (validate.ElicitationFormMode).
+ * Standard Schema of `ElicitationFormMode` (parse.ElicitationFormMode).
  */
 export const ElicitationFormMode: AcpStandardSchema<T.ElicitationFormMode> = /* @__PURE__ */ standardSchema(check.ElicitationFormMode, "ElicitationFormMode", json.ElicitationFormMode);
 
 /**
- * Standard Schema of `ElicitationId` (validate.ElicitationId).
+ * Standard Schema of `ElicitationId` (parse.ElicitationId).
  */
 export const ElicitationId: AcpStandardSchema<T.ElicitationId> = /* @__PURE__ */ standardSchema(check.ElicitationId, "ElicitationId", json.ElicitationId);
 
 /**
- * Standard Schema of `ElicitationUrlMode` (validate.ElicitationUrlMode).
+ * Standard Schema of `ElicitationUrlMode` (parse.ElicitationUrlMode).
  */
 export const ElicitationUrlMode: AcpStandardSchema<T.ElicitationUrlMode> = /* @__PURE__ */ standardSchema(check.ElicitationUrlMode, "ElicitationUrlMode", json.ElicitationUrlMode);
 
 /**
- * Standard Schema of `MessageMcpRequest` (validate.MessageMcpRequest).
+ * Standard Schema of `MessageMcpRequest` (parse.MessageMcpRequest).
  */
 export const MessageMcpRequest: AcpStandardSchema<T.MessageMcpRequest> = /* @__PURE__ */ standardSchema(check.MessageMcpRequest, "MessageMcpRequest", json.MessageMcpRequest);
 
 /**
- * Standard Schema of `McpServerAcpId` (validate.McpServerAcpId).
+ * Standard Schema of `McpServerAcpId` (parse.McpServerAcpId).
  */
 export const McpServerAcpId: AcpStandardSchema<T.McpServerAcpId> = /* @__PURE__ */ standardSchema(check.McpServerAcpId, "McpServerAcpId", json.McpServerAcpId);
 
 /**
- * Standard Schema of `McpRequestId` (validate.McpRequestId).
+ * Standard Schema of `McpRequestId` (parse.McpRequestId).
  */
 export const McpRequestId: AcpStandardSchema<T.McpRequestId> = /* @__PURE__ */ standardSchema(check.McpRequestId, "McpRequestId", json.McpRequestId);
 
 /**
- * Standard Schema of `ExtRequest` (validate.ExtRequest).
+ * Standard Schema of `ExtRequest` (parse.ExtRequest).
  */
 export const ExtRequest: AcpStandardSchema<T.ExtRequest> = /* @__PURE__ */ standardSchema(check.ExtRequest, "ExtRequest", json.ExtRequest);
 
 /**
- * Standard Schema of `AgentResponse` (validate.AgentResponse).
+ * Standard Schema of `AgentResponse` (parse.AgentResponse).
  */
 export const AgentResponse: AcpStandardSchema<T.AgentResponse> = /* @__PURE__ */ standardSchema(check.AgentResponse, "AgentResponse", json.AgentResponse);
 
 /**
- * Standard Schema of `InitializeResponse` (validate.InitializeResponse).
+ * Standard Schema of `InitializeResponse` (parse.InitializeResponse).
  */
 export const InitializeResponse: AcpStandardSchema<T.InitializeResponse> = /* @__PURE__ */ standardSchema(check.InitializeResponse, "InitializeResponse", json.InitializeResponse);
 
 /**
- * Standard Schema of `ProtocolVersion` (validate.ProtocolVersion).
+ * Standard Schema of `ProtocolVersion` (parse.ProtocolVersion).
  */
 export const ProtocolVersion: AcpStandardSchema<T.ProtocolVersion> = /* @__PURE__ */ standardSchema(check.ProtocolVersion, "ProtocolVersion", json.ProtocolVersion);
 
 /**
- * Standard Schema of `Implementation` (validate.Implementation).
+ * Standard Schema of `Implementation` (parse.Implementation).
  */
 export const Implementation: AcpStandardSchema<T.Implementation> = /* @__PURE__ */ standardSchema(check.Implementation, "Implementation", json.Implementation);
 
 /**
- * Standard Schema of `AgentCapabilities` (validate.AgentCapabilities).
+ * Standard Schema of `AgentCapabilities` (parse.AgentCapabilities).
  */
 export const AgentCapabilities: AcpStandardSchema<T.AgentCapabilities> = /* @__PURE__ */ standardSchema(check.AgentCapabilities, "AgentCapabilities", json.AgentCapabilities);
 
 /**
- * Standard Schema of `SessionCapabilities` (validate.SessionCapabilities).
+ * Standard Schema of `SessionCapabilities` (parse.SessionCapabilities).
  */
 export const SessionCapabilities: AcpStandardSchema<T.SessionCapabilities> = /* @__PURE__ */ standardSchema(check.SessionCapabilities, "SessionCapabilities", json.SessionCapabilities);
 
 /**
- * Standard Schema of `PromptCapabilities` (validate.PromptCapabilities).
+ * Standard Schema of `PromptCapabilities` (parse.PromptCapabilities).
  */
 export const PromptCapabilities: AcpStandardSchema<T.PromptCapabilities> = /* @__PURE__ */ standardSchema(check.PromptCapabilities, "PromptCapabilities", json.PromptCapabilities);
 
 /**
- * Standard Schema of `PromptImageCapabilities` (validate.PromptImageCapabilities).
+ * Standard Schema of `PromptImageCapabilities` (parse.PromptImageCapabilities).
  */
 export const PromptImageCapabilities: AcpStandardSchema<T.PromptImageCapabilities> = /* @__PURE__ */ standardSchema(check.PromptImageCapabilities, "PromptImageCapabilities", json.PromptImageCapabilities);
 
 /**
- * Standard Schema of `PromptAudioCapabilities` (validate.PromptAudioCapabilities).
+ * Standard Schema of `PromptAudioCapabilities` (parse.PromptAudioCapabilities).
  */
 export const PromptAudioCapabilities: AcpStandardSchema<T.PromptAudioCapabilities> = /* @__PURE__ */ standardSchema(check.PromptAudioCapabilities, "PromptAudioCapabilities", json.PromptAudioCapabilities);
 
 /**
- * Standard Schema of `PromptEmbeddedContextCapabilities` (validate.PromptEmbeddedContextCapabilities).
+ * Standard Schema of `PromptEmbeddedContextCapabilities` (parse.PromptEmbeddedContextCapabilities).
  */
 export const PromptEmbeddedContextCapabilities: AcpStandardSchema<T.PromptEmbeddedContextCapabilities> = /* @__PURE__ */ standardSchema(check.PromptEmbeddedContextCapabilities, "PromptEmbeddedContextCapabilities", json.PromptEmbeddedContextCapabilities);
 
 /**
- * Standard Schema of `McpCapabilities` (validate.McpCapabilities).
+ * Standard Schema of `McpCapabilities` (parse.McpCapabilities).
  */
 export const McpCapabilities: AcpStandardSchema<T.McpCapabilities> = /* @__PURE__ */ standardSchema(check.McpCapabilities, "McpCapabilities", json.McpCapabilities);
 
 /**
- * Standard Schema of `McpStdioCapabilities` (validate.McpStdioCapabilities).
+ * Standard Schema of `McpStdioCapabilities` (parse.McpStdioCapabilities).
  */
 export const McpStdioCapabilities: AcpStandardSchema<T.McpStdioCapabilities> = /* @__PURE__ */ standardSchema(check.McpStdioCapabilities, "McpStdioCapabilities", json.McpStdioCapabilities);
 
 /**
- * Standard Schema of `McpHttpCapabilities` (validate.McpHttpCapabilities).
+ * Standard Schema of `McpHttpCapabilities` (parse.McpHttpCapabilities).
  */
 export const McpHttpCapabilities: AcpStandardSchema<T.McpHttpCapabilities> = /* @__PURE__ */ standardSchema(check.McpHttpCapabilities, "McpHttpCapabilities", json.McpHttpCapabilities);
 
 /**
- * Standard Schema of `McpAcpCapabilities` (validate.McpAcpCapabilities).
+ * Standard Schema of `McpAcpCapabilities` (parse.McpAcpCapabilities).
  */
 export const McpAcpCapabilities: AcpStandardSchema<T.McpAcpCapabilities> = /* @__PURE__ */ standardSchema(check.McpAcpCapabilities, "McpAcpCapabilities", json.McpAcpCapabilities);
 
 /**
- * Standard Schema of `SessionDeleteCapabilities` (validate.SessionDeleteCapabilities).
+ * Standard Schema of `SessionDeleteCapabilities` (parse.SessionDeleteCapabilities).
  */
 export const SessionDeleteCapabilities: AcpStandardSchema<T.SessionDeleteCapabilities> = /* @__PURE__ */ standardSchema(check.SessionDeleteCapabilities, "SessionDeleteCapabilities", json.SessionDeleteCapabilities);
 
 /**
- * Standard Schema of `SessionAdditionalDirectoriesCapabilities` (validate.SessionAdditionalDirectoriesCapabilities).
+ * Standard Schema of `SessionAdditionalDirectoriesCapabilities` (parse.SessionAdditionalDirectoriesCapabilities).
  */
 export const SessionAdditionalDirectoriesCapabilities: AcpStandardSchema<T.SessionAdditionalDirectoriesCapabilities> = /* @__PURE__ */ standardSchema(check.SessionAdditionalDirectoriesCapabilities, "SessionAdditionalDirectoriesCapabilities", json.SessionAdditionalDirectoriesCapabilities);
 
 /**
- * Standard Schema of `SessionSystemPromptCapabilities` (validate.SessionSystemPromptCapabilities).
+ * Standard Schema of `SessionSystemPromptCapabilities` (parse.SessionSystemPromptCapabilities).
  */
 export const SessionSystemPromptCapabilities: AcpStandardSchema<T.SessionSystemPromptCapabilities> = /* @__PURE__ */ standardSchema(check.SessionSystemPromptCapabilities, "SessionSystemPromptCapabilities", json.SessionSystemPromptCapabilities);
 
 /**
- * Standard Schema of `SessionSystemPromptModeCapabilities` (validate.SessionSystemPromptModeCapabilities).
+ * Standard Schema of `SessionSystemPromptModeCapabilities` (parse.SessionSystemPromptModeCapabilities).
  */
 export const SessionSystemPromptModeCapabilities: AcpStandardSchema<T.SessionSystemPromptModeCapabilities> = /* @__PURE__ */ standardSchema(check.SessionSystemPromptModeCapabilities, "SessionSystemPromptModeCapabilities", json.SessionSystemPromptModeCapabilities);
 
 /**
- * Standard Schema of `SessionSystemPromptOverrideCapabilities` (validate.SessionSystemPromptOverrideCapabilities).
+ * Standard Schema of `SessionSystemPromptOverrideCapabilities` (parse.SessionSystemPromptOverrideCapabilities).
  */
 export const SessionSystemPromptOverrideCapabilities: AcpStandardSchema<T.SessionSystemPromptOverrideCapabilities> = /* @__PURE__ */ standardSchema(check.SessionSystemPromptOverrideCapabilities, "SessionSystemPromptOverrideCapabilities", json.SessionSystemPromptOverrideCapabilities);
 
 /**
- * Standard Schema of `SessionForkCapabilities` (validate.SessionForkCapabilities).
+ * Standard Schema of `SessionForkCapabilities` (parse.SessionForkCapabilities).
  */
 export const SessionForkCapabilities: AcpStandardSchema<T.SessionForkCapabilities> = /* @__PURE__ */ standardSchema(check.SessionForkCapabilities, "SessionForkCapabilities", json.SessionForkCapabilities);
 
 /**
- * Standard Schema of `SessionArchiveCapabilities` (validate.SessionArchiveCapabilities).
+ * Standard Schema of `SessionArchiveCapabilities` (parse.SessionArchiveCapabilities).
  */
 export const SessionArchiveCapabilities: AcpStandardSchema<T.SessionArchiveCapabilities> = /* @__PURE__ */ standardSchema(check.SessionArchiveCapabilities, "SessionArchiveCapabilities", json.SessionArchiveCapabilities);
 
 /**
- * Standard Schema of `SessionStatusCapabilities` (validate.SessionStatusCapabilities).
+ * Standard Schema of `SessionStatusCapabilities` (parse.SessionStatusCapabilities).
  */
 export const SessionStatusCapabilities: AcpStandardSchema<T.SessionStatusCapabilities> = /* @__PURE__ */ standardSchema(check.SessionStatusCapabilities, "SessionStatusCapabilities", json.SessionStatusCapabilities);
 
 /**
- * Standard Schema of `SessionTitleCapabilities` (validate.SessionTitleCapabilities).
+ * Standard Schema of `SessionTitleCapabilities` (parse.SessionTitleCapabilities).
  */
 export const SessionTitleCapabilities: AcpStandardSchema<T.SessionTitleCapabilities> = /* @__PURE__ */ standardSchema(check.SessionTitleCapabilities, "SessionTitleCapabilities", json.SessionTitleCapabilities);
 
 /**
- * Standard Schema of `AgentAuthCapabilities` (validate.AgentAuthCapabilities).
+ * Standard Schema of `AgentAuthCapabilities` (parse.AgentAuthCapabilities).
  */
 export const AgentAuthCapabilities: AcpStandardSchema<T.AgentAuthCapabilities> = /* @__PURE__ */ standardSchema(check.AgentAuthCapabilities, "AgentAuthCapabilities", json.AgentAuthCapabilities);
 
 /**
- * Standard Schema of `AuthStatusCapabilities` (validate.AuthStatusCapabilities).
+ * Standard Schema of `AuthStatusCapabilities` (parse.AuthStatusCapabilities).
  */
 export const AuthStatusCapabilities: AcpStandardSchema<T.AuthStatusCapabilities> = /* @__PURE__ */ standardSchema(check.AuthStatusCapabilities, "AuthStatusCapabilities", json.AuthStatusCapabilities);
 
 /**
- * Standard Schema of `ProvidersCapabilities` (validate.ProvidersCapabilities).
+ * Standard Schema of `ProvidersCapabilities` (parse.ProvidersCapabilities).
  */
 export const ProvidersCapabilities: AcpStandardSchema<T.ProvidersCapabilities> = /* @__PURE__ */ standardSchema(check.ProvidersCapabilities, "ProvidersCapabilities", json.ProvidersCapabilities);
 
 /**
- * Standard Schema of `AuthMethod` (validate.AuthMethod).
+ * Standard Schema of `AuthMethod` (parse.AuthMethod).
  */
 export const AuthMethod: AcpStandardSchema<T.AuthMethod> = /* @__PURE__ */ standardSchema(check.AuthMethod, "AuthMethod", json.AuthMethod);
 
 /**
- * Standard Schema of `AuthMethodId` (validate.AuthMethodId).
+ * Standard Schema of `AuthMethodId` (parse.AuthMethodId).
  */
 export const AuthMethodId: AcpStandardSchema<T.AuthMethodId> = /* @__PURE__ */ standardSchema(check.AuthMethodId, "AuthMethodId", json.AuthMethodId);
 
 /**
- * Standard Schema of `EnvVariable` (validate.EnvVariable).
+ * Standard Schema of `EnvVariable` (parse.EnvVariable).
  */
 export const EnvVariable: AcpStandardSchema<T.EnvVariable> = /* @__PURE__ */ standardSchema(check.EnvVariable, "EnvVariable", json.EnvVariable);
 
 /**
- * Standard Schema of `AuthMethodTerminal` (validate.AuthMethodTerminal).
+ * Standard Schema of `AuthMethodTerminal` (parse.AuthMethodTerminal).
  */
 export const AuthMethodTerminal: AcpStandardSchema<T.AuthMethodTerminal> = /* @__PURE__ */ standardSchema(check.AuthMethodTerminal, "AuthMethodTerminal", json.AuthMethodTerminal);
 
 /**
- * Standard Schema of `AuthMethodAgent` (validate.AuthMethodAgent).
+ * Standard Schema of `AuthMethodAgent` (parse.AuthMethodAgent).
  */
 export const AuthMethodAgent: AcpStandardSchema<T.AuthMethodAgent> = /* @__PURE__ */ standardSchema(check.AuthMethodAgent, "AuthMethodAgent", json.AuthMethodAgent);
 
 /**
- * Standard Schema of `LoginAuthResponse` (validate.LoginAuthResponse).
+ * Standard Schema of `LoginAuthResponse` (parse.LoginAuthResponse).
  */
 export const LoginAuthResponse: AcpStandardSchema<T.LoginAuthResponse> = /* @__PURE__ */ standardSchema(check.LoginAuthResponse, "LoginAuthResponse", json.LoginAuthResponse);
 
 /**
- * Standard Schema of `ListProvidersResponse` (validate.ListProvidersResponse).
+ * Standard Schema of `ListProvidersResponse` (parse.ListProvidersResponse).
  */
 export const ListProvidersResponse: AcpStandardSchema<T.ListProvidersResponse> = /* @__PURE__ */ standardSchema(check.ListProvidersResponse, "ListProvidersResponse", json.ListProvidersResponse);
 
 /**
- * Standard Schema of `ProviderInfo` (validate.ProviderInfo).
+ * Standard Schema of `ProviderInfo` (parse.ProviderInfo).
  */
 export const ProviderInfo: AcpStandardSchema<T.ProviderInfo> = /* @__PURE__ */ standardSchema(check.ProviderInfo, "ProviderInfo", json.ProviderInfo);
 
 /**
- * Standard Schema of `ProviderId` (validate.ProviderId).
+ * Standard Schema of `ProviderId` (parse.ProviderId).
  */
 export const ProviderId: AcpStandardSchema<T.ProviderId> = /* @__PURE__ */ standardSchema(check.ProviderId, "ProviderId", json.ProviderId);
 
 /**
- * Standard Schema of `LlmProtocol` (validate.LlmProtocol).
+ * Standard Schema of `LlmProtocol` (parse.LlmProtocol).
  */
 export const LlmProtocol: AcpStandardSchema<T.LlmProtocol> = /* @__PURE__ */ standardSchema(check.LlmProtocol, "LlmProtocol", json.LlmProtocol);
 
 /**
- * Standard Schema of `ProviderCurrentConfig` (validate.ProviderCurrentConfig).
+ * Standard Schema of `ProviderCurrentConfig` (parse.ProviderCurrentConfig).
  */
 export const ProviderCurrentConfig: AcpStandardSchema<T.ProviderCurrentConfig> = /* @__PURE__ */ standardSchema(check.ProviderCurrentConfig, "ProviderCurrentConfig", json.ProviderCurrentConfig);
 
 /**
- * Standard Schema of `SetProviderResponse` (validate.SetProviderResponse).
+ * Standard Schema of `SetProviderResponse` (parse.SetProviderResponse).
  */
 export const SetProviderResponse: AcpStandardSchema<T.SetProviderResponse> = /* @__PURE__ */ standardSchema(check.SetProviderResponse, "SetProviderResponse", json.SetProviderResponse);
 
 /**
- * Standard Schema of `DisableProviderResponse` (validate.DisableProviderResponse).
+ * Standard Schema of `DisableProviderResponse` (parse.DisableProviderResponse).
  */
 export const DisableProviderResponse: AcpStandardSchema<T.DisableProviderResponse> = /* @__PURE__ */ standardSchema(check.DisableProviderResponse, "DisableProviderResponse", json.DisableProviderResponse);
 
 /**
- * Standard Schema of `LogoutAuthResponse` (validate.LogoutAuthResponse).
+ * Standard Schema of `LogoutAuthResponse` (parse.LogoutAuthResponse).
  */
 export const LogoutAuthResponse: AcpStandardSchema<T.LogoutAuthResponse> = /* @__PURE__ */ standardSchema(check.LogoutAuthResponse, "LogoutAuthResponse", json.LogoutAuthResponse);
 
 /**
- * Standard Schema of `AuthStatusResponse` (validate.AuthStatusResponse).
+ * Standard Schema of `AuthStatusResponse` (parse.AuthStatusResponse).
  */
 export const AuthStatusResponse: AcpStandardSchema<T.AuthStatusResponse> = /* @__PURE__ */ standardSchema(check.AuthStatusResponse, "AuthStatusResponse", json.AuthStatusResponse);
 
 /**
- * Standard Schema of `AuthState` (validate.AuthState).
+ * Standard Schema of `AuthState` (parse.AuthState).
  */
 export const AuthState: AcpStandardSchema<T.AuthState> = /* @__PURE__ */ standardSchema(check.AuthState, "AuthState", json.AuthState);
 
 /**
- * Standard Schema of `AuthAccount` (validate.AuthAccount).
+ * Standard Schema of `AuthAccount` (parse.AuthAccount).
  */
 export const AuthAccount: AcpStandardSchema<T.AuthAccount> = /* @__PURE__ */ standardSchema(check.AuthAccount, "AuthAccount", json.AuthAccount);
 
 /**
- * Standard Schema of `NewSessionResponse` (validate.NewSessionResponse).
+ * Standard Schema of `NewSessionResponse` (parse.NewSessionResponse).
  */
 export const NewSessionResponse: AcpStandardSchema<T.NewSessionResponse> = /* @__PURE__ */ standardSchema(check.NewSessionResponse, "NewSessionResponse", json.NewSessionResponse);
 
 /**
- * Standard Schema of `SessionConfigOption` (validate.SessionConfigOption).
+ * Standard Schema of `SessionConfigOption` (parse.SessionConfigOption).
  */
 export const SessionConfigOption: AcpStandardSchema<T.SessionConfigOption> = /* @__PURE__ */ standardSchema(check.SessionConfigOption, "SessionConfigOption", json.SessionConfigOption);
 
 /**
- * Standard Schema of `SessionConfigId` (validate.SessionConfigId).
+ * Standard Schema of `SessionConfigId` (parse.SessionConfigId).
  */
 export const SessionConfigId: AcpStandardSchema<T.SessionConfigId> = /* @__PURE__ */ standardSchema(check.SessionConfigId, "SessionConfigId", json.SessionConfigId);
 
 /**
- * Standard Schema of `SessionConfigOptionCategory` (validate.SessionConfigOptionCategory).
+ * Standard Schema of `SessionConfigOptionCategory` (parse.SessionConfigOptionCategory).
  */
 export const SessionConfigOptionCategory: AcpStandardSchema<T.SessionConfigOptionCategory> = /* @__PURE__ */ standardSchema(check.SessionConfigOptionCategory, "SessionConfigOptionCategory", json.SessionConfigOptionCategory);
 
 /**
- * Standard Schema of `SessionConfigValueId` (validate.SessionConfigValueId).
+ * Standard Schema of `SessionConfigValueId` (parse.SessionConfigValueId).
  */
 export const SessionConfigValueId: AcpStandardSchema<T.SessionConfigValueId> = /* @__PURE__ */ standardSchema(check.SessionConfigValueId, "SessionConfigValueId", json.SessionConfigValueId);
 
 /**
- * Standard Schema of `SessionConfigSelectOptions` (validate.SessionConfigSelectOptions).
+ * Standard Schema of `SessionConfigSelectOptions` (parse.SessionConfigSelectOptions).
  */
 export const SessionConfigSelectOptions: AcpStandardSchema<T.SessionConfigSelectOptions> = /* @__PURE__ */ standardSchema(check.SessionConfigSelectOptions, "SessionConfigSelectOptions", json.SessionConfigSelectOptions);
 
 /**
- * Standard Schema of `SessionConfigSelectOption` (validate.SessionConfigSelectOption).
+ * Standard Schema of `SessionConfigSelectOption` (parse.SessionConfigSelectOption).
  */
 export const SessionConfigSelectOption: AcpStandardSchema<T.SessionConfigSelectOption> = /* @__PURE__ */ standardSchema(check.SessionConfigSelectOption, "SessionConfigSelectOption", json.SessionConfigSelectOption);
 
 /**
- * Standard Schema of `SessionConfigSelectGroup` (validate.SessionConfigSelectGroup).
+ * Standard Schema of `SessionConfigSelectGroup` (parse.SessionConfigSelectGroup).
  */
 export const SessionConfigSelectGroup: AcpStandardSchema<T.SessionConfigSelectGroup> = /* @__PURE__ */ standardSchema(check.SessionConfigSelectGroup, "SessionConfigSelectGroup", json.SessionConfigSelectGroup);
 
 /**
- * Standard Schema of `SessionConfigGroupId` (validate.SessionConfigGroupId).
+ * Standard Schema of `SessionConfigGroupId` (parse.SessionConfigGroupId).
  */
 export const SessionConfigGroupId: AcpStandardSchema<T.SessionConfigGroupId> = /* @__PURE__ */ standardSchema(check.SessionConfigGroupId, "SessionConfigGroupId", json.SessionConfigGroupId);
 
 /**
- * Standard Schema of `SessionConfigSelect` (validate.SessionConfigSelect).
+ * Standard Schema of `SessionConfigSelect` (parse.SessionConfigSelect).
  */
 export const SessionConfigSelect: AcpStandardSchema<T.SessionConfigSelect> = /* @__PURE__ */ standardSchema(check.SessionConfigSelect, "SessionConfigSelect", json.SessionConfigSelect);
 
 /**
- * Standard Schema of `SessionConfigBoolean` (validate.SessionConfigBoolean).
+ * Standard Schema of `SessionConfigBoolean` (parse.SessionConfigBoolean).
  */
 export const SessionConfigBoolean: AcpStandardSchema<T.SessionConfigBoolean> = /* @__PURE__ */ standardSchema(check.SessionConfigBoolean, "SessionConfigBoolean", json.SessionConfigBoolean);
 
 /**
- * Standard Schema of `AvailableCommand` (validate.AvailableCommand).
+ * Standard Schema of `AvailableCommand` (parse.AvailableCommand).
  */
 export const AvailableCommand: AcpStandardSchema<T.AvailableCommand> = /* @__PURE__ */ standardSchema(check.AvailableCommand, "AvailableCommand", json.AvailableCommand);
 
 /**
- * Standard Schema of `AvailableCommandInput` (validate.AvailableCommandInput).
+ * Standard Schema of `AvailableCommandInput` (parse.AvailableCommandInput).
  */
 export const AvailableCommandInput: AcpStandardSchema<T.AvailableCommandInput> = /* @__PURE__ */ standardSchema(check.AvailableCommandInput, "AvailableCommandInput", json.AvailableCommandInput);
 
 /**
- * Standard Schema of `TextCommandInput` (validate.TextCommandInput).
+ * Standard Schema of `TextCommandInput` (parse.TextCommandInput).
  */
 export const TextCommandInput: AcpStandardSchema<T.TextCommandInput> = /* @__PURE__ */ standardSchema(check.TextCommandInput, "TextCommandInput", json.TextCommandInput);
 
 /**
- * Standard Schema of `Command` (validate.Command).
+ * Standard Schema of `Command` (parse.Command).
  */
 export const Command: AcpStandardSchema<T.Command> = /* @__PURE__ */ standardSchema(check.Command, "Command", json.Command);
 
 /**
- * Standard Schema of `ListSessionsResponse` (validate.ListSessionsResponse).
+ * Standard Schema of `ListSessionsResponse` (parse.ListSessionsResponse).
  */
 export const ListSessionsResponse: AcpStandardSchema<T.ListSessionsResponse> = /* @__PURE__ */ standardSchema(check.ListSessionsResponse, "ListSessionsResponse", json.ListSessionsResponse);
 
 /**
- * Standard Schema of `SessionInfo` (validate.SessionInfo).
+ * Standard Schema of `SessionInfo` (parse.SessionInfo).
  */
 export const SessionInfo: AcpStandardSchema<T.SessionInfo> = /* @__PURE__ */ standardSchema(check.SessionInfo, "SessionInfo", json.SessionInfo);
 
 /**
- * Standard Schema of `SessionListCursor` (validate.SessionListCursor).
+ * Standard Schema of `SessionListCursor` (parse.SessionListCursor).
  */
 export const SessionListCursor: AcpStandardSchema<T.SessionListCursor> = /* @__PURE__ */ standardSchema(check.SessionListCursor, "SessionListCursor", json.SessionListCursor);
 
 /**
- * Standard Schema of `DeleteSessionResponse` (validate.DeleteSessionResponse).
+ * Standard Schema of `DeleteSessionResponse` (parse.DeleteSessionResponse).
  */
 export const DeleteSessionResponse: AcpStandardSchema<T.DeleteSessionResponse> = /* @__PURE__ */ standardSchema(check.DeleteSessionResponse, "DeleteSessionResponse", json.DeleteSessionResponse);
 
 /**
- * Standard Schema of `ForkSessionResponse` (validate.ForkSessionResponse).
+ * Standard Schema of `ForkSessionResponse` (parse.ForkSessionResponse).
  */
 export const ForkSessionResponse: AcpStandardSchema<T.ForkSessionResponse> = /* @__PURE__ */ standardSchema(check.ForkSessionResponse, "ForkSessionResponse", json.ForkSessionResponse);
 
 /**
- * Standard Schema of `ArchiveSessionResponse` (validate.ArchiveSessionResponse).
+ * Standard Schema of `ArchiveSessionResponse` (parse.ArchiveSessionResponse).
  */
 export const ArchiveSessionResponse: AcpStandardSchema<T.ArchiveSessionResponse> = /* @__PURE__ */ standardSchema(check.ArchiveSessionResponse, "ArchiveSessionResponse", json.ArchiveSessionResponse);
 
 /**
- * Standard Schema of `UnarchiveSessionResponse` (validate.UnarchiveSessionResponse).
+ * Standard Schema of `UnarchiveSessionResponse` (parse.UnarchiveSessionResponse).
  */
 export const UnarchiveSessionResponse: AcpStandardSchema<T.UnarchiveSessionResponse> = /* @__PURE__ */ standardSchema(check.UnarchiveSessionResponse, "UnarchiveSessionResponse", json.UnarchiveSessionResponse);
 
 /**
- * Standard Schema of `SessionStatusResponse` (validate.SessionStatusResponse).
+ * Standard Schema of `SessionStatusResponse` (parse.SessionStatusResponse).
  */
 export const SessionStatusResponse: AcpStandardSchema<T.SessionStatusResponse> = /* @__PURE__ */ standardSchema(check.SessionStatusResponse, "SessionStatusResponse", json.SessionStatusResponse);
 
 /**
- * Standard Schema of `SessionStatus` (validate.SessionStatus).
+ * Standard Schema of `SessionStatus` (parse.SessionStatus).
  */
 export const SessionStatus: AcpStandardSchema<T.SessionStatus> = /* @__PURE__ */ standardSchema(check.SessionStatus, "SessionStatus", json.SessionStatus);
 
 /**
- * Standard Schema of `StateUpdate` (validate.StateUpdate).
+ * Standard Schema of `StateUpdate` (parse.StateUpdate).
  */
 export const StateUpdate: AcpStandardSchema<T.StateUpdate> = /* @__PURE__ */ standardSchema(check.StateUpdate, "StateUpdate", json.StateUpdate);
 
 /**
- * Standard Schema of `BackgroundWork` (validate.BackgroundWork).
+ * Standard Schema of `BackgroundWork` (parse.BackgroundWork).
  */
 export const BackgroundWork: AcpStandardSchema<T.BackgroundWork> = /* @__PURE__ */ standardSchema(check.BackgroundWork, "BackgroundWork", json.BackgroundWork);
 
 /**
- * Standard Schema of `BackgroundTerminal` (validate.BackgroundTerminal).
+ * Standard Schema of `BackgroundTerminal` (parse.BackgroundTerminal).
  */
 export const BackgroundTerminal: AcpStandardSchema<T.BackgroundTerminal> = /* @__PURE__ */ standardSchema(check.BackgroundTerminal, "BackgroundTerminal", json.BackgroundTerminal);
 
 /**
- * Standard Schema of `BackgroundToolCall` (validate.BackgroundToolCall).
+ * Standard Schema of `BackgroundToolCall` (parse.BackgroundToolCall).
  */
 export const BackgroundToolCall: AcpStandardSchema<T.BackgroundToolCall> = /* @__PURE__ */ standardSchema(check.BackgroundToolCall, "BackgroundToolCall", json.BackgroundToolCall);
 
 /**
- * Standard Schema of `BackgroundSubagent` (validate.BackgroundSubagent).
+ * Standard Schema of `BackgroundSubagent` (parse.BackgroundSubagent).
  */
 export const BackgroundSubagent: AcpStandardSchema<T.BackgroundSubagent> = /* @__PURE__ */ standardSchema(check.BackgroundSubagent, "BackgroundSubagent", json.BackgroundSubagent);
 
 /**
- * Standard Schema of `RunningStateUpdate` (validate.RunningStateUpdate).
+ * Standard Schema of `RunningStateUpdate` (parse.RunningStateUpdate).
  */
 export const RunningStateUpdate: AcpStandardSchema<T.RunningStateUpdate> = /* @__PURE__ */ standardSchema(check.RunningStateUpdate, "RunningStateUpdate", json.RunningStateUpdate);
 
 /**
- * Standard Schema of `Error` (validate.Error).
+ * Standard Schema of `Error` (parse.Error).
  */
 export const Error: AcpStandardSchema<T.Error> = /* @__PURE__ */ standardSchema(check.Error, "Error", json.Error);
 
 /**
- * Standard Schema of `ErrorCode` (validate.ErrorCode).
+ * Standard Schema of `ErrorCode` (parse.ErrorCode).
  */
 export const ErrorCode: AcpStandardSchema<T.ErrorCode> = /* @__PURE__ */ standardSchema(check.ErrorCode, "ErrorCode", json.ErrorCode);
 
 /**
- * Standard Schema of `ErrorData` (validate.ErrorData).
+ * Standard Schema of `ErrorData` (parse.ErrorData).
  */
 export const ErrorData: AcpStandardSchema<T.ErrorData> = /* @__PURE__ */ standardSchema(check.ErrorData, "ErrorData", json.ErrorData);
 
 /**
- * Standard Schema of `UnsupportedProtocolVersionErrorData` (validate.UnsupportedProtocolVersionErrorData).
+ * Standard Schema of `UnsupportedProtocolVersionErrorData` (parse.UnsupportedProtocolVersionErrorData).
  */
 export const UnsupportedProtocolVersionErrorData: AcpStandardSchema<T.UnsupportedProtocolVersionErrorData> = /* @__PURE__ */ standardSchema(check.UnsupportedProtocolVersionErrorData, "UnsupportedProtocolVersionErrorData", json.UnsupportedProtocolVersionErrorData);
 
 /**
- * Standard Schema of `SessionNotFoundErrorData` (validate.SessionNotFoundErrorData).
+ * Standard Schema of `SessionNotFoundErrorData` (parse.SessionNotFoundErrorData).
  */
 export const SessionNotFoundErrorData: AcpStandardSchema<T.SessionNotFoundErrorData> = /* @__PURE__ */ standardSchema(check.SessionNotFoundErrorData, "SessionNotFoundErrorData", json.SessionNotFoundErrorData);
 
 /**
- * Standard Schema of `ErrorStopReason` (validate.ErrorStopReason).
+ * Standard Schema of `ErrorStopReason` (parse.ErrorStopReason).
  */
 export const ErrorStopReason: AcpStandardSchema<T.ErrorStopReason> = /* @__PURE__ */ standardSchema(check.ErrorStopReason, "ErrorStopReason", json.ErrorStopReason);
 
 /**
- * Standard Schema of `Usage` (validate.Usage).
+ * Standard Schema of `Usage` (parse.Usage).
  */
 export const Usage: AcpStandardSchema<T.Usage> = /* @__PURE__ */ standardSchema(check.Usage, "Usage", json.Usage);
 
 /**
- * Standard Schema of `IdleStateUpdate` (validate.IdleStateUpdate).
+ * Standard Schema of `IdleStateUpdate` (parse.IdleStateUpdate).
  */
 export const IdleStateUpdate: AcpStandardSchema<T.IdleStateUpdate> = /* @__PURE__ */ standardSchema(check.IdleStateUpdate, "IdleStateUpdate", json.IdleStateUpdate);
 
 /**
- * Standard Schema of `RequiresActionStateUpdate` (validate.RequiresActionStateUpdate).
+ * Standard Schema of `RequiresActionStateUpdate` (parse.RequiresActionStateUpdate).
  */
 export const RequiresActionStateUpdate: AcpStandardSchema<T.RequiresActionStateUpdate> = /* @__PURE__ */ standardSchema(check.RequiresActionStateUpdate, "RequiresActionStateUpdate", json.RequiresActionStateUpdate);
 
 /**
- * Standard Schema of `UnknownStateUpdate` (validate.UnknownStateUpdate).
+ * Standard Schema of `UnknownStateUpdate` (parse.UnknownStateUpdate).
  */
 export const UnknownStateUpdate: AcpStandardSchema<T.UnknownStateUpdate> = /* @__PURE__ */ standardSchema(check.UnknownStateUpdate, "UnknownStateUpdate", json.UnknownStateUpdate);
 
 /**
- * Standard Schema of `SetSessionTitleResponse` (validate.SetSessionTitleResponse).
+ * Standard Schema of `SetSessionTitleResponse` (parse.SetSessionTitleResponse).
  */
 export const SetSessionTitleResponse: AcpStandardSchema<T.SetSessionTitleResponse> = /* @__PURE__ */ standardSchema(check.SetSessionTitleResponse, "SetSessionTitleResponse", json.SetSessionTitleResponse);
 
 /**
- * Standard Schema of `ResumeSessionResponse` (validate.ResumeSessionResponse).
+ * Standard Schema of `ResumeSessionResponse` (parse.ResumeSessionResponse).
  */
 export const ResumeSessionResponse: AcpStandardSchema<T.ResumeSessionResponse> = /* @__PURE__ */ standardSchema(check.ResumeSessionResponse, "ResumeSessionResponse", json.ResumeSessionResponse);
 
 /**
- * Standard Schema of `CloseSessionResponse` (validate.CloseSessionResponse).
+ * Standard Schema of `CloseSessionResponse` (parse.CloseSessionResponse).
  */
 export const CloseSessionResponse: AcpStandardSchema<T.CloseSessionResponse> = /* @__PURE__ */ standardSchema(check.CloseSessionResponse, "CloseSessionResponse", json.CloseSessionResponse);
 
 /**
- * Standard Schema of `CancelToolCallResponse` (validate.CancelToolCallResponse).
+ * Standard Schema of `CancelToolCallResponse` (parse.CancelToolCallResponse).
  */
 export const CancelToolCallResponse: AcpStandardSchema<T.CancelToolCallResponse> = /* @__PURE__ */ standardSchema(check.CancelToolCallResponse, "CancelToolCallResponse", json.CancelToolCallResponse);
 
 /**
- * Standard Schema of `CancelTerminalResponse` (validate.CancelTerminalResponse).
+ * Standard Schema of `CancelTerminalResponse` (parse.CancelTerminalResponse).
  */
 export const CancelTerminalResponse: AcpStandardSchema<T.CancelTerminalResponse> = /* @__PURE__ */ standardSchema(check.CancelTerminalResponse, "CancelTerminalResponse", json.CancelTerminalResponse);
 
 /**
- * Standard Schema of `SetSessionConfigOptionResponse` (validate.SetSessionConfigOptionResponse).
+ * Standard Schema of `SetSessionConfigOptionResponse` (parse.SetSessionConfigOptionResponse).
  */
 export const SetSessionConfigOptionResponse: AcpStandardSchema<T.SetSessionConfigOptionResponse> = /* @__PURE__ */ standardSchema(check.SetSessionConfigOptionResponse, "SetSessionConfigOptionResponse", json.SetSessionConfigOptionResponse);
 
 /**
- * Standard Schema of `PromptResponse` (validate.PromptResponse).
+ * Standard Schema of `PromptResponse` (parse.PromptResponse).
  */
 export const PromptResponse: AcpStandardSchema<T.PromptResponse> = /* @__PURE__ */ standardSchema(check.PromptResponse, "PromptResponse", json.PromptResponse);
 
 /**
- * Standard Schema of `MessageId` (validate.MessageId).
+ * Standard Schema of `MessageId` (parse.MessageId).
  */
 export const MessageId: AcpStandardSchema<T.MessageId> = /* @__PURE__ */ standardSchema(check.MessageId, "MessageId", json.MessageId);
 
 /**
- * Standard Schema of `ExtResponse` (validate.ExtResponse).
+ * Standard Schema of `ExtResponse` (parse.ExtResponse).
  */
 export const ExtResponse: AcpStandardSchema<T.ExtResponse> = /* @__PURE__ */ standardSchema(check.ExtResponse, "ExtResponse", json.ExtResponse);
 
 /**
- * Standard Schema of `AgentNotification` (validate.AgentNotification).
+ * Standard Schema of `AgentNotification` (parse.AgentNotification).
  */
 export const AgentNotification: AcpStandardSchema<T.AgentNotification> = /* @__PURE__ */ standardSchema(check.AgentNotification, "AgentNotification", json.AgentNotification);
 
 /**
- * Standard Schema of `UpdateSessionNotification` (validate.UpdateSessionNotification).
+ * Standard Schema of `UpdateSessionNotification` (parse.UpdateSessionNotification).
  */
 export const UpdateSessionNotification: AcpStandardSchema<T.UpdateSessionNotification> = /* @__PURE__ */ standardSchema(check.UpdateSessionNotification, "UpdateSessionNotification", json.UpdateSessionNotification);
 
 /**
- * Standard Schema of `SessionUpdate` (validate.SessionUpdate).
+ * Standard Schema of `SessionUpdate` (parse.SessionUpdate).
  */
 export const SessionUpdate: AcpStandardSchema<T.SessionUpdate> = /* @__PURE__ */ standardSchema(check.SessionUpdate, "SessionUpdate", json.SessionUpdate);
 
 /**
- * Standard Schema of `ContentChunk` (validate.ContentChunk).
+ * Standard Schema of `ContentChunk` (parse.ContentChunk).
  */
 export const ContentChunk: AcpStandardSchema<T.ContentChunk> = /* @__PURE__ */ standardSchema(check.ContentChunk, "ContentChunk", json.ContentChunk);
 
 /**
- * Standard Schema of `UserMessage` (validate.UserMessage).
+ * Standard Schema of `UserMessage` (parse.UserMessage).
  */
 export const UserMessage: AcpStandardSchema<T.UserMessage> = /* @__PURE__ */ standardSchema(check.UserMessage, "UserMessage", json.UserMessage);
 
 /**
- * Standard Schema of `AgentMessage` (validate.AgentMessage).
+ * Standard Schema of `AgentMessage` (parse.AgentMessage).
  */
 export const AgentMessage: AcpStandardSchema<T.AgentMessage> = /* @__PURE__ */ standardSchema(check.AgentMessage, "AgentMessage", json.AgentMessage);
 
 /**
- * Standard Schema of `AgentThought` (validate.AgentThought).
+ * Standard Schema of `AgentThought` (parse.AgentThought).
  */
 export const AgentThought: AcpStandardSchema<T.AgentThought> = /* @__PURE__ */ standardSchema(check.AgentThought, "AgentThought", json.AgentThought);
 
 /**
- * Standard Schema of `ToolCallContentChunk` (validate.ToolCallContentChunk).
+ * Standard Schema of `ToolCallContentChunk` (parse.ToolCallContentChunk).
  */
 export const ToolCallContentChunk: AcpStandardSchema<T.ToolCallContentChunk> = /* @__PURE__ */ standardSchema(check.ToolCallContentChunk, "ToolCallContentChunk", json.ToolCallContentChunk);
 
 /**
- * Standard Schema of `TerminalOutput` (validate.TerminalOutput).
+ * Standard Schema of `TerminalOutput` (parse.TerminalOutput).
  */
 export const TerminalOutput: AcpStandardSchema<T.TerminalOutput> = /* @__PURE__ */ standardSchema(check.TerminalOutput, "TerminalOutput", json.TerminalOutput);
 
 /**
- * Standard Schema of `TerminalExitStatus` (validate.TerminalExitStatus).
+ * Standard Schema of `TerminalExitStatus` (parse.TerminalExitStatus).
  */
 export const TerminalExitStatus: AcpStandardSchema<T.TerminalExitStatus> = /* @__PURE__ */ standardSchema(check.TerminalExitStatus, "TerminalExitStatus", json.TerminalExitStatus);
 
 /**
- * Standard Schema of `TerminalSize` (validate.TerminalSize).
+ * Standard Schema of `TerminalSize` (parse.TerminalSize).
  */
 export const TerminalSize: AcpStandardSchema<T.TerminalSize> = /* @__PURE__ */ standardSchema(check.TerminalSize, "TerminalSize", json.TerminalSize);
 
 /**
- * Standard Schema of `TerminalCapabilities` (validate.TerminalCapabilities).
+ * Standard Schema of `TerminalCapabilities` (parse.TerminalCapabilities).
  */
 export const TerminalCapabilities: AcpStandardSchema<T.TerminalCapabilities> = /* @__PURE__ */ standardSchema(check.TerminalCapabilities, "TerminalCapabilities", json.TerminalCapabilities);
 
 /**
- * Standard Schema of `TerminalCancelCapabilities` (validate.TerminalCancelCapabilities).
+ * Standard Schema of `TerminalCancelCapabilities` (parse.TerminalCancelCapabilities).
  */
 export const TerminalCancelCapabilities: AcpStandardSchema<T.TerminalCancelCapabilities> = /* @__PURE__ */ standardSchema(check.TerminalCancelCapabilities, "TerminalCancelCapabilities", json.TerminalCancelCapabilities);
 
 /**
- * Standard Schema of `TerminalUpdate` (validate.TerminalUpdate).
+ * Standard Schema of `TerminalUpdate` (parse.TerminalUpdate).
  */
 export const TerminalUpdate: AcpStandardSchema<T.TerminalUpdate> = /* @__PURE__ */ standardSchema(check.TerminalUpdate, "TerminalUpdate", json.TerminalUpdate);
 
 /**
- * Standard Schema of `TerminalOutputChunk` (validate.TerminalOutputChunk).
+ * Standard Schema of `TerminalOutputChunk` (parse.TerminalOutputChunk).
  */
 export const TerminalOutputChunk: AcpStandardSchema<T.TerminalOutputChunk> = /* @__PURE__ */ standardSchema(check.TerminalOutputChunk, "TerminalOutputChunk", json.TerminalOutputChunk);
 
 /**
- * Standard Schema of `PlanUpdateContent` (validate.PlanUpdateContent).
+ * Standard Schema of `PlanUpdateContent` (parse.PlanUpdateContent).
  */
 export const PlanUpdateContent: AcpStandardSchema<T.PlanUpdateContent> = /* @__PURE__ */ standardSchema(check.PlanUpdateContent, "PlanUpdateContent", json.PlanUpdateContent);
 
 /**
- * Standard Schema of `PlanId` (validate.PlanId).
+ * Standard Schema of `PlanId` (parse.PlanId).
  */
 export const PlanId: AcpStandardSchema<T.PlanId> = /* @__PURE__ */ standardSchema(check.PlanId, "PlanId", json.PlanId);
 
 /**
- * Standard Schema of `PlanEntry` (validate.PlanEntry).
+ * Standard Schema of `PlanEntry` (parse.PlanEntry).
  */
 export const PlanEntry: AcpStandardSchema<T.PlanEntry> = /* @__PURE__ */ standardSchema(check.PlanEntry, "PlanEntry", json.PlanEntry);
 
 /**
- * Standard Schema of `PlanEntryPriority` (validate.PlanEntryPriority).
+ * Standard Schema of `PlanEntryPriority` (parse.PlanEntryPriority).
  */
 export const PlanEntryPriority: AcpStandardSchema<T.PlanEntryPriority> = /* @__PURE__ */ standardSchema(check.PlanEntryPriority, "PlanEntryPriority", json.PlanEntryPriority);
 
 /**
- * Standard Schema of `PlanEntryStatus` (validate.PlanEntryStatus).
+ * Standard Schema of `PlanEntryStatus` (parse.PlanEntryStatus).
  */
 export const PlanEntryStatus: AcpStandardSchema<T.PlanEntryStatus> = /* @__PURE__ */ standardSchema(check.PlanEntryStatus, "PlanEntryStatus", json.PlanEntryStatus);
 
 /**
- * Standard Schema of `PlanItems` (validate.PlanItems).
+ * Standard Schema of `PlanItems` (parse.PlanItems).
  */
 export const PlanItems: AcpStandardSchema<T.PlanItems> = /* @__PURE__ */ standardSchema(check.PlanItems, "PlanItems", json.PlanItems);
 
 /**
- * Standard Schema of `PlanFile` (validate.PlanFile).
+ * Standard Schema of `PlanFile` (parse.PlanFile).
  */
 export const PlanFile: AcpStandardSchema<T.PlanFile> = /* @__PURE__ */ standardSchema(check.PlanFile, "PlanFile", json.PlanFile);
 
 /**
- * Standard Schema of `PlanMarkdown` (validate.PlanMarkdown).
+ * Standard Schema of `PlanMarkdown` (parse.PlanMarkdown).
  */
 export const PlanMarkdown: AcpStandardSchema<T.PlanMarkdown> = /* @__PURE__ */ standardSchema(check.PlanMarkdown, "PlanMarkdown", json.PlanMarkdown);
 
 /**
- * Standard Schema of `PlanUpdate` (validate.PlanUpdate).
+ * Standard Schema of `PlanUpdate` (parse.PlanUpdate).
  */
 export const PlanUpdate: AcpStandardSchema<T.PlanUpdate> = /* @__PURE__ */ standardSchema(check.PlanUpdate, "PlanUpdate", json.PlanUpdate);
 
 /**
- * Standard Schema of `PlanRemoved` (validate.PlanRemoved).
+ * Standard Schema of `PlanRemoved` (parse.PlanRemoved).
  */
 export const PlanRemoved: AcpStandardSchema<T.PlanRemoved> = /* @__PURE__ */ standardSchema(check.PlanRemoved, "PlanRemoved", json.PlanRemoved);
 
 /**
- * Standard Schema of `AvailableCommandsUpdate` (validate.AvailableCommandsUpdate).
+ * Standard Schema of `AvailableCommandsUpdate` (parse.AvailableCommandsUpdate).
  */
 export const AvailableCommandsUpdate: AcpStandardSchema<T.AvailableCommandsUpdate> = /* @__PURE__ */ standardSchema(check.AvailableCommandsUpdate, "AvailableCommandsUpdate", json.AvailableCommandsUpdate);
 
 /**
- * Standard Schema of `ConfigOptionUpdate` (validate.ConfigOptionUpdate).
+ * Standard Schema of `ConfigOptionUpdate` (parse.ConfigOptionUpdate).
  */
 export const ConfigOptionUpdate: AcpStandardSchema<T.ConfigOptionUpdate> = /* @__PURE__ */ standardSchema(check.ConfigOptionUpdate, "ConfigOptionUpdate", json.ConfigOptionUpdate);
 
 /**
- * Standard Schema of `SessionInfoUpdate` (validate.SessionInfoUpdate).
+ * Standard Schema of `SessionInfoUpdate` (parse.SessionInfoUpdate).
  */
 export const SessionInfoUpdate: AcpStandardSchema<T.SessionInfoUpdate> = /* @__PURE__ */ standardSchema(check.SessionInfoUpdate, "SessionInfoUpdate", json.SessionInfoUpdate);
 
 /**
- * Standard Schema of `Cost` (validate.Cost).
+ * Standard Schema of `Cost` (parse.Cost).
  */
 export const Cost: AcpStandardSchema<T.Cost> = /* @__PURE__ */ standardSchema(check.Cost, "Cost", json.Cost);
 
 /**
- * Standard Schema of `UsageUpdate` (validate.UsageUpdate).
+ * Standard Schema of `UsageUpdate` (parse.UsageUpdate).
  */
 export const UsageUpdate: AcpStandardSchema<T.UsageUpdate> = /* @__PURE__ */ standardSchema(check.UsageUpdate, "UsageUpdate", json.UsageUpdate);
 
 /**
- * Standard Schema of `NoticeSeverity` (validate.NoticeSeverity).
+ * Standard Schema of `NoticeSeverity` (parse.NoticeSeverity).
  */
 export const NoticeSeverity: AcpStandardSchema<T.NoticeSeverity> = /* @__PURE__ */ standardSchema(check.NoticeSeverity, "NoticeSeverity", json.NoticeSeverity);
 
 /**
- * Standard Schema of `Notice` (validate.Notice).
+ * Standard Schema of `Notice` (parse.Notice).
  */
 export const Notice: AcpStandardSchema<T.Notice> = /* @__PURE__ */ standardSchema(check.Notice, "Notice", json.Notice);
 
 /**
- * Standard Schema of `CompactionId` (validate.CompactionId).
+ * Standard Schema of `CompactionId` (parse.CompactionId).
  */
 export const CompactionId: AcpStandardSchema<T.CompactionId> = /* @__PURE__ */ standardSchema(check.CompactionId, "CompactionId", json.CompactionId);
 
 /**
- * Standard Schema of `CompactionStatus` (validate.CompactionStatus).
+ * Standard Schema of `CompactionStatus` (parse.CompactionStatus).
  */
 export const CompactionStatus: AcpStandardSchema<T.CompactionStatus> = /* @__PURE__ */ standardSchema(check.CompactionStatus, "CompactionStatus", json.CompactionStatus);
 
 /**
- * Standard Schema of `CompactionUpdate` (validate.CompactionUpdate).
+ * Standard Schema of `CompactionUpdate` (parse.CompactionUpdate).
  */
 export const CompactionUpdate: AcpStandardSchema<T.CompactionUpdate> = /* @__PURE__ */ standardSchema(check.CompactionUpdate, "CompactionUpdate", json.CompactionUpdate);
 
 /**
- * Standard Schema of `CompactionSummaryChunk` (validate.CompactionSummaryChunk).
+ * Standard Schema of `CompactionSummaryChunk` (parse.CompactionSummaryChunk).
  */
 export const CompactionSummaryChunk: AcpStandardSchema<T.CompactionSummaryChunk> = /* @__PURE__ */ standardSchema(check.CompactionSummaryChunk, "CompactionSummaryChunk", json.CompactionSummaryChunk);
 
 /**
- * Standard Schema of `SubagentSessionCapabilities` (validate.SubagentSessionCapabilities).
+ * Standard Schema of `SubagentSessionCapabilities` (parse.SubagentSessionCapabilities).
  */
 export const SubagentSessionCapabilities: AcpStandardSchema<T.SubagentSessionCapabilities> = /* @__PURE__ */ standardSchema(check.SubagentSessionCapabilities, "SubagentSessionCapabilities", json.SubagentSessionCapabilities);
 
 /**
- * Standard Schema of `SessionCancelCapabilities` (validate.SessionCancelCapabilities).
+ * Standard Schema of `SessionCancelCapabilities` (parse.SessionCancelCapabilities).
  */
 export const SessionCancelCapabilities: AcpStandardSchema<T.SessionCancelCapabilities> = /* @__PURE__ */ standardSchema(check.SessionCancelCapabilities, "SessionCancelCapabilities", json.SessionCancelCapabilities);
 
 /**
- * Standard Schema of `SubagentUpdate` (validate.SubagentUpdate).
+ * Standard Schema of `SubagentUpdate` (parse.SubagentUpdate).
  */
 export const SubagentUpdate: AcpStandardSchema<T.SubagentUpdate> = /* @__PURE__ */ standardSchema(check.SubagentUpdate, "SubagentUpdate", json.SubagentUpdate);
 
 /**
- * Standard Schema of `SessionMessage` (validate.SessionMessage).
+ * Standard Schema of `SessionMessage` (parse.SessionMessage).
  */
 export const SessionMessage: AcpStandardSchema<T.SessionMessage> = /* @__PURE__ */ standardSchema(check.SessionMessage, "SessionMessage", json.SessionMessage);
 
 /**
- * Standard Schema of `SessionMessageChunk` (validate.SessionMessageChunk).
+ * Standard Schema of `SessionMessageChunk` (parse.SessionMessageChunk).
  */
 export const SessionMessageChunk: AcpStandardSchema<T.SessionMessageChunk> = /* @__PURE__ */ standardSchema(check.SessionMessageChunk, "SessionMessageChunk", json.SessionMessageChunk);
 
 /**
- * Standard Schema of `CompleteElicitationNotification` (validate.CompleteElicitationNotification).
+ * Standard Schema of `CompleteElicitationNotification` (parse.CompleteElicitationNotification).
  */
 export const CompleteElicitationNotification: AcpStandardSchema<T.CompleteElicitationNotification> = /* @__PURE__ */ standardSchema(check.CompleteElicitationNotification, "CompleteElicitationNotification", json.CompleteElicitationNotification);
 
 /**
- * Standard Schema of `AuthStatusUpdateNotification` (validate.AuthStatusUpdateNotification).
+ * Standard Schema of `AuthStatusUpdateNotification` (parse.AuthStatusUpdateNotification).
  */
 export const AuthStatusUpdateNotification: AcpStandardSchema<T.AuthStatusUpdateNotification> = /* @__PURE__ */ standardSchema(check.AuthStatusUpdateNotification, "AuthStatusUpdateNotification", json.AuthStatusUpdateNotification);
 
 /**
- * Standard Schema of `ExtNotification` (validate.ExtNotification).
+ * Standard Schema of `ExtNotification` (parse.ExtNotification).
  */
 export const ExtNotification: AcpStandardSchema<T.ExtNotification> = /* @__PURE__ */ standardSchema(check.ExtNotification, "ExtNotification", json.ExtNotification);
 
 /**
- * Standard Schema of `ClientRequest` (validate.ClientRequest).
+ * Standard Schema of `ClientRequest` (parse.ClientRequest).
  */
 export const ClientRequest: AcpStandardSchema<T.ClientRequest> = /* @__PURE__ */ standardSchema(check.ClientRequest, "ClientRequest", json.ClientRequest);
 
 /**
- * Standard Schema of `InitializeRequest` (validate.InitializeRequest).
+ * Standard Schema of `InitializeRequest` (parse.InitializeRequest).
  */
 export const InitializeRequest: AcpStandardSchema<T.InitializeRequest> = /* @__PURE__ */ standardSchema(check.InitializeRequest, "InitializeRequest", json.InitializeRequest);
 
 /**
- * Standard Schema of `ClientCapabilities` (validate.ClientCapabilities).
+ * Standard Schema of `ClientCapabilities` (parse.ClientCapabilities).
  */
 export const ClientCapabilities: AcpStandardSchema<T.ClientCapabilities> = /* @__PURE__ */ standardSchema(check.ClientCapabilities, "ClientCapabilities", json.ClientCapabilities);
 
 /**
- * Standard Schema of `ClientAuthCapabilities` (validate.ClientAuthCapabilities).
+ * Standard Schema of `ClientAuthCapabilities` (parse.ClientAuthCapabilities).
  */
 export const ClientAuthCapabilities: AcpStandardSchema<T.ClientAuthCapabilities> = /* @__PURE__ */ standardSchema(check.ClientAuthCapabilities, "ClientAuthCapabilities", json.ClientAuthCapabilities);
 
 /**
- * Standard Schema of `TerminalAuthCapabilities` (validate.TerminalAuthCapabilities).
+ * Standard Schema of `TerminalAuthCapabilities` (parse.TerminalAuthCapabilities).
  */
 export const TerminalAuthCapabilities: AcpStandardSchema<T.TerminalAuthCapabilities> = /* @__PURE__ */ standardSchema(check.TerminalAuthCapabilities, "TerminalAuthCapabilities", json.TerminalAuthCapabilities);
 
 /**
- * Standard Schema of `ElicitationCapabilities` (validate.ElicitationCapabilities).
+ * Standard Schema of `ElicitationCapabilities` (parse.ElicitationCapabilities).
  */
 export const ElicitationCapabilities: AcpStandardSchema<T.ElicitationCapabilities> = /* @__PURE__ */ standardSchema(check.ElicitationCapabilities, "ElicitationCapabilities", json.ElicitationCapabilities);
 
 /**
- * Standard Schema of `ElicitationFormCapabilities` (validate.ElicitationFormCapabilities).
+ * Standard Schema of `ElicitationFormCapabilities` (parse.ElicitationFormCapabilities).
  */
 export const ElicitationFormCapabilities: AcpStandardSchema<T.ElicitationFormCapabilities> = /* @__PURE__ */ standardSchema(check.ElicitationFormCapabilities, "ElicitationFormCapabilities", json.ElicitationFormCapabilities);
 
 /**
- * Standard Schema of `ElicitationUrlCapabilities` (validate.ElicitationUrlCapabilities).
+ * Standard Schema of `ElicitationUrlCapabilities` (parse.ElicitationUrlCapabilities).
  */
 export const ElicitationUrlCapabilities: AcpStandardSchema<T.ElicitationUrlCapabilities> = /* @__PURE__ */ standardSchema(check.ElicitationUrlCapabilities, "ElicitationUrlCapabilities", json.ElicitationUrlCapabilities);
 
 /**
- * Standard Schema of `LoginAuthRequest` (validate.LoginAuthRequest).
+ * Standard Schema of `LoginAuthRequest` (parse.LoginAuthRequest).
  */
 export const LoginAuthRequest: AcpStandardSchema<T.LoginAuthRequest> = /* @__PURE__ */ standardSchema(check.LoginAuthRequest, "LoginAuthRequest", json.LoginAuthRequest);
 
 /**
- * Standard Schema of `ListProvidersRequest` (validate.ListProvidersRequest).
+ * Standard Schema of `ListProvidersRequest` (parse.ListProvidersRequest).
  */
 export const ListProvidersRequest: AcpStandardSchema<T.ListProvidersRequest> = /* @__PURE__ */ standardSchema(check.ListProvidersRequest, "ListProvidersRequest", json.ListProvidersRequest);
 
 /**
- * Standard Schema of `SetProviderRequest` (validate.SetProviderRequest).
+ * Standard Schema of `SetProviderRequest` (parse.SetProviderRequest).
  */
 export const SetProviderRequest: AcpStandardSchema<T.SetProviderRequest> = /* @__PURE__ */ standardSchema(check.SetProviderRequest, "SetProviderRequest", json.SetProviderRequest);
 
 /**
- * Standard Schema of `DisableProviderRequest` (validate.DisableProviderRequest).
+ * Standard Schema of `DisableProviderRequest` (parse.DisableProviderRequest).
  */
 export const DisableProviderRequest: AcpStandardSchema<T.DisableProviderRequest> = /* @__PURE__ */ standardSchema(check.DisableProviderRequest, "DisableProviderRequest", json.DisableProviderRequest);
 
 /**
- * Standard Schema of `LogoutAuthRequest` (validate.LogoutAuthRequest).
+ * Standard Schema of `LogoutAuthRequest` (parse.LogoutAuthRequest).
  */
 export const LogoutAuthRequest: AcpStandardSchema<T.LogoutAuthRequest> = /* @__PURE__ */ standardSchema(check.LogoutAuthRequest, "LogoutAuthRequest", json.LogoutAuthRequest);
 
 /**
- * Standard Schema of `AuthStatusRequest` (validate.AuthStatusRequest).
+ * Standard Schema of `AuthStatusRequest` (parse.AuthStatusRequest).
  */
 export const AuthStatusRequest: AcpStandardSchema<T.AuthStatusRequest> = /* @__PURE__ */ standardSchema(check.AuthStatusRequest, "AuthStatusRequest", json.AuthStatusRequest);
 
 /**
- * Standard Schema of `NewSessionRequest` (validate.NewSessionRequest).
+ * Standard Schema of `NewSessionRequest` (parse.NewSessionRequest).
  */
 export const NewSessionRequest: AcpStandardSchema<T.NewSessionRequest> = /* @__PURE__ */ standardSchema(check.NewSessionRequest, "NewSessionRequest", json.NewSessionRequest);
 
 /**
- * Standard Schema of `McpServer` (validate.McpServer).
+ * Standard Schema of `McpServer` (parse.McpServer).
  */
 export const McpServer: AcpStandardSchema<T.McpServer> = /* @__PURE__ */ standardSchema(check.McpServer, "McpServer", json.McpServer);
 
 /**
- * Standard Schema of `HttpHeader` (validate.HttpHeader).
+ * Standard Schema of `HttpHeader` (parse.HttpHeader).
  */
 export const HttpHeader: AcpStandardSchema<T.HttpHeader> = /* @__PURE__ */ standardSchema(check.HttpHeader, "HttpHeader", json.HttpHeader);
 
 /**
- * Standard Schema of `McpServerHttp` (validate.McpServerHttp).
+ * Standard Schema of `McpServerHttp` (parse.McpServerHttp).
  */
 export const McpServerHttp: AcpStandardSchema<T.McpServerHttp> = /* @__PURE__ */ standardSchema(check.McpServerHttp, "McpServerHttp", json.McpServerHttp);
 
 /**
- * Standard Schema of `McpServerAcp` (validate.McpServerAcp).
+ * Standard Schema of `McpServerAcp` (parse.McpServerAcp).
  */
 export const McpServerAcp: AcpStandardSchema<T.McpServerAcp> = /* @__PURE__ */ standardSchema(check.McpServerAcp, "McpServerAcp", json.McpServerAcp);
 
 /**
- * Standard Schema of `McpServerStdio` (validate.McpServerStdio).
+ * Standard Schema of `McpServerStdio` (parse.McpServerStdio).
  */
 export const McpServerStdio: AcpStandardSchema<T.McpServerStdio> = /* @__PURE__ */ standardSchema(check.McpServerStdio, "McpServerStdio", json.McpServerStdio);
 
 /**
- * Standard Schema of `SystemPrompt` (validate.SystemPrompt).
+ * Standard Schema of `SystemPrompt` (parse.SystemPrompt).
  */
 export const SystemPrompt: AcpStandardSchema<T.SystemPrompt> = /* @__PURE__ */ standardSchema(check.SystemPrompt, "SystemPrompt", json.SystemPrompt);
 
 /**
- * Standard Schema of `SystemPromptMode` (validate.SystemPromptMode).
+ * Standard Schema of `SystemPromptMode` (parse.SystemPromptMode).
  */
 export const SystemPromptMode: AcpStandardSchema<T.SystemPromptMode> = /* @__PURE__ */ standardSchema(check.SystemPromptMode, "SystemPromptMode", json.SystemPromptMode);
 
 /**
- * Standard Schema of `ListSessionsRequest` (validate.ListSessionsRequest).
+ * Standard Schema of `ListSessionsRequest` (parse.ListSessionsRequest).
  */
 export const ListSessionsRequest: AcpStandardSchema<T.ListSessionsRequest> = /* @__PURE__ */ standardSchema(check.ListSessionsRequest, "ListSessionsRequest", json.ListSessionsRequest);
 
 /**
- * Standard Schema of `SessionArchiveFilter` (validate.SessionArchiveFilter).
+ * Standard Schema of `SessionArchiveFilter` (parse.SessionArchiveFilter).
  */
 export const SessionArchiveFilter: AcpStandardSchema<T.SessionArchiveFilter> = /* @__PURE__ */ standardSchema(check.SessionArchiveFilter, "SessionArchiveFilter", json.SessionArchiveFilter);
 
 /**
- * Standard Schema of `DeleteSessionRequest` (validate.DeleteSessionRequest).
+ * Standard Schema of `DeleteSessionRequest` (parse.DeleteSessionRequest).
  */
 export const DeleteSessionRequest: AcpStandardSchema<T.DeleteSessionRequest> = /* @__PURE__ */ standardSchema(check.DeleteSessionRequest, "DeleteSessionRequest", json.DeleteSessionRequest);
 
 /**
- * Standard Schema of `ForkSessionRequest` (validate.ForkSessionRequest).
+ * Standard Schema of `ForkSessionRequest` (parse.ForkSessionRequest).
  */
 export const ForkSessionRequest: AcpStandardSchema<T.ForkSessionRequest> = /* @__PURE__ */ standardSchema(check.ForkSessionRequest, "ForkSessionRequest", json.ForkSessionRequest);
 
 /**
- * Standard Schema of `ArchiveSessionRequest` (validate.ArchiveSessionRequest).
+ * Standard Schema of `ArchiveSessionRequest` (parse.ArchiveSessionRequest).
  */
 export const ArchiveSessionRequest: AcpStandardSchema<T.ArchiveSessionRequest> = /* @__PURE__ */ standardSchema(check.ArchiveSessionRequest, "ArchiveSessionRequest", json.ArchiveSessionRequest);
 
 /**
- * Standard Schema of `UnarchiveSessionRequest` (validate.UnarchiveSessionRequest).
+ * Standard Schema of `UnarchiveSessionRequest` (parse.UnarchiveSessionRequest).
  */
 export const UnarchiveSessionRequest: AcpStandardSchema<T.UnarchiveSessionRequest> = /* @__PURE__ */ standardSchema(check.UnarchiveSessionRequest, "UnarchiveSessionRequest", json.UnarchiveSessionRequest);
 
 /**
- * Standard Schema of `SessionStatusRequest` (validate.SessionStatusRequest).
+ * Standard Schema of `SessionStatusRequest` (parse.SessionStatusRequest).
  */
 export const SessionStatusRequest: AcpStandardSchema<T.SessionStatusRequest> = /* @__PURE__ */ standardSchema(check.SessionStatusRequest, "SessionStatusRequest", json.SessionStatusRequest);
 
 /**
- * Standard Schema of `SetSessionTitleRequest` (validate.SetSessionTitleRequest).
+ * Standard Schema of `SetSessionTitleRequest` (parse.SetSessionTitleRequest).
  */
 export const SetSessionTitleRequest: AcpStandardSchema<T.SetSessionTitleRequest> = /* @__PURE__ */ standardSchema(check.SetSessionTitleRequest, "SetSessionTitleRequest", json.SetSessionTitleRequest);
 
 /**
- * Standard Schema of `ResumeSessionRequest` (validate.ResumeSessionRequest).
+ * Standard Schema of `ResumeSessionRequest` (parse.ResumeSessionRequest).
  */
 export const ResumeSessionRequest: AcpStandardSchema<T.ResumeSessionRequest> = /* @__PURE__ */ standardSchema(check.ResumeSessionRequest, "ResumeSessionRequest", json.ResumeSessionRequest);
 
 /**
- * Standard Schema of `ReplayFrom` (validate.ReplayFrom).
+ * Standard Schema of `ReplayFrom` (parse.ReplayFrom).
  */
 export const ReplayFrom: AcpStandardSchema<T.ReplayFrom> = /* @__PURE__ */ standardSchema(check.ReplayFrom, "ReplayFrom", json.ReplayFrom);
 
 /**
- * Standard Schema of `ReplayFromStart` (validate.ReplayFromStart).
+ * Standard Schema of `ReplayFromStart` (parse.ReplayFromStart).
  */
 export const ReplayFromStart: AcpStandardSchema<T.ReplayFromStart> = /* @__PURE__ */ standardSchema(check.ReplayFromStart, "ReplayFromStart", json.ReplayFromStart);
 
 /**
- * Standard Schema of `CloseSessionRequest` (validate.CloseSessionRequest).
+ * Standard Schema of `CloseSessionRequest` (parse.CloseSessionRequest).
  */
 export const CloseSessionRequest: AcpStandardSchema<T.CloseSessionRequest> = /* @__PURE__ */ standardSchema(check.CloseSessionRequest, "CloseSessionRequest", json.CloseSessionRequest);
 
 /**
- * Standard Schema of `CancelToolCallRequest` (validate.CancelToolCallRequest).
+ * Standard Schema of `CancelToolCallRequest` (parse.CancelToolCallRequest).
  */
 export const CancelToolCallRequest: AcpStandardSchema<T.CancelToolCallRequest> = /* @__PURE__ */ standardSchema(check.CancelToolCallRequest, "CancelToolCallRequest", json.CancelToolCallRequest);
 
 /**
- * Standard Schema of `CancelTerminalRequest` (validate.CancelTerminalRequest).
+ * Standard Schema of `CancelTerminalRequest` (parse.CancelTerminalRequest).
  */
 export const CancelTerminalRequest: AcpStandardSchema<T.CancelTerminalRequest> = /* @__PURE__ */ standardSchema(check.CancelTerminalRequest, "CancelTerminalRequest", json.CancelTerminalRequest);
 
 /**
- * Standard Schema of `SetSessionConfigOptionRequest` (validate.SetSessionConfigOptionRequest).
+ * Standard Schema of `SetSessionConfigOptionRequest` (parse.SetSessionConfigOptionRequest).
  */
 export const SetSessionConfigOptionRequest: AcpStandardSchema<T.SetSessionConfigOptionRequest> = /* @__PURE__ */ standardSchema(check.SetSessionConfigOptionRequest, "SetSessionConfigOptionRequest", json.SetSessionConfigOptionRequest);
 
 /**
- * Standard Schema of `PromptRequest` (validate.PromptRequest).
+ * Standard Schema of `PromptRequest` (parse.PromptRequest).
  */
 export const PromptRequest: AcpStandardSchema<T.PromptRequest> = /* @__PURE__ */ standardSchema(check.PromptRequest, "PromptRequest", json.PromptRequest);
 
 /**
- * Standard Schema of `ClientResponse` (validate.ClientResponse).
+ * Standard Schema of `ClientResponse` (parse.ClientResponse).
  */
 export const ClientResponse: AcpStandardSchema<T.ClientResponse> = /* @__PURE__ */ standardSchema(check.ClientResponse, "ClientResponse", json.ClientResponse);
 
 /**
- * Standard Schema of `RequestPermissionResponse` (validate.RequestPermissionResponse).
+ * Standard Schema of `RequestPermissionResponse` (parse.RequestPermissionResponse).
  */
 export const RequestPermissionResponse: AcpStandardSchema<T.RequestPermissionResponse> = /* @__PURE__ */ standardSchema(check.RequestPermissionResponse, "RequestPermissionResponse", json.RequestPermissionResponse);
 
 /**
- * Standard Schema of `RequestPermissionOutcome` (validate.RequestPermissionOutcome).
+ * Standard Schema of `RequestPermissionOutcome` (parse.RequestPermissionOutcome).
  */
 export const RequestPermissionOutcome: AcpStandardSchema<T.RequestPermissionOutcome> = /* @__PURE__ */ standardSchema(check.RequestPermissionOutcome, "RequestPermissionOutcome", json.RequestPermissionOutcome);
 
 /**
- * Standard Schema of `CancelledPermissionOutcome` (validate.CancelledPermissionOutcome).
+ * Standard Schema of `CancelledPermissionOutcome` (parse.CancelledPermissionOutcome).
  */
 export const CancelledPermissionOutcome: AcpStandardSchema<T.CancelledPermissionOutcome> = /* @__PURE__ */ standardSchema(check.CancelledPermissionOutcome, "CancelledPermissionOutcome", json.CancelledPermissionOutcome);
 
 /**
- * Standard Schema of `SelectedPermissionOutcome` (validate.SelectedPermissionOutcome).
+ * Standard Schema of `SelectedPermissionOutcome` (parse.SelectedPermissionOutcome).
  */
 export const SelectedPermissionOutcome: AcpStandardSchema<T.SelectedPermissionOutcome> = /* @__PURE__ */ standardSchema(check.SelectedPermissionOutcome, "SelectedPermissionOutcome", json.SelectedPermissionOutcome);
 
 /**
- * Standard Schema of `CreateElicitationResponse` (validate.CreateElicitationResponse).
+ * Standard Schema of `CreateElicitationResponse` (parse.CreateElicitationResponse).
  */
 export const CreateElicitationResponse: AcpStandardSchema<T.CreateElicitationResponse> = /* @__PURE__ */ standardSchema(check.CreateElicitationResponse, "CreateElicitationResponse", json.CreateElicitationResponse);
 
 /**
- * Standard Schema of `ElicitationContentValue` (validate.ElicitationContentValue).
+ * Standard Schema of `ElicitationContentValue` (parse.ElicitationContentValue).
  */
 export const ElicitationContentValue: AcpStandardSchema<T.ElicitationContentValue> = /* @__PURE__ */ standardSchema(check.ElicitationContentValue, "ElicitationContentValue", json.ElicitationContentValue);
 
 /**
- * Standard Schema of `ElicitationAcceptAction` (validate.ElicitationAcceptAction).
+ * Standard Schema of `ElicitationAcceptAction` (parse.ElicitationAcceptAction).
  */
 export const ElicitationAcceptAction: AcpStandardSchema<T.ElicitationAcceptAction> = /* @__PURE__ */ standardSchema(check.ElicitationAcceptAction, "ElicitationAcceptAction", json.ElicitationAcceptAction);
 
 /**
- * Standard Schema of `MessageMcpResponse` (validate.MessageMcpResponse).
+ * Standard Schema of `MessageMcpResponse` (parse.MessageMcpResponse).
  */
 export const MessageMcpResponse: AcpStandardSchema<T.MessageMcpResponse> = /* @__PURE__ */ standardSchema(check.MessageMcpResponse, "MessageMcpResponse", json.MessageMcpResponse);
 
 /**
- * Standard Schema of `McpError` (validate.McpError).
+ * Standard Schema of `McpError` (parse.McpError).
  */
 export const McpError: AcpStandardSchema<T.McpError> = /* @__PURE__ */ standardSchema(check.McpError, "McpError", json.McpError);
 
 /**
- * Standard Schema of `ClientNotification` (validate.ClientNotification).
+ * Standard Schema of `ClientNotification` (parse.ClientNotification).
  */
 export const ClientNotification: AcpStandardSchema<T.ClientNotification> = /* @__PURE__ */ standardSchema(check.ClientNotification, "ClientNotification", json.ClientNotification);
 
 /**
- * Standard Schema of `CancelSessionNotification` (validate.CancelSessionNotification).
+ * Standard Schema of `CancelSessionNotification` (parse.CancelSessionNotification).
  */
 export const CancelSessionNotification: AcpStandardSchema<T.CancelSessionNotification> = /* @__PURE__ */ standardSchema(check.CancelSessionNotification, "CancelSessionNotification", json.CancelSessionNotification);
 
 /**
- * Standard Schema of `MessageMcpNotification` (validate.MessageMcpNotification).
+ * Standard Schema of `MessageMcpNotification` (parse.MessageMcpNotification).
  */
 export const MessageMcpNotification: AcpStandardSchema<T.MessageMcpNotification> = /* @__PURE__ */ standardSchema(check.MessageMcpNotification, "MessageMcpNotification", json.MessageMcpNotification);
 
 /**
- * Standard Schema of `CancelRequestNotification` (validate.CancelRequestNotification).
+ * Standard Schema of `CancelRequestNotification` (parse.CancelRequestNotification).
  */
 export const CancelRequestNotification: AcpStandardSchema<T.CancelRequestNotification> = /* @__PURE__ */ standardSchema(check.CancelRequestNotification, "CancelRequestNotification", json.CancelRequestNotification);
 
 /**
- * Standard Schema of `ProxyRequest` (validate.ProxyRequest).
+ * Standard Schema of `ProxyRequest` (parse.ProxyRequest).
  */
 export const ProxyRequest: AcpStandardSchema<T.ProxyRequest> = /* @__PURE__ */ standardSchema(check.ProxyRequest, "ProxyRequest", json.ProxyRequest);
 
 /**
- * Standard Schema of `InitializeProxyRequest` (validate.InitializeProxyRequest).
+ * Standard Schema of `InitializeProxyRequest` (parse.InitializeProxyRequest).
  */
 export const InitializeProxyRequest: AcpStandardSchema<T.InitializeProxyRequest> = /* @__PURE__ */ standardSchema(check.InitializeProxyRequest, "InitializeProxyRequest", json.InitializeProxyRequest);
 
 /**
- * Standard Schema of `ProxySuccessorRequest` (validate.ProxySuccessorRequest).
+ * Standard Schema of `ProxySuccessorRequest` (parse.ProxySuccessorRequest).
  */
 export const ProxySuccessorRequest: AcpStandardSchema<T.ProxySuccessorRequest> = /* @__PURE__ */ standardSchema(check.ProxySuccessorRequest, "ProxySuccessorRequest", json.ProxySuccessorRequest);
 
 /**
- * Standard Schema of `ProxyResponse` (validate.ProxyResponse).
+ * Standard Schema of `ProxyResponse` (parse.ProxyResponse).
  */
 export const ProxyResponse: AcpStandardSchema<T.ProxyResponse> = /* @__PURE__ */ standardSchema(check.ProxyResponse, "ProxyResponse", json.ProxyResponse);
 
 /**
- * Standard Schema of `InitializeProxyResponse` (validate.InitializeProxyResponse).
+ * Standard Schema of `InitializeProxyResponse` (parse.InitializeProxyResponse).
  */
 export const InitializeProxyResponse: AcpStandardSchema<T.InitializeProxyResponse> = /* @__PURE__ */ standardSchema(check.InitializeProxyResponse, "InitializeProxyResponse", json.InitializeProxyResponse);
 
 /**
- * Standard Schema of `ProxySuccessorResponse` (validate.ProxySuccessorResponse).
+ * Standard Schema of `ProxySuccessorResponse` (parse.ProxySuccessorResponse).
  */
 export const ProxySuccessorResponse: AcpStandardSchema<T.ProxySuccessorResponse> = /* @__PURE__ */ standardSchema(check.ProxySuccessorResponse, "ProxySuccessorResponse", json.ProxySuccessorResponse);
 
 /**
- * Standard Schema of `ProxyNotification` (validate.ProxyNotification).
+ * Standard Schema of `ProxyNotification` (parse.ProxyNotification).
  */
 export const ProxyNotification: AcpStandardSchema<T.ProxyNotification> = /* @__PURE__ */ standardSchema(check.ProxyNotification, "ProxyNotification", json.ProxyNotification);
 
 /**
- * Standard Schema of `ProxySuccessorNotification` (validate.ProxySuccessorNotification).
+ * Standard Schema of `ProxySuccessorNotification` (parse.ProxySuccessorNotification).
  */
 export const ProxySuccessorNotification: AcpStandardSchema<T.ProxySuccessorNotification> = /* @__PURE__ */ standardSchema(check.ProxySuccessorNotification, "ProxySuccessorNotification", json.ProxySuccessorNotification);

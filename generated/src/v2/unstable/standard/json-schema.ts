@@ -6,7 +6,7 @@
  * @module
  */
 
-import { addDef, type JsonSchemaDefs } from "../../runtime/standard.js";
+import { addDef, type JsonSchemaDefs } from "../../../runtime/standard.js";
 
 /**
  * Adds the definition of `AgentRequest` and every definition it references to `defs`.
