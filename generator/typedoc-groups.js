@@ -1,7 +1,7 @@
 /**
  * A typedoc plugin for `npm run docs` (generator/typedoc.json): on each surface's
  * page, members are grouped by what they are in acp-bindings (Types, validate,
- * parse, build, apply, Session, Methods), from the generated module that
+ * parse, build, apply, Session, Methods, Connection), from the generated module that
  * declares them, instead of by TypeScript kind. Plain JavaScript: typedoc
  * imports its plugins as they are.
  */
@@ -16,6 +16,7 @@ const GROUP_OF_MODULE = {
   "patch.ts": "Session",
   "subagent.ts": "Session",
   "methods.ts": "Methods",
+  "connection.ts": "Connection",
 };
 
 /** @param {import("typedoc").Application} app */
