@@ -10,9 +10,9 @@ import { parseArgs } from "node:util";
 import { diffSchemas } from "./diff/diff.js";
 import { formatReport, REPORT_FORMATS, type ReportFormat } from "./diff/format.js";
 import { exitCodeFor, FAIL_ON_LEVELS, type FailOn } from "./diff/findings.js";
+import { isFileSystemError, SchemaError, UsageError } from "./errors.js";
 import { generate } from "./generate.js";
 import type { Surface } from "./ir.js";
-import { SchemaError } from "./load.js";
 import { SURFACES } from "./surfaces.js";
 import { diffTree, treeWithOtherSurfaces, writeTree } from "./write.js";
 
@@ -20,16 +20,6 @@ import { diffTree, treeWithOtherSurfaces, writeTree } from "./write.js";
 export interface CliOutput {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-}
-
-/** A command line the CLI cannot act on; exit code 2. */
-class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly command?: string,
-  ) {
-    super(message);
-  }
 }
 
 const USAGE: Record<string, string> = {
@@ -213,12 +203,6 @@ function diffCommand(args: readonly string[], out: CliOutput): number {
   const report = diffSchemas(positionals[0]!, positionals[1]!, { ignoreUnstable: values["ignore-unstable"] });
   out.stdout(formatReport(report, format));
   return exitCodeFor(report.findings, failOn);
-}
-
-/** A missing, unreadable or unwritable path given on the command line (or implied by it). */
-function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { path: string } {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof (error as NodeJS.ErrnoException | undefined)?.path === "string" && ["ENOENT", "EACCES", "EISDIR", "ENOTDIR", "EROFS"].includes(code ?? "");
 }
 
 function printHelp(command: string, out: CliOutput): number {
