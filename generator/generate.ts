@@ -23,7 +23,7 @@ import { loadSemanticsTable, resolveSemantics, SEMANTICS_FILE } from "./overlay.
 import { recogniseSchema } from "./recognise.js";
 import { schemaSources, selectSources } from "./schema-dir.js";
 import { LOCK_FILE } from "./schema-sync.js";
-import type { OutputFile } from "./write.js";
+import type { OutputFile } from "./output.js";
 
 /** The generator's own version, written into every provenance header. */
 export const GENERATOR_VERSION: string = JSON.parse(
