@@ -2,8 +2,9 @@
  * The `acp-codegen` command line: `generate` and `diff` (see `USAGE` and the
  * README's CLI reference). Exit codes: 0 ok, 1 findings (`generate --check`
  * found differing files, `diff` found changes at or above `--fail-on`), 2 bad
- * usage or bad input (a schema that cannot be read or recognised), 3 an
- * internal error (a bug in the generator).
+ * usage or bad input (a schema, reviewed table or lock that cannot be read or
+ * recognised, a missing path: the errors of errors.ts), 3 an internal error
+ * (a bug in the generator).
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -52,7 +53,7 @@ Options:
   -h, --help            show this help
 
 Exit codes: 0 written (or up to date), 1 --check found differences,
-2 bad usage or bad schema, 3 internal error.
+2 bad usage or bad input (schema, reviewed table, lock), 3 internal error.
 `,
   diff: `Usage: acp-codegen diff OLD NEW [options]
 
