@@ -129,6 +129,9 @@ describe("the package", () => {
 /** The release command as README.md documents it (dry run: everything but the upload). */
 const RELEASE_DRY_RUN = "npm run release -- --dry-run";
 
+/** The version bump before a release, as README.md documents it. */
+const VERSION_BUMP = "npm version minor --no-git-tag-version && npm run generate";
+
 /** npm without the network: a dry run must not need a registry. */
 const OFFLINE = { npm_config_offline: "true" };
 
@@ -150,8 +153,10 @@ describe("the release path", () => {
     if (checkout) rmSync(checkout, { recursive: true, force: true });
   });
 
-  it("README.md documents the release command this test runs", () => {
-    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain(RELEASE_DRY_RUN);
+  it("README.md documents the release and version-bump commands this test runs", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    expect(readme).toContain(RELEASE_DRY_RUN);
+    expect(readme).toContain(VERSION_BUMP);
   });
 
   it(`\`${RELEASE_DRY_RUN}\` publishes (dry run) byte for byte the tarball the consumer tests install`, () => {
@@ -179,7 +184,7 @@ describe("the release path", () => {
   it("the documented version bump carries the new version into generated/ (package.json, provenance)", () => {
     const bumped = cleanCheckout();
     try {
-      const bump = shell("npm version minor --no-git-tag-version && npm run generate", bumped);
+      const bump = shell(VERSION_BUMP, bumped);
       expect(bump.code, bump.stderr).toBe(0);
       const version = JSON.parse(readFileSync(join(bumped, "package.json"), "utf8")).version as string;
       expect(version).not.toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);

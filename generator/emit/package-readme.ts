@@ -216,8 +216,9 @@ ${rows.join("\n")}
 const IN_EXAMPLE_FIELD = "messageId";
 
 /**
- * How to read a field that only some variants of an open union have (issue: `"messageId" in update` gives `unknown`):
- * shown on the first surface whose open `SessionUpdate` has variants requiring `messageId`; empty when none does.
+ * How to read a field that only some variants of an open union have (`"messageId" in update` reads `unknown`, since
+ * the custom variant may hold any value under any key): shown on the first surface whose open `SessionUpdate` has
+ * variants requiring `messageId`; empty when none does. The consumer test type-checks the example.
  */
 function openUnionFields(irs: readonly SchemaIR[]): string {
   for (const ir of irs) {
@@ -249,7 +250,7 @@ ${tags.map((t) => `    case ${JSON.stringify(t)}:`).join("\n")}
   return "";
 }
 
-/** True when `node` refers to an object def that requires `field` as a string-typed value. */
+/** True when `node` is (or refers to) an object type that requires `field`. */
 function requiresField(ir: SchemaIR, node: Node | undefined, field: string): boolean {
   const target = node?.kind === "ref" ? ir.defs.find((d) => d.name === node.name)?.node : node;
   return target?.kind === "object" && target.fields.some((f) => f.name === field && f.required);
