@@ -2,17 +2,18 @@
  * The `acp-codegen` command line: `generate` and `diff` (see `USAGE` and the
  * README's CLI reference). Exit codes: 0 ok, 1 findings (`generate --check`
  * found differing files, `diff` found changes at or above `--fail-on`), 2 bad
- * usage or bad input (a schema that cannot be read or recognised), 3 an
- * internal error (a bug in the generator).
+ * usage or bad input (a schema, reviewed table or lock that cannot be read or
+ * recognised, a missing path: the errors of errors.ts), 3 an internal error
+ * (a bug in the generator).
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { diffSchemas } from "./diff/diff.js";
 import { formatReport, REPORT_FORMATS, type ReportFormat } from "./diff/format.js";
 import { exitCodeFor, FAIL_ON_LEVELS, type FailOn } from "./diff/findings.js";
+import { isFileSystemError, SchemaError, UsageError } from "./errors.js";
 import { generate } from "./generate.js";
 import type { Surface } from "./ir.js";
-import { SchemaError } from "./load.js";
 import { SURFACES } from "./surfaces.js";
 import { diffTree, treeWithOtherSurfaces, writeTree } from "./write.js";
 
@@ -20,16 +21,6 @@ import { diffTree, treeWithOtherSurfaces, writeTree } from "./write.js";
 export interface CliOutput {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-}
-
-/** A command line the CLI cannot act on; exit code 2. */
-class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly command?: string,
-  ) {
-    super(message);
-  }
 }
 
 const USAGE: Record<string, string> = {
@@ -62,7 +53,7 @@ Options:
   -h, --help            show this help
 
 Exit codes: 0 written (or up to date), 1 --check found differences,
-2 bad usage or bad schema, 3 internal error.
+2 bad usage or bad input (schema, reviewed table, lock), 3 internal error.
 `,
   diff: `Usage: acp-codegen diff OLD NEW [options]
 
@@ -213,12 +204,6 @@ function diffCommand(args: readonly string[], out: CliOutput): number {
   const report = diffSchemas(positionals[0]!, positionals[1]!, { ignoreUnstable: values["ignore-unstable"] });
   out.stdout(formatReport(report, format));
   return exitCodeFor(report.findings, failOn);
-}
-
-/** A missing, unreadable or unwritable path given on the command line (or implied by it). */
-function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { path: string } {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof (error as NodeJS.ErrnoException | undefined)?.path === "string" && ["ENOENT", "EACCES", "EISDIR", "ENOTDIR", "EROFS"].includes(code ?? "");
 }
 
 function printHelp(command: string, out: CliOutput): number {
