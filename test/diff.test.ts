@@ -1,9 +1,11 @@
 /**
  * `acp-codegen diff`: one hand-made pair per rule id
  * (test/fixtures/schemas/pairs/<rule>.json, each asserting every finding it
- * yields), real pairs of published schemas with findings checked against the
- * raw schemas, and the three output formats with `--fail-on` and
- * `--ignore-unstable`.
+ * yields) and more cases of a rule (`<rule>--<case>.json`, the issue 14
+ * correctness items among them), real pairs of published schemas with
+ * findings checked against the raw schemas, the reviewed golden reports
+ * (test/fixtures/diff-reports), and the three output formats with
+ * `--fail-on`, `--surface` and `--ignore-unstable`.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,7 +24,8 @@ interface Pair {
   readonly old: Record<string, unknown>;
   readonly new: Record<string, unknown>;
   readonly variantNames?: Record<string, Record<string, string>>;
-  readonly expect: readonly Pick<Finding, "rule" | "category" | "severity" | "location">[];
+  /** Every finding; `message`, when given, is a part of the finding's message. */
+  readonly expect: readonly (Pick<Finding, "rule" | "category" | "severity" | "location"> & { readonly message?: string })[];
 }
 
 /** Writes one side of a pair as a schema directory with its naming table. */
@@ -35,17 +38,24 @@ const essentials = (findings: readonly Pick<Finding, "rule" | "category" | "seve
   findings.map((f) => `${f.location} ${f.category} ${f.severity} ${f.rule}`).sort();
 
 const pairFiles = readdirSync(PAIRS).filter((name) => name.endsWith(".json"));
+/** The rule a pair file is about: `<rule>.json` or `<rule>--<case>.json`. */
+const ruleOfPair = (file: string) => file.replace(/\.json$/, "").split("--")[0]!;
 
-describe("one hand-made pair per rule id", () => {
+describe("hand-made pairs: one per rule id, and more cases of some", () => {
   it("every rule id has its pair, and every pair is named after a rule id", () => {
-    expect(pairFiles.map((f) => f.replace(/\.json$/, "")).sort()).toEqual(Object.keys(RULES).sort());
+    expect(pairFiles.filter((f) => !f.includes("--")).map(ruleOfPair).sort()).toEqual(Object.keys(RULES).sort());
+    expect(pairFiles.map(ruleOfPair).filter((rule) => !(rule in RULES))).toEqual([]);
   });
 
   it.each(pairFiles)("%s", (file) => {
     const pair = JSON.parse(readFileSync(join(PAIRS, file), "utf8")) as Pair;
     const report = diffSchemas(sideDir(pair.old, pair.variantNames), sideDir(pair.new, pair.variantNames));
     expect(essentials(report.findings), pair.about).toEqual(essentials(pair.expect));
-    expect(report.findings.some((f) => f.rule === file.replace(/\.json$/, ""))).toBe(true);
+    expect(report.findings.some((f) => f.rule === ruleOfPair(file))).toBe(true);
+    for (const { rule, category, location, message } of pair.expect.filter((e) => e.message !== undefined)) {
+      const found = report.findings.find((f) => f.rule === rule && f.category === category && f.location === location);
+      expect(found?.message, `${location} ${category} ${rule}`).toContain(message);
+    }
   });
 });
 

@@ -30,7 +30,7 @@ const PINNED_VARIANT_NAMES = new URL(`../../schema/${VARIANT_NAMES_FILE}`, impor
 
 /** Options of `diffSchemas`. */
 export interface DiffOptions {
-  /** Keep only findings about the stable protocol (see `isStable`). */
+  /** Compare only the stable protocol: no draft surface (`DRAFT_SURFACES`), no **UNSTABLE** item. */
   readonly ignoreUnstable?: boolean;
   /** Compare only these surfaces. */
   readonly surfaces?: readonly string[];
@@ -46,9 +46,9 @@ export interface DiffOptions {
  */
 const DRAFT_SURFACES: ReadonlySet<string> = new Set(["v1/unstable", "v2", "v2/unstable"]);
 
-/** A finding about the stable protocol: on a surface that is no draft, about an item not marked **UNSTABLE**. */
-export function isStable(finding: Finding): boolean {
-  return !finding.unstable && !DRAFT_SURFACES.has(finding.surface);
+/** Whether `--ignore-unstable` keeps a surface: the stable protocol is on no draft surface. */
+function isStableSurface(surface: string): boolean {
+  return !DRAFT_SURFACES.has(surface);
 }
 
 /** The release a schema side comes from: `package` and `version` of its `lock.json`. */
@@ -73,6 +73,8 @@ export interface DiffReport {
   readonly newRelease?: Release;
   readonly surfaces: readonly ComparedSurface[];
   readonly findings: readonly Finding[];
+  /** Only the stable protocol was compared (`ignoreUnstable`). */
+  readonly stableOnly: boolean;
 }
 
 /** One side's schema files, each with its surface. */
@@ -89,12 +91,14 @@ export function diffSchemas(oldPath: string, newPath: string, options: DiffOptio
   const next = sideOf(newPath);
   const surfaces: ComparedSurface[] = [];
   const findings: Finding[] = [];
-  const selected = pairSources(old, next).filter(([surface]) => !options.surfaces || options.surfaces.includes(surface));
+  const selected = pairSources(old, next)
+    .filter(([surface]) => !options.surfaces || options.surfaces.includes(surface))
+    .filter(([surface]) => !options.ignoreUnstable || isStableSurface(surface));
   for (const [surface, oldSource, newSource] of selected) {
     surfaces.push({ surface, ...(oldSource ? { old: oldSource.path } : {}), ...(newSource ? { new: newSource.path } : {}) });
     findings.push(...compareSources(surface, oldSource && { side: old, source: oldSource }, newSource && { side: next, source: newSource }));
   }
-  const kept = options.ignoreUnstable ? findings.filter(isStable) : findings;
+  const kept = options.ignoreUnstable ? findings.filter((f) => !f.unstable) : findings;
   return {
     old: oldPath,
     new: newPath,
@@ -102,6 +106,7 @@ export function diffSchemas(oldPath: string, newPath: string, options: DiffOptio
     ...(next.release ? { newRelease: next.release } : {}),
     surfaces,
     findings: sortFindings(kept, surfaces.map((s) => s.surface)),
+    stableOnly: options.ignoreUnstable ?? false,
   };
 }
 
