@@ -226,7 +226,7 @@ function formatMarkdown(report: DiffReport): string {
   if (s.other.length) {
     blocks.push("### Other", `<details><summary>${plural(s.other.length, "other change")} (${severityCounts(s.other)})</summary>`, ...listed(s.other, entry), "</details>");
   }
-  const used = [...new Set(changes.map((c) => c.rule))].sort();
+  const used = [...new Set([...s.breaking, ...s.other].map((c) => c.rule))].sort();
   if (used.length) {
     blocks.push(
       "<details><summary>What the rule ids mean</summary>",

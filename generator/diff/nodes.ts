@@ -436,6 +436,7 @@ function compareTagged(old: TaggedUnionNode, next: TaggedUnionNode, site: Site):
     const at = within(site, `${site.location}[(custom)]`, old.other, next.other);
     const required = (names: readonly string[], fields: readonly Field[]) => fields.map((f) => ({ ...f, required: names.includes(f.name) }));
     compareFields(required(old.other.required, old.other.fields), required(next.other.required, next.other.fields), true, at);
+    if (old.other.mixin && next.other.mixin) compareShapes(old.other.mixin, next.other.mixin, at);
   }
   if (old.other && !next.other) {
     report(site, "union-closed", "WIRE", whenNewReadersReject(site), "unknown tags are now rejected; OLD writers may send them (S27)");

@@ -49,7 +49,7 @@ function compareTypeSets(old: readonly Def[], next: readonly Def[], root: Site):
   for (const def of added) addedByShape.set(shapeKey(def), [...(addedByShape.get(shapeKey(def)) ?? []), def]);
   const renamedTo = new Set<Def>();
   for (const def of removed) {
-    const candidates = addedByShape.get(shapeKey(def)) ?? [];
+    const candidates = isScalar(def) ? [] : (addedByShape.get(shapeKey(def)) ?? []);
     const at = within(root, def.name, def);
     if (candidates.length === 1 && !renamedTo.has(candidates[0]!)) {
       renamedTo.add(candidates[0]!);
@@ -61,6 +61,14 @@ function compareTypeSets(old: readonly Def[], next: readonly Def[], root: Site):
   for (const def of added) {
     if (!renamedTo.has(def)) report(within(root, def.name, undefined, def), "type-added", "API", "info", "new type");
   }
+}
+
+/**
+ * A bare string, number or boolean alias (`McpServerAcpId`, `CompactionId`):
+ * its shape says nothing about its identity, so it is never taken for a rename.
+ */
+function isScalar(def: Def): boolean {
+  return ["string", "integer", "number", "boolean", "const", "json", "null"].includes(def.node.kind);
 }
 
 function shapeKey(def: Def): string {
