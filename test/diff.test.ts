@@ -309,3 +309,36 @@ describe("output formats and exit codes", () => {
     expect(run.stderr).toMatch(/schema\.json:1:3: invalid JSON/);
   });
 });
+
+/**
+ * The reviewed reports of two published upgrades (test/fixtures/diff-reports;
+ * the review against the raw schemas is in its README.md). A change to the
+ * diff that changes them needs a new review of the difference.
+ */
+describe("golden reports of the published upgrades", () => {
+  const REPORTS = join(ROOT, "test/fixtures/diff-reports");
+  const upgrades = [
+    ["2.0.0", "2.4.0", "text", "txt"],
+    ["2.0.0", "2.4.0", "markdown", "md"],
+    ["1.0.0", "2.0.0", "text", "txt"],
+    ["1.0.0", "2.0.0", "markdown", "md"],
+  ] as const;
+
+  it.each(upgrades)("%s -> %s, %s", (from, to, format, ext) => {
+    const run = cli("diff", join(FIXTURES, from), join(FIXTURES, to), "--format", format);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe(readFileSync(join(REPORTS, `${from}-to-${to}.${ext}`), "utf8"));
+  });
+
+  it("the 2.0.0 -> 2.4.0 text report fits in 200 lines, its summary in the first 20, each change printed once", () => {
+    const lines = readFileSync(join(REPORTS, "2.0.0-to-2.4.0.txt"), "utf8").trimEnd().split("\n");
+    expect(lines.length).toBeLessThanOrEqual(200);
+    const summary = lines.indexOf("Summary");
+    expect(summary).toBeGreaterThanOrEqual(0);
+    expect(lines.indexOf("Breaking (24)")).toBeLessThan(20);
+    const headers = lines.filter((l) => /^ {2}\S/.test(l) && !l.startsWith("  types "));
+    expect(new Set(headers).size).toBe(headers.length);
+    expect(lines.findIndex((l) => l.startsWith("Breaking ("))).toBeLessThan(lines.findIndex((l) => l.startsWith("New (")));
+    expect(lines.findIndex((l) => l.startsWith("New ("))).toBeLessThan(lines.findIndex((l) => l.startsWith("Other (")));
+  });
+});

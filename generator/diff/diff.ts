@@ -154,7 +154,7 @@ interface Located {
 
 function compareSources(surface: string, old: Located | undefined, next: Located | undefined): Finding[] {
   if (!old || !next) {
-    const only = (old ?? next)!.source.path;
+    const only = (old ?? next)!.source.file;
     const base = { category: "API" as const, surface, location: `surface ${surface}`, unstable: false };
     return old
       ? [{ ...base, rule: "surface-removed", severity: "error", message: `only OLD has it (${only}); its entry point would be gone` }]
