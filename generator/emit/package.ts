@@ -5,7 +5,7 @@
  * verbatim copies of the schema files it was generated from (shipped as
  * `acp-bindings/schema/...`, the same subpaths as the SDK's).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SchemaIR, Surface } from "../ir.js";
 import { BUILD_DIR, type OutputFile } from "../write.js";
@@ -35,14 +35,23 @@ export interface PackageInput {
   readonly sdk: { readonly package: string; readonly version: string } | undefined;
 }
 
-/** package.json, tsconfig.json, README.md and the schema copies. */
+/** package.json, tsconfig.json, README.md, the schema copies, and CHANGELOG.md when the schema directory has one. */
 export function emitPackage(input: PackageInput): OutputFile[] {
   return [
     { path: "package.json", content: packageJson(input) },
     { path: "tsconfig.json", content: buildTsconfig(input.version) },
     { path: "README.md", content: emitPackageReadme(input) },
     ...input.irs.map((ir) => ({ path: schemaPath(ir), content: readFileSync(join(input.schemaDir, ir.file), "utf8") })),
+    ...changelogOf(input.schemaDir).map((content) => ({ path: CHANGELOG, content })),
   ];
+}
+
+/** The changelog source `npm run changelog` writes into the schema directory (none until the pinned schema first changes). */
+const CHANGELOG = "CHANGELOG.md";
+
+function changelogOf(schemaDir: string): string[] {
+  const file = join(schemaDir, CHANGELOG);
+  return existsSync(file) ? [readFileSync(file, "utf8")] : [];
 }
 
 /** Path of a surface's schema copy inside the package, e.g. `schema/v2/schema.unstable.json`. */
@@ -80,7 +89,7 @@ function packageJson(input: PackageInput): string {
     sideEffects: false,
     engines: { node: ">=20" },
     exports: exportsMap(input.irs, input.modules),
-    files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema"],
+    files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema", ...changelogOf(input.schemaDir).map(() => CHANGELOG)],
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
