@@ -97,7 +97,7 @@ function compareShapes(old: Node, next: Node, site: Site): void {
 
 /** `type-changed`: both categories, always an error. */
 function typeChanged(site: Site, what: string): void {
-  report(site, "type-changed", "WIRE", "error", `${what}; neither side can read the other's value`);
+  report(site, "type-changed", "WIRE", "error", `${what}; readers on each version may reject values written for the other`);
   report(site, "type-changed", "API", "error", `${what}; code using the old type no longer compiles`);
 }
 
