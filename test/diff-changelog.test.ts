@@ -3,7 +3,7 @@
  * the README's step 4 of "When ACP releases a new schema", exactly as
  * written, in a scratch git project whose committed schema is the 2.0.0
  * fixture and whose working schema is 2.4.0; and the README's stable-only
- * command. Then `npm run changelog` again: a rerun replaces its section.
+ * command. Then the changelog again (in process): a rerun replaces its section.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -74,7 +74,7 @@ describe("README step 4 on the 2.0.0 -> 2.4.0 fixture pair, as written", () => {
     const older = "## ACP schema 1.0.0 → 2.0.0 (@agentclientprotocol/sdk)\n\nolder notes\n";
     const stale = "## ACP schema 2.0.0 → 2.4.0 (@agentclientprotocol/sdk)\n\nstale\n";
     writeFileSync(join(project, "schema/CHANGELOG.md"), prependSection(prependSection(undefined, older), stale));
-    expect(bash(`npm run changelog -- ${JSON.stringify(join(FIXTURES, "2.0.0"))}`, project).status).toBe(0);
+    expect(runChangelog([join(FIXTURES, "2.0.0"), "--schema-dir", join(project, "schema")], () => {})).toBe(0);
     const rerun = readFileSync(join(project, "schema/CHANGELOG.md"), "utf8");
     expect(rerun.split("\n").filter((l) => l.startsWith("## "))).toEqual([REVIEWED.split("\n")[0], older.split("\n")[0]]);
     expect(rerun).not.toContain("stale");
