@@ -32,11 +32,11 @@ function countBySeverity(findings: readonly Finding[]): Record<Severity, number>
 }
 
 /** `2.0.0 -> 2.4.0 (@agentclientprotocol/sdk)` from the lock files, else the paths. */
-function versions(report: DiffReport, arrow: string): { old: string; new: string; title: string } {
+function versions(report: DiffReport, arrow: string): { old: string; new: string; title: string; known: boolean } {
   const [a, b] = [report.oldRelease, report.newRelease];
-  if (!a || !b) return { old: "OLD", new: "NEW", title: `${report.old} ${arrow} ${report.new}` };
+  if (!a || !b) return { old: "OLD", new: "NEW", title: `${report.old} ${arrow} ${report.new}`, known: false };
   const title = a.package === b.package ? `${a.version} ${arrow} ${b.version} (${a.package})` : `${a.package} ${a.version} ${arrow} ${b.package} ${b.version}`;
-  return { old: a.version, new: b.version, title };
+  return { old: a.version, new: b.version, title, known: true };
 }
 
 /** The facts every summary states. */
@@ -231,7 +231,7 @@ function formatMarkdown(report: DiffReport): string {
     blocks.push(
       "<details><summary>What the rule ids mean</summary>",
       used.map((id) => `- <a id="${anchor(id)}"></a>\`${id}\` (${RULE_WORDS[id]}): ${RULES[id]}`).join("\n"),
-      "Wire: peers on the two versions exchange messages. API: code written against the bindings generated from the old version. *breaks*: a mixed deployment misbehaves or code no longer compiles; *warning*: it works or compiles but behaves differently; *note*: nothing to do.",
+      `${!v.known ? "" : `OLD is ${v.old} and NEW is ${v.new} (their peers, writers, readers and code). `}Wire: peers on the two versions exchange messages. API: code written against the bindings generated from OLD. *breaks*: a mixed deployment misbehaves or code no longer compiles; *warning*: it works or compiles but behaves differently; *note*: nothing to do.`,
       "</details>",
     );
   }
