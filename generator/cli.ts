@@ -58,13 +58,17 @@ Exit codes: 0 written (or up to date), 1 --check found differences,
   diff: `Usage: acp-codegen diff OLD NEW [options]
 
 Compares two schemas at the IR level. OLD and NEW are schema files or schema
-directories (surfaces of two directories are paired by name).
+directories (surfaces of two directories are paired by name; a legacy single
+schema.json pairs with both v1 surfaces).
 
 Options:
-  --format FORMAT       text (default), json or markdown
+  --format FORMAT       text (default), json or markdown (a changelog section)
   --fail-on LEVEL       exit 1 when a finding is at least this severe:
                         error (default), warn or never
-  --ignore-unstable     leave out findings about **UNSTABLE** items
+  --surface SURFACE     only this surface (v1, v1/unstable, v2, v2/unstable);
+                        repeatable
+  --ignore-unstable     the stable protocol only: leave out the draft surfaces
+                        (v1/unstable and all of v2) and **UNSTABLE** items
   -h, --help            show this help
 
 Exit codes: 0 no finding at --fail-on, 1 findings, 2 bad usage or bad schema,
@@ -195,13 +199,15 @@ function diffCommand(args: readonly string[], out: CliOutput): number {
         format: { type: "string", default: "text" },
         "fail-on": { type: "string", default: "error" },
         "ignore-unstable": { type: "boolean", default: false },
+        surface: { type: "string", multiple: true },
       },
     }),
   );
   if (values.help) return printHelp("diff", out);
   const format: ReportFormat = choice("diff", "format", values.format, REPORT_FORMATS);
   const failOn: FailOn = choice("diff", "fail-on", values["fail-on"], FAIL_ON_LEVELS);
-  const report = diffSchemas(positionals[0]!, positionals[1]!, { ignoreUnstable: values["ignore-unstable"] });
+  const surfaces = values.surface?.map((s) => choice("diff", "surface", s, SURFACES.map((x) => x.surface)));
+  const report = diffSchemas(positionals[0]!, positionals[1]!, { ignoreUnstable: values["ignore-unstable"], ...(surfaces ? { surfaces } : {}) });
   out.stdout(formatReport(report, format));
   return exitCodeFor(report.findings, failOn);
 }

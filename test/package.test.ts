@@ -40,7 +40,8 @@ function allowList(): string[] {
   const schemas = SURFACES.map((s) => `schema/${s.file}`);
   const sources = readdirSync(join(generated, "src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
   const built = sources.flatMap((f) => [".js", ".d.ts"].map((ext) => `${BUILD_DIR}/${f.replace(/\.ts$/, ext).split("\\").join("/")}`));
-  return ["LICENSE", "README.md", RULES_FILE, "package.json", ...schemas, ...built].sort();
+  const changelog = existsSync(join(generated, "CHANGELOG.md")) ? ["CHANGELOG.md"] : []; // once `npm run changelog` wrote one
+  return ["LICENSE", "README.md", RULES_FILE, "package.json", ...changelog, ...schemas, ...built].sort();
 }
 
 /** The runtime exports of the built v2/unstable entry, as Node.js sees them. */

@@ -6,7 +6,7 @@
  * rulebook of this repository, and verbatim copies of the schema files it was
  * generated from (shipped as `acp-bindings/schema/...`, the SDK's subpaths).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SchemaIR } from "../ir.js";
 import { BUILD_DIR, type OutputFile } from "../output.js";
@@ -25,7 +25,7 @@ interface GeneratorManifest {
   readonly repository: { readonly type: string; readonly url: string };
 }
 
-/** package.json, tsconfig.json, README.md, LICENSE, the rulebook and the schema copies. */
+/** package.json, tsconfig.json, README.md, LICENSE, the rulebook, the schema copies, and CHANGELOG.md when the schema directory has one. */
 export function emitPackage(input: PackageInput): OutputFile[] {
   const repositoryFile = (path: string) => readFileSync(new URL(path, REPOSITORY_ROOT), "utf8");
   const generator = JSON.parse(repositoryFile("package.json")) as GeneratorManifest;
@@ -36,7 +36,16 @@ export function emitPackage(input: PackageInput): OutputFile[] {
     { path: "LICENSE", content: repositoryFile("LICENSE") },
     { path: RULES_FILE, content: repositoryFile(RULES_FILE) },
     ...input.irs.map((ir) => ({ path: schemaPath(ir), content: readFileSync(join(input.schemaDir, ir.file), "utf8") })),
+    ...changelogOf(input.schemaDir).map((content) => ({ path: CHANGELOG, content })),
   ];
+}
+
+/** The changelog source `npm run changelog` writes into the schema directory (none until the pinned schema first changes). */
+const CHANGELOG = "CHANGELOG.md";
+
+function changelogOf(schemaDir: string): string[] {
+  const file = join(schemaDir, CHANGELOG);
+  return existsSync(file) ? [readFileSync(file, "utf8")] : [];
 }
 
 function packageJson(input: PackageInput, generator: GeneratorManifest): string {
@@ -53,7 +62,7 @@ function packageJson(input: PackageInput, generator: GeneratorManifest): string 
     sideEffects: false,
     engines: { node: ">=20" },
     exports: exportsMap(input.irs, input.modules),
-    files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema", RULES_FILE],
+    files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema", RULES_FILE, ...changelogOf(input.schemaDir).map(() => CHANGELOG)],
     scripts: { prepack: PREPACK_CHECK },
     // The version policy (README "Versions"): the package version is the generator's; this records the schema release.
     acp: {
