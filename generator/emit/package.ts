@@ -22,7 +22,8 @@ const REPOSITORY_ROOT = new URL("../../", import.meta.url);
 /** The fields of acp-codegen's own package.json that the generated package takes over. */
 interface GeneratorManifest {
   readonly license: string;
-  readonly repository: { readonly type: string; readonly url: string };
+  /** Absent until the project names its public repository. */
+  readonly repository?: { readonly type: string; readonly url: string };
 }
 
 /** package.json, tsconfig.json, README.md, LICENSE, the rulebook, the schema copies, and CHANGELOG.md when the schema directory has one. */
@@ -57,7 +58,7 @@ function packageJson(input: PackageInput, generator: GeneratorManifest): string 
       (input.sdk ? ` (as published in ${input.sdk.package} ${input.sdk.version})` : ""),
     keywords: ["acp", "agent-client-protocol", "json-schema", "types", "validation"],
     license: generator.license,
-    repository: { ...generator.repository, directory: "generated" },
+    ...(generator.repository ? { repository: { ...generator.repository, directory: "generated" } } : {}),
     type: "module",
     sideEffects: false,
     engines: { node: ">=20" },
