@@ -28,11 +28,11 @@ function bash(script: string, cwd: string): { status: number | null; stdout: str
   return spawnSync("bash", ["-e", "-c", script], { cwd, encoding: "utf8" });
 }
 
-/** A scratch copy of the project (generator, package.json, node_modules linked) with `version`'s schemas committed. */
+/** A scratch copy of the project (generator, package.json, LICENSE, rulebook, node_modules linked) with `version`'s schemas committed. */
 function scratchProject(version: string): string {
   const project = tempDir("release");
   cpSync(join(ROOT, "generator"), join(project, "generator"), { recursive: true });
-  cpSync(join(ROOT, "package.json"), join(project, "package.json"));
+  for (const file of ["package.json", "LICENSE", "docs/rules.md"]) cpSync(join(ROOT, file), join(project, file)); // generate ships the last two
   symlinkSync(join(ROOT, "node_modules"), join(project, "node_modules"), "dir");
   cpSync(join(FIXTURES, version), join(project, "schema"), { recursive: true });
   const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=test@example.com", "-c", "user.name=test", ...args], { cwd: project });
