@@ -2,17 +2,18 @@
  * The `acp-codegen` command line: `generate` and `diff` (see `USAGE` and the
  * README's CLI reference). Exit codes: 0 ok, 1 findings (`generate --check`
  * found differing files, `diff` found changes at or above `--fail-on`), 2 bad
- * usage or bad input (a schema that cannot be read or recognised), 3 an
- * internal error (a bug in the generator).
+ * usage or bad input (a schema, reviewed table or lock that cannot be read or
+ * recognised, a missing path: the errors of errors.ts), 3 an internal error
+ * (a bug in the generator).
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { diffSchemas } from "./diff/diff.js";
 import { formatReport, REPORT_FORMATS, type ReportFormat } from "./diff/format.js";
 import { exitCodeFor, FAIL_ON_LEVELS, type FailOn } from "./diff/findings.js";
+import { isFileSystemError, SchemaError, UsageError } from "./errors.js";
 import { generate } from "./generate.js";
 import type { Surface } from "./ir.js";
-import { SchemaError } from "./load.js";
 import { SURFACES } from "./surfaces.js";
 import { diffTree, treeWithOtherSurfaces, writeTree } from "./write.js";
 
@@ -20,16 +21,6 @@ import { diffTree, treeWithOtherSurfaces, writeTree } from "./write.js";
 export interface CliOutput {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-}
-
-/** A command line the CLI cannot act on; exit code 2. */
-class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly command?: string,
-  ) {
-    super(message);
-  }
 }
 
 const USAGE: Record<string, string> = {
@@ -62,18 +53,22 @@ Options:
   -h, --help            show this help
 
 Exit codes: 0 written (or up to date), 1 --check found differences,
-2 bad usage or bad schema, 3 internal error.
+2 bad usage or bad input (schema, reviewed table, lock), 3 internal error.
 `,
   diff: `Usage: acp-codegen diff OLD NEW [options]
 
 Compares two schemas at the IR level. OLD and NEW are schema files or schema
-directories (surfaces of two directories are paired by name).
+directories (surfaces of two directories are paired by name; a legacy single
+schema.json pairs with both v1 surfaces).
 
 Options:
-  --format FORMAT       text (default), json or markdown
+  --format FORMAT       text (default), json or markdown (a changelog section)
   --fail-on LEVEL       exit 1 when a finding is at least this severe:
                         error (default), warn or never
-  --ignore-unstable     leave out findings about **UNSTABLE** items
+  --surface SURFACE     only this surface (v1, v1/unstable, v2, v2/unstable);
+                        repeatable
+  --ignore-unstable     the stable protocol only: leave out the draft surfaces
+                        (v1/unstable and all of v2) and **UNSTABLE** items
   -h, --help            show this help
 
 Exit codes: 0 no finding at --fail-on, 1 findings, 2 bad usage or bad schema,
@@ -204,21 +199,17 @@ function diffCommand(args: readonly string[], out: CliOutput): number {
         format: { type: "string", default: "text" },
         "fail-on": { type: "string", default: "error" },
         "ignore-unstable": { type: "boolean", default: false },
+        surface: { type: "string", multiple: true },
       },
     }),
   );
   if (values.help) return printHelp("diff", out);
   const format: ReportFormat = choice("diff", "format", values.format, REPORT_FORMATS);
   const failOn: FailOn = choice("diff", "fail-on", values["fail-on"], FAIL_ON_LEVELS);
-  const report = diffSchemas(positionals[0]!, positionals[1]!, { ignoreUnstable: values["ignore-unstable"] });
+  const surfaces = values.surface?.map((s) => choice("diff", "surface", s, SURFACES.map((x) => x.surface)));
+  const report = diffSchemas(positionals[0]!, positionals[1]!, { ignoreUnstable: values["ignore-unstable"], ...(surfaces ? { surfaces } : {}) });
   out.stdout(formatReport(report, format));
   return exitCodeFor(report.findings, failOn);
-}
-
-/** A missing, unreadable or unwritable path given on the command line (or implied by it). */
-function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { path: string } {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof (error as NodeJS.ErrnoException | undefined)?.path === "string" && ["ENOENT", "EACCES", "EISDIR", "ENOTDIR", "EROFS"].includes(code ?? "");
 }
 
 function printHelp(command: string, out: CliOutput): number {

@@ -19,13 +19,13 @@ import { emitPackage } from "./emit/package.js";
 import { emitParsers } from "./emit/parsers.js";
 import { emitValidators } from "./emit/validators.js";
 import type { SchemaIR, Surface } from "./ir.js";
-import { loadSchema, SchemaError } from "./load.js";
+import { loadSchema, loadSchemaLock, SchemaError } from "./load.js";
 import { loadVariantNames, VARIANT_NAMES_FILE } from "./naming.js";
 import { loadSemanticsTable, resolveSemantics, SEMANTICS_FILE } from "./overlay.js";
 import { recogniseSchema } from "./recognise.js";
 import { schemaSources, selectSources } from "./schema-dir.js";
-import { LOCK_FILE, type SchemaLock } from "./schema-sync.js";
-import type { OutputFile } from "./write.js";
+import { LOCK_FILE } from "./schema-sync.js";
+import type { OutputFile } from "./output.js";
 
 /** The generator's own version, written into every provenance header. */
 export const GENERATOR_VERSION: string = JSON.parse(
@@ -50,7 +50,7 @@ export function generate(options: GenerateOptions): OutputFile[] {
   const sources = selectSources(schemaSources(options.schemaDir), options.surfaces, options.schemaDir);
   const names = loadVariantNames(options.variantNames ?? join(options.schemaDir, VARIANT_NAMES_FILE));
   const overlay = loadSemanticsTable(options.semantics ?? join(options.schemaDir, SEMANTICS_FILE));
-  const lock = readLock(options.schemaDir);
+  const lock = loadSchemaLock(options.schemaDir);
   for (const file of Object.keys(lock?.files ?? {})) {
     // A pinned file that went missing must not silently drop its surface.
     if (!existsSync(join(options.schemaDir, file))) throw new SchemaError(join(options.schemaDir, LOCK_FILE), "", `lists ${file}, which is missing`);
@@ -94,12 +94,6 @@ function runtimeFiles(): OutputFile[] {
         `// Do not edit: the source is generator/runtime/${name}; run \`npm run generate\`.\n\n` +
         readFileSync(new URL(name, dir), "utf8"),
     }));
-}
-
-/** The schema lock of a directory, when it has one (fixture directories need not). */
-function readLock(schemaDir: string): SchemaLock | undefined {
-  const path = join(schemaDir, LOCK_FILE);
-  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as SchemaLock) : undefined;
 }
 
 /**

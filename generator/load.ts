@@ -3,21 +3,13 @@
  * line and column, and index its `$defs`.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseJsonText, SchemaError } from "./errors.js";
+import { LOCK_FILE, type SchemaLock } from "./schema-sync.js";
 
-/** A failure that names the place in the input: file, JSON pointer, and line/column for syntax errors. */
-export class SchemaError extends Error {
-  constructor(
-    readonly file: string,
-    readonly pointer: string,
-    readonly detail: string,
-    readonly position?: { readonly line: number; readonly column: number },
-  ) {
-    const where = position ? `${file}:${position.line}:${position.column}` : `${file}#${pointer}`;
-    super(`${where}: ${detail}`);
-    this.name = "SchemaError";
-  }
-}
+// SchemaError lives with the other bad-input errors in errors.ts; re-exported for the modules that read schemas.
+export { SchemaError } from "./errors.js";
 
 /** A parsed schema file with its `$defs` indexed. */
 export interface LoadedSchema {
@@ -36,19 +28,40 @@ export function loadSchema(path: string, displayName: string = path): LoadedSche
 
 /** Parses schema text (see `loadSchema`). */
 export function loadSchemaText(text: string, file: string): LoadedSchema {
-  let root: unknown;
-  try {
-    root = JSON.parse(text);
-  } catch (error) {
-    const offset = firstSyntaxErrorOffset(text);
-    throw new SchemaError(file, "", `invalid JSON: ${(error as Error).message}`, lineAndColumn(text, offset));
-  }
+  const root = parseJsonText(text, file);
   if (!isPlainObject(root)) throw new SchemaError(file, "", "the schema root must be a JSON object");
   const defsValue = root["$defs"];
   if (!isPlainObject(defsValue)) throw new SchemaError(file, "/$defs", "the schema has no `$defs` object");
   const defs = new Map<string, unknown>(Object.entries(defsValue));
   const sha256 = createHash("sha256").update(text).digest("hex");
   return { file, sha256, root, defs };
+}
+
+/** Reads a JSON file (a reviewed table, the lock); a syntax error is a `SchemaError` with line:column. */
+export function readJsonFile(path: string, what?: string): unknown {
+  return parseJsonText(readFileSync(path, "utf8"), path, what);
+}
+
+/**
+ * The schema lock of a directory (`lock.json`: the SDK release and the sha256
+ * of each schema file), when it has one (fixture directories need not). A
+ * malformed lock is a `SchemaError` naming the file and the bad entry.
+ */
+export function loadSchemaLock(schemaDir: string): SchemaLock | undefined {
+  const path = join(schemaDir, LOCK_FILE);
+  if (!existsSync(path)) return undefined;
+  const lock = readJsonFile(path, "the schema lock is not valid JSON");
+  const bad = (pointer: string, what: string): never => {
+    throw new SchemaError(path, pointer, `${what}; rewrite the lock with \`npm run schema:sync\``);
+  };
+  if (!isPlainObject(lock)) return bad("", "the schema lock must be a JSON object");
+  for (const key of ["package", "version"]) if (typeof lock[key] !== "string") bad(`/${key}`, `\`${key}\` must be a string`);
+  const files = lock["files"];
+  if (!isPlainObject(files)) return bad("/files", "`files` must map schema files to their sha256");
+  for (const [file, hash] of Object.entries(files)) {
+    if (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) bad(`/files/${pointerSegment(file)}`, `the sha256 of ${file} must be 64 hex digits, got ${JSON.stringify(hash)}`);
+  }
+  return lock as unknown as SchemaLock;
 }
 
 /** True for a JSON object (not an array, not null). */
@@ -59,103 +72,4 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 /** Escapes one JSON-pointer segment (RFC 6901). */
 export function pointerSegment(segment: string | number): string {
   return String(segment).replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: offset - lineStart + 1 };
-}
-
-/**
- * Finds the offset of the first JSON syntax error, because V8's message does
- * not always carry a position. Only called after `JSON.parse` has failed.
- */
-function firstSyntaxErrorOffset(text: string): number {
-  let i = 0;
-  const fail = (): never => {
-    throw i;
-  };
-  const skipSpace = () => {
-    while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
-  };
-  const expect = (word: string) => {
-    for (const ch of word) {
-      if (text[i] !== ch) fail();
-      i++;
-    }
-  };
-  const string = () => {
-    expect('"');
-    while (i < text.length && text[i] !== '"') {
-      const code = text.charCodeAt(i);
-      if (code < 0x20) fail();
-      if (text[i] === "\\") {
-        i++;
-        if (text[i] === "u") {
-          i++;
-          for (let k = 0; k < 4; k++, i++) if (!/[0-9a-fA-F]/.test(text[i] ?? "")) fail();
-          continue;
-        }
-        if (!'"\\/bfnrt'.includes(text[i] ?? "x")) fail();
-      }
-      i++;
-    }
-    expect('"');
-  };
-  const number = () => {
-    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
-    if (!match || match[0] === "" || match[0] === "-") fail();
-    i += match![0].length;
-  };
-  const value = (): void => {
-    skipSpace();
-    const ch = text[i];
-    if (ch === "{") {
-      i++;
-      skipSpace();
-      if (text[i] === "}") return void i++;
-      for (;;) {
-        skipSpace();
-        string();
-        skipSpace();
-        expect(":");
-        value();
-        skipSpace();
-        if (text[i] === ",") i++;
-        else return expect("}");
-      }
-    }
-    if (ch === "[") {
-      i++;
-      skipSpace();
-      if (text[i] === "]") return void i++;
-      for (;;) {
-        value();
-        skipSpace();
-        if (text[i] === ",") i++;
-        else return expect("]");
-      }
-    }
-    if (ch === '"') return string();
-    if (ch === "t") return expect("true");
-    if (ch === "f") return expect("false");
-    if (ch === "n") return expect("null");
-    number();
-  };
-  try {
-    value();
-    skipSpace();
-    if (i < text.length) fail();
-  } catch (offset) {
-    if (typeof offset === "number") return offset;
-    throw offset;
-  }
-  return text.length;
 }

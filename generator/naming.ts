@@ -4,9 +4,10 @@
  * `schema/variant-names.json`, so a new variant in a new schema fails
  * generation until someone names it there.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isIdentifier } from "./code.js";
-import { isPlainObject, SchemaError } from "./load.js";
+import { SchemaError } from "./errors.js";
+import { isPlainObject, pointerSegment, readJsonFile } from "./load.js";
 
 /** File name of the reviewed naming table inside the schema directory. */
 export const VARIANT_NAMES_FILE = "variant-names.json";
@@ -31,8 +32,7 @@ export function loadVariantNames(path: string): VariantNames {
   return {
     lookup(def, tag, missing) {
       const entry = Object.hasOwn(table, def) ? table[def] : undefined;
-      const name = isPlainObject(entry) && Object.hasOwn(entry, tag) ? entry[tag] : undefined;
-      return typeof name === "string" ? name : missing();
+      return entry !== undefined && Object.hasOwn(entry, tag) ? entry[tag]! : missing();
     },
     missingMessage(def, tag) {
       return `untitled variant "${tag}" of ${def} has no name: add "${def}": { "${tag}": "<TypeName>" } to ${path} (the reviewed naming table)`;
@@ -40,16 +40,24 @@ export function loadVariantNames(path: string): VariantNames {
   };
 }
 
-/** The table's JSON object; a `SchemaError` naming the file when it is not one. */
-function readTable(path: string): Record<string, unknown> {
-  let table: unknown;
-  try {
-    table = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new SchemaError(path, "", `the naming table is not valid JSON: ${(error as Error).message}`);
-  }
+/**
+ * The table's JSON object, shape-checked: every entry maps tags to type names
+ * that are identifiers. A malformed table is a `SchemaError` naming the file
+ * and the JSON pointer of the bad entry.
+ */
+function readTable(path: string): Readonly<Record<string, Readonly<Record<string, string>>>> {
+  const table = readJsonFile(path, "the naming table is not valid JSON");
   if (!isPlainObject(table)) throw new SchemaError(path, "", "the naming table must be a JSON object");
-  return table;
+  for (const [def, entry] of Object.entries(table)) {
+    const at = `/${pointerSegment(def)}`;
+    if (!isPlainObject(entry)) throw new SchemaError(path, at, `must map the untitled variants' tags of ${def} to type names ({ "<tag>": "<TypeName>" })`);
+    for (const [tag, name] of Object.entries(entry)) {
+      if (typeof name !== "string" || !isIdentifier(name)) {
+        throw new SchemaError(path, `${at}/${pointerSegment(tag)}`, `the type name of variant "${tag}" of ${def} must be a TypeScript identifier, got ${JSON.stringify(name)}`);
+      }
+    }
+  }
+  return table as Record<string, Record<string, string>>;
 }
 
 /** `<Def><Title in PascalCase>`, e.g. `IdleStateUpdate` + `none` -> `IdleStateUpdateNone`. */

@@ -9,10 +9,10 @@
  * disagree: a new patch type, a new field, a new `SessionUpdate` variant or a
  * changed rule all need a reviewed table entry before anything is emitted.
  */
-import { readFileSync } from "node:fs";
 import { isIdentifier } from "./code.js";
 import { withoutNull, type Def, type Field, type FieldRule, type Node, type ObjectNode, type SchemaIR, type Semantics, type SessionRoute, type Surface, type TaggedUnionNode, type Upsert } from "./ir.js";
-import { isPlainObject, pointerSegment, SchemaError } from "./load.js";
+import { SchemaError } from "./errors.js";
+import { isPlainObject, pointerSegment, readJsonFile } from "./load.js";
 
 /** File name of the reviewed semantics table inside the schema directory. */
 export const SEMANTICS_FILE = "semantics.json";
@@ -61,29 +61,38 @@ export interface SemanticsTable {
   readonly table: Table;
 }
 
-/** Reads and shape-checks the table; a malformed table is an `Error` naming the file. */
+/**
+ * Reads and shape-checks the table; a malformed table is a `SchemaError`
+ * naming the file and the JSON pointer of the bad entry.
+ */
 export function loadSemanticsTable(path: string): SemanticsTable {
-  const table: unknown = JSON.parse(readFileSync(path, "utf8"));
-  const bad = (what: string): never => {
-    throw new Error(`${path}: ${what}`);
+  const table = readJsonFile(path, "the semantics table is not valid JSON");
+  const bad = (pointer: string, what: string): never => {
+    throw new SchemaError(path, pointer, `${what} (the reviewed semantics table; its \`$comment\` documents the format)`);
   };
-  if (!isPlainObject(table)) return bad("the semantics table must be a JSON object");
-  if (typeof table["union"] !== "string") bad("`union` must name the SessionUpdate def");
+  if (!isPlainObject(table)) return bad("", "the semantics table must be a JSON object");
+  if (typeof table["union"] !== "string") bad("/union", "`union` must name the SessionUpdate def");
   for (const list of ["maps", "lists"]) {
     const value = table[list];
-    if (!Array.isArray(value) || !value.every((s) => typeof s === "string" && isIdentifier(s))) bad(`\`${list}\` must be a list of slot names`);
+    if (!Array.isArray(value)) bad(`/${list}`, `\`${list}\` must be a list of slot names`);
+    (value as unknown[]).forEach((slot, i) => {
+      if (typeof slot !== "string" || !isIdentifier(slot)) bad(`/${list}/${i}`, `a slot name must be an identifier, got ${JSON.stringify(slot)}`);
+    });
   }
   const surfaces = table["surfaces"];
-  if (!isPlainObject(surfaces)) return bad("`surfaces` must be an object");
+  if (!isPlainObject(surfaces)) return bad("/surfaces", "`surfaces` must be an object");
   for (const [surface, entry] of Object.entries(surfaces)) {
-    if (!isPlainObject(entry)) bad(`surfaces["${surface}"] must be an object`);
-    const s = entry as Record<string, unknown>;
-    if (s["extends"] !== undefined && !(typeof s["extends"] === "string" && Object.hasOwn(surfaces, s["extends"]))) {
-      bad(`surfaces["${surface}"].extends must name another surface`);
+    const at = `/surfaces/${pointerSegment(surface)}`;
+    if (!isPlainObject(entry)) return bad(at, `surfaces["${surface}"] must be an object`);
+    if (entry["extends"] !== undefined && !(typeof entry["extends"] === "string" && Object.hasOwn(surfaces, entry["extends"]))) {
+      bad(`${at}/extends`, `surfaces["${surface}"].extends must name another surface of the table`);
     }
     for (const part of ["upserts", "session"]) {
-      const value = s[part] ?? {};
-      if (!isPlainObject(value) || !Object.values(value).every(isPlainObject)) bad(`surfaces["${surface}"].${part} must map names to objects`);
+      const value = entry[part] ?? {};
+      if (!isPlainObject(value)) return bad(`${at}/${part}`, `surfaces["${surface}"].${part} must map names to objects`);
+      for (const [name, item] of Object.entries(value)) {
+        if (!isPlainObject(item)) bad(`${at}/${part}/${pointerSegment(name)}`, `surfaces["${surface}"].${part}["${name}"] must be an object`);
+      }
     }
   }
   return { path, table: table as unknown as Table };
@@ -107,11 +116,13 @@ export function resolveSemantics(ir: SchemaIR, source: SemanticsTable, schemaFil
 /** A surface's entries with its `extends` chain merged in (the surface's own entries win). */
 function surfaceEntries(table: Table, surface: Surface, path: string): Required<Pick<SurfaceTable, "upserts" | "session">> {
   const chain: SurfaceTable[] = [];
+  let pointer = "/surfaces";
   for (let name: string | undefined = surface; name !== undefined; name = table.surfaces[name]?.extends) {
-    const entry = table.surfaces[name];
-    if (entry === undefined) throw new Error(`${path}: no entry for surface "${name}"`);
-    if (chain.includes(entry)) throw new Error(`${path}: surfaces["${surface}"] extends itself`);
+    const entry = Object.hasOwn(table.surfaces, name) ? table.surfaces[name] : undefined;
+    if (entry === undefined) throw new SchemaError(path, pointer, `no entry for surface "${name}"; add one (the reviewed semantics table)`);
+    if (chain.includes(entry)) throw new SchemaError(path, pointer, `surfaces["${surface}"] extends itself`);
     chain.unshift(entry);
+    pointer = `/surfaces/${pointerSegment(name)}/extends`;
   }
   return {
     upserts: Object.assign({}, ...chain.map((e) => e.upserts ?? {})),

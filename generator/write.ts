@@ -12,20 +12,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import type { Surface } from "./ir.js";
+import { BUILD_DIR, type OutputFile } from "./output.js";
 import { SURFACES } from "./surfaces.js";
 
-/** One output file, path relative to the output directory (always `/`-separated). */
-export interface OutputFile {
-  readonly path: string;
-  readonly content: string;
-}
-
-/**
- * The package's build output (`npm run build`) inside the output directory.
- * It is never generated and never committed, so `--check` and the golden
- * test do not count it; a new `generate` replaces it with the rest.
- */
-export const BUILD_DIR = "dist";
+// Re-exported for the callers of the writer; emitters import them from output.ts.
+export { BUILD_DIR, type OutputFile } from "./output.js";
 
 type SiblingKind = "staging" | "previous";
 

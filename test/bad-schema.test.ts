@@ -3,8 +3,11 @@
  * the file and JSON pointer (line:column for JSON syntax errors), exit code 2,
  * and the output directory is left exactly as it was. Names that need care
  * (quoted property names, def names that are not identifiers) generate
- * correct code instead, which is type-checked.
+ * correct code instead, which is type-checked. The reviewed tables and the
+ * schema lock are bad input too: every malformed shape gets the same one line
+ * (file and JSON pointer) and exit 2, never the "internal error" exit 3.
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { typeCheck } from "./support/compile.js";
@@ -76,6 +79,54 @@ describe("bad schemas fail with one clear error and write nothing", () => {
   it("a directory with no schema in it", () => {
     const dir = tempDir("empty");
     expectOneError(generateInto(dir), dir, /no ACP schema here/);
+  });
+});
+
+type Json = Record<string, any>;
+
+/** The pinned v2 schema directory with one reviewed table (or the lock) replaced by `change`: a text, or an edit of the pinned table. */
+function withTable(file: string, change: string | ((table: Json) => unknown)): string {
+  const dir = pinnedV2With({});
+  const text = typeof change === "string" ? change : JSON.stringify(change(JSON.parse(readFileSync(join(dir, file), "utf8")) as Json), null, 2);
+  writeFileSync(join(dir, file), text);
+  return dir;
+}
+
+/** The text of a well-formed lock for a v2 schema, changed by `edit`. */
+const lock = (edit: (lock: Json) => unknown): string => JSON.stringify(edit({ package: "@agentclientprotocol/sdk", version: "2.4.0", files: { "v2/schema.json": "0".repeat(64) } }));
+
+describe("malformed reviewed tables and locks are bad input: exit 2, file and JSON pointer, nothing written", () => {
+  const semantics = "semantics.json";
+  const names = "variant-names.json";
+  const lockFile = "lock.json";
+  const cases: [string, string, string | ((table: Json) => unknown), string, RegExp][] = [
+    [semantics, "not JSON", '{\n  "union": "SessionUpdate",\n  maps: []\n}\n', "semantics.json:3:3", /the semantics table is not valid JSON/],
+    [semantics, "not an object", "[]", "semantics.json#: ", /must be a JSON object/],
+    [semantics, "`union` not a string", (t) => ({ ...t, union: 5 }), "semantics.json#/union: ", /`union` must name the SessionUpdate def/],
+    [semantics, "`maps` not a list", (t) => ({ ...t, maps: "toolCalls" }), "semantics.json#/maps: ", /`maps` must be a list of slot names/],
+    [semantics, "a slot name that is not an identifier", (t) => ({ ...t, lists: ["notices", 3] }), "semantics.json#/lists/1: ", /slot name must be an identifier, got 3/],
+    [semantics, "`surfaces` not an object", (t) => ({ ...t, surfaces: [] }), "semantics.json#/surfaces: ", /`surfaces` must be an object/],
+    [semantics, "a surface entry not an object", (t) => ({ ...t, surfaces: { ...t.surfaces, v2: 1 } }), "semantics.json#/surfaces/v2: ", /surfaces\["v2"\] must be an object/],
+    [semantics, "`extends` naming no surface", (t) => ({ ...t, surfaces: { ...t.surfaces, v2: { ...t.surfaces.v2, extends: "v9" } } }), "semantics.json#/surfaces/v2/extends: ", /must name another surface/],
+    [semantics, "`upserts` not an object", (t) => ({ ...t, surfaces: { ...t.surfaces, v2: { ...t.surfaces.v2, upserts: [] } } }), "semantics.json#/surfaces/v2/upserts: ", /must map names to objects/],
+    [semantics, "a route not an object", (t) => ({ ...t, surfaces: { ...t.surfaces, v2: { ...t.surfaces.v2, session: { ...t.surfaces.v2.session, plan_update: "put" } } } }), "semantics.json#/surfaces/v2/session/plan_update: ", /must be an object/],
+    [semantics, "no entry for the surface", (t) => ({ ...t, surfaces: { v1: t.surfaces.v1 } }), "semantics.json#/surfaces: ", /no entry for surface "v2"/],
+    [semantics, "an `extends` cycle", (t) => ({ ...t, surfaces: { ...t.surfaces, v2: { ...t.surfaces.v2, extends: "v2/unstable" } } }), "semantics.json#/surfaces/v2~1unstable/extends: ", /surfaces\["v2"\] extends itself/],
+    [names, "not JSON", '{\n  "ContentBlock": {,\n}', "variant-names.json:2:20", /the naming table is not valid JSON/],
+    [names, "not an object", '["ContentBlock"]', "variant-names.json#: ", /must be a JSON object/],
+    [names, "an entry not an object", (t) => ({ ...t, ContentBlock: "ContentBlockText" }), "variant-names.json#/ContentBlock: ", /must map the untitled variants' tags of ContentBlock to type names/],
+    [names, "a type name that is not an identifier", (t) => ({ ...t, ContentBlock: { ...t.ContentBlock, text: "Content Block" } }), "variant-names.json#/ContentBlock/text: ", /must be a TypeScript identifier, got "Content Block"/],
+    [names, "a type name that is not a string", (t) => ({ ...t, "a/b": { x: 1 } }), "variant-names.json#/a~1b/x: ", /must be a TypeScript identifier, got 1/],
+    [lockFile, "not JSON", '{"files": }', "lock.json:1:11", /the schema lock is not valid JSON/],
+    [lockFile, "not an object", "null", "lock.json#: ", /must be a JSON object/],
+    [lockFile, "no version", lock(({ version, ...rest }) => rest), "lock.json#/version: ", /`version` must be a string/],
+    [lockFile, "`files` not an object", lock((l) => ({ ...l, files: ["v2/schema.json"] })), "lock.json#/files: ", /`files` must map schema files to their sha256/],
+    [lockFile, "a hash that is not a sha256", lock((l) => ({ ...l, files: { "v2/schema.json": 42 } })), "lock.json#/files/v2~1schema.json: ", /must be 64 hex digits, got 42/],
+  ];
+
+  it.each(cases)("%s: %s", (file, _what, change, where, detail) => {
+    const dir = withTable(file, change);
+    expectOneError(generateInto(dir), join(dir, where), detail);
   });
 });
 

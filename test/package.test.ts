@@ -1,24 +1,28 @@
 /**
  * acp-bindings as users get it: `npm run pack` builds and packs generated/
- * (in a scratch copy), the tarball holds exactly the allow-listed files and
+ * (in a clean scratch checkout), the tarball holds exactly the allow-listed files and
  * passes publint and arethetypeswrong, and a strict consumer project that
  * installs the tarball type-checks on the oldest and newest TypeScript for
  * both module modes, then runs: it parses a `session/update` on two
  * surfaces, applies patches, reduces a session and uses the builders (each
  * step runs once the package exports what it needs; until then it is
- * skipped with a note).
+ * skipped with a note). The release path, `npm run release`, publishes
+ * byte for byte that tarball, and packing or publishing generated/ without
+ * a build fails with one line saying what to run.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { namespaceModules, PACKAGE_NAME } from "../generator/emit/package.js";
+import { createHash } from "node:crypto";
+import { namespaceModules, PACKAGE_NAME, RULES_FILE } from "../generator/emit/package-layout.js";
 import { STANDARD_MODULES } from "../generator/emit/standard.js";
-import { BUILD_DIR } from "../generator/write.js";
 import { TESTED_TYPESCRIPT } from "../generator/emit/package-readme.js";
+import { BUILD_DIR } from "../generator/output.js";
+import { integrityOf, tarballPath } from "../generator/release.js";
 import { SURFACE_MODULES } from "../generator/generate.js";
 import { SURFACES } from "../generator/surfaces.js";
-import { installConsumer, packScratch, ROOT, run, runOk, tarballFiles, tscOf, typescriptVersion, type Packed } from "./consumer/harness.js";
+import { cleanCheckout, installConsumer, packScratch, ROOT, run, runOk, tarballFiles, tscOf, typescriptVersion, type Packed, type Run } from "./consumer/harness.js";
 
 /** The compilers of the matrix (root devDependencies, aliases pinned in the lock file), oldest first. */
 const TYPESCRIPTS = ["typescript-5-0", "typescript", "typescript-7"] as const;
@@ -31,13 +35,14 @@ const STEPS = [
   { file: "build.ts", needs: ["build", "apply", "emptySessionState", "reduceSession"], prints: ["v2/unstable build:"] },
 ] as const;
 
-/** What the tarball may hold: the package files, each schema copy, and a .js + .d.ts per source module. */
+/** What the tarball may hold: the package files, the rulebook, each schema copy, and a .js + .d.ts per source module. */
 function allowList(): string[] {
   const generated = join(ROOT, "generated");
   const schemas = SURFACES.map((s) => `schema/${s.file}`);
   const sources = readdirSync(join(generated, "src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
   const built = sources.flatMap((f) => [".js", ".d.ts"].map((ext) => `${BUILD_DIR}/${f.replace(/\.ts$/, ext).split("\\").join("/")}`));
-  return ["README.md", "package.json", ...schemas, ...built].sort();
+  const changelog = existsSync(join(generated, "CHANGELOG.md")) ? ["CHANGELOG.md"] : []; // once `npm run changelog` wrote one
+  return ["LICENSE", "README.md", RULES_FILE, "package.json", ...changelog, ...schemas, ...built].sort();
 }
 
 /** The runtime exports of the built v2/unstable entry, as Node.js sees them. */
@@ -85,6 +90,20 @@ describe("the package", () => {
     for (const conditions of Object.values(manifest.exports)) if (typeof conditions === "object") expect(Object.keys(conditions as object)).toEqual(["types", "default"]);
   });
 
+  it("package.json: license and repository from acp-codegen's own, the version policy's provenance, only the prepack guard as a script", () => {
+    const manifest = JSON.parse(readFileSync(join(packed.packageDir, "package.json"), "utf8"));
+    const generator = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    const lock = JSON.parse(readFileSync(join(ROOT, "schema", "lock.json"), "utf8"));
+    expect(manifest.license).toBe("Apache-2.0");
+    expect(generator.license).toBe(manifest.license);
+    expect(manifest.repository).toEqual(generator.repository && { ...generator.repository, directory: "generated" });
+    expect(manifest.version).toBe(generator.version);
+    expect(manifest.acp).toEqual({ generator: `acp-codegen@${generator.version}`, schema: `${lock.package}@${lock.version}` });
+    expect(Object.keys(manifest.scripts)).toEqual(["prepack"]);
+    expect(readFileSync(join(packed.packageDir, "LICENSE"), "utf8")).toBe(readFileSync(join(ROOT, "LICENSE"), "utf8"));
+    expect(readFileSync(join(packed.packageDir, RULES_FILE), "utf8")).toBe(readFileSync(join(ROOT, RULES_FILE), "utf8"));
+  });
+
   it("`npm run pack` leaves generated/ as `npm run generate` wrote it (no dist/)", () => {
     expect(existsSync(join(packed.scratch, "generated", BUILD_DIR))).toBe(false);
   });
@@ -106,6 +125,91 @@ describe("the package", () => {
     // The profile ignores only these: node10 does not read `exports`, and CommonJS reaches an ES module only by import().
     const kinds = new Set(Object.values(problems).flatMap((list) => list.map((p) => p.resolutionKind)));
     expect([...kinds].filter((k) => k !== "node10" && k !== "node16-cjs")).toEqual([]);
+  });
+});
+
+/** The release command as README.md documents it (dry run: everything but the upload). */
+const RELEASE_DRY_RUN = "npm run release -- --dry-run";
+
+/** The version bump before a release, as README.md documents it. */
+const VERSION_BUMP = "npm version minor --no-git-tag-version && npm run generate";
+
+/** npm without the network: a dry run must not need a registry. */
+const OFFLINE = { npm_config_offline: "true" };
+
+/** Runs a command line through the shell in `cwd`, offline. */
+function shell(commandLine: string, cwd: string): Run {
+  return run("sh", ["-c", commandLine], cwd, OFFLINE);
+}
+
+describe("the release path", () => {
+  let checkout: string;
+  let release: Run;
+
+  beforeAll(() => {
+    checkout = cleanCheckout();
+    release = shell(RELEASE_DRY_RUN, checkout);
+  }, 180_000);
+
+  afterAll(() => {
+    if (checkout) rmSync(checkout, { recursive: true, force: true });
+  });
+
+  it("README.md documents the release and version-bump commands this test runs", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    expect(readme).toContain(RELEASE_DRY_RUN);
+    expect(readme).toContain(VERSION_BUMP);
+  });
+
+  it(`\`${RELEASE_DRY_RUN}\` publishes (dry run) byte for byte the tarball the consumer tests install`, () => {
+    expect(release.code, release.stderr).toBe(0);
+    const version = JSON.parse(readFileSync(join(checkout, "generated", "package.json"), "utf8")).version as string;
+    const published = join(checkout, tarballPath(version));
+    // Two clean checkouts, packed separately: the build and the tarball are deterministic.
+    expect(readFileSync(published).equals(readFileSync(packed.tarball))).toBe(true);
+    expect(release.stdout).toContain(`release: publishing ${tarballPath(version)} (${integrityOf(packed.tarball)})`);
+    // What npm itself says it would upload: the same file, by name and sha1.
+    const sha1 = createHash("sha1").update(readFileSync(packed.tarball)).digest("hex");
+    expect(release.stderr).toContain(`npm notice shasum: ${sha1}`);
+    expect(release.stderr).toContain(`npm notice filename: ${PACKAGE_NAME}-${version}.tgz`);
+    expect(release.stderr).toMatch(/\(dry-run\)/);
+  });
+
+  it.each(["npm pack ./generated", "npm publish ./generated --dry-run"])("`%s` without a build fails with one line saying what to run, and packs nothing", (command) => {
+    const result = shell(command, checkout);
+    expect(result.code).not.toBe(0);
+    const ours = result.stderr.split("\n").filter((line) => line.startsWith(`${PACKAGE_NAME} is not built`));
+    expect(ours).toEqual([expect.stringMatching(/is missing\): in the acp-codegen repository run npm run release \(build, pack into packed\/, publish that tarball\) or npm run pack$/)]);
+    expect(readdirSync(checkout).filter((name) => name.endsWith(".tgz"))).toEqual([]);
+  });
+
+  it("the documented version bump carries the new version into generated/ (package.json, provenance)", () => {
+    const bumped = cleanCheckout();
+    try {
+      const bump = shell(VERSION_BUMP, bumped);
+      expect(bump.code, bump.stderr).toBe(0);
+      const version = JSON.parse(readFileSync(join(bumped, "package.json"), "utf8")).version as string;
+      expect(version).not.toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
+      const manifest = JSON.parse(readFileSync(join(bumped, "generated", "package.json"), "utf8"));
+      expect([manifest.version, manifest.acp.generator]).toEqual([version, `acp-codegen@${version}`]);
+      expect(readFileSync(join(bumped, "generated", "src", "v2", "types.ts"), "utf8")).toMatch(new RegExp(`^// Generated by acp-codegen ${version.replaceAll(".", "\\.")} `));
+    } finally {
+      rmSync(bumped, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a generated/ that is not a fresh run, before packing anything", () => {
+    const stale = cleanCheckout();
+    try {
+      writeFileSync(join(stale, "generated", "README.md"), "edited by hand\n");
+      const result = shell(RELEASE_DRY_RUN, stale);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain("README.md");
+      expect(result.stderr).toContain("release: generated/ is not what `npm run generate` writes from schema/");
+      expect(existsSync(join(stale, "packed"))).toBe(false);
+    } finally {
+      rmSync(stale, { recursive: true, force: true });
+    }
   });
 });
 

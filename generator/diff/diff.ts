@@ -7,17 +7,22 @@
  * the one above), else from the pinned `schema/variant-names.json`. A variant
  * NEW adds without a name does not stop the diff: it is reported as
  * `variant-unnamed`, so the diff tells what to add to the table.
+ *
+ * A legacy single `schema.json` (SDK 0.x/1.x) holds all of v1, UNSTABLE items
+ * included: against a split layout it is paired with both v1 surfaces, so a
+ * stable-v1 user sees what changed for `acp-bindings/v1` too.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { SchemaIR } from "../ir.js";
+import type { Def, SchemaIR } from "../ir.js";
 import { loadSchema } from "../load.js";
 import { loadVariantNames, VARIANT_NAMES_FILE, type VariantNames } from "../naming.js";
 import { recogniseSchema } from "../recognise.js";
-import { schemaSources, surfaceOfFile } from "../schema-dir.js";
+import { LEGACY_SCHEMA_FILE, schemaSources, surfaceOfFile } from "../schema-dir.js";
 import { SURFACES, type SurfaceSource } from "../surfaces.js";
 import { compareSeverity, type Finding } from "./findings.js";
 import { UNNAMED_VARIANT } from "./nodes.js";
+import { rootOptions, ROOT_DEF, withRootDef } from "./root.js";
 import { compareSurface } from "./surface.js";
 
 /** The naming table used when a side has none of its own. */
@@ -25,8 +30,31 @@ const PINNED_VARIANT_NAMES = new URL(`../../schema/${VARIANT_NAMES_FILE}`, impor
 
 /** Options of `diffSchemas`. */
 export interface DiffOptions {
-  /** Leave out findings about **UNSTABLE** items. */
+  /** Compare only the stable protocol: no draft surface (`DRAFT_SURFACES`), no **UNSTABLE** item. */
   readonly ignoreUnstable?: boolean;
+  /** Compare only these surfaces. */
+  readonly surfaces?: readonly string[];
+}
+
+/**
+ * The surfaces that are drafts as a whole. The unstable files add the
+ * **UNSTABLE** features to their protocol version, and all of v2 is the draft
+ * of the next protocol version: the SDK publishes it as
+ * `@agentclientprotocol/sdk/experimental/v2` and the schema's links point to
+ * `protocol/v2/draft`, so its items carry no **UNSTABLE** mark of their own.
+ * The stable protocol is what `acp-bindings/v1` exports.
+ */
+const DRAFT_SURFACES: ReadonlySet<string> = new Set(["v1/unstable", "v2", "v2/unstable"]);
+
+/** Whether `--ignore-unstable` keeps a surface: the stable protocol is on no draft surface. */
+function isStableSurface(surface: string): boolean {
+  return !DRAFT_SURFACES.has(surface);
+}
+
+/** The release a schema side comes from: `package` and `version` of its `lock.json`. */
+export interface Release {
+  readonly package: string;
+  readonly version: string;
 }
 
 /** One compared pair of schema files. */
@@ -40,13 +68,19 @@ export interface ComparedSurface {
 export interface DiffReport {
   readonly old: string;
   readonly new: string;
+  /** The releases of each side, when a `lock.json` names them. */
+  readonly oldRelease?: Release;
+  readonly newRelease?: Release;
   readonly surfaces: readonly ComparedSurface[];
   readonly findings: readonly Finding[];
+  /** Only the stable protocol was compared (`ignoreUnstable`). */
+  readonly stableOnly: boolean;
 }
 
 /** One side's schema files, each with its surface. */
 interface Side {
   readonly path: string;
+  readonly release?: Release;
   readonly sources: readonly (SurfaceSource & { readonly path: string })[];
   readonly variantNames: string;
 }
@@ -57,25 +91,50 @@ export function diffSchemas(oldPath: string, newPath: string, options: DiffOptio
   const next = sideOf(newPath);
   const surfaces: ComparedSurface[] = [];
   const findings: Finding[] = [];
-  for (const [surface, oldSource, newSource] of pairSources(old, next)) {
+  const selected = pairSources(old, next)
+    .filter(([surface]) => !options.surfaces || options.surfaces.includes(surface))
+    .filter(([surface]) => !options.ignoreUnstable || isStableSurface(surface));
+  for (const [surface, oldSource, newSource] of selected) {
     surfaces.push({ surface, ...(oldSource ? { old: oldSource.path } : {}), ...(newSource ? { new: newSource.path } : {}) });
     findings.push(...compareSources(surface, oldSource && { side: old, source: oldSource }, newSource && { side: next, source: newSource }));
   }
   const kept = options.ignoreUnstable ? findings.filter((f) => !f.unstable) : findings;
-  return { old: oldPath, new: newPath, surfaces, findings: sortFindings(kept, surfaces.map((s) => s.surface)) };
+  return {
+    old: oldPath,
+    new: newPath,
+    ...(old.release ? { oldRelease: old.release } : {}),
+    ...(next.release ? { newRelease: next.release } : {}),
+    surfaces,
+    findings: sortFindings(kept, surfaces.map((s) => s.surface)),
+    stableOnly: options.ignoreUnstable ?? false,
+  };
 }
 
 function sideOf(path: string): Side {
   if (existsSync(path) && statSync(path).isDirectory()) {
-    const sources = schemaSources(path).map((s) => ({ ...s, path: join(path, s.file) }));
-    return { path, sources, variantNames: firstExisting([join(path, VARIANT_NAMES_FILE)]) };
+    const sources = schemaSources(path).flatMap(legacyAsBothV1).map((s) => ({ ...s, path: join(path, s.file) }));
+    return { path, sources, variantNames: firstExisting([join(path, VARIANT_NAMES_FILE)]) ?? PINNED_VARIANT_NAMES, ...releaseIn([path]) };
   }
-  const table = firstExisting([join(dirname(path), VARIANT_NAMES_FILE), join(dirname(path), "..", VARIANT_NAMES_FILE)]);
-  return { path, sources: [{ ...surfaceOfFile(path), path }], variantNames: table };
+  const near = [dirname(path), join(dirname(path), "..")];
+  const table = firstExisting(near.map((dir) => join(dir, VARIANT_NAMES_FILE))) ?? PINNED_VARIANT_NAMES;
+  return { path, sources: [{ ...surfaceOfFile(path), path }], variantNames: table, ...releaseIn(near) };
 }
 
-function firstExisting(paths: readonly string[]): string {
-  return paths.find((p) => existsSync(p)) ?? PINNED_VARIANT_NAMES;
+/** The legacy single file serves both v1 surfaces (see the file comment). */
+function legacyAsBothV1(source: SurfaceSource): SurfaceSource[] {
+  return source.file === LEGACY_SCHEMA_FILE ? [{ ...source, surface: "v1" }, source] : [source];
+}
+
+function firstExisting(paths: readonly string[]): string | undefined {
+  return paths.find((p) => existsSync(p));
+}
+
+/** `{ release }` from the first `lock.json` in `dirs` that names a package and version, else `{}`. */
+function releaseIn(dirs: readonly string[]): { release?: Release } {
+  const lock = firstExisting(dirs.map((dir) => join(dir, "lock.json")));
+  if (!lock) return {};
+  const { package: name, version } = JSON.parse(readFileSync(lock, "utf8")) as Partial<Record<string, unknown>>;
+  return typeof name === "string" && typeof version === "string" ? { release: { package: name, version } } : {};
 }
 
 type Source = Side["sources"][number];
@@ -95,15 +154,16 @@ interface Located {
 
 function compareSources(surface: string, old: Located | undefined, next: Located | undefined): Finding[] {
   if (!old || !next) {
-    const only = (old ?? next)!.source.path;
+    const only = (old ?? next)!.source.file;
     const base = { category: "API" as const, surface, location: `surface ${surface}`, unstable: false };
     return old
       ? [{ ...base, rule: "surface-removed", severity: "error", message: `only OLD has it (${only}); its entry point would be gone` }]
       : [{ ...base, rule: "surface-added", severity: "info", message: `only NEW has it (${only})` }];
   }
-  const oldIR = recogniseLeniently(old).ir;
-  const { ir: newIR, unnamed } = recogniseLeniently(next);
-  return [...compareSurface(oldIR, newIR, surface), ...unnamed.map((u) => unnamedFinding(surface, u, next.side.variantNames))];
+  const oldIR = recogniseLeniently(old);
+  const newIR = recogniseLeniently(next);
+  const findings = compareSurface({ ...oldIR.ir, roots: rootOptions(oldIR.root) }, { ...newIR.ir, roots: rootOptions(newIR.root) }, surface);
+  return [...findings, ...newIR.unnamed.map((u) => unnamedFinding(surface, u, next.side.variantNames))];
 }
 
 /** An untitled variant the naming table lacks. */
@@ -112,8 +172,11 @@ interface Unnamed {
   readonly tag: string;
 }
 
-/** Recognises a schema file; variants the table does not name get a placeholder and are listed. */
-function recogniseLeniently({ side, source }: Located): { ir: SchemaIR; unnamed: Unnamed[] } {
+/**
+ * Recognises a schema file, its root message union as the def `root`;
+ * variants the table does not name get a placeholder and are listed.
+ */
+function recogniseLeniently({ side, source }: Located): { ir: SchemaIR; root: Def | undefined; unnamed: Unnamed[] } {
   const table = loadVariantNames(side.variantNames);
   const unnamed: Unnamed[] = [];
   const names: VariantNames = {
@@ -124,8 +187,9 @@ function recogniseLeniently({ side, source }: Located): { ir: SchemaIR; unnamed:
         return UNNAMED_VARIANT as never;
       }),
   };
-  const ir = recogniseSchema(loadSchema(source.path), source.surface, source.file, names);
-  return { ir, unnamed };
+  const ir = recogniseSchema(withRootDef(loadSchema(source.path)), source.surface, source.file, names);
+  const isRoot = (def: Def) => (def.schemaName ?? def.name) === ROOT_DEF;
+  return { ir: { ...ir, defs: ir.defs.filter((d) => !isRoot(d)) }, root: ir.defs.find(isRoot), unnamed };
 }
 
 function unnamedFinding(surface: string, { def, tag }: Unnamed, table: string): Finding {

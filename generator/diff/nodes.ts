@@ -5,7 +5,7 @@
  */
 import type { Def, Doc, EnumNode, Field, Node, ObjectNode, TaggedUnionNode, UnionOption } from "../ir.js";
 import { nodeShape } from "./shape.js";
-import { report, whenNewReadersReject, whenOldReadersReject, within, type Site } from "./site.js";
+import { newReadersReject, oldReadersReject, report, whenNewReadersReject, whenOldReadersReject, within, type Site } from "./site.js";
 
 /** Placeholder name of an untitled variant the naming table lacks (reported as `variant-unnamed`). */
 export const UNNAMED_VARIANT = "(unnamed)";
@@ -50,10 +50,10 @@ function splitNull(node: Node, defs: ReadonlyMap<string, Def>, following: Readon
 
 function nullabilityChanged(nowNullable: boolean, site: Site): void {
   if (nowNullable) {
-    report(site, "nullability-changed", "WIRE", whenOldReadersReject(site), "now accepts `null`; NEW writers may send it and OLD readers reject it");
+    report(site, "nullability-changed", "WIRE", whenOldReadersReject(site), `now accepts \`null\`; NEW writers may send it and ${oldReadersReject(site)} it`);
     report(site, "nullability-changed", "API", "error", "the type now includes `null`; code reading it must handle `null`");
   } else {
-    report(site, "nullability-changed", "WIRE", whenNewReadersReject(site), "no longer accepts `null`; NEW readers reject it from OLD writers");
+    report(site, "nullability-changed", "WIRE", whenNewReadersReject(site), `no longer accepts \`null\`; ${newReadersReject(site)} it from OLD writers`);
     report(site, "nullability-changed", "API", "error", "the type no longer includes `null`; code assigning `null` no longer compiles");
   }
 }
@@ -61,6 +61,7 @@ function nullabilityChanged(nowNullable: boolean, site: Site): void {
 function compareShapes(old: Node, next: Node, site: Site): void {
   if (old.kind === "ref" || next.kind === "ref") return compareReferenced(old, next, site);
   if (acceptsAnyValue(old) || acceptsAnyValue(next)) return compareAnyValue(old, next, site);
+  if (old.kind === "object" && next.kind === "tagged") return objectBecameTagged(old, next, site);
   if (old.kind !== next.kind) return typeChanged(site, `${describe(old)} became ${describe(next)}`);
   const same = <K extends Node["kind"]>(_kind: K) => next as NodeOf<K>;
   switch (old.kind) {
@@ -69,6 +70,7 @@ function compareShapes(old: Node, next: Node, site: Site): void {
       return;
     case "string":
       compareBounds(stringBounds(old), stringBounds(same("string")), site);
+      compareFormats(old.format, same("string").format, site);
       return comparePatterns(old.pattern, same("string").pattern, site);
     case "integer":
     case "number":
@@ -83,8 +85,10 @@ function compareShapes(old: Node, next: Node, site: Site): void {
     case "enum":
       return compareEnums(old, same("enum"), site);
     case "tagged":
+      compareExclusive(old, same("tagged"), site);
       return compareTagged(old, same("tagged"), site);
     case "union":
+      compareExclusive(old, same("union"), site);
       return compareOptions(old.options, same("union").options, site);
     default:
       return; // json, null, boolean: nothing more to differ
@@ -93,8 +97,33 @@ function compareShapes(old: Node, next: Node, site: Site): void {
 
 /** `type-changed`: both categories, always an error. */
 function typeChanged(site: Site, what: string): void {
-  report(site, "type-changed", "WIRE", "error", `${what}; neither side can read the other's value`);
+  report(site, "type-changed", "WIRE", "error", `${what}; readers on each version may reject values written for the other`);
   report(site, "type-changed", "API", "error", `${what}; code using the old type no longer compiles`);
+}
+
+/**
+ * An object became a tagged union (2.4.0's `AvailableCommand`). OLD writers
+ * send no tag, so NEW readers reject their values. OLD readers ignore the
+ * new tag (S29): they still read NEW values when every variant carries the
+ * properties OLD requires.
+ */
+function objectBecameTagged(old: ObjectNode, next: TaggedUnionNode, site: Site): void {
+  const what = `an object became a tagged union on \`${next.tag}\``;
+  const required = old.fields.filter((f) => f.required).map((f) => f.name);
+  const carries = (names: readonly string[]) => required.every((name) => names.includes(name));
+  const variants = next.variants.map((v) => [...requiredNames(v.payload, site.defs.new), ...v.fields.filter((f) => f.required).map((f) => f.name)]);
+  const oldReadsNew = variants.every(carries) && (!next.other || carries(next.other.required));
+  const oldSide = oldReadsNew
+    ? `OLD readers ignore the tag (S29) and read NEW values, which all carry ${required.map((n) => `\`${n}\``).join(", ") || "what OLD requires"}`
+    : `some NEW variants lack properties OLD requires: ${oldReadersReject(site)} them`;
+  report(site, "type-changed", "WIRE", oldReadsNew ? whenNewReadersReject(site) : "error", `${what}; OLD writers send no \`${next.tag}\` and ${newReadersReject(site)} that; ${oldSide}`);
+  report(site, "type-changed", "API", "error", `${what}; code using the old type no longer compiles`);
+}
+
+/** The required property names of an object, looked up through one reference. */
+function requiredNames(node: Node | undefined, defs: ReadonlyMap<string, Def>): string[] {
+  const value = node?.kind === "ref" ? defs.get(node.name)?.node : node;
+  return value?.kind === "object" ? value.fields.filter((f) => f.required).map((f) => f.name) : [];
 }
 
 /** Any JSON value, or a union with an any-value option (2.4.0's `ErrorData`: known shapes "or any other value"). */
@@ -182,8 +211,25 @@ function comparePatterns(old: string | undefined, next: string | undefined, site
 }
 
 function constraintChanged(site: Site, what: string, tighter: boolean, looser: boolean): void {
-  if (tighter) report(site, "constraint-tightened", "WIRE", whenNewReadersReject(site), `${what}; NEW readers reject some values OLD writers may send`);
-  if (looser) report(site, "constraint-loosened", "WIRE", whenOldReadersReject(site), `${what}; NEW writers may send values OLD readers reject`);
+  if (tighter) report(site, "constraint-tightened", "WIRE", whenNewReadersReject(site), `${what}; ${newReadersReject(site)} some values OLD writers may send`);
+  if (looser) report(site, "constraint-loosened", "WIRE", whenOldReadersReject(site), `${what}; NEW writers may send values ${oldReadersReject(site)}`);
+}
+
+/** `format-changed`: a string `format` is an annotation, never asserted (S31): information only. */
+function compareFormats(old: string | undefined, next: string | undefined, site: Site): void {
+  if (old === next) return;
+  const what = `format ${old === undefined ? "(none)" : JSON.stringify(old)} became ${next === undefined ? "(none)" : JSON.stringify(next)}`;
+  report(site, "format-changed", "WIRE", "info", `${what}; an annotation only (S31): neither side's validator asserts it`);
+}
+
+/**
+ * `anyOf` became `oneOf` (a value matching two options is now rejected:
+ * tightened) or the other way (loosened).
+ */
+function compareExclusive(old: { readonly exclusive: boolean }, next: { readonly exclusive: boolean }, site: Site): void {
+  if (old.exclusive === next.exclusive) return;
+  const what = old.exclusive ? "`oneOf` became `anyOf` (a value may now match several options)" : "`anyOf` became `oneOf` (a value matching several options is now invalid)";
+  constraintChanged(site, what, next.exclusive, old.exclusive);
 }
 
 /** Lower limit `next` admits less than lower limit `old` (absent = unbounded). */
@@ -211,13 +257,50 @@ function compareObjects(old: ObjectNode, next: ObjectNode, site: Site): void {
 function compareFields(old: readonly Field[], next: readonly Field[], keptRaw: boolean, site: Site): void {
   const newByName = new Map(next.map((f) => [f.name, f]));
   const oldNames = new Set(old.map((f) => f.name));
+  const added = next.filter((f) => !oldNames.has(f.name));
+  const renames = renamedFields(old.filter((f) => !newByName.has(f.name)), added, site);
   for (const field of old) {
     const match = newByName.get(field.name);
-    const at = within(site, `${site.location}.${field.name}`, field, match);
+    const renamed = renames.get(field);
+    const at = within(site, `${site.location}.${field.name}`, field, match ?? renamed);
     if (match) compareField(field, match, at);
+    else if (renamed) fieldRenamed(field, renamed, at);
     else fieldRemoved(field, keptRaw, at);
   }
-  for (const field of next) if (!oldNames.has(field.name)) fieldAdded(field, within(site, `${site.location}.${field.name}`, undefined, field));
+  const renamedTo = new Set(renames.values());
+  for (const field of added) if (!renamedTo.has(field)) fieldAdded(field, within(site, `${site.location}.${field.name}`, undefined, field));
+}
+
+/**
+ * Removed and added properties of one object that pair up one to one by
+ * shape (same value, seen through one reference: `id: string` and
+ * `providerId: ProviderId` alike; same requiredness): a rename, reported once.
+ */
+function renamedFields(removed: readonly Field[], added: readonly Field[], site: Site): Map<Field, Field> {
+  const key = (f: Field, defs: ReadonlyMap<string, Def>) => {
+    const value = f.node.kind === "ref" ? (defs.get(f.node.name)?.node ?? f.node) : f.node;
+    return `${f.required}\u0000${nodeShape(value)}`;
+  };
+  const renames = new Map<Field, Field>();
+  for (const field of removed) {
+    const candidates = added.filter((a) => key(a, site.defs.new) === key(field, site.defs.old));
+    const rivals = removed.filter((r) => key(r, site.defs.old) === key(field, site.defs.old));
+    if (candidates.length === 1 && rivals.length === 1) renames.set(field, candidates[0]!);
+  }
+  return renames;
+}
+
+/** `field-renamed`: one finding per category instead of a removal and an addition. */
+function fieldRenamed(old: Field, next: Field, site: Site): void {
+  const to = `renamed to \`${next.name}\` (same type)`;
+  if (old.required) {
+    const severity = whenOldReadersReject(site) === "error" ? "error" : whenNewReadersReject(site);
+    report(site, "field-renamed", "WIRE", severity, `${to}; a required property: ${newReadersReject(site)} OLD writers' values and ${oldReadersReject(site)} NEW writers' values`);
+  } else {
+    report(site, "field-renamed", "WIRE", "warn", `${to}; optional: readers on the other version drop it (S29)`);
+  }
+  report(site, "field-renamed", "API", "error", `${to}; code reading or setting \`${old.name}\` no longer compiles`);
+  compareTolerance(old, next, site);
 }
 
 function fieldRemoved(field: Field, keptRaw: boolean, site: Site): void {
@@ -248,7 +331,11 @@ function compareField(old: Field, next: Field, site: Site): void {
     report(site, "field-became-optional", "API", "error", "reads of it may now be `undefined`");
   }
   compareTolerance(old, next, site);
-  compareNodes(old.node, next.node, { ...site, oldDropsMalformed: old.tolerance.defaultOnError });
+  compareNodes(old.node, next.node, {
+    ...site,
+    oldDropsMalformed: site.oldDropsMalformed || old.tolerance.defaultOnError,
+    newDropsMalformed: site.newDropsMalformed || next.tolerance.defaultOnError,
+  });
 }
 
 const TOLERANCE_KEYWORDS = {
@@ -349,6 +436,7 @@ function compareTagged(old: TaggedUnionNode, next: TaggedUnionNode, site: Site):
     const at = within(site, `${site.location}[(custom)]`, old.other, next.other);
     const required = (names: readonly string[], fields: readonly Field[]) => fields.map((f) => ({ ...f, required: names.includes(f.name) }));
     compareFields(required(old.other.required, old.other.fields), required(next.other.required, next.other.fields), true, at);
+    if (old.other.mixin && next.other.mixin) compareShapes(old.other.mixin, next.other.mixin, at);
   }
   if (old.other && !next.other) {
     report(site, "union-closed", "WIRE", whenNewReadersReject(site), "unknown tags are now rejected; OLD writers may send them (S27)");
@@ -404,6 +492,9 @@ function compareVariant(old: VariantEntry, next: VariantEntry, named: boolean, s
     report(site, "variant-renamed", "API", "error", `the variant type \`${old.name}\` is now \`${next.name}\``);
   }
   compareFields(old.fields, next.fields, false, site);
-  if (old.body && next.body) return compareNodes(old.body, next.body, site);
-  if (old.body || next.body) typeChanged(site, next.body ? "a bare tag gained a payload" : "the payload is gone");
+  // A bare tag is an object with no other properties: a payload of optional fields only adds fields.
+  compareNodes(old.body ?? BARE_TAG, next.body ?? BARE_TAG, site);
 }
+
+/** The payload of a variant that is only its tag. */
+const BARE_TAG: ObjectNode = { kind: "object", fields: [], keepsUnknown: false };

@@ -2,19 +2,25 @@
  * Compares one surface of two schemas: its types (added, removed, renamed,
  * changed) and its methods (`x-method`/`x-side`, S32).
  */
-import type { Def, SchemaIR } from "../ir.js";
+import type { Def, SchemaIR, UnionOption } from "../ir.js";
 import type { Finding } from "./findings.js";
 import { messageRole } from "../methods.js";
 import { BOTH_WAYS, flowsOf, mergeFlows } from "./flow.js";
 import { compareNodes, compareStability } from "./nodes.js";
+import { compareRoots } from "./root.js";
 import { nodeShape } from "./shape.js";
 import { report, within, type Site } from "./site.js";
 
+/** A surface's IR with the options of its root message union. */
+export interface SurfaceIR extends SchemaIR {
+  readonly roots: readonly UnionOption[];
+}
+
 /** Every finding between two IRs of one surface, labelled `surface`. */
-export function compareSurface(old: SchemaIR, next: SchemaIR, surface: string): Finding[] {
+export function compareSurface(old: SurfaceIR, next: SurfaceIR, surface: string): Finding[] {
   const defs = { old: byName(old.defs), new: byName(next.defs) };
   const findings: Finding[] = [];
-  const root: Site = { surface, location: "", flow: BOTH_WAYS, unstable: false, oldDropsMalformed: false, defs, following: new Set(), findings };
+  const root: Site = { surface, location: "", flow: BOTH_WAYS, unstable: false, oldDropsMalformed: false, newDropsMalformed: false, defs, following: new Set(), findings };
   compareTypeSets(old.defs, next.defs, root);
   const oldFlows = flowsOf(old);
   const newFlows = flowsOf(next);
@@ -27,6 +33,7 @@ export function compareSurface(old: SchemaIR, next: SchemaIR, surface: string): 
     compareNodes(def.node, match.node, at);
   }
   compareMethods(old.defs, next.defs, root);
+  compareRoots(old.roots, next.roots, root);
   return findings;
 }
 
@@ -42,7 +49,7 @@ function compareTypeSets(old: readonly Def[], next: readonly Def[], root: Site):
   for (const def of added) addedByShape.set(shapeKey(def), [...(addedByShape.get(shapeKey(def)) ?? []), def]);
   const renamedTo = new Set<Def>();
   for (const def of removed) {
-    const candidates = addedByShape.get(shapeKey(def)) ?? [];
+    const candidates = isScalar(def) ? [] : (addedByShape.get(shapeKey(def)) ?? []);
     const at = within(root, def.name, def);
     if (candidates.length === 1 && !renamedTo.has(candidates[0]!)) {
       renamedTo.add(candidates[0]!);
@@ -54,6 +61,14 @@ function compareTypeSets(old: readonly Def[], next: readonly Def[], root: Site):
   for (const def of added) {
     if (!renamedTo.has(def)) report(within(root, def.name, undefined, def), "type-added", "API", "info", "new type");
   }
+}
+
+/**
+ * A bare string, number or boolean alias (`McpServerAcpId`, `CompactionId`):
+ * its shape says nothing about its identity, so it is never taken for a rename.
+ */
+function isScalar(def: Def): boolean {
+  return ["string", "integer", "number", "boolean", "const", "json", "null"].includes(def.node.kind);
 }
 
 function shapeKey(def: Def): string {

@@ -5,7 +5,7 @@
  */
 import { ident, jsDoc, literal } from "../code.js";
 import type { SchemaIR } from "../ir.js";
-import type { OutputFile } from "../write.js";
+import type { OutputFile } from "../output.js";
 
 /** The bin's module, without extension: `src/<it>.ts`, built to `dist/<it>.js`. */
 export const CHECKER_BIN = "bin/acp-bindings";

@@ -1,76 +1,57 @@
 /**
  * The package-level files of acp-bindings, the package in generated/: its
- * package.json (exports map, ESM, no side effects, no dependencies), the
- * tsconfig that `npm run build` compiles src/ to dist/ with, the README, and
- * verbatim copies of the schema files it was generated from (shipped as
- * `acp-bindings/schema/...`, the same subpaths as the SDK's).
+ * package.json (exports map, ESM, no side effects, no dependencies, license,
+ * the version policy's provenance, a `prepack` guard), the tsconfig that
+ * `npm run build` compiles src/ to dist/ with, the README, the LICENSE and the
+ * rulebook of this repository, and verbatim copies of the schema files it was
+ * generated from (shipped as `acp-bindings/schema/...`, the SDK's subpaths).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SchemaIR, Surface } from "../ir.js";
-import { BUILD_DIR, type OutputFile } from "../write.js";
+import type { SchemaIR } from "../ir.js";
+import { BUILD_DIR, type OutputFile } from "../output.js";
+import { entryModule, namespaceModules, PACKAGE_NAME, RULES_FILE, schemaPath, type PackageInput, type PackageModule } from "./package-layout.js";
 import { emitPackageReadme } from "./package-readme.js";
 import { CHECKER_BIN } from "./checker-bin.js";
 import { STANDARD_MODULES } from "./standard.js";
 
-/** The npm name of the generated package. */
-export const PACKAGE_NAME = "acp-bindings";
+// Kept here for the benchmarks and tests that name the package.
+export { PACKAGE_NAME } from "./package-layout.js";
 
+/** The acp-codegen repository: its LICENSE and rulebook ship in the package, its package.json gives license and repository. */
+const REPOSITORY_ROOT = new URL("../../", import.meta.url);
 
-/** One module of every surface, as `SURFACE_MODULES` in generate.ts lists it. */
-export interface PackageModule {
-  readonly file: string;
-  readonly exports: string;
+/** The fields of acp-codegen's own package.json that the generated package takes over. */
+interface GeneratorManifest {
+  readonly license: string;
+  /** Absent until the project names its public repository. */
+  readonly repository?: { readonly type: string; readonly url: string };
 }
 
-/** Everything the package files are made from. */
-export interface PackageInput {
-  /** Every surface of the run, in output order. */
-  readonly irs: readonly SchemaIR[];
-  /** The schema directory the surfaces were read from (their files are copied into the package). */
-  readonly schemaDir: string;
-  /** The generator's version, which is also the package's. */
-  readonly version: string;
-  /** The modules each surface's index.ts re-exports. */
-  readonly modules: readonly PackageModule[];
-  /** The SDK release the schemas came from (schema/lock.json); `undefined` when the directory has no lock. */
-  readonly sdk: { readonly package: string; readonly version: string } | undefined;
-}
-
-/** package.json, tsconfig.json, README.md and the schema copies. */
+/** package.json, tsconfig.json, README.md, LICENSE, the rulebook, the schema copies, and CHANGELOG.md when the schema directory has one. */
 export function emitPackage(input: PackageInput): OutputFile[] {
+  const repositoryFile = (path: string) => readFileSync(new URL(path, REPOSITORY_ROOT), "utf8");
+  const generator = JSON.parse(repositoryFile("package.json")) as GeneratorManifest;
   return [
-    { path: "package.json", content: packageJson(input) },
+    { path: "package.json", content: packageJson(input, generator) },
     { path: "tsconfig.json", content: buildTsconfig(input.version) },
     { path: "README.md", content: emitPackageReadme(input) },
+    { path: "LICENSE", content: repositoryFile("LICENSE") },
+    { path: RULES_FILE, content: repositoryFile(RULES_FILE) },
     ...input.irs.map((ir) => ({ path: schemaPath(ir), content: readFileSync(join(input.schemaDir, ir.file), "utf8") })),
+    ...changelogOf(input.schemaDir).map((content) => ({ path: CHANGELOG, content })),
   ];
 }
 
-/** Path of a surface's schema copy inside the package, e.g. `schema/v2/schema.unstable.json`. */
-export function schemaPath(ir: Pick<SchemaIR, "file">): string {
-  return `schema/${ir.file}`;
+/** The changelog source `npm run changelog` writes into the schema directory (none until the pinned schema first changes). */
+const CHANGELOG = "CHANGELOG.md";
+
+function changelogOf(schemaDir: string): string[] {
+  const file = join(schemaDir, CHANGELOG);
+  return existsSync(file) ? [readFileSync(file, "utf8")] : [];
 }
 
-/** The built module a surface's entry point resolves to, without extension (`dist/v2/unstable/index`). */
-export function entryModule(surface: Surface): string {
-  return `${BUILD_DIR}/${surface}/index`;
-}
-
-/**
- * The modules that an entry re-exports as a namespace (`parse`, `validate`, ...),
- * each also published as a subpath of its own (`acp-bindings/v2/unstable/parse`):
- * esbuild cannot tree-shake a namespace re-exported by the entry point, but
- * it keeps only the functions a consumer calls when the namespace is imported
- * from its module (`import * as parse from "acp-bindings/v2/unstable/parse"`).
- */
-export function namespaceModules(modules: readonly PackageModule[]): { readonly name: string; readonly module: string }[] {
-  return modules
-    .filter((m) => m.exports !== "type" && m.exports !== "value")
-    .map((m) => ({ name: m.exports, module: m.file.replace(/\.ts$/, "") }));
-}
-
-function packageJson(input: PackageInput): string {
+function packageJson(input: PackageInput, generator: GeneratorManifest): string {
   const manifest = {
     name: PACKAGE_NAME,
     version: input.version,
@@ -78,15 +59,38 @@ function packageJson(input: PackageInput): string {
       "Agent Client Protocol (ACP) bindings for TypeScript with zero runtime dependencies, generated from the ACP JSON Schema" +
       (input.sdk ? ` (as published in ${input.sdk.package} ${input.sdk.version})` : ""),
     keywords: ["acp", "agent-client-protocol", "json-schema", "types", "validation"],
+    license: generator.license,
+    ...(generator.repository ? { repository: { ...generator.repository, directory: "generated" } } : {}),
     type: "module",
     sideEffects: false,
     engines: { node: ">=20" },
     exports: exportsMap(input.irs, input.modules),
     bin: { [PACKAGE_NAME]: `./${BUILD_DIR}/${CHECKER_BIN}.js` },
-    files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema"],
+    files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema", RULES_FILE, ...changelogOf(input.schemaDir).map(() => CHANGELOG)],
+    scripts: { prepack: PREPACK_CHECK },
+    // The version policy (README "Versions"): the package version is the generator's; this records the schema release.
+    acp: {
+      generator: `acp-codegen@${input.version}`,
+      ...(input.sdk ? { schema: `${input.sdk.package}@${input.sdk.version}` } : {}),
+    },
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
+
+/**
+ * The `prepack` script, which npm runs for `npm pack ./generated` and
+ * `npm publish ./generated` (not for a packed .tgz): every file the exports
+ * map names must exist, so an unbuilt package fails with one line saying
+ * what to run instead of publishing types and schemas without JavaScript.
+ * `node -e` runs it as CommonJS; `sh -c` and `cmd` both take its quoting.
+ */
+const PREPACK_CHECK =
+  "node -e \"const fs=require('fs');" +
+  "const targets=Object.values(require('./package.json').exports).flatMap((t)=>typeof t==='string'?[t]:Object.values(t));" +
+  "const missing=targets.find((t)=>!fs.existsSync(t));" +
+  `if(missing){console.error('${PACKAGE_NAME} is not built ('+missing+' is missing): ` +
+  "in the acp-codegen repository run npm run release (build, pack into packed/, publish that tarball) or npm run pack');" +
+  'process.exit(1)}"';
 
 /** Per surface its entry and its namespace modules (`types` first), one per schema file, and package.json. */
 function exportsMap(irs: readonly SchemaIR[], modules: readonly PackageModule[]): Record<string, unknown> {

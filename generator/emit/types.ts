@@ -133,6 +133,7 @@ class TypeWriter {
       "",
       `Custom variant (S27): \`${tag}\` is a tag no known variant uses; every received property is kept raw.`,
       "Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.",
+      `Any key may hold any value here, so a field read after an \`in\` test is \`unknown\`: narrow by \`${tag}\` first.`,
     ]);
     const lines = [`  ${propertyKey(tag)}: ${CUSTOM_TAG_TYPE};`];
     const declared = new Set(other.fields.map((f) => f.name));

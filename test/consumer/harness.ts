@@ -1,17 +1,20 @@
 /**
  * Builds and packs acp-bindings the way a release does, and installs the
  * tarball into a copy of this consumer project. Everything happens in a
- * scratch directory: a copy of generated/ beside the root package.json and
- * a link to the root node_modules, so `npm run pack` runs exactly as written
- * and the real generated/ (which must equal a fresh generate) is never built into.
+ * scratch directory holding a clean checkout (what a release needs of the
+ * working tree: package.json, LICENSE, docs/, schema/, generator/, and
+ * generated/ without dist/) and a link to the root node_modules, so
+ * `npm run pack` and `npm run release` run exactly as written and the real
+ * generated/ (which must equal a fresh generate) is never built into.
  * Used by test/package.test.ts and bench/budgets.ts.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
-import { PACKAGE_NAME } from "../../generator/emit/package.js";
-import { BUILD_DIR } from "../../generator/write.js";
+import { PACKAGE_NAME } from "../../generator/emit/package-layout.js";
+import { BUILD_DIR } from "../../generator/output.js";
+import { tarballPath } from "../../generator/release.js";
 
 /** The repository root. */
 export const ROOT = new URL("../..", import.meta.url).pathname;
@@ -26,9 +29,9 @@ export interface Run {
   readonly stderr: string;
 }
 
-/** Runs a command to completion (no shell) and returns what it printed. */
-export function run(command: string, args: readonly string[], cwd: string): Run {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+/** Runs a command to completion (no shell) and returns what it printed; `env` is added to this process's environment. */
+export function run(command: string, args: readonly string[], cwd: string, env: Readonly<Record<string, string>> = {}): Run {
+  const result = spawnSync(command, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } });
   if (result.error) throw result.error;
   return { code: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
 }
@@ -50,17 +53,29 @@ export interface Packed {
   readonly packageDir: string;
 }
 
-/** Runs `npm run pack` on a copy of generated/, unpacks the tarball, and returns where everything is. */
-export function packScratch(): Packed {
+/** What a release needs of the working tree, relative to the repository root. */
+const CHECKOUT = ["package.json", "package-lock.json", "LICENSE", "docs", "schema", "generator", "generated"];
+
+/**
+ * A scratch copy of the files a release is made from (`CHECKOUT`, without
+ * generated/dist/) with a link to the root node_modules. Remove it with
+ * `rmSync(dir, { recursive: true })`.
+ */
+export function cleanCheckout(): string {
   const scratch = mkdtempSync(join(tmpdir(), `${PACKAGE_NAME}-`));
   const builtOutput = join(ROOT, "generated", BUILD_DIR);
+  for (const path of CHECKOUT) cpSync(join(ROOT, path), join(scratch, path), { recursive: true, filter: (from) => from !== builtOutput });
+  symlinkSync(join(ROOT, "node_modules"), join(scratch, "node_modules"), "dir");
+  return scratch;
+}
+
+/** Runs `npm run pack` in a clean checkout, unpacks the tarball, and returns where everything is. */
+export function packScratch(): Packed {
+  const scratch = cleanCheckout();
   try {
-    cpSync(join(ROOT, "generated"), join(scratch, "generated"), { recursive: true, filter: (path) => path !== builtOutput });
-    copyFileSync(join(ROOT, "package.json"), join(scratch, "package.json"));
-    symlinkSync(join(ROOT, "node_modules"), join(scratch, "node_modules"), "dir");
     runOk("npm", ["run", "--silent", "pack"], scratch);
     const { version } = JSON.parse(readFileSync(join(scratch, "generated", "package.json"), "utf8")) as { version: string };
-    const tarball = join(scratch, "packed", `${PACKAGE_NAME}-${version}.tgz`);
+    const tarball = join(scratch, tarballPath(version));
     runOk("tar", ["-xzf", tarball, "-C", join(scratch, "packed")], scratch);
     return { scratch, tarball, packageDir: join(scratch, "packed", "package") };
   } catch (error) {

@@ -911,6 +911,7 @@ export type CreateElicitationRequestUrl = { mode: "url" } & ElicitationUrlMode;
  *
  * Custom variant (S27): `mode` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `mode` first.
  */
 export type CreateElicitationRequestOther = {
   mode: `_${string}`;
@@ -1065,6 +1066,7 @@ export type ElicitationPropertySchemaArray = { type: "array" } & MultiSelectProp
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface ElicitationPropertySchemaOther {
   type: `_${string}`;
@@ -1335,6 +1337,7 @@ export type MultiSelectItemsString = { type: "string" } & StringMultiSelectItems
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface MultiSelectItemsOther {
   type: `_${string}`;
@@ -4221,6 +4224,7 @@ export type CreateElicitationResponseCancel = { action: "cancel" };
  *
  * Custom variant (S27): `action` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `action` first.
  */
 export interface CreateElicitationResponseOther {
   action: `_${string}`;

@@ -912,6 +912,7 @@ export type CreateElicitationRequestUrl = { mode: "url" } & ElicitationUrlMode;
  *
  * Custom variant (S27): `mode` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `mode` first.
  */
 export type CreateElicitationRequestOther = {
   mode: `_${string}`;
@@ -1066,6 +1067,7 @@ export type ElicitationPropertySchemaArray = { type: "array" } & MultiSelectProp
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface ElicitationPropertySchemaOther {
   type: `_${string}`;
@@ -1336,6 +1338,7 @@ export type MultiSelectItemsString = { type: "string" } & StringMultiSelectItems
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface MultiSelectItemsOther {
   type: `_${string}`;
@@ -4347,6 +4350,7 @@ export type StateUpdateUnknown = { state: "unknown" } & UnknownStateUpdate;
  *
  * Custom variant (S27): `state` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `state` first.
  */
 export interface StateUpdateOther {
   state: `_${string}`;
@@ -4443,6 +4447,7 @@ export type IdleStateUpdateError = { stopReason: "error" } & ErrorStopReason;
  *
  * Custom variant (S27): `stopReason` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `stopReason` first.
  */
 export interface IdleStateUpdateOther {
   stopReason: `_${string}`;
@@ -6432,6 +6437,7 @@ export type CreateElicitationResponseCancel = { action: "cancel" };
  *
  * Custom variant (S27): `action` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `action` first.
  */
 export interface CreateElicitationResponseOther {
   action: `_${string}`;

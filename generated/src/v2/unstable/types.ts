@@ -114,6 +114,7 @@ export type RequestPermissionSubjectCommand = { type: "command" } & CommandPermi
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface RequestPermissionSubjectOther {
   type: `_${string}`;
@@ -297,6 +298,7 @@ export type ToolCallContentTerminal = { type: "terminal" } & Terminal;
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface ToolCallContentOther {
   type: `_${string}`;
@@ -367,6 +369,7 @@ export type ContentBlockResource = { type: "resource" } & EmbeddedResource;
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface ContentBlockOther {
   type: `_${string}`;
@@ -776,6 +779,7 @@ export type DiffChangeCopy = { operation: "copy" } & DiffPathPairChange;
  *
  * Custom variant (S27): `operation` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `operation` first.
  */
 export interface DiffChangeOther {
   operation: `_${string}`;
@@ -1139,6 +1143,7 @@ export type CreateElicitationRequestUrl = { mode: "url" } & ElicitationUrlMode;
  *
  * Custom variant (S27): `mode` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `mode` first.
  */
 export type CreateElicitationRequestOther = {
   mode: `_${string}`;
@@ -1301,6 +1306,7 @@ export type ElicitationPropertySchemaArray = { type: "array" } & MultiSelectProp
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface ElicitationPropertySchemaOther {
   type: `_${string}`;
@@ -1564,6 +1570,7 @@ export type MultiSelectItemsString = { type: "string" } & StringMultiSelectItems
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface MultiSelectItemsOther {
   type: `_${string}`;
@@ -2575,6 +2582,7 @@ export type AuthMethodAgentVariant = { type: "agent" } & AuthMethodAgent;
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface AuthMethodOther {
   type: `_${string}`;
@@ -3076,6 +3084,7 @@ export type SessionConfigOptionBoolean = { type: "boolean" } & SessionConfigBool
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface SessionConfigOptionOther {
   type: `_${string}`;
@@ -3253,6 +3262,7 @@ export type AvailableCommandCommand = { type: "command" } & Command;
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface AvailableCommandOther {
   type: `_${string}`;
@@ -3294,6 +3304,7 @@ export type AvailableCommandInputText = { type: "text" } & TextCommandInput;
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface AvailableCommandInputOther {
   type: `_${string}`;
@@ -3641,6 +3652,7 @@ export type StateUpdateUnknown = { state: "unknown" } & UnknownStateUpdate;
  *
  * Custom variant (S27): `state` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `state` first.
  */
 export interface StateUpdateOther {
   state: `_${string}`;
@@ -3733,6 +3745,7 @@ export type BackgroundWorkSubagent = { type: "subagent" } & BackgroundSubagent;
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface BackgroundWorkOther {
   type: `_${string}`;
@@ -4053,6 +4066,7 @@ export type IdleStateUpdateError = { stopReason: "error" } & ErrorStopReason;
  *
  * Custom variant (S27): `stopReason` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `stopReason` first.
  */
 export interface IdleStateUpdateOther {
   stopReason: `_${string}`;
@@ -4596,6 +4610,7 @@ export type SessionUpdateSessionMessageChunk = { sessionUpdate: "session_message
  *
  * Custom variant (S27): `sessionUpdate` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `sessionUpdate` first.
  */
 export interface SessionUpdateOther {
   sessionUpdate: `_${string}`;
@@ -5033,6 +5048,7 @@ export type PlanUpdateContentMarkdown = { type: "markdown" } & PlanMarkdown;
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface PlanUpdateContentOther {
   type: `_${string}`;
@@ -6266,6 +6282,7 @@ export type McpServerStdioVariant = { type: "stdio" } & McpServerStdio;
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface McpServerOther {
   type: `_${string}`;
@@ -6845,6 +6862,7 @@ export type ReplayFromStartVariant = { type: "start" } & ReplayFromStart;
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface ReplayFromOther {
   type: `_${string}`;
@@ -7016,6 +7034,7 @@ export type SetSessionConfigOptionRequestBoolean = {
  *
  * Custom variant (S27): `type` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `type` first.
  */
 export interface SetSessionConfigOptionRequestOther {
   type: `_${string}`;
@@ -7186,6 +7205,7 @@ export type RequestPermissionOutcomeSelected = { outcome: "selected" } & Selecte
  *
  * Custom variant (S27): `outcome` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `outcome` first.
  */
 export interface RequestPermissionOutcomeOther {
   outcome: `_${string}`;
@@ -7257,6 +7277,7 @@ export type CreateElicitationResponseCancel = { action: "cancel" };
  *
  * Custom variant (S27): `action` is a tag no known variant uses; every received property is kept raw.
  * Extensions use `_`-prefixed tags; tags reserved for future ACP versions parse into this variant too.
+ * Any key may hold any value here, so a field read after an `in` test is `unknown`: narrow by `action` first.
  */
 export interface CreateElicitationResponseOther {
   action: `_${string}`;
