@@ -10,6 +10,8 @@ import { ident, literal } from "./code.js";
 import { emitApply } from "./emit/apply.js";
 import { emitBuilders } from "./emit/builders.js";
 import { emitSession } from "./emit/session.js";
+import { emitStandard } from "./emit/standard.js";
+import { emitCheckerBin } from "./emit/checker-bin.js";
 import { runtimeDir } from "./emit/shared.js";
 import { emitTypes } from "./emit/types.js";
 import { emitMethods } from "./emit/methods.js";
@@ -66,12 +68,12 @@ export function generate(options: GenerateOptions): OutputFile[] {
     const recognised = recogniseSchema(schema, source.surface, source.file, names);
     checkIR(recognised, display);
     const ir = { ...recognised, semantics: resolveSemantics(recognised, overlay, display) };
-    files.push(...emitSurface(ir));
+    files.push(...emitSurface(ir), ...emitStandard(ir, schema.defs, header(ir)));
     irs.push(ir);
     options.onSurface?.(source.surface, performance.now() - started);
   }
   // The package files describe every surface; a run restricted to some keeps those on disk.
-  if (!options.surfaces) files.push(...emitPackage({ irs, schemaDir: options.schemaDir, version: GENERATOR_VERSION, modules: SURFACE_MODULES, sdk: lock }));
+  if (!options.surfaces) files.push(...emitPackage({ irs, schemaDir: options.schemaDir, version: GENERATOR_VERSION, modules: SURFACE_MODULES, sdk: lock }), emitCheckerBin(irs, GENERATOR_VERSION));
   return files;
 }
 

@@ -16,6 +16,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { namespaceModules, PACKAGE_NAME, RULES_FILE } from "../generator/emit/package-layout.js";
+import { STANDARD_MODULES } from "../generator/emit/standard.js";
 import { TESTED_TYPESCRIPT } from "../generator/emit/package-readme.js";
 import { BUILD_DIR } from "../generator/output.js";
 import { integrityOf, tarballPath } from "../generator/release.js";
@@ -73,7 +74,7 @@ describe("the package", () => {
     const manifest = JSON.parse(readFileSync(join(packed.packageDir, "package.json"), "utf8"));
     expect(manifest).toMatchObject({ name: PACKAGE_NAME, type: "module", sideEffects: false });
     for (const field of ["dependencies", "peerDependencies", "optionalDependencies", "main", "module", "types"]) expect(manifest).not.toHaveProperty(field);
-    const namespaces = namespaceModules(SURFACE_MODULES);
+    const namespaces = [...namespaceModules(SURFACE_MODULES), ...STANDARD_MODULES];
     expect(namespaces.map((n) => n.name)).toEqual(expect.arrayContaining(["parse", "validate"]));
     expect(Object.keys(manifest.exports)).toEqual([
       ...SURFACES.flatMap((s) => [`./${s.surface}`, ...namespaces.map((n) => `./${s.surface}/${n.name}`)]),
@@ -238,7 +239,7 @@ describe("a strict consumer project that installs the tarball", () => {
   it("installed the tarball, not a link", () => {
     const manifest = JSON.parse(readFileSync(join(consumer, "package.json"), "utf8"));
     expect(manifest.dependencies[PACKAGE_NAME]).toMatch(/^file:.*\.tgz$/);
-    expect(readdirSync(join(consumer, "node_modules", PACKAGE_NAME, BUILD_DIR)).sort()).toEqual(["runtime", "v1", "v2"]);
+    expect(readdirSync(join(consumer, "node_modules", PACKAGE_NAME, BUILD_DIR)).sort()).toEqual(["bin", "runtime", "v1", "v2"]);
   });
 
   const matrix = TYPESCRIPTS.flatMap((ts) => MODULE_MODES.map((mode) => [ts, mode] as const));

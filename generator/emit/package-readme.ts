@@ -6,6 +6,8 @@
 import type { Def, Node, SchemaIR, Surface, TaggedUnionNode } from "../ir.js";
 import { namespaceModules, PACKAGE_NAME, RULES_FILE, schemaPath, type PackageInput, type PackageModule } from "./package-layout.js";
 import { SDK_ENTRY, sdkExceptions } from "./package-sdk-compat.js";
+import { checkerReadmeSection } from "./checker-bin.js";
+import { standardReadmeSection } from "./standard.js";
 
 /**
  * The TypeScript versions every release is type-checked with, installed from
@@ -47,6 +49,8 @@ export function emitPackageReadme(input: PackageInput): string {
     "## Usage by entry point\n",
     ...input.irs.map((ir) => usage(ir, input.modules)),
     openUnionFields(input.irs),
+    standardReadmeSection(PACKAGE_NAME, input.irs.at(-1)?.surface ?? "v2"),
+    checkerReadmeSection(PACKAGE_NAME),
     sdkSection(input),
     versions(input),
     rulesAndLicense(),

@@ -12,6 +12,8 @@ import type { SchemaIR } from "../ir.js";
 import { BUILD_DIR, type OutputFile } from "../output.js";
 import { entryModule, namespaceModules, PACKAGE_NAME, RULES_FILE, schemaPath, type PackageInput, type PackageModule } from "./package-layout.js";
 import { emitPackageReadme } from "./package-readme.js";
+import { CHECKER_BIN } from "./checker-bin.js";
+import { STANDARD_MODULES } from "./standard.js";
 
 // Kept here for the benchmarks and tests that name the package.
 export { PACKAGE_NAME } from "./package-layout.js";
@@ -63,6 +65,7 @@ function packageJson(input: PackageInput, generator: GeneratorManifest): string 
     sideEffects: false,
     engines: { node: ">=20" },
     exports: exportsMap(input.irs, input.modules),
+    bin: { [PACKAGE_NAME]: `./${BUILD_DIR}/${CHECKER_BIN}.js` },
     files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema", RULES_FILE, ...changelogOf(input.schemaDir).map(() => CHANGELOG)],
     scripts: { prepack: PREPACK_CHECK },
     // The version policy (README "Versions"): the package version is the generator's; this records the schema release.
@@ -95,7 +98,7 @@ function exportsMap(irs: readonly SchemaIR[], modules: readonly PackageModule[])
   const target = (module: string) => ({ types: `./${module}.d.ts`, default: `./${module}.js` });
   for (const { surface } of irs) {
     map[`./${surface}`] = target(entryModule(surface));
-    for (const { name, module } of namespaceModules(modules)) map[`./${surface}/${name}`] = target(`${BUILD_DIR}/${surface}/${module}`);
+    for (const { name, module } of [...namespaceModules(modules), ...STANDARD_MODULES]) map[`./${surface}/${name}`] = target(`${BUILD_DIR}/${surface}/${module}`);
   }
   for (const ir of irs) map[`./${schemaPath(ir)}`] = `./${schemaPath(ir)}`;
   map["./package.json"] = "./package.json";

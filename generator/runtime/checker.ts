@@ -1,0 +1,308 @@
+import { isObject, put } from "./decode.js";
+import type { Result } from "./result.js";
+
+/*
+ * The traffic checker behind `npx acp-bindings check`: reads a captured ACP
+ * session (one JSON-RPC message per line) and reports, per line, strict
+ * violations (`validate`), what a tolerant peer silently drops (`parse` output
+ * compared with the input), and protocol errors; then the reduced session state.
+ * Pure: the bin does the reading and printing. Dispatch is by the method table.
+ */
+
+/** What the checker needs of one surface: its entry point (`import * as acp from "acp-bindings/v2"`). */
+export interface CheckerBindings {
+  readonly methods: readonly { readonly method: string; readonly side: string; readonly kind: string; readonly params: string; readonly result?: string }[];
+  readonly parse: object;
+  readonly validate: object;
+  emptySessionState(): object;
+  reduceSession(state: never, update: never): object;
+}
+
+/** One finding: `violation` (strict check failed), `dropped` (a tolerant peer loses it), `protocol` (out of order). */
+export interface Finding {
+  readonly line: number;
+  readonly kind: "violation" | "dropped" | "protocol";
+  /** JSON pointer into the line's message (`/params/update/content`), `""` for the whole message. */
+  readonly pointer: string;
+  readonly message: string;
+}
+
+/** The reduced state of one session, summarised. */
+export interface SessionSummary {
+  readonly sessionId: string;
+  readonly userMessages: number;
+  readonly agentMessages: number;
+  readonly agentThoughts: number;
+  /** Tool calls by status (`pending`, `in_progress`, `completed`, `failed`, ...). */
+  readonly toolCalls: Readonly<Record<string, number>>;
+  /** Plan entries (the v1 `plan`, or every `plans` entry). */
+  readonly planEntries: number;
+  /** The last stop reason: from a `session/prompt` result (v1) or an idle `state_update` (v2). */
+  readonly stopReason?: string;
+}
+
+/** Everything `checkTraffic` found. */
+export interface CheckReport {
+  readonly surface: string;
+  readonly lines: number;
+  readonly findings: readonly Finding[];
+  /** Violations plus protocol errors: the command exits 1 when this is not 0. */
+  readonly errors: number;
+  readonly sessions: readonly SessionSummary[];
+}
+
+type Check = (value: unknown) => Result<unknown>;
+
+interface Pending {
+  readonly method: string;
+  /** The side that handles the request: ids are unique per requesting side only. */
+  readonly side: string | undefined;
+  readonly result: string | undefined;
+  readonly sessionId: string | undefined;
+}
+
+interface SessionTrack {
+  state: object;
+  /** `answered`: the prompt's turn ended; turn content now is a protocol error until the next prompt. */
+  turn: "none" | "open" | "answered";
+  stopReason?: string;
+}
+
+/** Updates that belong to a prompt's turn (tags of every surface; a surface has a subset). */
+const TURN_CONTENT = new Set([
+  "agent_message_chunk", "agent_message", "agent_thought_chunk", "agent_thought", "tool_call", "tool_call_update",
+  "tool_call_content_chunk", "terminal_output_chunk", "plan", "plan_update",
+]);
+
+/** Requests that name a session the agent already has (so later updates for it are expected). */
+const OPENS_BY_PARAMS = new Set(["session/load", "session/resume"]);
+
+/** Checks a captured session; `surface` is the entry's name (`v1`, `v2/unstable`, ...). */
+export function checkTraffic(lines: readonly string[], bindings: CheckerBindings, surface: string): CheckReport {
+  const checker = new TrafficChecker(bindings, surface);
+  lines.forEach((text, i) => {
+    if (text.trim() !== "") checker.line(i + 1, text);
+  });
+  return checker.report(lines.length);
+}
+
+class TrafficChecker {
+  readonly findings: Finding[] = [];
+  private readonly pending = new Map<string, Pending[]>();
+  private readonly sessions = new Map<string, SessionTrack>();
+  private lineNo = 0;
+
+  constructor(
+    private readonly bindings: CheckerBindings,
+    private readonly surface: string,
+  ) {}
+
+  line(lineNo: number, text: string): void {
+    this.lineNo = lineNo;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return this.add("violation", "", "not JSON");
+    }
+    if (!isObject(message) || message.jsonrpc !== "2.0") return this.add("violation", "", "not a JSON-RPC 2.0 message");
+    const id = message.id;
+    if (typeof message.method === "string") {
+      if (id === undefined) this.notification(message.method, message.params);
+      else this.request(idKey(id), message.method, message.params);
+    } else if (id !== undefined && ("result" in message || "error" in message)) {
+      this.response(idKey(id), message);
+    } else {
+      this.add("violation", "", "neither a request, a notification nor a response");
+    }
+  }
+
+  private request(id: string, method: string, params: unknown): void {
+    const entry = this.entry(method, "request");
+    const waiting = this.pending.get(id) ?? [];
+    if (waiting.some((p) => p.side === entry?.side)) this.add("protocol", "/id", `duplicate id ${id}: a request with this id is still unanswered`);
+    const sessionId = isObject(params) && typeof params.sessionId === "string" ? params.sessionId : undefined;
+    this.pending.set(id, [...waiting, { method, side: entry?.side, result: entry?.result, sessionId }]);
+    if (entry) this.checkAgainst(entry.params, params, "/params");
+    if (sessionId === undefined) return;
+    if (OPENS_BY_PARAMS.has(method)) this.open(sessionId);
+    if (method === "session/prompt") {
+      const track = this.sessions.get(sessionId);
+      if (track) track.turn = "open";
+    }
+  }
+
+  private notification(method: string, params: unknown): void {
+    const entry = this.entry(method, "notification");
+    if (!entry) return;
+    const parsed = this.checkAgainst(entry.params, params, "/params");
+    if (method === "session/update" && parsed.ok && isObject(parsed.value)) this.update(parsed.value);
+  }
+
+  private response(id: string, message: Record<string, unknown>): void {
+    const waiting = this.pending.get(id);
+    if (!waiting?.length) return this.add("protocol", "/id", `response to no request: no request with id ${id} is waiting`);
+    // Both sides number their requests: with two waiting, the one whose result type fits answers.
+    const fits = (p: Pending) => p.result !== undefined && this.check("validate", p.result)?.(message.result)?.ok === true;
+    const request = waiting.find(fits) ?? waiting[0]!;
+    if (waiting.length === 1) this.pending.delete(id);
+    else this.pending.set(id, waiting.filter((p) => p !== request));
+    if (!("result" in message)) {
+      if (this.check("validate", "Error")) this.checkAgainst("Error", message.error, "/error");
+      return;
+    }
+    if (request.result) this.checkAgainst(request.result, message.result, "/result");
+    const result = message.result;
+    if (!isObject(result)) return;
+    if (typeof result.sessionId === "string") this.open(result.sessionId);
+    const track = request.sessionId === undefined ? undefined : this.sessions.get(request.sessionId);
+    if (request.method === "session/prompt" && track && typeof result.stopReason === "string") {
+      track.turn = "answered";
+      track.stopReason = result.stopReason;
+    }
+  }
+
+  /** A decoded `session/update`: protocol checks, then the reducer. */
+  private update(notification: Record<string, unknown>): void {
+    const sessionId = String(notification.sessionId);
+    const update = notification.update;
+    const tag = isObject(update) ? String(update.sessionUpdate) : "";
+    const track = this.sessions.get(sessionId);
+    if (!track) return this.add("protocol", "/params/sessionId", `update for session ${sessionId}, which was never created (no session/new, load or resume)`);
+    if (track.turn === "answered" && TURN_CONTENT.has(tag)) this.add("protocol", "/params/update", `${tag} after the prompt of session ${sessionId} was answered`);
+    if (isObject(update) && typeof update.toolCallId === "string" && tag !== this.createsToolCalls() && !mapOf(track.state, "toolCalls").has(update.toolCallId)) {
+      this.add("protocol", "/params/update/toolCallId", `${tag} for tool call ${update.toolCallId} before it exists`);
+    }
+    track.state = this.bindings.reduceSession(track.state as never, update as never);
+    if (isObject(update) && tag === "state_update" && update.state === "idle") {
+      track.turn = "answered";
+      if (typeof update.stopReason === "string") track.stopReason = update.stopReason;
+    }
+    // A subagent's own session is announced by its parent's `subagent_update` (S16).
+    if (isObject(update) && tag === "subagent_update" && typeof update.sessionId === "string") this.open(update.sessionId);
+  }
+
+  /** The update that creates a tool call: `tool_call` on v1; on v2 `tool_call_update` is an upsert. */
+  private createsToolCalls(): string {
+    return this.surface.startsWith("v1") ? "tool_call" : "tool_call_update";
+  }
+
+  private open(sessionId: string): void {
+    if (!this.sessions.has(sessionId)) this.sessions.set(sessionId, { state: this.bindings.emptySessionState(), turn: "none" });
+  }
+
+  /** Strict check plus tolerant decode of `value` as `type`; records findings; returns the tolerant result. */
+  private checkAgainst(type: string, value: unknown, at: string): Result<unknown> {
+    const strict = this.check("validate", type)!(value);
+    if (!strict.ok) for (const issue of strict.issues) this.add("violation", at + issue.path, `${issue.message} (${type})`);
+    const tolerant = this.check("parse", type)!(value);
+    if (!tolerant.ok) {
+      for (const issue of tolerant.issues) this.add("dropped", at + issue.path, `a tolerant peer rejects the whole ${type}: ${issue.message}`);
+    } else {
+      for (const loss of losses(value, tolerant.value)) this.add("dropped", at + loss.pointer, `a tolerant peer drops ${loss.what}`);
+    }
+    return tolerant;
+  }
+
+  private check(namespace: "parse" | "validate", type: string): Check | undefined {
+    const functions = this.bindings[namespace] as Record<string, Check | undefined>;
+    return Object.hasOwn(functions, type) ? functions[type] : undefined;
+  }
+
+  /** The method table entry; an unknown method (not `_`-prefixed) is a violation. */
+  private entry(method: string, kind: "request" | "notification") {
+    const entry = this.bindings.methods.find((m) => m.method === method && m.kind === kind);
+    if (!entry && !method.startsWith("_")) this.add("violation", "/method", `unknown ${kind} method ${JSON.stringify(method)} on ${this.surface}`);
+    return entry;
+  }
+
+  private add(kind: Finding["kind"], pointer: string, message: string): void {
+    this.findings.push({ line: this.lineNo, kind, pointer, message });
+  }
+
+  report(lines: number): CheckReport {
+    const errors = this.findings.filter((f) => f.kind !== "dropped").length;
+    const sessions = [...this.sessions].map(([sessionId, track]) => summarise(sessionId, track));
+    return { surface: this.surface, lines, findings: this.findings, errors, sessions };
+  }
+}
+
+function idKey(id: unknown): string {
+  return JSON.stringify(id);
+}
+
+/** One of the state's `ReadonlyMap`s (a `Map` or the reducer's persistent map); empty when the surface has none. */
+function mapOf(state: object, key: string): ReadonlyMap<unknown, unknown> {
+  const value = (state as Record<string, unknown>)[key];
+  return isObject(value) && typeof value.has === "function" ? (value as unknown as ReadonlyMap<unknown, unknown>) : new Map();
+}
+
+function summarise(sessionId: string, track: SessionTrack): SessionSummary {
+  const state = track.state as Record<string, unknown>;
+  const toolCalls: Record<string, number> = {};
+  for (const call of mapOf(state, "toolCalls").values()) {
+    const status = isObject(call) && typeof call.status === "string" ? call.status : "pending";
+    put(toolCalls, status, (Object.hasOwn(toolCalls, status) ? toolCalls[status]! : 0) + 1);
+  }
+  const entries = (plan: unknown) => (isObject(plan) && Array.isArray(plan.entries) ? plan.entries.length : 0);
+  let planEntries = entries(state.plan);
+  for (const plan of mapOf(state, "plans").values()) planEntries += entries(plan);
+  const summary = {
+    sessionId,
+    userMessages: mapOf(state, "userMessages").size,
+    agentMessages: mapOf(state, "agentMessages").size,
+    agentThoughts: mapOf(state, "agentThoughts").size,
+    toolCalls,
+    planEntries,
+  };
+  return track.stopReason === undefined ? summary : { ...summary, stopReason: track.stopReason };
+}
+
+/**
+ * Where the tolerant output lost something of the input: keys it does not
+ * have, array items it skipped, values it changed. Iterative; stops descending
+ * at the first difference of a branch.
+ */
+export function losses(input: unknown, output: unknown): { pointer: string; what: string }[] {
+  const found: { pointer: string; what: string }[] = [];
+  const stack: [unknown, unknown, string][] = [[input, output, ""]];
+  while (stack.length) {
+    const [a, b, pointer] = stack.pop()!;
+    if (Array.isArray(a) && Array.isArray(b)) {
+      if (a.length !== b.length) found.push({ pointer, what: `${a.length - b.length} of ${a.length} item(s)` });
+      else for (let i = a.length - 1; i >= 0; i--) stack.push([a[i], b[i], `${pointer}/${i}`]);
+    } else if (isObject(a) && isObject(b)) {
+      const keys = Object.keys(a);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        const at = `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+        if (!Object.hasOwn(b, key)) found.push({ pointer: at, what: "this property" });
+        else stack.push([a[key], b[key], at]);
+      }
+    } else if (!Object.is(a, b)) {
+      found.push({ pointer, what: `the value ${short(a)} (decodes as ${short(b)})` });
+    }
+  }
+  return found;
+}
+
+/** A value for a message: JSON, cut to 40 characters. */
+function short(value: unknown): string {
+  const text = JSON.stringify(value) ?? "nothing";
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/** The report as text, one line per finding, then the summary. */
+export function formatText(report: CheckReport): string {
+  const out = report.findings.map((f) => `line ${f.line}: ${f.kind} ${f.pointer || "(message)"}: ${f.message}`);
+  const count = (kind: Finding["kind"]) => report.findings.filter((f) => f.kind === kind).length;
+  out.push(`${report.lines} line(s) on ${report.surface}: ${count("violation")} violation(s), ${count("protocol")} protocol error(s), ${count("dropped")} tolerant drop(s)`);
+  for (const s of report.sessions) {
+    const calls = Object.entries(s.toolCalls).map(([status, n]) => `${n} ${status}`).join(", ") || "none";
+    out.push(
+      `session ${s.sessionId}: messages ${s.userMessages} user, ${s.agentMessages} agent, ${s.agentThoughts} thought; ` +
+        `tool calls ${calls}; plan ${s.planEntries} entr${s.planEntries === 1 ? "y" : "ies"}; stop reason ${s.stopReason ?? "none"}`,
+    );
+  }
+  return `${out.join("\n")}\n`;
+}

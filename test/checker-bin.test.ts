@@ -1,0 +1,52 @@
+/**
+ * `npx acp-bindings check` as a user runs it: the package is packed and
+ * installed into a scratch consumer (test/consumer/harness.ts), and the
+ * README's commands run there exactly as written, on a session captured
+ * between the official SDK's agent and client, and on a bad one.
+ */
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { captureSdkSession } from "./checker-capture.js";
+import { installConsumer, packScratch, run, type Packed } from "./consumer/harness.js";
+import { readmeBlocks } from "./docs-readme.js";
+
+let packed: Packed;
+let consumer: string;
+
+beforeAll(() => {
+  packed = packScratch();
+  consumer = installConsumer(packed, []);
+}, 180_000);
+
+afterAll(() => {
+  if (packed) rmSync(packed.scratch, { recursive: true, force: true });
+});
+
+const COMMANDS = readmeBlocks("Traffic checker", "sh")[0]!.trim().split("\n");
+
+function runCommands(session: string[]): { command: string; code: number; stdout: string; stderr: string }[] {
+  writeFileSync(join(consumer, "session.ndjson"), `${session.join("\n")}\n`);
+  return COMMANDS.map((command) => ({ command, ...run("sh", ["-c", command], consumer) }));
+}
+
+describe("npx acp-bindings check", () => {
+  it("the README's commands pass on SDK traffic and print the session summary", async () => {
+    expect(COMMANDS.length).toBe(3);
+    const [text, json, stable] = runCommands(await captureSdkSession());
+    for (const r of [text, json, stable]) expect(r!.code, `${r!.command}\n${r!.stdout}${r!.stderr}`).toBe(0);
+    expect(text!.stdout).toContain("0 violation(s), 0 protocol error(s), 0 tolerant drop(s)");
+    expect(text!.stdout).toContain("session sess-1: messages 0 user, 1 agent, 1 thought; tool calls 1 completed, 1 in_progress; plan 2 entries; stop reason end_turn");
+    expect(JSON.parse(json!.stdout)).toMatchObject({ surface: "v1/unstable", errors: 0, sessions: [{ sessionId: "sess-1", stopReason: "end_turn" }] });
+    expect(stable!.stdout).toContain("on v1:");
+  });
+
+  it("exits 1 and names line and pointer on a bad capture", async () => {
+    const session = await captureSdkSession();
+    const bad = session.map((line) => line.replace('"kind":"read"', '"kind":7'));
+    const [text] = runCommands([...bad, JSON.stringify({ jsonrpc: "2.0", id: 99, result: {} })]);
+    expect(text!.code).toBe(1);
+    expect(text!.stdout).toMatch(/line \d+: violation \/params\/update\/kind: /);
+    expect(text!.stdout).toContain(`line ${bad.length + 1}: protocol /id: response to no request`);
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * The traffic checker (`npx acp-bindings check`), from source: clean on a real
+ * session captured between the official SDK's agent and client, and one
+ * hand-made bad transcript per check, each of which must report exactly its
+ * finding. The bin itself, as a user runs it, is in test/checker-bin.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { run } from "../generated/src/runtime/check-cli.js";
+import { checkTraffic, losses, type CheckerBindings } from "../generated/src/runtime/checker.js";
+import * as v1u from "../generated/src/v1/unstable/index.js";
+import * as v2u from "../generated/src/v2/unstable/index.js";
+import { captureSdkSession, captureSdkSessionV2 } from "./checker-capture.js";
+
+const V1: CheckerBindings = v1u;
+const V2: CheckerBindings = v2u;
+const line = (message: object) => JSON.stringify({ jsonrpc: "2.0", ...message });
+const text = (t: string) => ({ type: "text", text: t });
+
+/** A well-formed v1 opening: initialize, session/new, a prompt. */
+const OPENING = [
+  line({ id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }),
+  line({ id: 0, result: { protocolVersion: 1, agentCapabilities: {} } }),
+  line({ id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [] } }),
+  line({ id: 1, result: { sessionId: "s1" } }),
+  line({ id: 2, method: "session/prompt", params: { sessionId: "s1", prompt: [text("hi")] } }),
+];
+const update = (u: object, sessionId = "s1") => line({ method: "session/update", params: { sessionId, update: u } });
+const findings = (lines: string[], bindings = V1, surface = "v1/unstable") =>
+  checkTraffic(lines, bindings, surface).findings.map((f) => [f.line, f.kind, f.pointer]);
+
+describe("on SDK traffic", () => {
+  it("reports nothing on a session between the SDK's agent and client, and summarises its state", async () => {
+    const lines = await captureSdkSession();
+    expect(lines.length).toBeGreaterThan(10);
+    const report = checkTraffic(lines, V1, "v1/unstable");
+    expect(report.findings).toEqual([]);
+    expect(report.errors).toBe(0);
+    expect(report.sessions).toEqual([
+      { sessionId: "sess-1", userMessages: 0, agentMessages: 1, agentThoughts: 1, toolCalls: { completed: 1, in_progress: 1 }, planEntries: 2, stopReason: "end_turn" },
+    ]);
+  });
+
+  it("the same over ACP v2: the prompt answered first, the turn ended by an idle state_update", async () => {
+    const lines = await captureSdkSessionV2();
+    const report = checkTraffic(lines, V2, "v2/unstable");
+    expect(report.findings).toEqual([]);
+    expect(report.sessions).toEqual([
+      { sessionId: "sess-2", userMessages: 0, agentMessages: 1, agentThoughts: 1, toolCalls: { completed: 1 }, planEntries: 0, stopReason: "end_turn" },
+    ]);
+  });
+});
+
+describe("one bad transcript per check", () => {
+  it("strict violation, with the pointer into the message", () => {
+    expect(findings([...OPENING, update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: 5 } })])).toEqual([
+      [6, "violation", "/params/update/content/text"],
+      [6, "dropped", "/params/update/content/text"], // a tolerant peer rejects the whole notification
+    ]);
+  });
+
+  it("what a tolerant peer silently drops (an unknown property): reported, not an error", () => {
+    const report = checkTraffic([...OPENING, update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "x", vendorField: 1 })], V1, "v1/unstable");
+    expect(report.findings.map((f) => [f.kind, f.pointer])).toEqual([["dropped", "/params/update/vendorField"]]);
+    expect(report.errors).toBe(0);
+  });
+
+  it("a response to no request", () => {
+    expect(findings([...OPENING, line({ id: 7, result: {} })])).toEqual([[6, "protocol", "/id"]]);
+  });
+
+  it("a duplicate id from the same side while the first is unanswered", () => {
+    expect(findings([...OPENING, line({ id: 2, method: "session/prompt", params: { sessionId: "s1", prompt: [] } })])).toEqual([[6, "protocol", "/id"]]);
+  });
+
+  it("the same id from the other side is not a duplicate, and each response is checked against its own request", () => {
+    const permission = { sessionId: "s1", toolCall: { toolCallId: "t1" }, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] };
+    const lines = [
+      ...OPENING,
+      update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "x" }),
+      line({ id: 2, method: "session/request_permission", params: permission }),
+      line({ id: 2, result: { outcome: { outcome: "cancelled" } } }),
+      line({ id: 2, result: { stopReason: "end_turn" } }),
+    ];
+    expect(findings(lines)).toEqual([]);
+  });
+
+  it("an update for a session never created", () => {
+    expect(findings([...OPENING, update({ sessionUpdate: "agent_message_chunk", content: text("x") }, "s9")])).toEqual([[6, "protocol", "/params/sessionId"]]);
+  });
+
+  it("a subagent's session, announced by its parent's subagent_update, is a known session", () => {
+    const v2 = [
+      line({ id: 0, method: "session/new", params: { cwd: "/w" } }),
+      line({ id: 0, result: { sessionId: "s1" } }),
+      update({ sessionUpdate: "subagent_update", sessionId: "child" }),
+      update({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("from the child") }, "child"),
+    ];
+    expect(findings(v2, V2, "v2/unstable")).toEqual([]);
+    expect(findings([v2[0]!, v2[1]!, v2[3]!], V2, "v2/unstable")).toEqual([[3, "protocol", "/params/sessionId"]]);
+  });
+
+  it("a tool call updated before it exists", () => {
+    expect(findings([...OPENING, update({ sessionUpdate: "tool_call_update", toolCallId: "t9", status: "completed" })])).toEqual([[6, "protocol", "/params/update/toolCallId"]]);
+  });
+
+  it("a prompt answered while updates still arrive (v1: after the response)", () => {
+    const lines = [...OPENING, line({ id: 2, result: { stopReason: "end_turn" } }), update({ sessionUpdate: "agent_message_chunk", content: text("late") })];
+    expect(findings(lines)).toEqual([[7, "protocol", "/params/update"]]);
+    // Session-level updates outside a turn are fine.
+    expect(findings([...lines.slice(0, 6), update({ sessionUpdate: "available_commands_update", availableCommands: [] })])).toEqual([]);
+  });
+
+  it("a prompt answered while updates still arrive (v2: after the idle state_update)", () => {
+    const v2 = [
+      line({ id: 0, method: "session/new", params: { cwd: "/w", mcpServers: [] } }),
+      line({ id: 0, result: { sessionId: "s1" } }),
+      line({ id: 1, method: "session/prompt", params: { sessionId: "s1", prompt: [text("hi")] } }),
+      line({ id: 1, result: { messageId: "u1" } }),
+      update({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("a") }),
+      update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" }),
+      update({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: text("late") }),
+    ];
+    expect(findings(v2, V2, "v2/unstable")).toEqual([[7, "protocol", "/params/update"]]);
+    expect(checkTraffic(v2.slice(0, 6), V2, "v2/unstable").sessions[0]).toMatchObject({ agentMessages: 1, stopReason: "end_turn" });
+  });
+
+  it("lines that are not JSON-RPC, and unknown methods (extension methods pass)", () => {
+    const lines = ["{oops", line({ foo: 1 }), line({ id: 9, method: "nope/nope", params: {} }), line({ method: "_acme/ping", params: {} })];
+    expect(findings(lines)).toEqual([
+      [1, "violation", ""],
+      [2, "violation", ""],
+      [3, "violation", "/method"],
+    ]);
+  });
+});
+
+describe("losses", () => {
+  it("names removed keys, skipped items and changed values by pointer, keys escaped", () => {
+    expect(losses({ a: 1, "x/y": 2, list: [1, 2], keep: { b: null } }, { a: 1, list: [1], keep: { b: [] } })).toEqual([
+      { pointer: "/x~1y", what: "this property" },
+      { pointer: "/list", what: "1 of 2 item(s)" },
+      { pointer: "/keep/b", what: "the value null (decodes as [])" },
+    ]);
+  });
+
+  it("walks deep input without recursion", () => {
+    let deep: unknown = 0;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(losses(deep, deep)).toEqual([]);
+  });
+});
+
+describe("command line", () => {
+  const surfaces = { "v1/unstable": V1, "v2/unstable": V2 };
+  const file = (lines: string[]) => () => lines.join("\n");
+
+  it("exits 1 on violations, 0 when clean; --format json is the report", () => {
+    expect(run(["check", "t.ndjson"], surfaces, file(OPENING)).code).toBe(0);
+    const bad = [...OPENING, line({ id: 7, result: {} })];
+    const text = run(["check", "t.ndjson"], surfaces, file(bad));
+    expect(text.code).toBe(1);
+    expect(text.output).toContain("line 6: protocol /id: response to no request");
+    const json = run(["check", "t.ndjson", "--format", "json", "--surface", "v1/unstable"], surfaces, file(bad));
+    expect(JSON.parse(json.output)).toMatchObject({ surface: "v1/unstable", errors: 1, findings: [{ line: 6, kind: "protocol" }] });
+  });
+
+  it("takes the surface from initialize's protocolVersion unless --surface says", () => {
+    const v2init = [line({ id: 0, method: "initialize", params: { protocolVersion: 2 } })];
+    expect(JSON.parse(run(["check", "-", "--format", "json"], surfaces, file(v2init)).output).surface).toBe("v2/unstable");
+    expect(JSON.parse(run(["check", "-", "--format", "json"], surfaces, file(OPENING)).output).surface).toBe("v1/unstable");
+  });
+
+  it("bad usage exits 2 with the usage", () => {
+    const unreadable = () => {
+      throw new Error("ENOENT");
+    };
+    for (const args of [[], ["check"], ["lint", "x"], ["check", "x", "--format", "xml"], ["check", "x", "--surface", "v9"], ["check", "x", "--bogus"]]) {
+      const outcome = run(args, surfaces, file(OPENING));
+      expect(outcome.code, args.join(" ")).toBe(2);
+      expect(outcome.output).toContain("usage: acp-bindings check");
+    }
+    expect(run(["check", "missing.ndjson"], surfaces, unreadable)).toMatchObject({ code: 2 });
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * The README sections of Standard Schema and the API reference: their code
+ * examples compile exactly as written (strict consumer settings, `acp-bindings`
+ * mapped to generated/src), and `npm run docs`, run as documented, writes one
+ * page per surface with its members grouped by kind and a page per namespace.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import ts from "typescript";
+import { afterAll, describe, expect, it } from "vitest";
+import { SURFACES } from "../generator/surfaces.js";
+import { run } from "./consumer/harness.js";
+import { consumerOptions } from "./support/compile.js";
+import { ROOT } from "./support/ir.js";
+import { readmeBlocks } from "./docs-readme.js";
+
+const WORK = join(ROOT, ".vitest-tmp", "docs");
+afterAll(() => rmSync(WORK, { recursive: true, force: true }));
+
+/** `paths` mapping each subpath of the package's exports map to its source in generated/src. */
+function sourcePaths(): Record<string, string[]> {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "generated", "package.json"), "utf8")) as { name: string; exports: Record<string, unknown> };
+  const paths: Record<string, string[]> = {};
+  for (const [subpath, target] of Object.entries(manifest.exports)) {
+    const types = (target as { types?: string }).types;
+    if (types) paths[`${manifest.name}${subpath.slice(1)}`] = [join(ROOT, "generated", "src", types.replace(/^\.\/[^/]+\//, "").replace(/\.d\.ts$/, ".ts"))];
+  }
+  return paths;
+}
+
+describe("README examples", () => {
+  it("of \"Standard Schema\" and \"API reference\" compile as written", () => {
+    mkdirSync(WORK, { recursive: true });
+    const files = ["Standard Schema", "API reference"].flatMap((heading) => {
+      const blocks = readmeBlocks(heading, "ts");
+      expect(blocks.length, heading).toBeGreaterThan(0);
+      return blocks.map((code, i) => {
+        const file = join(WORK, `${heading.replaceAll(" ", "-")}-${i + 1}.ts`);
+        writeFileSync(file, `${code}export {};\n`);
+        return file;
+      });
+    });
+    const program = ts.createProgram(files, { ...consumerOptions("bundler"), paths: sourcePaths() });
+    const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("npm run docs", () => {
+  it("is the documented command, and writes a page per surface and per namespace", () => {
+    expect(readmeBlocks("API reference", "sh")).toEqual(["npm run docs\n"]);
+    const docs = run("npm", ["run", "docs"], ROOT);
+    expect(docs.code, docs.stdout + docs.stderr).toBe(0);
+    for (const { surface } of SURFACES) {
+      const page = readFileSync(join(ROOT, "docs", "api", surface, "README.md"), "utf8");
+      const groups = [...page.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+      const connection = existsSync(join(ROOT, "generated", "src", surface, "connection.ts")) ? ["Connection"] : [];
+      expect(groups, surface).toEqual(["Types", "validate", "parse", "build", "apply", "Session", ...connection, "Methods"]);
+      const section = (group: string) => page.slice(page.indexOf(`\n## ${group}\n`), page.indexOf("\n## ", page.indexOf(`\n## ${group}\n`) + 1));
+      expect(section("Types")).toContain("### PromptRequest");
+      expect(section("Session")).toContain("### reduceSession()");
+      expect(section("Methods")).toContain("### methods");
+      for (const ns of ["validate", "parse", "build", "apply"]) expect(existsSync(join(ROOT, "docs", "api", surface, "namespaces", `${ns}.md`)), `${surface} ${ns}`).toBe(true);
+    }
+  }, 180_000);
+});
