@@ -10,9 +10,34 @@ import { put } from "./decode.js";
 
 type JsonObject = Record<string, unknown>;
 
+/** Depth up to which `cloneJson` recurses (fast, no allocation but the copies); deeper parts are copied with a stack. */
+const RECURSION_LIMIT = 64;
+
 /** A fresh deep copy of a JSON value (not frozen); every key stays plain data (S34). */
 export function cloneJson(value: unknown): unknown {
+  return cloneShallowDepth(value, 0);
+}
+
+function cloneShallowDepth(value: unknown, depth: number): unknown {
   if (typeof value !== "object" || value === null) return value;
+  if (depth === RECURSION_LIMIT) return cloneDeep(value);
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = cloneShallowDepth(value[i], depth + 1);
+    return out;
+  }
+  const out: JsonObject = {};
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = cloneShallowDepth((value as JsonObject)[key], depth + 1);
+    if (key === "__proto__") put(out, key, item);
+    else out[key] = item;
+  }
+  return out;
+}
+
+/** `cloneJson` for any depth: an explicit stack instead of recursion. */
+function cloneDeep(value: object): unknown {
   const root = emptyLike(value);
   // Pairs of (source, its copy) whose members are still to copy.
   const stack: object[] = [value, root];

@@ -35,15 +35,14 @@ export function share(value: unknown): unknown {
 /** What the patch functions do with update values right now: `share`, except while the reducer runs one. */
 let adopting: Adopt = share;
 
-/** Runs `body` with `adopt` applied to every value the patch functions take from an update. */
-export function adoptWith<T>(how: Adopt, body: () => T): T {
+/**
+ * Sets what the patch functions do with update values; returns the previous
+ * setting, which the caller restores when done (the reducer, in `finally`).
+ */
+export function adoptBy(how: Adopt): Adopt {
   const before = adopting;
   adopting = how;
-  try {
-    return body();
-  } finally {
-    adopting = before;
-  }
+  return before;
 }
 
 /** A value taken from an update, through the current `Adopt`. */

@@ -1,78 +1,104 @@
 import { freezeJson } from "./json.js";
 
 /*
- * A persistent map with string keys for the session reducer, by
- * "rerooting" (Baker's trick): all versions of one map share ONE native
- * `Map`, which holds the contents of the version last used (the root).
- * Every other version holds one change (a key and the value it has there,
- * or ABSENT) relative to a neighbouring version, so the versions form a
- * tree of single-key edits around the root.
+ * A persistent map with string keys for the session reducer: `with` and
+ * `without` return a new map that shares all untouched structure with the old
+ * one (a hash array mapped trie, 32-way), so an update costs O(log32 n)
+ * instead of copying a whole `Map`. Iteration follows insertion order, like
+ * `Map`: re-setting a key keeps its place. Keys are plain data; `__proto__`
+ * is a key like any other (S34). Nothing in a map is ever mutated after it
+ * is built, so old and new versions can be shared freely.
  *
- * - `with` on the root costs one `Map.set` plus one small version object;
- *   the old root turns into the inverse edit. A reducer that always extends
- *   the newest state never walks anything.
- * - Reading an older version (`get`, iteration, `size` is stored) first
- *   reroots: the edits on the path are replayed onto the shared `Map` and
- *   reversed, so reads of old versions cost the distance to the root and
- *   then move the root there. Every version always reads exactly as it was
- *   built (random access to any old version is correct).
- * - Insertion order stays exact: an edit either changes the value of a key
- *   both sides have (order untouched) or adds a key at the end / deletes it
- *   again. `without` would need an insertion in the middle to undo, so it
- *   starts a new shared `Map` (O(n); plans are the only removable entities).
+ * Values are stored as the reducer built them and frozen when first read
+ * (`get`, iteration): a value no one reads is never walked.
  *
- * Values are stored as given and frozen when first read (`freezeJson`), so
- * a value that no one reads is never walked. Nothing read from a version
- * ever changes afterwards. Keys are plain data: `__proto__` is a key like
- * any other (S34).
+ * Why not "rerooting" (one native `Map` for the newest version, inverse
+ * edits kept by the older ones)? It was built and measured: every old version
+ * must point to a newer one, so once an old version is promoted to the old
+ * generation, the young versions and entities after it survive every
+ * scavenge until the next full GC (about 3 MB promoted per scavenge on the
+ * benchmark's stream, against 0.1 MB here), which cost more than the trie's
+ * path copies saved. Here new versions point to old ones only.
  */
 
-const ABSENT: unique symbol = Symbol("absent");
+const BITS = 5;
+const MASK = (1 << BITS) - 1;
 
-/** What all versions of one map share: the native map and the version it currently holds. */
-interface Shared<V> {
-  readonly map: Map<string, V>;
-  root: PersistentMap<V>;
+/*
+ * Trie nodes carry a `kind` tag, tested instead of `instanceof` (which slows
+ * down once a build tool redefines the classes' `name`, as tsx and esbuild's
+ * keepNames do). They assign their fields in the constructor and only
+ * `declare` them, so an ES2022 class-field build does not define each twice.
+ */
+
+/** One entry: key, value, hash and its insertion number (for ordered iteration). */
+class Leaf<V> {
+  declare readonly kind: "leaf";
+  declare readonly hash: number;
+  declare readonly key: string;
+  declare readonly value: V;
+  declare readonly seq: number;
+  constructor(hash: number, key: string, value: V, seq: number) {
+    this.kind = "leaf";
+    this.hash = hash;
+    this.key = key;
+    this.value = value;
+    this.seq = seq;
+  }
 }
 
-/** An immutable, insertion-ordered map from strings to `V`. */
+/** Entries whose keys share a full 32-bit hash. */
+class Collision<V> {
+  declare readonly kind: "collision";
+  declare readonly hash: number;
+  declare readonly leaves: readonly Leaf<V>[];
+  constructor(hash: number, leaves: readonly Leaf<V>[]) {
+    this.kind = "collision";
+    this.hash = hash;
+    this.leaves = leaves;
+  }
+}
+
+/** An inner node: one child per set bit of `bitmap`, in bit order. */
+class Branch<V> {
+  declare readonly kind: "branch";
+  declare readonly bitmap: number;
+  declare readonly children: readonly Trie<V>[];
+  constructor(bitmap: number, children: readonly Trie<V>[]) {
+    this.kind = "branch";
+    this.bitmap = bitmap;
+    this.children = children;
+  }
+}
+
+type Trie<V> = Leaf<V> | Collision<V> | Branch<V>;
+
+/**
+ * An immutable map from strings to `V`, ordered by first insertion. Its trie
+ * is held in private fields, so nothing reachable from outside can change.
+ */
 export class PersistentMap<V> implements ReadonlyMap<string, V> {
-  readonly #shared: Shared<V>;
+  readonly #root: Trie<V> | undefined;
   readonly #size: number;
-  /** Toward the root: this version is `#next` with `#key` set to `#value` (ABSENT: deleted). */
-  #next: PersistentMap<V> | undefined;
-  #key: string;
-  #value: V | typeof ABSENT;
+  /** The insertion number the next new key gets. */
+  readonly #nextSeq: number;
+  /** Entries in insertion order, computed on first iteration. */
+  #ordered: readonly Leaf<V>[] | undefined;
 
-  /** A version of `shared` (then the caller makes it the root), or the only version of a new map holding `map`. */
-  private constructor(shared: Shared<V> | Map<string, V>, size: number) {
-    this.#shared = shared instanceof Map ? { map: shared, root: this } : shared;
+  private constructor(root: Trie<V> | undefined, size: number, nextSeq: number) {
+    this.#root = root;
     this.#size = size;
-    this.#next = undefined;
-    this.#key = "";
-    this.#value = ABSENT;
-  }
-
-  /** The empty map. */
-  static empty<V>(): PersistentMap<V> {
-    return new PersistentMap<V>(new Map(), 0);
-  }
-
-  /** A map of the entries of `source`, in its order (values as given). */
-  static from<V>(source: Iterable<readonly [string, V]>): PersistentMap<V> {
-    const map = new Map<string, V>();
-    for (const [key, value] of source) map.set(key, value);
-    return new PersistentMap<V>(map, map.size);
-  }
-
-  /** Whether `value` is a `PersistentMap` (of this runtime). */
-  static is(value: unknown): value is PersistentMap<unknown> {
-    return typeof value === "object" && value !== null && #shared in value;
+    this.#nextSeq = nextSeq;
   }
 
   /** The number of entries. */
   get size(): number {
     return this.#size;
+  }
+
+  /** The empty map. */
+  static empty<V>(): PersistentMap<V> {
+    return new PersistentMap<V>(undefined, 0, 0);
   }
 
   /** The value stored under `key`, frozen, if any. */
@@ -82,55 +108,58 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
   /** The value stored under `key` as stored (not frozen yet): for the reducer, which only builds on it. */
   peek(key: string): V | undefined {
-    return this.#reroot().get(key);
+    return this.#root === undefined ? undefined : find(this.#root, hashOf(key), key, 0)?.value;
+  }
+  /** Whether `value` is a `PersistentMap` (of this runtime). */
+  static is(value: unknown): value is PersistentMap<unknown> {
+    return typeof value === "object" && value !== null && #size in value;
+  }
+  /** A map of the entries of `source`, in its order (values as given). */
+  static from<V>(source: Iterable<readonly [string, V]>): PersistentMap<V> {
+    let map = PersistentMap.empty<V>();
+    for (const [k, v] of source) map = map.with(k, v);
+    return map;
   }
 
   /** Whether `key` is stored. */
   has(key: string): boolean {
-    return this.#reroot().has(key);
+    return this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
   }
 
   /** A map with `key` set to `value`; an existing key keeps its position. */
   with(key: string, value: V): PersistentMap<V> {
-    const map = this.#reroot();
-    const had = map.has(key);
-    const old = had ? map.get(key)! : ABSENT;
-    map.set(key, value);
-    const next = new PersistentMap<V>(this.#shared, had ? this.#size : this.#size + 1);
-    this.#shared.root = next;
-    this.#next = next;
-    this.#key = key;
-    this.#value = old;
-    return next;
+    const hash = hashOf(key);
+    const old = this.#root === undefined ? undefined : find(this.#root, hash, key, 0);
+    const leaf = new Leaf(hash, key, value, old?.seq ?? this.#nextSeq);
+    const root = this.#root === undefined ? leaf : insert(this.#root, leaf, 0);
+    return new PersistentMap(root, old ? this.#size : this.#size + 1, old ? this.#nextSeq : this.#nextSeq + 1);
   }
 
-  /** A map without `key` (this map when the key is absent); a new shared map, see above. */
+  /** A map without `key` (this map when the key is absent). */
   without(key: string): PersistentMap<V> {
-    const map = this.#reroot();
-    if (!map.has(key)) return this;
-    const copy = new Map(map);
-    copy.delete(key);
-    return new PersistentMap<V>(copy, copy.size);
+    if (this.#root === undefined) return this;
+    const root = remove(this.#root, hashOf(key), key, 0);
+    return root === this.#root ? this : new PersistentMap(root, this.#size - 1, this.#nextSeq);
   }
 
-  /** Calls `callback` for each entry in insertion order. */
+  /** Calls `callback` for each entry in insertion order (values frozen). */
   forEach(callback: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.#snapshot()) callback.call(thisArg, value, key, this);
+    for (const leaf of this.ordered()) callback.call(thisArg, freezeJson(leaf.value), leaf.key, this);
   }
 
   /** `[key, value]` pairs in insertion order. */
   entries() {
-    return this.#snapshot()[Symbol.iterator]();
+    return this.ordered().map((leaf): [string, V] => [leaf.key, freezeJson(leaf.value)])[Symbol.iterator]();
   }
 
   /** Keys in insertion order. */
   keys() {
-    return this.#snapshot().map(([key]) => key)[Symbol.iterator]();
+    return this.ordered().map((leaf) => leaf.key)[Symbol.iterator]();
   }
 
   /** Values in insertion order. */
   values() {
-    return this.#snapshot().map(([, value]) => value)[Symbol.iterator]();
+    return this.ordered().map((leaf) => freezeJson(leaf.value))[Symbol.iterator]();
   }
 
   /** `[key, value]` pairs in insertion order. */
@@ -138,39 +167,100 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     return this.entries();
   }
 
-  /**
-   * The entries of this version, copied out (so that reading another
-   * version while iterating this one cannot disturb it), values frozen.
-   */
-  #snapshot(): [string, V][] {
-    const out: [string, V][] = [];
-    for (const [key, value] of this.#reroot()) out.push([key, freezeJson(value)]);
-    return out;
+  private ordered(): readonly Leaf<V>[] {
+    if (this.#ordered === undefined) {
+      const leaves: Leaf<V>[] = [];
+      if (this.#root !== undefined) collect(this.#root, leaves);
+      this.#ordered = leaves.sort((a, b) => a.seq - b.seq);
+    }
+    return this.#ordered;
   }
+}
 
-  /** Makes this version the root (replaying and reversing the edits on the way); returns the shared map. */
-  #reroot(): Map<string, V> {
-    const shared = this.#shared;
-    if (shared.root === this) return shared.map;
-    const path: PersistentMap<V>[] = [];
-    for (let v: PersistentMap<V> = this; v !== shared.root; v = v.#next!) path.push(v);
-    for (let i = path.length - 1; i >= 0; i--) path[i]!.#stepRoot();
-    return shared.map;
-  }
+/** The last key hashed: a reducer reads and then writes the same id, so this saves the second hash. */
+let lastKey = "";
+let lastHash = 0x811c9dc5;
 
-  /** Moves the root from `#next` (the current root) to this version, reversing the edit. */
-  #stepRoot(): void {
-    const map = this.#shared.map;
-    const next = this.#next!;
-    const key = this.#key;
-    const current = map.has(key) ? map.get(key)! : ABSENT;
-    if (this.#value === ABSENT) map.delete(key);
-    else map.set(key, this.#value);
-    next.#next = this;
-    next.#key = key;
-    next.#value = current;
-    this.#next = undefined;
-    this.#value = ABSENT;
-    this.#shared.root = this;
+/** FNV-1a over the UTF-16 code units. */
+function hashOf(key: string): number {
+  if (key === lastKey) return lastHash;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  lastKey = key;
+  lastHash = hash >>> 0;
+  return lastHash;
+}
+
+/** The bit of `hash` at trie depth `shift`. */
+function bitAt(hash: number, shift: number): number {
+  return 1 << ((hash >>> shift) & MASK);
+}
+
+/** Position of `bit`'s child among the set bits of `bitmap`. */
+function slot(bitmap: number, bit: number): number {
+  let x = bitmap & (bit - 1);
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+function find<V>(node: Trie<V>, hash: number, key: string, shift: number): Leaf<V> | undefined {
+  if (node.kind === "leaf") return node.key === key ? node : undefined;
+  if (node.kind === "collision") return node.hash === hash ? node.leaves.find((l) => l.key === key) : undefined;
+  const bit = bitAt(hash, shift);
+  return node.bitmap & bit ? find(node.children[slot(node.bitmap, bit)]!, hash, key, shift + BITS) : undefined;
+}
+
+/** `node` with `leaf` stored (replacing an entry with the same key). */
+function insert<V>(node: Trie<V>, leaf: Leaf<V>, shift: number): Trie<V> {
+  if (node.kind === "branch") {
+    const bit = bitAt(leaf.hash, shift);
+    const at = slot(node.bitmap, bit);
+    const children = node.children.slice();
+    if (node.bitmap & bit) children[at] = insert(children[at]!, leaf, shift + BITS);
+    else children.splice(at, 0, leaf);
+    return new Branch(node.bitmap | bit, children);
   }
+  if (node.hash !== leaf.hash) return join(node, leaf, shift);
+  if (node.kind === "leaf") return node.key === leaf.key ? leaf : new Collision(leaf.hash, [node, leaf]);
+  return new Collision(leaf.hash, [...node.leaves.filter((l) => l.key !== leaf.key), leaf]);
+}
+
+/** A branch holding `a` and `b`, whose hashes differ, at depth `shift` or below. */
+function join<V>(a: Leaf<V> | Collision<V>, b: Leaf<V>, shift: number): Branch<V> {
+  const bitA = bitAt(a.hash, shift);
+  const bitB = bitAt(b.hash, shift);
+  if (bitA === bitB) return new Branch(bitA, [join(a, b, shift + BITS)]);
+  return new Branch(bitA | bitB, bitA >>> 0 < bitB >>> 0 ? [a, b] : [b, a]);
+}
+
+/** `node` without `key`: the same node when absent, `undefined` when nothing is left. */
+function remove<V>(node: Trie<V>, hash: number, key: string, shift: number): Trie<V> | undefined {
+  if (node.kind === "leaf") return node.key === key ? undefined : node;
+  if (node.kind === "collision") {
+    if (node.hash !== hash || !node.leaves.some((l) => l.key === key)) return node;
+    const rest = node.leaves.filter((l) => l.key !== key);
+    return rest.length === 1 ? rest[0] : new Collision(hash, rest);
+  }
+  const bit = bitAt(hash, shift);
+  if (!(node.bitmap & bit)) return node;
+  const at = slot(node.bitmap, bit);
+  const child = node.children[at]!;
+  const next = remove(child, hash, key, shift + BITS);
+  if (next === child) return node;
+  if (next !== undefined) {
+    const children = node.children.slice();
+    children[at] = next;
+    return new Branch(node.bitmap, children);
+  }
+  const children = node.children.filter((_, i) => i !== at);
+  if (children.length === 0) return undefined;
+  // A lone leaf (or collision) moves up; a lone branch stays, its position depends on the depth.
+  return children.length === 1 && children[0]!.kind !== "branch" ? children[0] : new Branch(node.bitmap & ~bit, children);
+}
+
+function collect<V>(node: Trie<V>, out: Leaf<V>[]): void {
+  if (node.kind === "leaf") out.push(node);
+  else if (node.kind === "collision") out.push(...node.leaves);
+  else for (const child of node.children) collect(child, out);
 }

@@ -4,7 +4,7 @@
 import { appendBase64 } from "./base64.js";
 import { isObject, put } from "./decode.js";
 import { cloneJson, freezeJson, frozenCopy } from "./json.js";
-import { adopt, adoptWith, share, type JsonObject } from "./patch.js";
+import { adopt, adoptBy, share, type JsonObject } from "./patch.js";
 import { PersistentMap } from "./pmap.js";
 import type { Issue, Result } from "./result.js";
 
@@ -15,9 +15,8 @@ import type { Issue, Result } from "./result.js";
  *
  * Purity: the state and the update are never modified. Whatever is taken
  * from an update is copied (`cloneJson`, no recursion), unless the caller
- * hands the update over (`owned`). Entity maps are `PersistentMap`s: the
- * newest version is a native `Map` changed in place, older versions keep
- * the inverse edits (see pmap.ts), and entities are frozen when first read.
+ * hands the update over (`owned`). Entity maps are `PersistentMap`s (hash
+ * tries, see pmap.ts), and entities are frozen when first read.
  * Singletons and lists are frozen when stored. The state object itself is
  * new for every update and shared with nothing. Ids and keys are plain
  * data (S34).
@@ -142,7 +141,13 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
   if (route === undefined) return state;
   const from = isAdopted(table, state as State, route.slot) ? (state as State) : adoptState(table, state as State);
   const current = from[route.slot];
-  const next = adoptWith(owned ? share : cloneJson, () => step(route, current, update, table.tag));
+  const before = adoptBy(owned ? share : cloneJson);
+  let next: unknown;
+  try {
+    next = step(route, current, update, table.tag);
+  } finally {
+    adoptBy(before);
+  }
   if (next === current) return from === state ? state : (from as S);
   const copy = table.copy(from);
   copy[route.slot] = next;
