@@ -325,7 +325,8 @@ export function fromJson<S>(table: SessionTable, json: unknown): Result<S> {
   const known = new Set([...table.maps, ...table.lists, ...table.singletons, "timeline"]);
   for (const key of Object.keys(json)) if (!known.has(key)) issues.push({ path: pointer(key), message: "not a slot of this surface's SessionState" });
   const state: JsonObject = {};
-  for (const slot of table.maps) state[slot] = readMap(table, slot, json[slot], issues);
+  const listed = new Map<string, Set<string>>();
+  for (const slot of table.maps) state[slot] = readMap(table, slot, json[slot], listed, issues);
   for (const slot of table.lists) state[slot] = readList(table, slot, json[slot], issues);
   for (const slot of table.singletons) {
     if (!Object.hasOwn(json, slot)) {
@@ -334,21 +335,26 @@ export function fromJson<S>(table: SessionTable, json: unknown): Result<S> {
     }
     if (checkStored(table, table.stored[slot]!, json[slot], pointer(slot), issues)) state[slot] = frozenCopy(json[slot]);
   }
-  state["timeline"] = readTimeline(table, state, json["timeline"], issues);
+  state["timeline"] = readTimeline(table, listed, json["timeline"], issues);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: table.copy(state) as S };
 }
 
-function readMap(table: SessionTable, slot: string, value: unknown, issues: Issue[]): Entities {
+const NOT_STORED = "no update of this surface stores anything here";
+
+/** A saved map; `listed` gets the ids its pairs name (valid entities or not), for the timeline check. */
+function readMap(table: SessionTable, slot: string, value: unknown, listed: Map<string, Set<string>>, issues: Issue[]): Entities {
   const path = pointer(slot);
   const entries: [string, unknown][] = [];
+  const ids = new Set<string>();
+  listed.set(slot, ids);
   if (!Array.isArray(value)) {
     issues.push({ path, message: "expected an array of [id, entity] pairs" });
     return PersistentMap.empty();
   }
-  const ids = new Set<string>();
-  const as = table.stored[slot]!;
+  const as = table.stored[slot];
   value.forEach((entry, i) => {
     const at = `${path}/${i}`;
+    if (as === undefined) return issues.push({ path: at, message: NOT_STORED });
     if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== "string") return issues.push({ path: at, message: "expected an [id, entity] pair with a string id" });
     const [id, entity] = entry as [string, unknown];
     if (ids.has(id)) return issues.push({ path: `${at}/0`, message: "duplicate id" });
@@ -366,12 +372,13 @@ function readList(table: SessionTable, slot: string, value: unknown, issues: Iss
     issues.push({ path, message: "expected an array" });
     return Object.freeze([]);
   }
-  const as = table.stored[slot]!;
-  return Object.freeze(value.filter((item, i) => checkStored(table, as, item, `${path}/${i}`, issues)).map(frozenCopy));
+  const as = table.stored[slot];
+  const valid = (item: unknown, i: number) => (as === undefined ? !issues.push({ path: `${path}/${i}`, message: NOT_STORED }) : checkStored(table, as, item, `${path}/${i}`, issues));
+  return Object.freeze(value.filter(valid).map(frozenCopy));
 }
 
-/** The saved timeline: every entry names a stored entity, no entity twice, every entity listed. */
-function readTimeline(table: SessionTable, state: JsonObject, value: unknown, issues: Issue[]): Timeline {
+/** The saved timeline: every entry names a saved entity, no entity twice, every entity listed. */
+function readTimeline(table: SessionTable, listed: ReadonlyMap<string, ReadonlySet<string>>, value: unknown, issues: Issue[]): Timeline {
   if (!Array.isArray(value)) {
     issues.push({ path: "/timeline", message: "expected an array of { kind, id }" });
     return NO_ENTITIES;
@@ -387,12 +394,12 @@ function readTimeline(table: SessionTable, state: JsonObject, value: unknown, is
     }
     const name = JSON.stringify([kind, id]);
     if (seen.has(name)) return issues.push({ path: at, message: "this entity is listed twice" });
-    if (!(state[kind] as Entities).has(id)) return issues.push({ path: at, message: `no entity ${JSON.stringify(id)} in ${kind}` });
+    if (!listed.get(kind)!.has(id)) return issues.push({ path: at, message: `no entity ${JSON.stringify(id)} in ${kind}` });
     seen.add(name);
     entries.push(Object.freeze({ kind, id }));
   });
   for (const kind of table.maps) {
-    for (const id of (state[kind] as Entities).keys()) {
+    for (const id of listed.get(kind)!) {
       if (!seen.has(JSON.stringify([kind, id]))) issues.push({ path: "/timeline", message: `entity ${JSON.stringify(id)} of ${kind} is missing` });
     }
   }
