@@ -77,16 +77,16 @@ type MapSlot = "toolCalls" | "userMessages" | "agentMessages" | "agentThoughts" 
 /** How a reducer flavour changes a state: a slot's new value, an entity, a removal, a list item. */
 interface Mode {
   slot<K extends keyof NaiveState>(s: NaiveState, slot: K, value: NaiveState[K]): NaiveState;
-  upsert(s: NaiveState, slot: MapSlot, id: string, change: (old: Json | undefined) => Json): NaiveState;
+  upsert(s: NaiveState, slot: MapSlot, id: string, change: (old: Json | undefined, u: Json) => Json, u: Json): NaiveState;
   remove(s: NaiveState, slot: MapSlot, id: string): NaiveState;
   push(list: Json[], item: Json): Json[];
 }
 
 const copying: Mode = {
   slot: (s, slot, value) => ({ ...s, [slot]: value }),
-  upsert(s, slot, id, change) {
+  upsert(s, slot, id, change, u) {
     const map = s[slot];
-    const next = { ...s, [slot]: new Map(map).set(id, change(map.get(id))) };
+    const next = { ...s, [slot]: new Map(map).set(id, change(map.get(id), u)) };
     if (!map.has(id)) next.timeline = [...s.timeline, { kind: slot, id }];
     return next;
   },
@@ -104,11 +104,11 @@ const inPlace: Mode = {
     s[slot] = value;
     return s;
   },
-  upsert(s, slot, id, change) {
+  upsert(s, slot, id, change, u) {
     const map = s[slot];
     const old = map.get(id);
     if (old === undefined) s.timeline.push({ kind: slot, id });
-    map.set(id, change(old));
+    map.set(id, change(old, u));
     return s;
   },
   remove(s, slot, id) {
@@ -124,10 +124,18 @@ const inPlace: Mode = {
 const message = (old: Json | undefined, u: Json): Json =>
   clean({ messageId: u.messageId, content: reset(old?.content, u.content, []), _meta: meta(old?._meta, u._meta) });
 
-const appendTo = (into: string, base: () => Json) => (old: Json | undefined, item: unknown): Json => {
-  const entity = old ?? base();
-  return { ...entity, [into]: [...(entity[into] ?? []), item] };
-};
+/** A chunk's `content` appended to `into` of the entity (or of `base` on first sight). */
+function appendTo(into: string, entity: Json, u: Json): Json {
+  return { ...entity, [into]: [...(entity[into] ?? []), u.content] };
+}
+
+/* The entity after a chunk, one function per chunk kind (no closure per update). */
+const messageChunk = (o: Json | undefined, u: Json) => appendTo("content", o ?? { messageId: u.messageId, content: [] }, u);
+const toolCallChunk = (o: Json | undefined, u: Json) => appendTo("content", o ?? toolCall(undefined, { toolCallId: u.toolCallId }), u);
+const compactionChunk = (o: Json | undefined, u: Json) => appendTo("summary", o ?? compaction(undefined, { compactionId: u.compactionId, status: "in_progress" }), u);
+const sessionMessageChunk = (o: Json | undefined, u: Json) =>
+  appendTo("content", o ?? sessionMessage(undefined, u.messageId === undefined ? {} : { messageId: u.messageId }), u);
+const planOf = (_: Json | undefined, u: Json) => u.plan;
 
 function toolCall(old: Json | undefined, u: Json): Json {
   return clean({
@@ -145,6 +153,11 @@ function terminal(old: Json | undefined, u: Json): Json {
     output: field(old?.output, u.output), exitStatus: field(old?.exitStatus, u.exitStatus), size: field(old?.size, u.size),
     capabilities: field(old?.capabilities, u.capabilities), _meta: meta(old?._meta, u._meta),
   });
+}
+
+/** S12: a chunk that is not (padded or unpadded) base64 changes nothing. */
+function isBase64(text: unknown): boolean {
+  return typeof text === "string" && Buffer.from(text, "base64").toString("base64") === text.padEnd(Math.ceil(text.length / 4) * 4, "=");
 }
 
 /** S12: decode the stored bytes and the chunk's, append, encode. */
@@ -180,32 +193,32 @@ function sessionMessage(old: Json | undefined, u: Json): Json {
 
 /** The state after one update (v2 unstable), changed the way `m` says. */
 function reduceBy(m: Mode, s: NaiveState, u: Json): NaiveState {
-  const chunk = (into: string, base: () => Json) => (o: Json | undefined) => appendTo(into, base)(o, u.content);
   switch (u.sessionUpdate) {
     case "user_message_chunk":
-      return m.upsert(s, "userMessages", u.messageId, chunk("content", () => ({ messageId: u.messageId, content: [] })));
+      return m.upsert(s, "userMessages", u.messageId, messageChunk, u);
     case "agent_message_chunk":
-      return m.upsert(s, "agentMessages", u.messageId, chunk("content", () => ({ messageId: u.messageId, content: [] })));
+      return m.upsert(s, "agentMessages", u.messageId, messageChunk, u);
     case "agent_thought_chunk":
-      return m.upsert(s, "agentThoughts", u.messageId, chunk("content", () => ({ messageId: u.messageId, content: [] })));
+      return m.upsert(s, "agentThoughts", u.messageId, messageChunk, u);
     case "user_message":
-      return m.upsert(s, "userMessages", u.messageId, (o) => message(o, u));
+      return m.upsert(s, "userMessages", u.messageId, message, u);
     case "agent_message":
-      return m.upsert(s, "agentMessages", u.messageId, (o) => message(o, u));
+      return m.upsert(s, "agentMessages", u.messageId, message, u);
     case "agent_thought":
-      return m.upsert(s, "agentThoughts", u.messageId, (o) => message(o, u));
+      return m.upsert(s, "agentThoughts", u.messageId, message, u);
     case "state_update":
       return m.slot(s, "state", without(u));
     case "tool_call_update":
-      return m.upsert(s, "toolCalls", u.toolCallId, (o) => toolCall(o, u));
+      return m.upsert(s, "toolCalls", u.toolCallId, toolCall, u);
     case "tool_call_content_chunk":
-      return m.upsert(s, "toolCalls", u.toolCallId, chunk("content", () => toolCall(undefined, { toolCallId: u.toolCallId })));
+      return m.upsert(s, "toolCalls", u.toolCallId, toolCallChunk, u);
     case "terminal_update":
-      return m.upsert(s, "terminals", u.terminalId, (o) => terminal(o, u));
+      return m.upsert(s, "terminals", u.terminalId, terminal, u);
     case "terminal_output_chunk":
-      return m.upsert(s, "terminals", u.terminalId, (o) => terminalBytes(o, u));
+      if (!isBase64(u.data)) return s;
+      return m.upsert(s, "terminals", u.terminalId, terminalBytes, u);
     case "plan_update":
-      return m.upsert(s, "plans", u.plan.planId, () => u.plan);
+      return m.upsert(s, "plans", u.plan.planId, planOf, u);
     case "plan_removed":
       return m.remove(s, "plans", u.planId);
     case "available_commands_update":
@@ -219,15 +232,15 @@ function reduceBy(m: Mode, s: NaiveState, u: Json): NaiveState {
     case "notice":
       return m.slot(s, "notices", m.push(s.notices, without(u)));
     case "compaction_update":
-      return m.upsert(s, "compactions", u.compactionId, (o) => compaction(o, u));
+      return m.upsert(s, "compactions", u.compactionId, compaction, u);
     case "compaction_summary_chunk":
-      return m.upsert(s, "compactions", u.compactionId, chunk("summary", () => compaction(undefined, { compactionId: u.compactionId, status: "in_progress" })));
+      return m.upsert(s, "compactions", u.compactionId, compactionChunk, u);
     case "subagent_update":
-      return m.upsert(s, "subagents", u.sessionId, (o) => subagent(o, u));
+      return m.upsert(s, "subagents", u.sessionId, subagent, u);
     case "session_message":
-      return m.upsert(s, "sessionMessages", u.messageId, (o) => sessionMessage(o, u));
+      return m.upsert(s, "sessionMessages", u.messageId, sessionMessage, u);
     case "session_message_chunk":
-      return m.upsert(s, "sessionMessages", u.messageId, chunk("content", () => sessionMessage(undefined, u.messageId === undefined ? {} : { messageId: u.messageId })));
+      return m.upsert(s, "sessionMessages", u.messageId, sessionMessageChunk, u);
     default:
       return m.slot(s, "custom", m.push(s.custom, u));
   }

@@ -46,7 +46,7 @@ describe("9.3 reduceSession on deep untyped JSON", () => {
   }
 
   it("v2/unstable: a custom update 10^6 deep is kept raw and frozen; the owned path freezes the update itself", () => {
-    const custom = { sessionUpdate: "_acme/deep", payload: nested(1e6) };
+    const custom = { sessionUpdate: "_acme/deep" as const, payload: nested(1e6) };
     const state = v2u.reduceSession(v2u.emptySessionState(), custom);
     expect(walk((state.custom[0] as Json)["payload"])).toEqual({ depth: 1e6, frozen: true });
     expect(walk(custom.payload).frozen).toBe(false);
