@@ -71,13 +71,23 @@ export interface StoredAs {
   readonly record?: { readonly key: string; readonly item: string; readonly into: string };
 }
 
+/**
+ * `route` with every field of every op present (`undefined` where it has
+ * none), in one order: all routes then share one object shape, so the
+ * reducer's reads of route fields stay monomorphic.
+ */
+export function uniformRoute(route: Route): Route {
+  const r = route as Partial<Record<string, unknown>>;
+  return { op: r["op"], slot: r["slot"], patch: r["patch"], key: r["key"], item: r["item"], into: r["into"], bytes: r["bytes"], creates: r["creates"], patches: r["patches"], value: r["value"], raw: r["raw"] } as Route;
+}
+
 /** Everything a surface's reducer needs. */
 export interface SessionTable {
   /** The tag property of the session union (`sessionUpdate`). */
   readonly tag: string;
-  /** Route per known tag. */
+  /** Route per known tag, each made by `uniformRoute`. */
   readonly routes: ReadonlyMap<string, Route>;
-  /** Route of any other tag (the custom variant, S27); absent on closed unions (v1, S22). */
+  /** Route of any other tag (the custom variant, S27), made by `uniformRoute`; absent on closed unions (v1, S22). */
   readonly other?: Route;
   /** Slots that are maps, lists and singletons. */
   readonly maps: readonly string[];

@@ -5,7 +5,7 @@ import type * as T from "./types.js";
 import * as apply from "./apply.js";
 import * as validate from "./validate.js";
 import type { Result } from "../runtime/result.js";
-import { emptyState, fromJson, reduce, toJson, type SessionTable } from "../runtime/session.js";
+import { emptyState, fromJson, reduce, toJson, uniformRoute, type SessionTable } from "../runtime/session.js";
 
 export { applyMeta } from "../runtime/patch.js";
 
@@ -135,27 +135,27 @@ function copyState(state: SessionState): Record<string, unknown> {
 const TABLE: SessionTable = {
   tag: "sessionUpdate",
   routes: new Map([
-    ["user_message_chunk", { op: "append", slot: "userMessages", patch: apply.UserMessage, key: "messageId", item: "content", into: "content" }],
-    ["user_message", { op: "upsert", slot: "userMessages", patch: apply.UserMessage, key: "messageId" }],
-    ["agent_message_chunk", { op: "append", slot: "agentMessages", patch: apply.AgentMessage, key: "messageId", item: "content", into: "content" }],
-    ["agent_message", { op: "upsert", slot: "agentMessages", patch: apply.AgentMessage, key: "messageId" }],
-    ["agent_thought_chunk", { op: "append", slot: "agentThoughts", patch: apply.AgentThought, key: "messageId", item: "content", into: "content" }],
-    ["agent_thought", { op: "upsert", slot: "agentThoughts", patch: apply.AgentThought, key: "messageId" }],
-    ["state_update", { op: "put", slot: "state" }],
-    ["tool_call_content_chunk", { op: "append", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId", item: "content", into: "content" }],
-    ["tool_call_update", { op: "upsert", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId" }],
-    ["terminal_update", { op: "upsert", slot: "terminals", patch: apply.TerminalUpdate, key: "terminalId" }],
-    ["terminal_output_chunk", { op: "append", slot: "terminals", patch: apply.TerminalUpdate, key: "terminalId", item: "data", into: "output", bytes: true }],
-    ["plan_update", { op: "put", slot: "plans", value: "plan", key: "planId" }],
-    ["available_commands_update", { op: "put", slot: "availableCommands", value: "availableCommands" }],
-    ["config_option_update", { op: "put", slot: "configOptions", value: "configOptions" }],
-    ["session_info_update", { op: "upsert", slot: "info", patch: apply.SessionInfoUpdate }],
-    ["usage_update", { op: "upsert", slot: "usage", patch: apply.UsageUpdate }],
-    ["notice", { op: "event", slot: "notices" }],
-    ["compaction_update", { op: "upsert", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId" }],
-    ["compaction_summary_chunk", { op: "append", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId", item: "content", into: "summary", creates: { status: "in_progress" } }],
+    ["user_message_chunk", uniformRoute({ op: "append", slot: "userMessages", patch: apply.UserMessage, key: "messageId", item: "content", into: "content" })],
+    ["user_message", uniformRoute({ op: "upsert", slot: "userMessages", patch: apply.UserMessage, key: "messageId" })],
+    ["agent_message_chunk", uniformRoute({ op: "append", slot: "agentMessages", patch: apply.AgentMessage, key: "messageId", item: "content", into: "content" })],
+    ["agent_message", uniformRoute({ op: "upsert", slot: "agentMessages", patch: apply.AgentMessage, key: "messageId" })],
+    ["agent_thought_chunk", uniformRoute({ op: "append", slot: "agentThoughts", patch: apply.AgentThought, key: "messageId", item: "content", into: "content" })],
+    ["agent_thought", uniformRoute({ op: "upsert", slot: "agentThoughts", patch: apply.AgentThought, key: "messageId" })],
+    ["state_update", uniformRoute({ op: "put", slot: "state" })],
+    ["tool_call_content_chunk", uniformRoute({ op: "append", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId", item: "content", into: "content" })],
+    ["tool_call_update", uniformRoute({ op: "upsert", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId" })],
+    ["terminal_update", uniformRoute({ op: "upsert", slot: "terminals", patch: apply.TerminalUpdate, key: "terminalId" })],
+    ["terminal_output_chunk", uniformRoute({ op: "append", slot: "terminals", patch: apply.TerminalUpdate, key: "terminalId", item: "data", into: "output", bytes: true })],
+    ["plan_update", uniformRoute({ op: "put", slot: "plans", value: "plan", key: "planId" })],
+    ["available_commands_update", uniformRoute({ op: "put", slot: "availableCommands", value: "availableCommands" })],
+    ["config_option_update", uniformRoute({ op: "put", slot: "configOptions", value: "configOptions" })],
+    ["session_info_update", uniformRoute({ op: "upsert", slot: "info", patch: apply.SessionInfoUpdate })],
+    ["usage_update", uniformRoute({ op: "upsert", slot: "usage", patch: apply.UsageUpdate })],
+    ["notice", uniformRoute({ op: "event", slot: "notices" })],
+    ["compaction_update", uniformRoute({ op: "upsert", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId" })],
+    ["compaction_summary_chunk", uniformRoute({ op: "append", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId", item: "content", into: "summary", creates: { status: "in_progress" } })],
   ]),
-  other: { op: "event", slot: "custom", raw: true },
+  other: uniformRoute({ op: "event", slot: "custom", raw: true }),
   maps: ["toolCalls", "userMessages", "agentMessages", "agentThoughts", "sessionMessages", "terminals", "compactions", "subagents", "plans"],
   lists: ["notices", "custom"],
   singletons: ["state", "availableCommands", "configOptions", "info", "usage"],

@@ -6,7 +6,7 @@ import * as apply from "./apply.js";
 import * as validate from "./validate.js";
 import * as rt from "../../runtime/patch.js";
 import type { Result } from "../../runtime/result.js";
-import { emptyState, fromJson, reduce, toJson, type SessionTable } from "../../runtime/session.js";
+import { emptyState, fromJson, reduce, toJson, uniformRoute, type SessionTable } from "../../runtime/session.js";
 
 export { applyMeta } from "../../runtime/patch.js";
 export { subagentStatus, type SubagentStatusProjection } from "../../runtime/subagent.js";
@@ -162,25 +162,25 @@ function copyState(state: SessionState): Record<string, unknown> {
 const TABLE: SessionTable = {
   tag: "sessionUpdate",
   routes: new Map([
-    ["user_message_chunk", { op: "append", slot: "userMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" }],
-    ["agent_message_chunk", { op: "append", slot: "agentMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" }],
-    ["agent_thought_chunk", { op: "append", slot: "agentThoughts", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" }],
-    ["tool_call", { op: "put", slot: "toolCalls", key: "toolCallId" }],
-    ["tool_call_update", { op: "upsert", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId", creates: { title: "" } }],
-    ["plan", { op: "put", slot: "plan" }],
-    ["plan_update", { op: "put", slot: "plans", value: "plan", key: "planId" }],
-    ["plan_removed", { op: "remove", slot: "plans", key: "planId" }],
-    ["available_commands_update", { op: "put", slot: "availableCommands", value: "availableCommands" }],
-    ["current_mode_update", { op: "put", slot: "mode" }],
-    ["config_option_update", { op: "put", slot: "configOptions", value: "configOptions" }],
-    ["session_info_update", { op: "upsert", slot: "info", patch: apply.SessionInfoUpdate }],
-    ["usage_update", { op: "upsert", slot: "usage", patch: patchUsageUpdate }],
-    ["notice", { op: "event", slot: "notices" }],
-    ["compaction_update", { op: "upsert", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId" }],
-    ["compaction_summary_chunk", { op: "append", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId", item: "content", into: "summary", creates: { status: "in_progress" } }],
-    ["subagent_update", { op: "upsert", slot: "subagents", patch: apply.SubagentUpdate, key: "sessionId" }],
-    ["session_message", { op: "upsert", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId" }],
-    ["session_message_chunk", { op: "append", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId", item: "content", into: "content" }],
+    ["user_message_chunk", uniformRoute({ op: "append", slot: "userMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" })],
+    ["agent_message_chunk", uniformRoute({ op: "append", slot: "agentMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" })],
+    ["agent_thought_chunk", uniformRoute({ op: "append", slot: "agentThoughts", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" })],
+    ["tool_call", uniformRoute({ op: "put", slot: "toolCalls", key: "toolCallId" })],
+    ["tool_call_update", uniformRoute({ op: "upsert", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId", creates: { title: "" } })],
+    ["plan", uniformRoute({ op: "put", slot: "plan" })],
+    ["plan_update", uniformRoute({ op: "put", slot: "plans", value: "plan", key: "planId" })],
+    ["plan_removed", uniformRoute({ op: "remove", slot: "plans", key: "planId" })],
+    ["available_commands_update", uniformRoute({ op: "put", slot: "availableCommands", value: "availableCommands" })],
+    ["current_mode_update", uniformRoute({ op: "put", slot: "mode" })],
+    ["config_option_update", uniformRoute({ op: "put", slot: "configOptions", value: "configOptions" })],
+    ["session_info_update", uniformRoute({ op: "upsert", slot: "info", patch: apply.SessionInfoUpdate })],
+    ["usage_update", uniformRoute({ op: "upsert", slot: "usage", patch: patchUsageUpdate })],
+    ["notice", uniformRoute({ op: "event", slot: "notices" })],
+    ["compaction_update", uniformRoute({ op: "upsert", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId" })],
+    ["compaction_summary_chunk", uniformRoute({ op: "append", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId", item: "content", into: "summary", creates: { status: "in_progress" } })],
+    ["subagent_update", uniformRoute({ op: "upsert", slot: "subagents", patch: apply.SubagentUpdate, key: "sessionId" })],
+    ["session_message", uniformRoute({ op: "upsert", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId" })],
+    ["session_message_chunk", uniformRoute({ op: "append", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId", item: "content", into: "content" })],
   ]),
   maps: ["toolCalls", "userMessages", "agentMessages", "agentThoughts", "sessionMessages", "terminals", "compactions", "subagents", "plans"],
   lists: ["notices", "custom"],
