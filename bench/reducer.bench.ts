@@ -189,22 +189,25 @@ function main(): void {
       `node ${process.version}, ${cpus()[0]?.model ?? "unknown cpu"} × ${cpus().length}, load average ${loadavg()[0]?.toFixed(2)}; ` +
       `${rounds} timed rounds after ${warmup} warm-up, gc between samples: ${hasGc ? "yes" : "no (run with --expose-gc)"}\n`,
   );
+  // All timing first, then the memory passes (which keep every state alive), so that no timed round follows one.
+  const timed = workloads.map((work) => measure(work.items, CONTENDERS, rounds, warmup));
+  const memories = workloads.map((work) => CONTENDERS.map((c) => (hasGc ? memory(c, work.items) : undefined)));
   console.log("| workload | reducer | updates/s median | spread (p10–p90) | µs/update | speed ÷ in place | MB/1k updates, final states | MB/1k updates, all states kept |");
   console.log("|---|---|---:|---:|---:|---:|---:|---:|");
-  for (const work of workloads) {
-    const times = measure(work.items, CONTENDERS, rounds, warmup);
+  workloads.forEach((work, w) => {
+    const times = timed[w]!;
     const median = times.map((t) => quantile([...t].sort((a, b) => a - b), 0.5));
     CONTENDERS.forEach((c, i) => {
       const sorted = [...times[i]!].sort((a, b) => a - b);
       const rate = (ms: number) => work.items.length / (ms / 1000);
-      const mem = hasGc ? memory(c, work.items) : undefined;
+      const mem = memories[w]![i];
       const mb = (n: number | undefined) => (n === undefined ? "—" : fmt(n, 2));
       console.log(
         `| ${work.name} | ${c.name} | ${fmt(rate(median[i]!))} | ${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ` +
           `${fmt((median[i]! * 1000) / work.items.length, 2)} | ${fmt(median[0]! / median[i]!, 2)}× | ${mb(mem?.final)} | ${mb(mem?.all)} |`,
       );
     });
-  }
+  });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
