@@ -256,7 +256,8 @@ function step(route: Route, slot: unknown, update: JsonObject, tag: string): unk
       return typeof id === "string" ? (slot as Entities).without(id) : slot;
     }
     case "event":
-      return [...(slot as readonly unknown[]), route.raw ? adopt(update) : without(update, tag)];
+      // Frozen here, item first, so that the list's earlier items are not walked again.
+      return Object.freeze([...(slot as readonly unknown[]), freezeJson(route.raw ? adopt(update) : without(update, tag))]);
   }
 }
 
