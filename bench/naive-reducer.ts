@@ -1,11 +1,15 @@
 /**
- * The baseline for bench/reducer.bench.ts: a session reducer for ACP v2
- * unstable written by hand the way a client author would, with object spread,
- * `Object.assign` and a copied `Map` per update, following the same rules as
- * the generated `reduceSession` (semantics.md S1-S21; the stored form of
- * schema/semantics.json). It is pure in the naive sense: it never mutates the
- * previous state's containers, but it shares update objects with the state
- * and does not freeze anything.
+ * The baselines for bench/reducer.bench.ts: a session reducer for ACP v2
+ * unstable written by hand the way a client author would, following the same
+ * rules as the generated `reduceSession` (semantics.md S1-S21; the stored form
+ * of schema/semantics.json), with a fresh object per entity update. Two
+ * flavours share every rule:
+ * - `naiveReduceInPlace`: ONE state whose `Map`s and lists are updated in
+ *   place (the fastest thing a client author writes; old states are gone);
+ * - `naiveReduce`: pure in the naive sense, a spread state and a copied `Map`
+ *   per update, so the previous state's containers are never mutated.
+ * Neither copies nor freezes what it takes from an update: states share the
+ * update's objects.
  */
 
 type Json = Record<string, any>;
@@ -27,13 +31,15 @@ export interface NaiveState {
   configOptions?: unknown[];
   notices: Json[];
   custom: Json[];
+  /** Entities in order of first appearance across the maps. */
+  timeline: { kind: MapSlot; id: string }[];
 }
 
 export function naiveEmpty(): NaiveState {
   return {
     toolCalls: new Map(), userMessages: new Map(), agentMessages: new Map(), agentThoughts: new Map(),
     sessionMessages: new Map(), terminals: new Map(), compactions: new Map(), subagents: new Map(), plans: new Map(),
-    state: { state: "idle" }, notices: [], custom: [],
+    state: { state: "idle" }, notices: [], custom: [], timeline: [],
   };
 }
 
@@ -65,17 +71,71 @@ function without(u: Json): Json {
   return rest;
 }
 
-function upsertIn(map: Map<string, Json>, id: string, change: (old: Json | undefined) => Json): Map<string, Json> {
-  return new Map(map).set(id, change(map.get(id)));
+/** The slots that hold entities by id; each new id also joins the timeline. */
+type MapSlot = "toolCalls" | "userMessages" | "agentMessages" | "agentThoughts" | "sessionMessages" | "terminals" | "compactions" | "subagents" | "plans";
+
+/** How a reducer flavour changes a state: a slot's new value, an entity, a removal, a list item. */
+interface Mode {
+  slot<K extends keyof NaiveState>(s: NaiveState, slot: K, value: NaiveState[K]): NaiveState;
+  upsert(s: NaiveState, slot: MapSlot, id: string, change: (old: Json | undefined, u: Json) => Json, u: Json): NaiveState;
+  remove(s: NaiveState, slot: MapSlot, id: string): NaiveState;
+  push(list: Json[], item: Json): Json[];
 }
+
+const copying: Mode = {
+  slot: (s, slot, value) => ({ ...s, [slot]: value }),
+  upsert(s, slot, id, change, u) {
+    const map = s[slot];
+    const next = { ...s, [slot]: new Map(map).set(id, change(map.get(id), u)) };
+    if (!map.has(id)) next.timeline = [...s.timeline, { kind: slot, id }];
+    return next;
+  },
+  remove(s, slot, id) {
+    if (!s[slot].has(id)) return s;
+    const map = new Map(s[slot]);
+    map.delete(id);
+    return { ...s, [slot]: map, timeline: s.timeline.filter((e) => e.kind !== slot || e.id !== id) };
+  },
+  push: (list, item) => [...list, item],
+};
+
+const inPlace: Mode = {
+  slot(s, slot, value) {
+    s[slot] = value;
+    return s;
+  },
+  upsert(s, slot, id, change, u) {
+    const map = s[slot];
+    const old = map.get(id);
+    if (old === undefined) s.timeline.push({ kind: slot, id });
+    map.set(id, change(old, u));
+    return s;
+  },
+  remove(s, slot, id) {
+    if (s[slot].delete(id)) s.timeline.splice(s.timeline.findIndex((e) => e.kind === slot && e.id === id), 1);
+    return s;
+  },
+  push(list, item) {
+    list.push(item);
+    return list;
+  },
+};
 
 const message = (old: Json | undefined, u: Json): Json =>
   clean({ messageId: u.messageId, content: reset(old?.content, u.content, []), _meta: meta(old?._meta, u._meta) });
 
-const appendTo = (into: string, base: Json) => (old: Json | undefined, item: unknown): Json => {
-  const entity = old ?? base;
-  return { ...entity, [into]: [...(entity[into] ?? []), item] };
-};
+/** A chunk's `content` appended to `into` of the entity (or of `base` on first sight). */
+function appendTo(into: string, entity: Json, u: Json): Json {
+  return { ...entity, [into]: [...(entity[into] ?? []), u.content] };
+}
+
+/* The entity after a chunk, one function per chunk kind (no closure per update). */
+const messageChunk = (o: Json | undefined, u: Json) => appendTo("content", o ?? { messageId: u.messageId, content: [] }, u);
+const toolCallChunk = (o: Json | undefined, u: Json) => appendTo("content", o ?? toolCall(undefined, { toolCallId: u.toolCallId }), u);
+const compactionChunk = (o: Json | undefined, u: Json) => appendTo("summary", o ?? compaction(undefined, { compactionId: u.compactionId, status: "in_progress" }), u);
+const sessionMessageChunk = (o: Json | undefined, u: Json) =>
+  appendTo("content", o ?? sessionMessage(undefined, u.messageId === undefined ? {} : { messageId: u.messageId }), u);
+const planOf = (_: Json | undefined, u: Json) => u.plan;
 
 function toolCall(old: Json | undefined, u: Json): Json {
   return clean({
@@ -93,6 +153,11 @@ function terminal(old: Json | undefined, u: Json): Json {
     output: field(old?.output, u.output), exitStatus: field(old?.exitStatus, u.exitStatus), size: field(old?.size, u.size),
     capabilities: field(old?.capabilities, u.capabilities), _meta: meta(old?._meta, u._meta),
   });
+}
+
+/** S12: a chunk that is not (padded or unpadded) base64 changes nothing. */
+function isBase64(text: unknown): boolean {
+  return typeof text === "string" && Buffer.from(text, "base64").toString("base64") === text.padEnd(Math.ceil(text.length / 4) * 4, "=");
 }
 
 /** S12: decode the stored bytes and the chunk's, append, encode. */
@@ -126,63 +191,67 @@ function sessionMessage(old: Json | undefined, u: Json): Json {
   });
 }
 
-/** The state after one update (v2 unstable). */
-export function naiveReduce(s: NaiveState, u: Json): NaiveState {
+/** The state after one update (v2 unstable), changed the way `m` says. */
+function reduceBy(m: Mode, s: NaiveState, u: Json): NaiveState {
   switch (u.sessionUpdate) {
     case "user_message_chunk":
-      return { ...s, userMessages: upsertIn(s.userMessages, u.messageId, (o) => appendTo("content", { messageId: u.messageId, content: [] })(o, u.content)) };
+      return m.upsert(s, "userMessages", u.messageId, messageChunk, u);
     case "agent_message_chunk":
-      return { ...s, agentMessages: upsertIn(s.agentMessages, u.messageId, (o) => appendTo("content", { messageId: u.messageId, content: [] })(o, u.content)) };
+      return m.upsert(s, "agentMessages", u.messageId, messageChunk, u);
     case "agent_thought_chunk":
-      return { ...s, agentThoughts: upsertIn(s.agentThoughts, u.messageId, (o) => appendTo("content", { messageId: u.messageId, content: [] })(o, u.content)) };
+      return m.upsert(s, "agentThoughts", u.messageId, messageChunk, u);
     case "user_message":
-      return { ...s, userMessages: upsertIn(s.userMessages, u.messageId, (o) => message(o, u)) };
+      return m.upsert(s, "userMessages", u.messageId, message, u);
     case "agent_message":
-      return { ...s, agentMessages: upsertIn(s.agentMessages, u.messageId, (o) => message(o, u)) };
+      return m.upsert(s, "agentMessages", u.messageId, message, u);
     case "agent_thought":
-      return { ...s, agentThoughts: upsertIn(s.agentThoughts, u.messageId, (o) => message(o, u)) };
+      return m.upsert(s, "agentThoughts", u.messageId, message, u);
     case "state_update":
-      return { ...s, state: without(u) };
+      return m.slot(s, "state", without(u));
     case "tool_call_update":
-      return { ...s, toolCalls: upsertIn(s.toolCalls, u.toolCallId, (o) => toolCall(o, u)) };
+      return m.upsert(s, "toolCalls", u.toolCallId, toolCall, u);
     case "tool_call_content_chunk":
-      return { ...s, toolCalls: upsertIn(s.toolCalls, u.toolCallId, (o) => appendTo("content", toolCall(undefined, { toolCallId: u.toolCallId }))(o, u.content)) };
+      return m.upsert(s, "toolCalls", u.toolCallId, toolCallChunk, u);
     case "terminal_update":
-      return { ...s, terminals: upsertIn(s.terminals, u.terminalId, (o) => terminal(o, u)) };
+      return m.upsert(s, "terminals", u.terminalId, terminal, u);
     case "terminal_output_chunk":
-      return { ...s, terminals: upsertIn(s.terminals, u.terminalId, (o) => terminalBytes(o, u)) };
+      if (!isBase64(u.data)) return s;
+      return m.upsert(s, "terminals", u.terminalId, terminalBytes, u);
     case "plan_update":
-      return { ...s, plans: new Map(s.plans).set(u.plan.planId, u.plan) };
-    case "plan_removed": {
-      const plans = new Map(s.plans);
-      plans.delete(u.planId);
-      return { ...s, plans };
-    }
+      return m.upsert(s, "plans", u.plan.planId, planOf, u);
+    case "plan_removed":
+      return m.remove(s, "plans", u.planId);
     case "available_commands_update":
-      return { ...s, availableCommands: u.availableCommands };
+      return m.slot(s, "availableCommands", u.availableCommands);
     case "config_option_update":
-      return { ...s, configOptions: u.configOptions };
+      return m.slot(s, "configOptions", u.configOptions);
     case "session_info_update":
-      return { ...s, info: clean({ title: field(s.info?.title, u.title), updatedAt: field(s.info?.updatedAt, u.updatedAt), _meta: meta(s.info?._meta, u._meta) }) };
+      return m.slot(s, "info", clean({ title: field(s.info?.title, u.title), updatedAt: field(s.info?.updatedAt, u.updatedAt), _meta: meta(s.info?._meta, u._meta) }));
     case "usage_update":
-      return { ...s, usage: clean({ used: u.used, size: u.size, cost: field(s.usage?.cost, u.cost), _meta: u._meta ?? undefined }) };
+      return m.slot(s, "usage", clean({ used: u.used, size: u.size, cost: field(s.usage?.cost, u.cost), _meta: u._meta ?? undefined }));
     case "notice":
-      return { ...s, notices: [...s.notices, without(u)] };
+      return m.slot(s, "notices", m.push(s.notices, without(u)));
     case "compaction_update":
-      return { ...s, compactions: upsertIn(s.compactions, u.compactionId, (o) => compaction(o, u)) };
+      return m.upsert(s, "compactions", u.compactionId, compaction, u);
     case "compaction_summary_chunk":
-      return {
-        ...s,
-        compactions: upsertIn(s.compactions, u.compactionId, (o) =>
-          appendTo("summary", compaction(undefined, { compactionId: u.compactionId, status: "in_progress" }))(o, u.content)),
-      };
+      return m.upsert(s, "compactions", u.compactionId, compactionChunk, u);
     case "subagent_update":
-      return { ...s, subagents: upsertIn(s.subagents, u.sessionId, (o) => subagent(o, u)) };
+      return m.upsert(s, "subagents", u.sessionId, subagent, u);
     case "session_message":
-      return { ...s, sessionMessages: upsertIn(s.sessionMessages, u.messageId, (o) => sessionMessage(o, u)) };
+      return m.upsert(s, "sessionMessages", u.messageId, sessionMessage, u);
     case "session_message_chunk":
-      return { ...s, sessionMessages: upsertIn(s.sessionMessages, u.messageId, (o) => appendTo("content", sessionMessage(undefined, u.messageId === undefined ? {} : { messageId: u.messageId }))(o, u.content)) };
+      return m.upsert(s, "sessionMessages", u.messageId, sessionMessageChunk, u);
     default:
-      return { ...s, custom: [...s.custom, u] };
+      return m.slot(s, "custom", m.push(s.custom, u));
   }
+}
+
+/** The state after one update; the previous state is left as it was (copied containers). */
+export function naiveReduce(s: NaiveState, u: Json): NaiveState {
+  return reduceBy(copying, s, u);
+}
+
+/** The state after one update, made by changing `s` in place (returns `s`). */
+export function naiveReduceInPlace(s: NaiveState, u: Json): NaiveState {
+  return reduceBy(inPlace, s, u);
 }

@@ -1,30 +1,38 @@
 /**
  * Session reducer throughput and memory over the v2-unstable corpus, one process run.
  *
- *   npx tsx --expose-gc bench/reducer.bench.ts [--rounds 15] [--warmup 3] [--seed N] [--size N] [--updates 1000000]
+ *   npx tsx --expose-gc bench/reducer.bench.ts [--rounds 15] [--warmup 3] [--seed N] [--size N]
  *
  * The corpus (bench/corpus.ts) is a simulated transcript of many sessions.
  * Its `session/update` notifications are decoded once, outside timing
  * (JSON.parse, then `parse.SessionUpdate`; updates it rejects are left out),
- * and every contender folds the same list, in two workloads: one state per
- * session as in the corpus (short sessions of a few hundred updates), and the
- * whole corpus as one long session (thousands of entities per map):
- * - ours: the generated `reduceSession` (persistent maps, frozen values);
- * - naive: bench/naive-reducer.ts, hand-written with spread and copied Maps.
- * Before timing, the end states of both are asserted identical, session by
- * session (same entities in the same order, same JSON). Rounds interleave
- * the contenders (rotating their order); the table reports the median round
- * and the p10-p90 spread. Memory: each contender folds `--updates` updates
- * (the per-session list replayed, states reset every replay) while the heap
- * after GC is sampled every 10% of the way; flat means nothing accumulates
- * beyond the live states.
+ * and every contender folds the same list. Workloads: every update, one state
+ * per session as in the corpus; the 4-kind stream (tool_call_update,
+ * agent_thought, agent_thought_chunk, subagent_update only), per session;
+ * and every update as one long session (thousands of entities per map).
+ * Contenders:
+ * - naive in place (the baseline): bench/naive-reducer.ts with ONE state whose
+ *   `Map`s are updated in place, a fresh object per entity update;
+ * - naive copying: the same rules, a spread state and a copied `Map` per update;
+ * - ours: the generated `reduceSession` (pure: copies what it takes from the
+ *   update, old states stay valid and unchanged, stored values frozen);
+ * - ours, owned: `reduceSessionOwned`, the trusted path for updates handed
+ *   over (fresh `parse` output): no copy, values frozen in place.
+ * Before timing, the end states of all are asserted identical, session by
+ * session (same entities in the same order, same timeline, same JSON).
+ * Rounds interleave the contenders (rotating their order); the table reports
+ * the median round and the p10-p90 spread (one full GC before each workload,
+ * none between samples, see `measure`). Memory: the heap after GC with the
+ * final states kept, and with every intermediate state kept, minus the heap
+ * before the fold, per 1,000 updates (the decoded updates are live throughout
+ * and not counted).
  */
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { emptySessionState, parse, reduceSession, type SessionState, type SessionUpdate } from "../generated/src/v2/unstable/index.js";
+import { emptySessionState, parse, reduceSession, reduceSessionOwned, type SessionState, type SessionUpdate } from "../generated/src/v2/unstable/index.js";
 import { generateCorpus, numberArg } from "./corpus.js";
-import { naiveEmpty, naiveReduce, type NaiveState } from "./naive-reducer.js";
+import { naiveEmpty, naiveReduce, naiveReduceInPlace, type NaiveState } from "./naive-reducer.js";
 
 /** One decoded update and the session it belongs to. */
 interface Item {
@@ -38,8 +46,14 @@ interface Contender<S> {
   readonly reduce: (state: S, update: SessionUpdate) => S;
 }
 
+const inPlace: Contender<NaiveState> = { name: "naive in place (baseline)", empty: naiveEmpty, reduce: naiveReduceInPlace as Contender<NaiveState>["reduce"] };
+const copying: Contender<NaiveState> = { name: "naive copying: spread + Map copy", empty: naiveEmpty, reduce: naiveReduce as Contender<NaiveState>["reduce"] };
 const ours: Contender<SessionState> = { name: "ours: reduceSession", empty: emptySessionState, reduce: reduceSession };
-const naive: Contender<NaiveState> = { name: "naive: spread + Map copy", empty: naiveEmpty, reduce: naiveReduce as Contender<NaiveState>["reduce"] };
+const owned: Contender<SessionState> = { name: "ours: reduceSessionOwned (trusted)", empty: emptySessionState, reduce: reduceSessionOwned };
+const CONTENDERS: readonly Contender<any>[] = [inPlace, copying, ours, owned];
+
+/** The tags of the 4-kind stream (issue 11's profile workload). */
+const FOUR_KINDS = new Set(["tool_call_update", "agent_thought", "agent_thought_chunk", "subagent_update"]);
 
 /** The corpus's session updates, parsed (outside timing). */
 function loadItems(): { items: Item[]; skipped: number } {
@@ -53,6 +67,13 @@ function loadItems(): { items: Item[]; skipped: number } {
     else skipped++;
   }
   return { items, skipped };
+}
+
+/** A fresh decode of an update (`parse` output is a new value). */
+function reparsed(update: SessionUpdate): SessionUpdate {
+  const result = parse.SessionUpdate(update);
+  if (!result.ok) throw new Error("a decoded update no longer parses");
+  return result.value;
 }
 
 /** Folds every item into its session's state. */
@@ -73,21 +94,24 @@ function canonical(value: unknown): string {
   });
 }
 
-/** Throws unless both contenders end every session in the same state. */
+/** Throws unless every contender ends every session in the same state as the baseline; returns the session count. */
 function assertIdentical(items: readonly Item[]): number {
-  const a = fold(ours, items);
-  const b = fold(naive, items);
-  if (a.size !== b.size) throw new Error(`session count differs: ${a.size} vs ${b.size}`);
-  for (const [id, state] of a) {
-    const x = canonical(state);
-    const y = canonical(b.get(id));
-    if (x !== y) {
-      let i = 0;
-      while (x[i] === y[i]) i++;
-      throw new Error(`end states differ for session ${id} at ...${x.slice(Math.max(0, i - 120), i + 80)}\n vs ...${y.slice(Math.max(0, i - 120), i + 80)}`);
+  const expected = fold(CONTENDERS[0]!, items);
+  for (const contender of CONTENDERS.slice(1)) {
+    // Reading an owned fold's states freezes the updates it was handed: give it fresh ones, as `parse` would.
+    const actual = fold(contender, contender === owned ? items.map(({ sessionId, update }) => ({ sessionId, update: reparsed(update) })) : items);
+    if (actual.size !== expected.size) throw new Error(`${contender.name}: session count differs: ${actual.size} vs ${expected.size}`);
+    for (const [id, state] of expected) {
+      const x = canonical(state);
+      const y = canonical(actual.get(id));
+      if (x !== y) {
+        let i = 0;
+        while (x[i] === y[i]) i++;
+        throw new Error(`${contender.name}: end state differs for session ${id} at ...${y.slice(Math.max(0, i - 120), i + 80)}\n baseline ...${x.slice(Math.max(0, i - 120), i + 80)}`);
+      }
     }
   }
-  return a.size;
+  return expected.size;
 }
 
 function gc(): void {
@@ -96,13 +120,19 @@ function gc(): void {
 
 /** Milliseconds per fold of the whole list, over `reps` folds. */
 function sample<S>(contender: Contender<S>, items: readonly Item[], reps: number): number {
-  gc();
   const start = performance.now();
   for (let r = 0; r < reps; r++) fold(contender, items);
   return (performance.now() - start) / reps;
 }
 
+/**
+ * Interleaved rounds, one full GC before the workload only: a forced full GC
+ * before every sample made our reducer 2-3x slower in its next sample than in
+ * a steady run (the baseline lost far less), which a client reducing a live
+ * stream never sees.
+ */
 function measure(items: readonly Item[], list: readonly Contender<any>[], rounds: number, warmup: number, minSampleMs = 200): number[][] {
+  gc();
   const times = list.map((): number[] => []);
   const reps = list.map(() => 1);
   for (let round = -warmup; round < rounds; round++) {
@@ -116,21 +146,28 @@ function measure(items: readonly Item[], list: readonly Contender<any>[], rounds
   return times;
 }
 
-/** Heap used after GC (MB) at every tenth of `total` updates folded by `contender`. */
-function memory<S>(contender: Contender<S>, items: readonly Item[], total: number): number[] {
-  const samples: number[] = [];
-  const step = Math.ceil(total / 10);
-  let states = new Map<string, S>();
-  for (let done = 0; done < total; done++) {
-    const { sessionId, update } = items[done % items.length]!;
-    if (done % items.length === 0) states = new Map();
-    states.set(sessionId, contender.reduce(states.get(sessionId) ?? contender.empty(), update));
-    if ((done + 1) % step === 0) {
-      gc();
-      samples.push(process.memoryUsage().heapUsed / 1e6);
+/**
+ * MB retained per 1,000 updates after folding `items`: with only the final
+ * states kept, and with every intermediate state kept (the in-place
+ * baseline has no intermediate states: `undefined`).
+ */
+function memory<S>(contender: Contender<S>, items: readonly Item[]): { final: number; all: number | undefined } {
+  const perThousand = (bytes: number) => bytes / 1e6 / (items.length / 1000);
+  const retained = (keepAll: boolean): number => {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const kept: S[] = [];
+    const states = new Map<string, S>();
+    for (const { sessionId, update } of items) {
+      const next = contender.reduce(states.get(sessionId) ?? contender.empty(), update);
+      states.set(sessionId, next);
+      if (keepAll) kept.push(next);
     }
-  }
-  return samples;
+    gc();
+    const bytes = process.memoryUsage().heapUsed - before;
+    return states.size + kept.length > 0 ? bytes : 0;
+  };
+  return { final: perThousand(retained(false)), all: contender === (inPlace as Contender<unknown>) ? undefined : perThousand(retained(true)) };
 }
 
 function quantile(sorted: readonly number[], q: number): number {
@@ -145,43 +182,39 @@ const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFracti
 function main(): void {
   const rounds = numberArg("rounds") ?? 15;
   const warmup = numberArg("warmup") ?? 3;
-  const total = numberArg("updates") ?? 1_000_000;
   const { items, skipped } = loadItems();
   const workloads = [
-    { name: "per session", items },
-    { name: "one long session", items: items.map(({ update }) => ({ sessionId: "one", update })) },
+    { name: "all kinds, per session", items },
+    { name: "4-kind stream, per session", items: items.filter(({ update }) => FOUR_KINDS.has(update.sessionUpdate)) },
+    { name: "all kinds, one long session", items: items.map(({ update }) => ({ sessionId: "one", update })) },
   ];
   const sessions = workloads.map((w) => assertIdentical(w.items));
   const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
   console.log(
     `corpus: ${fmt(items.length)} session updates in ${sessions[0]} sessions (${skipped} malformed ones rejected by parse.SessionUpdate); ` +
-      `end states identical in both workloads\n` +
+      `4-kind stream: ${fmt(workloads[1]!.items.length)} updates; end states identical for every contender and workload\n` +
       `node ${process.version}, ${cpus()[0]?.model ?? "unknown cpu"} × ${cpus().length}, load average ${loadavg()[0]?.toFixed(2)}; ` +
-      `${rounds} timed rounds after ${warmup} warm-up, gc between samples: ${hasGc ? "yes" : "no (run with --expose-gc)"}\n`,
+      `${rounds} timed rounds after ${warmup} warm-up; memory columns: ${hasGc ? "measured" : "need --expose-gc"}\n`,
   );
-  const list: readonly Contender<any>[] = [ours, naive];
-  console.log("| workload | reducer | updates/s median | spread (p10–p90) | µs/update | speed ÷ naive |");
-  console.log("|---|---|---:|---:|---:|---:|");
-  for (const work of workloads) {
-    const times = measure(work.items, list, rounds, warmup);
+  // All timing first, then the memory passes (which keep every state alive), so that no timed round follows one.
+  const timed = workloads.map((work) => measure(work.items, CONTENDERS, rounds, warmup));
+  const memories = workloads.map((work) => CONTENDERS.map((c) => (hasGc ? memory(c, work.items) : undefined)));
+  console.log("| workload | reducer | updates/s median | spread (p10–p90) | µs/update | speed ÷ in place | MB/1k updates, final states | MB/1k updates, all states kept |");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+  workloads.forEach((work, w) => {
+    const times = timed[w]!;
     const median = times.map((t) => quantile([...t].sort((a, b) => a - b), 0.5));
-    list.forEach((c, i) => {
+    CONTENDERS.forEach((c, i) => {
       const sorted = [...times[i]!].sort((a, b) => a - b);
       const rate = (ms: number) => work.items.length / (ms / 1000);
+      const mem = memories[w]![i];
+      const mb = (n: number | undefined) => (n === undefined ? "—" : fmt(n, 2));
       console.log(
         `| ${work.name} | ${c.name} | ${fmt(rate(median[i]!))} | ${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ` +
-          `${fmt((median[i]! * 1000) / work.items.length, 2)} | ${fmt(median[1]! / median[i]!, 2)}× |`,
+          `${fmt((median[i]! * 1000) / work.items.length, 2)} | ${fmt(median[0]! / median[i]!, 2)}× | ${mb(mem?.final)} | ${mb(mem?.all)} |`,
       );
     });
-  }
-  if (!hasGc) return;
-  console.log(`\nheap after GC (MB), sampled every ${fmt(total / 10)} of ${fmt(total)} updates (states reset at every replay of the list):`);
-  console.log("| reducer | samples | max − min |");
-  console.log("|---|---|---:|");
-  for (const c of list) {
-    const samples = memory(c, items, total);
-    console.log(`| ${c.name} | ${samples.map((m) => fmt(m, 1)).join(", ")} | ${fmt(Math.max(...samples) - Math.min(...samples), 1)} |`);
-  }
+  });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

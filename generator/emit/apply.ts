@@ -5,22 +5,18 @@
  * result is the canonical stored form (defaults materialised, no `null`,
  * `_meta` omitted when empty).
  */
-import { ident, jsDoc, literal } from "../code.js";
+import { ident, jsDoc, literal, ownRead, ownWrite } from "../code.js";
 import type { FieldRule, SchemaIR, Upsert } from "../ir.js";
 import { runtimeDir, semanticsOf } from "./shared.js";
 
 /** Emits the `apply.ts` module body of one surface. */
 export function emitApply(ir: SchemaIR): string {
   const upserts = semanticsOf(ir).upserts.filter((u) => u.patch);
-  const head = [
-    `import type * as T from "./types.js";`,
-    `import { applyUpsert, type UpsertSpec } from ${literal(`${runtimeDir(ir)}/patch.js`)};`,
-    "",
-  ];
+  const head = [`import type * as T from "./types.js";`, `import * as rt from ${literal(`${runtimeDir(ir)}/patch.js`)};`, ""];
   return [...head, ...upserts.map(applyFunction)].join("\n");
 }
 
-/** `apply.X`: its spec constant and the exported function. */
+/** `apply.X`: its doc and the exported function. */
 function applyFunction(upsert: Upsert): string {
   const name = ident(upsert.type);
   const doc = jsDoc([
@@ -32,26 +28,40 @@ function applyFunction(upsert: Upsert): string {
     "",
     "The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.",
   ]);
-  return (
-    `const ${name}Spec: UpsertSpec = ${specLiteral(upsert)};\n\n` +
-    `${doc}export function ${name}(stored: T.${name} | undefined, update: T.${name}): T.${name} {\n` +
-    `  return applyUpsert(${name}Spec, stored, update);\n}\n`
-  );
+  return `${doc}${patchFunction(`export function ${name}`, `T.${name}`, upsert.fields)}\n`;
 }
 
-/** The runtime `UpsertSpec` literal of an upsert entry. */
-export function specLiteral(upsert: Pick<Upsert, "fields">): string {
-  return `[${upsert.fields.map((f) => fieldSpec(f.name, f.rule)).join(", ")}]`;
+/**
+ * A patch function over `fields`: one statement per field, reading and
+ * writing it directly (names are checked: `Object.prototype` members are
+ * read as own properties, S34), the rule a runtime call of `rt`
+ * (runtime/patch.ts). `head` is `function name` or `export function name`.
+ */
+export function patchFunction(head: string, type: string, fields: Upsert["fields"]): string {
+  const lines = fields.map((f) => `  if ((v = ${ruleCall(f.name, f.rule)}) !== undefined) ${ownWrite("o", f.name, "v")};`);
+  return [
+    `${head}(stored: ${type} | undefined, update: ${type}): ${type} {`,
+    "  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};",
+    "  let v: unknown;",
+    ...lines,
+    `  return o as unknown as ${type};`,
+    "}",
+  ].join("\n");
 }
 
-function fieldSpec(name: string, rule: FieldRule): string {
+/** The runtime call that computes a field's new value (`undefined`: the key is absent). */
+function ruleCall(name: string, rule: FieldRule): string {
+  const old = ownRead("s", name);
+  const value = ownRead("u", name);
   switch (rule.kind) {
     case "reset":
-      return `[${literal(name)}, "reset", ${typeof rule.value === "string" ? literal(rule.value) : "[]"}]`;
+      return typeof rule.value === "string" ? `rt.reset(${old}, ${value}, ${literal(rule.value)})` : `rt.resetList(${old}, ${value})`;
     case "metaPatch":
-      return `[${literal(name)}, "meta"]`;
+      return `rt.applyMeta(${old} as rt.JsonObject | undefined, ${value} as rt.JsonObject | null | undefined)`;
+    case "latest":
+      return `rt.latest(${value})`;
     default:
-      return `[${literal(name)}, ${literal(rule.kind)}]`;
+      return `rt.${rule.kind}(${old}, ${value})`;
   }
 }
 

@@ -1,19 +1,26 @@
 import { appendBase64 } from "./base64.js";
 import { isObject, put } from "./decode.js";
-import type { JsonObject } from "./patch.js";
+import { cloneJson, freezeJson, frozenCopy } from "./json.js";
+import { adopt, adoptBy, share, type JsonObject } from "./patch.js";
 import { PersistentMap } from "./pmap.js";
+import type { Issue, Result } from "./result.js";
 
 /*
  * The session reducer engine behind each surface's `reduceSession` (S1-S22,
  * S27, S34, S35). A surface supplies a `SessionTable`, generated from the
  * reviewed table schema/semantics.json: one route per `SessionUpdate` tag.
  *
- * Purity: the state and the update are never modified. Every value taken
- * from an update is deep-copied and everything stored in a state is frozen,
- * so old and new states share only immutable structure (the state object
- * itself is new for every update and shared with nothing). Entity maps are
- * `PersistentMap`s (insertion-ordered), so an update costs O(log n), not a
- * copy of the map. Ids and keys are plain data (S34).
+ * Purity: the state and the update are never modified. Whatever is taken
+ * from an update is copied (`cloneJson`, no recursion), unless the caller
+ * hands the update over (`owned`). Entity maps are `PersistentMap`s (hash
+ * tries, see pmap.ts), and entities are frozen when first read.
+ * Singletons and lists are frozen when stored. The state object itself is
+ * new for every update and shared with nothing. Ids and keys are plain
+ * data (S34).
+ *
+ * A state the caller built (plain `Map`s, a timeline of its own) is adopted
+ * on the first update: its maps become `PersistentMap`s of frozen copies and
+ * its timeline is completed from the maps.
  */
 
 /** An entity's patch function: `apply.X` of its upsert type (pure, S1-S9). A method, so `apply.X` fits. */
@@ -45,19 +52,50 @@ export type Route =
   /** Appends the update to a list, without its tag unless `raw` (S21, S27). */
   | { readonly op: "event"; readonly slot: string; readonly raw?: boolean };
 
+/**
+ * How a slot's stored values are checked when a saved state is read back:
+ * each value is turned back into the update that stores it, `{ [tag]: tag,
+ * ...value }` (or `{ [tag]: tag, [value]: value }`), and validated as a
+ * `SessionUpdate`; `raw` values are updates already. A `record` slot holds
+ * plain `{ key, into: item[] }` records (v1 chunks); `id` names the field
+ * that must equal an entity's map key.
+ */
+export interface StoredAs {
+  readonly tag: string;
+  readonly value?: string;
+  readonly raw?: boolean;
+  readonly id?: string;
+  readonly record?: { readonly key: string; readonly item: string; readonly into: string };
+}
+
+/**
+ * `route` with every field of every op present (`undefined` where it has
+ * none), in one order: all routes then share one object shape, so the
+ * reducer's reads of route fields stay monomorphic.
+ */
+export function uniformRoute(route: Route): Route {
+  const r = route as Partial<Record<string, unknown>>;
+  return { op: r["op"], slot: r["slot"], patch: r["patch"], key: r["key"], item: r["item"], into: r["into"], bytes: r["bytes"], creates: r["creates"], patches: r["patches"], value: r["value"], raw: r["raw"] } as Route;
+}
+
 /** Everything a surface's reducer needs. */
 export interface SessionTable {
   /** The tag property of the session union (`sessionUpdate`). */
   readonly tag: string;
-  /** Route per known tag. */
+  /** Route per known tag, each made by `uniformRoute`. */
   readonly routes: ReadonlyMap<string, Route>;
-  /** Route of any other tag (the custom variant, S27); absent on closed unions (v1, S22). */
+  /** Route of any other tag (the custom variant, S27), made by `uniformRoute`; absent on closed unions (v1, S22). */
   readonly other?: Route;
-  /** Slots that are maps, and slots that are lists. */
+  /** Slots that are maps, lists and singletons. */
   readonly maps: readonly string[];
   readonly lists: readonly string[];
+  readonly singletons: readonly string[];
   /** Singletons present in a new session (S18: `state` starts idle). */
   readonly initial: JsonObject;
+  /** How each slot's values are checked by `fromJson`. */
+  readonly stored: Readonly<Record<string, StoredAs>>;
+  /** The surface's `validate.SessionUpdate`. */
+  validate(value: unknown): Result<unknown>;
   /**
    * A shallow copy of a state, written by the generator as one object literal:
    * every state then shares one fast shape (a spread of a 16-key object is
@@ -66,55 +104,149 @@ export interface SessionTable {
   copy(state: object): JsonObject;
 }
 
-type State = Readonly<JsonObject>;
-type Entities = PersistentMap<JsonObject>;
+/** One entry of `SessionState.timeline`: a map slot's name and the entity's id. */
+export interface TimelineEntry {
+  readonly kind: string;
+  readonly id: string;
+}
 
-/** A new session's state: empty maps and lists, the table's initial singletons. */
+type State = Readonly<JsonObject>;
+type Entities = PersistentMap<unknown>;
+type Timeline = readonly TimelineEntry[];
+
+/** Timelines this runtime built: frozen, and in step with their state's maps. */
+const timelines = new WeakSet<Timeline>();
+
+function ownTimeline(entries: TimelineEntry[]): Timeline {
+  const timeline = Object.freeze(entries);
+  timelines.add(timeline);
+  return timeline;
+}
+
+const NO_ENTITIES: Timeline = ownTimeline([]);
+
+/** A new session's state: empty maps and lists, the table's initial singletons, an empty timeline. */
 export function emptyState<S>(table: SessionTable): S {
   const state: JsonObject = {};
   for (const slot of table.maps) state[slot] = PersistentMap.empty();
   for (const slot of table.lists) state[slot] = Object.freeze([]);
   for (const slot of Object.keys(table.initial)) state[slot] = frozenCopy(table.initial[slot]);
+  state["timeline"] = NO_ENTITIES;
   return table.copy(state) as S;
 }
 
 /**
  * The state after `update`. An update that is not an object, or whose tag
- * is unknown on a closed union, leaves the state as it is.
+ * is unknown on a closed union, leaves the state as it is. `owned`: the
+ * caller hands the update over (it is never used elsewhere), so its values
+ * are stored without a copy and frozen in place.
  */
-export function reduce<S>(table: SessionTable, state: S, update: unknown): S {
+export function reduce<S>(table: SessionTable, state: S, update: unknown, owned = false): S {
   if (!isObject(update)) return state;
   const tag = update[table.tag];
   const route = typeof tag === "string" ? (table.routes.get(tag) ?? table.other) : undefined;
   if (route === undefined) return state;
-  const current = (state as State)[route.slot];
-  const next = step(route, current, update, table.tag);
-  if (next === current) return state;
-  const copy = table.copy(state as object);
+  const from = isAdopted(table, state as State, route.slot) ? (state as State) : adoptState(table, state as State);
+  const current = from[route.slot];
+  const before = adoptBy(owned ? share : cloneJson);
+  let next: unknown;
+  try {
+    next = step(route, current, update, table.tag);
+  } finally {
+    adoptBy(before);
+  }
+  if (next === current) return from === state ? state : (from as S);
+  const copy = table.copy(from);
   copy[route.slot] = next;
+  if (PersistentMap.is(next)) copy["timeline"] = retimed(from["timeline"] as Timeline, route, update, (current as Entities).size, next.size);
+  else freezeJson(next);
   return copy as S;
 }
 
 /**
- * The new value of the route's slot. Whatever is stored is a frozen copy of
- * the update's part. Route field names are never `Object.prototype` members
- * (the overlay check refuses them), so they are read directly.
+ * The timeline after the route changed a map: the entity the update names
+ * joins at the end when it is new, and leaves when it was removed.
+ */
+function retimed(timeline: Timeline, route: Route, update: JsonObject, before: number, after: number): Timeline {
+  if (after === before) return timeline;
+  const id = entityId(route, update);
+  if (after > before) return ownTimeline([...timeline, Object.freeze({ kind: route.slot, id })]);
+  return ownTimeline(timeline.filter((entry) => entry.kind !== route.slot || entry.id !== id));
+}
+
+/** The id of the entity a map route changes (a string whenever it changed one). */
+function entityId(route: Route, update: JsonObject): string {
+  switch (route.op) {
+    case "put": {
+      const value = route.value === undefined ? update : update[route.value];
+      return (value as JsonObject)[route.key!] as string;
+    }
+    case "append":
+      return (update[route.key] ?? "") as string;
+    case "event":
+      return "";
+    default:
+      return update[route.key!] as string;
+  }
+}
+
+/** Whether the slot a route writes and the timeline are this runtime's own (nothing to adopt). */
+function isAdopted(table: SessionTable, state: State, slot: string): boolean {
+  return timelines.has(state["timeline"] as Timeline) && (!table.maps.includes(slot) || PersistentMap.is(state[slot]));
+}
+
+/**
+ * A state the caller built, made the runtime's own: every map that is not a
+ * `PersistentMap` becomes one holding frozen copies of its entries; the
+ * timeline keeps the entries that name a stored entity (once) and gains, in
+ * map order, every entity it missed.
+ */
+function adoptState(table: SessionTable, state: State): State {
+  const copy = table.copy(state);
+  const seen = new Set<string>();
+  const entries: TimelineEntry[] = [];
+  for (const slot of table.maps) {
+    const map = state[slot];
+    if (!PersistentMap.is(map)) {
+      const source = map instanceof Object && typeof (map as Map<string, unknown>).entries === "function" ? [...(map as Map<string, unknown>).entries()] : [];
+      copy[slot] = PersistentMap.from(source.filter(([id]) => typeof id === "string").map(([id, value]) => [id, frozenCopy(value)] as const));
+    }
+  }
+  const given = Array.isArray(state["timeline"]) ? (state["timeline"] as unknown[]) : [];
+  const addEntry = (kind: string, id: string) => {
+    const name = JSON.stringify([kind, id]);
+    if (seen.has(name) || !(copy[kind] as Entities).has(id)) return;
+    seen.add(name);
+    entries.push(Object.freeze({ kind, id }));
+  };
+  for (const entry of given) {
+    if (isObject(entry) && typeof entry["kind"] === "string" && table.maps.includes(entry["kind"]) && typeof entry["id"] === "string") addEntry(entry["kind"], entry["id"]);
+  }
+  for (const slot of table.maps) for (const id of (copy[slot] as Entities).keys()) addEntry(slot, id);
+  copy["timeline"] = ownTimeline(entries);
+  return copy;
+}
+
+/**
+ * The new value of the route's slot. Values taken from the update go
+ * through the current adopt function (`cloneJson`, or as they are when
+ * owned). Route field names are never `Object.prototype` members (the
+ * overlay check refuses them), so they are read directly.
  */
 function step(route: Route, slot: unknown, update: JsonObject, tag: string): unknown {
   switch (route.op) {
     case "upsert": {
-      const copy = frozenCopy(update) as JsonObject;
-      if (route.key === undefined) return upsert(route, slot as JsonObject | undefined, copy);
+      if (route.key === undefined) return route.patch(slot as JsonObject | undefined, update);
       const id = update[route.key];
-      return typeof id === "string" ? store(slot as Entities, id, upsert(route, (slot as Entities).get(id), copy)) : slot;
+      return typeof id === "string" ? store(slot as Entities, id, upsert(route, (slot as Entities).peek(id) as JsonObject | undefined, update)) : slot;
     }
     case "append": {
       const id = update[route.key] ?? "";
       if (typeof id !== "string") return slot;
-      return store(slot as Entities, id, append(route, (slot as Entities).get(id), frozenCopy(update[route.item]), id, update));
+      return store(slot as Entities, id, append(route, (slot as Entities).peek(id) as JsonObject | undefined, update[route.item], id, update));
     }
     case "put": {
-      const value = route.value === undefined ? without(update, tag) : frozenCopy(update[route.value]);
+      const value = route.value === undefined ? without(update, tag) : adopt(update[route.value]);
       if (route.key === undefined) return value;
       const id = isObject(value) ? value[route.key] : undefined;
       return typeof id === "string" ? store(slot as Entities, id, value as JsonObject) : slot;
@@ -124,7 +256,8 @@ function step(route: Route, slot: unknown, update: JsonObject, tag: string): unk
       return typeof id === "string" ? (slot as Entities).without(id) : slot;
     }
     case "event":
-      return Object.freeze([...(slot as readonly unknown[]), route.raw ? frozenCopy(update) : without(update, tag)]);
+      // Frozen here, item first, so that the list's earlier items are not walked again.
+      return Object.freeze([...(slot as readonly unknown[]), freezeJson(route.raw ? adopt(update) : without(update, tag))]);
   }
 }
 
@@ -136,7 +269,7 @@ function store(map: Entities, id: string, entity: JsonObject | undefined): Entit
 /** S1-S9, S22: the entity after an upsert; `creates` fills in fields on first sight. */
 function upsert(route: Extract<Route, { op: "upsert" }>, old: JsonObject | undefined, update: JsonObject): JsonObject {
   const base = old ?? (route.creates && route.patch(undefined, route.creates));
-  return freezeNew(route.patch(base, update) as JsonObject);
+  return route.patch(base, update) as JsonObject;
 }
 
 /**
@@ -146,7 +279,7 @@ function upsert(route: Extract<Route, { op: "upsert" }>, old: JsonObject | undef
  * appended as bytes (S12); a chunk that is not base64 changes nothing.
  */
 function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undefined, item: unknown, id: string, update: JsonObject): JsonObject | undefined {
-  let entity = old ?? freezeNew(route.patch(undefined, { ...route.creates, [route.key]: id }) as JsonObject);
+  let entity = old ?? (route.patch(undefined, { ...route.creates, [route.key]: id }) as JsonObject);
   if (route.patches !== undefined) entity = patchFromChunk(route, entity, update, id);
   const current = entity[route.into];
   let value: unknown;
@@ -154,50 +287,179 @@ function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undef
     const data = isObject(current) && typeof current["data"] === "string" ? current["data"] : "";
     const appended = typeof item === "string" ? appendBase64(data, item) : undefined;
     if (appended === undefined) return undefined;
-    value = Object.freeze({ data: appended });
+    value = { data: appended };
   } else {
-    value = Object.freeze([...(Array.isArray(current) ? current : []), item]);
+    value = [...(Array.isArray(current) ? current : []), adopt(item)];
   }
-  return Object.freeze({ ...entity, [route.into]: value });
+  return { ...entity, [route.into]: value };
 }
 
 /** The entity after the chunk's `patches` fields, applied by the entity's own field rules (absent ones untouched). */
 function patchFromChunk(route: Extract<Route, { op: "append" }>, entity: JsonObject, update: JsonObject, id: string): JsonObject {
   const fields: JsonObject = { [route.key]: id };
-  for (const name of route.patches!) if (Object.hasOwn(update, name)) fields[name] = frozenCopy(update[name]);
-  return freezeNew(route.patch(entity, fields) as JsonObject);
+  for (const name of route.patches!) if (Object.hasOwn(update, name)) fields[name] = update[name];
+  return route.patch(entity, fields) as JsonObject;
 }
 
-/** A deep, frozen copy of `update` without its tag. */
+/** The update without its tag, each value adopted. */
 function without(update: JsonObject, tag: string): JsonObject {
   const out: JsonObject = {};
-  for (const key of Object.keys(update)) if (key !== tag) put(out, key, frozenCopy(update[key]));
-  return Object.freeze(out);
+  for (const key of Object.keys(update)) if (key !== tag) put(out, key, adopt(update[key]));
+  return out;
 }
 
-/** A deep, frozen copy of a JSON value; every key stays an own data property (S34). */
-export function frozenCopy(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) {
-    const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = frozenCopy(value[i]);
-    return Object.freeze(out);
-  }
+/* ----- Saving and restoring a state ----- */
+
+/**
+ * A state as plain JSON data: maps as `[id, entity]` pairs in order (ids can
+ * look like array indexes, which object keys would reorder), singletons and
+ * lists as they are, and the timeline. Values are shared with the state
+ * (they are frozen).
+ */
+export function toJson(table: SessionTable, state: object): JsonObject {
+  const source = state as State;
   const out: JsonObject = {};
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
-    const field = (value as JsonObject)[key];
-    const item = typeof field === "object" && field !== null ? frozenCopy(field) : field;
-    if (key === "__proto__") put(out, key, item);
-    else out[key] = item;
-  }
-  return Object.freeze(out);
+  for (const slot of table.maps) out[slot] = [...(source[slot] as ReadonlyMap<string, unknown>).entries()];
+  for (const slot of table.singletons) if (source[slot] !== undefined) out[slot] = source[slot];
+  for (const slot of table.lists) out[slot] = [...(source[slot] as readonly unknown[])];
+  out["timeline"] = (source["timeline"] as Timeline).map((entry) => ({ kind: entry.kind, id: entry.id }));
+  return out;
 }
 
-/** Freezes the containers a patch built; parts already frozen (copied or stored before) are not walked again. */
-function freezeNew<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) freezeNew(value[i]);
-  else for (const key of Object.keys(value)) freezeNew((value as JsonObject)[key]);
-  return Object.freeze(value);
+/**
+ * The state saved by `toJson`, every stored value validated as the update
+ * that stores it; issues carry JSON pointers into `json`. Never throws.
+ */
+export function fromJson<S>(table: SessionTable, json: unknown): Result<S> {
+  const issues: Issue[] = [];
+  if (!isObject(json)) return { ok: false, issues: [{ path: "", message: "expected an object (a saved session state)" }] };
+  const known = new Set([...table.maps, ...table.lists, ...table.singletons, "timeline"]);
+  for (const key of Object.keys(json)) if (!known.has(key)) issues.push({ path: pointer(key), message: "not a slot of this surface's SessionState" });
+  const state: JsonObject = {};
+  const listed = new Map<string, Set<string>>();
+  for (const slot of table.maps) state[slot] = readMap(table, slot, json[slot], listed, issues);
+  for (const slot of table.lists) state[slot] = readList(table, slot, json[slot], issues);
+  for (const slot of table.singletons) {
+    if (!Object.hasOwn(json, slot)) {
+      if (Object.hasOwn(table.initial, slot)) issues.push({ path: pointer(slot), message: "missing: a session always has it" });
+      continue;
+    }
+    if (checkStored(table, table.stored[slot]!, json[slot], pointer(slot), issues)) state[slot] = frozenCopy(json[slot]);
+  }
+  state["timeline"] = readTimeline(table, listed, json["timeline"], issues);
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: table.copy(state) as S };
+}
+
+const NOT_STORED = "no update of this surface stores anything here";
+
+/** A saved map; `listed` gets the ids its pairs name (valid entities or not), for the timeline check. */
+function readMap(table: SessionTable, slot: string, value: unknown, listed: Map<string, Set<string>>, issues: Issue[]): Entities {
+  const path = pointer(slot);
+  const entries: [string, unknown][] = [];
+  const ids = new Set<string>();
+  listed.set(slot, ids);
+  if (!Array.isArray(value)) {
+    issues.push({ path, message: "expected an array of [id, entity] pairs" });
+    return PersistentMap.empty();
+  }
+  const as = table.stored[slot];
+  value.forEach((entry, i) => {
+    const at = `${path}/${i}`;
+    if (as === undefined) return issues.push({ path: at, message: NOT_STORED });
+    if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== "string") return issues.push({ path: at, message: "expected an [id, entity] pair with a string id" });
+    const [id, entity] = entry as [string, unknown];
+    if (ids.has(id)) return issues.push({ path: `${at}/0`, message: "duplicate id" });
+    ids.add(id);
+    if (!checkStored(table, as, entity, `${at}/1`, issues)) return;
+    if (as.id !== undefined && isObject(entity) && entity[as.id] !== id) return issues.push({ path: `${at}/1${pointer(as.id)}`, message: `must equal the entry's id ${JSON.stringify(id)}` });
+    entries.push([id, frozenCopy(entity)]);
+  });
+  return PersistentMap.from(entries);
+}
+
+function readList(table: SessionTable, slot: string, value: unknown, issues: Issue[]): readonly unknown[] {
+  const path = pointer(slot);
+  if (!Array.isArray(value)) {
+    issues.push({ path, message: "expected an array" });
+    return Object.freeze([]);
+  }
+  const as = table.stored[slot];
+  const valid = (item: unknown, i: number) => (as === undefined ? !issues.push({ path: `${path}/${i}`, message: NOT_STORED }) : checkStored(table, as, item, `${path}/${i}`, issues));
+  return Object.freeze(value.filter(valid).map(frozenCopy));
+}
+
+/** The saved timeline: every entry names a saved entity, no entity twice, every entity listed. */
+function readTimeline(table: SessionTable, listed: ReadonlyMap<string, ReadonlySet<string>>, value: unknown, issues: Issue[]): Timeline {
+  if (!Array.isArray(value)) {
+    issues.push({ path: "/timeline", message: "expected an array of { kind, id }" });
+    return NO_ENTITIES;
+  }
+  const seen = new Set<string>();
+  const entries: TimelineEntry[] = [];
+  value.forEach((entry, i) => {
+    const at = `/timeline/${i}`;
+    const kind = isObject(entry) ? entry["kind"] : undefined;
+    const id = isObject(entry) ? entry["id"] : undefined;
+    if (!isObject(entry) || Object.keys(entry).length !== 2 || typeof kind !== "string" || typeof id !== "string" || !table.maps.includes(kind)) {
+      return issues.push({ path: at, message: `expected { kind, id } with kind one of ${table.maps.join(", ")} and a string id` });
+    }
+    const name = JSON.stringify([kind, id]);
+    if (seen.has(name)) return issues.push({ path: at, message: "this entity is listed twice" });
+    if (!listed.get(kind)!.has(id)) return issues.push({ path: at, message: `no entity ${JSON.stringify(id)} in ${kind}` });
+    seen.add(name);
+    entries.push(Object.freeze({ kind, id }));
+  });
+  for (const kind of table.maps) {
+    for (const id of listed.get(kind)!) {
+      if (!seen.has(JSON.stringify([kind, id]))) issues.push({ path: "/timeline", message: `entity ${JSON.stringify(id)} of ${kind} is missing` });
+    }
+  }
+  return ownTimeline(entries);
+}
+
+/** Checks one stored value as the update that stores it; issues are placed under `path`. */
+function checkStored(table: SessionTable, as: StoredAs, value: unknown, path: string, issues: Issue[]): boolean {
+  if (as.record !== undefined) return checkRecord(table, as, as.record, value, path, issues);
+  if (as.raw) return report(table.validate(value), path, "", issues);
+  const update: JsonObject = { [table.tag]: as.tag };
+  if (as.value !== undefined) {
+    put(update, as.value, value);
+    return report(table.validate(update), path, pointer(as.value), issues);
+  }
+  if (!isObject(value) || Object.hasOwn(value, table.tag)) {
+    issues.push({ path, message: `expected an object without ${JSON.stringify(table.tag)}` });
+    return false;
+  }
+  for (const key of Object.keys(value)) put(update, key, value[key]);
+  return report(table.validate(update), path, "", issues);
+}
+
+/** A plain `{ key, into: item[] }` record (v1 chunks): each item checked as the chunk that appended it. */
+function checkRecord(table: SessionTable, as: StoredAs, record: NonNullable<StoredAs["record"]>, value: unknown, path: string, issues: Issue[]): boolean {
+  const items = isObject(value) ? value[record.into] : undefined;
+  if (!isObject(value) || typeof value[record.key] !== "string" || !Array.isArray(items) || Object.keys(value).length !== 2) {
+    issues.push({ path, message: `expected { ${record.key}: string, ${record.into}: [...] }` });
+    return false;
+  }
+  return items.every((item, i) => {
+    const chunk: JsonObject = { [table.tag]: as.tag, [record.key]: value[record.key] };
+    put(chunk, record.item, item);
+    return report(table.validate(chunk), `${path}${pointer(record.into)}/${i}`, pointer(record.item), issues);
+  });
+}
+
+/** Adds a validation result's issues, re-rooted from the rebuilt update (`prefix` dropped) to `path`. */
+function report(result: Result<unknown>, path: string, prefix: string, issues: Issue[]): boolean {
+  if (result.ok) return true;
+  for (const issue of result.issues) {
+    const inside = issue.path === prefix || issue.path.startsWith(`${prefix}/`);
+    const rest = inside ? issue.path.slice(prefix.length) : issue.path;
+    issues.push({ path: path + rest, message: issue.message });
+  }
+  return false;
+}
+
+/** A one-segment JSON pointer (RFC 6901 escaping). */
+function pointer(key: string): string {
+  return "/" + key.replaceAll("~", "~0").replaceAll("/", "~1");
 }

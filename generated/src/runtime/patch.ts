@@ -3,34 +3,84 @@
 
 import { isObject, own, put } from "./decode.js";
 
+export { own, put };
+
 /*
- * The patch engine behind `apply.X` and `reduceSession` (S1-S8, S22, S34).
- * Each upsert type is described by a generated `UpsertSpec`: its fields in
- * declaration order with the rule from the reviewed table
- * schema/semantics.json. Results are fresh objects in the canonical stored
- * form (defaults materialised, no `null`, `_meta` omitted when empty); values
- * that did not change are shared with the inputs, which are never modified.
+ * What the generated patch functions behind `apply.X` and `reduceSession`
+ * share (S1-S8, S22, S34). Each upsert type gets its own generated function,
+ * reading and writing its fields directly (schema/semantics.json names a
+ * rule per field); results are fresh objects in the canonical stored form
+ * (defaults materialised, no `null`, `_meta` omitted when empty).
  */
 
 /** A JSON object as stored: string keys, every key an own data property (S34). */
 export type JsonObject = Record<string, unknown>;
 
 /**
- * How one field is patched:
- * - `replace` (S1): omitted keeps, `null` removes the key, a value replaces whole (S2);
- * - `reset` (S1, S3, S4): like `replace`, but `null` and first sight store the fallback
- *   (`"other"`, `"pending"`, or a fresh `[]` for collections);
- * - `keep` (S22): omitted and `null` both keep, a value replaces;
- * - `latest` (S15): the update's value; omitted and `null` both remove;
- * - `meta` (S6): the `_meta` patch by top-level key, see `applyMeta`.
+ * What a patch function does with a value it takes from the update: `apply.X`
+ * shares it (`share`), the reducer stores a private copy.
  */
-export type Rule = "replace" | "reset" | "keep" | "latest" | "meta";
+export type Adopt = (value: unknown) => unknown;
 
-/** One field of an upsert type: name, rule and the `reset` fallback. */
-export type FieldSpec = readonly [name: string, rule: Rule, fallback?: string | readonly []];
+/** The stored entity of a first sight, as patch functions read it: no fields. */
+export const NOTHING: JsonObject = Object.freeze({});
 
-/** The fields of an upsert type, identity key first, in declaration order. */
-export type UpsertSpec = readonly FieldSpec[];
+/** A typed entity or update as the record of fields the patch functions read (`undefined`: no fields). */
+export function fieldsOf(value: object | undefined): JsonObject {
+  return (value ?? NOTHING) as JsonObject;
+}
+
+/** The `Adopt` of `apply.X`: the value itself. */
+export function share(value: unknown): unknown {
+  return value;
+}
+
+/** What the patch functions do with update values right now: `share`, except while the reducer runs one. */
+let adopting: Adopt = share;
+
+/**
+ * Sets what the patch functions do with update values; returns the previous
+ * setting, which the caller restores when done (the reducer, in `finally`).
+ */
+export function adoptBy(how: Adopt): Adopt {
+  const before = adopting;
+  adopting = how;
+  return before;
+}
+
+/** A value taken from an update, through the current `Adopt`. */
+export function adopt(value: unknown): unknown {
+  return adopting(value);
+}
+
+/* Field rules, for the generated patch functions: `old` is the stored value, `value` the update's (`undefined`: omitted). */
+
+/** S1, S2 `replace`: omitted keeps, `null` removes, a value replaces whole. */
+export function replace(old: unknown, value: unknown): unknown {
+  return value === undefined ? old : value === null ? undefined : adopting(value);
+}
+
+/** S1, S4 `reset`: like `replace`, but `null` and first sight store `fallback`. */
+export function reset(old: unknown, value: unknown, fallback: string): unknown {
+  if (value === undefined) return old === undefined ? fallback : old;
+  return value === null ? fallback : adopting(value);
+}
+
+/** S3 collections: like `reset` with a fresh `[]` as the fallback. */
+export function resetList(old: unknown, value: unknown): unknown {
+  if (value === undefined) return old === undefined ? [] : old;
+  return value === null ? [] : adopting(value);
+}
+
+/** S22 `keep`: omitted and `null` both keep, a value replaces. */
+export function keep(old: unknown, value: unknown): unknown {
+  return value === undefined || value === null ? old : adopting(value);
+}
+
+/** S15 `latest`: the update's value; omitted and `null` both remove. */
+export function latest(value: unknown): unknown {
+  return value === null || value === undefined ? undefined : adopting(value);
+}
 
 /**
  * Applies a `_meta` patch (S6) to stored metadata; pure, inputs untouched.
@@ -54,54 +104,19 @@ export function applyMeta(stored: JsonObject | undefined, patch: JsonObject | nu
   if (keys.length === 0) return stored;
   const out: JsonObject = {};
   let size = 0;
-  for (const key of stored === undefined ? [] : Object.keys(stored)) {
+  const old = stored ?? NOTHING;
+  for (const key of Object.keys(old)) {
     if (own(patch, key) === undefined) {
-      put(out, key, stored![key]);
+      put(out, key, old[key]);
       size++;
     }
   }
   for (const key of keys) {
     const value = patch[key];
     if (value === null) continue;
-    put(out, key, value);
+    put(out, key, adopting(value));
     size++;
   }
   return size === 0 ? undefined : out;
 }
 
-/**
- * Applies `update` to `stored` (or to nothing, on first sight) field by field
- * per `spec`. Returns a fresh object holding only the spec's fields; fields the
- * update omits keep their stored values (S1), first sight materialises the
- * defaults (S4). Pure: neither input is modified.
- */
-export function applyUpsert<T extends object>(spec: UpsertSpec, stored: T | undefined, update: T): T {
-  const out: JsonObject = {};
-  for (const [name, rule, fallback] of spec) {
-    const next = patchField(rule, fallback, stored === undefined ? undefined : own(stored as JsonObject, name), own(update as JsonObject, name));
-    if (next !== undefined) put(out, name, next);
-  }
-  return out as T;
-}
-
-/** The new value of one field (`undefined`: the key is absent). */
-function patchField(rule: Rule, fallback: string | readonly [] | undefined, old: unknown, value: unknown): unknown {
-  switch (rule) {
-    case "replace":
-      return value === undefined ? old : value === null ? undefined : value;
-    case "reset":
-      if (value === undefined) return old === undefined ? initial(fallback) : old;
-      return value === null ? initial(fallback) : value;
-    case "keep":
-      return value === undefined || value === null ? old : value;
-    case "latest":
-      return value === null ? undefined : value;
-    case "meta":
-      return applyMeta(old as JsonObject | undefined, value as JsonObject | null | undefined);
-  }
-}
-
-/** A `reset` fallback as a fresh value (a new array for collections). */
-function initial(fallback: string | readonly [] | undefined): unknown {
-  return typeof fallback === "string" ? fallback : [];
-}

@@ -2,9 +2,7 @@
 // (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a). Do not edit: run `npm run generate`.
 
 import type * as T from "./types.js";
-import { applyUpsert, type UpsertSpec } from "../runtime/patch.js";
-
-const ToolCallUpdateSpec: UpsertSpec = [["toolCallId", "replace"], ["kind", "keep"], ["status", "keep"], ["title", "keep"], ["name", "keep"], ["content", "keep"], ["locations", "keep"], ["rawInput", "keep"], ["rawOutput", "keep"], ["_meta", "keep"]];
+import * as rt from "../runtime/patch.js";
 
 /**
  * Applies the patch `update` (a `ToolCallUpdate`) to the stored entity (S22); pure, inputs untouched.
@@ -24,10 +22,20 @@ const ToolCallUpdateSpec: UpsertSpec = [["toolCallId", "replace"], ["kind", "kee
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.ToolCallUpdate): T.ToolCallUpdate {
-  return applyUpsert(ToolCallUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.toolCallId, u.toolCallId)) !== undefined) o.toolCallId = v;
+  if ((v = rt.keep(s.kind, u.kind)) !== undefined) o.kind = v;
+  if ((v = rt.keep(s.status, u.status)) !== undefined) o.status = v;
+  if ((v = rt.keep(s.title, u.title)) !== undefined) o.title = v;
+  if ((v = rt.keep(s.name, u.name)) !== undefined) o.name = v;
+  if ((v = rt.keep(s.content, u.content)) !== undefined) o.content = v;
+  if ((v = rt.keep(s.locations, u.locations)) !== undefined) o.locations = v;
+  if ((v = rt.keep(s.rawInput, u.rawInput)) !== undefined) o.rawInput = v;
+  if ((v = rt.keep(s.rawOutput, u.rawOutput)) !== undefined) o.rawOutput = v;
+  if ((v = rt.keep(s._meta, u._meta)) !== undefined) o._meta = v;
+  return o as unknown as T.ToolCallUpdate;
 }
-
-const SessionInfoUpdateSpec: UpsertSpec = [["title", "replace"], ["updatedAt", "replace"], ["_meta", "replace"]];
 
 /**
  * Applies the patch `update` (a `SessionInfoUpdate`) to the stored entity (S14); pure, inputs untouched.
@@ -41,10 +49,13 @@ const SessionInfoUpdateSpec: UpsertSpec = [["title", "replace"], ["updatedAt", "
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SessionInfoUpdate(stored: T.SessionInfoUpdate | undefined, update: T.SessionInfoUpdate): T.SessionInfoUpdate {
-  return applyUpsert(SessionInfoUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.title, u.title)) !== undefined) o.title = v;
+  if ((v = rt.replace(s.updatedAt, u.updatedAt)) !== undefined) o.updatedAt = v;
+  if ((v = rt.replace(s._meta, u._meta)) !== undefined) o._meta = v;
+  return o as unknown as T.SessionInfoUpdate;
 }
-
-const CompactionUpdateSpec: UpsertSpec = [["compactionId", "replace"], ["status", "replace"], ["summary", "reset", []], ["error", "replace"], ["_meta", "replace"]];
 
 /**
  * Applies the patch `update` (a `CompactionUpdate`) to the stored entity (S13); pure, inputs untouched.
@@ -59,5 +70,12 @@ const CompactionUpdateSpec: UpsertSpec = [["compactionId", "replace"], ["status"
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function CompactionUpdate(stored: T.CompactionUpdate | undefined, update: T.CompactionUpdate): T.CompactionUpdate {
-  return applyUpsert(CompactionUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.compactionId, u.compactionId)) !== undefined) o.compactionId = v;
+  if ((v = rt.replace(s.status, u.status)) !== undefined) o.status = v;
+  if ((v = rt.resetList(s.summary, u.summary)) !== undefined) o.summary = v;
+  if ((v = rt.replace(s.error, u.error)) !== undefined) o.error = v;
+  if ((v = rt.replace(s._meta, u._meta)) !== undefined) o._meta = v;
+  return o as unknown as T.CompactionUpdate;
 }

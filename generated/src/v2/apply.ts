@@ -2,9 +2,7 @@
 // (sha256 b6c91055df549d6f1db1d76d692d0561dad433e03d8ed114ea9b5baed9da72c5). Do not edit: run `npm run generate`.
 
 import type * as T from "./types.js";
-import { applyUpsert, type UpsertSpec } from "../runtime/patch.js";
-
-const ToolCallUpdateSpec: UpsertSpec = [["toolCallId", "replace"], ["name", "replace"], ["title", "replace"], ["kind", "reset", "other"], ["status", "reset", "pending"], ["content", "reset", []], ["locations", "reset", []], ["rawInput", "replace"], ["rawOutput", "replace"], ["capabilities", "replace"], ["_meta", "meta"]];
+import * as rt from "../runtime/patch.js";
 
 /**
  * Applies the patch `update` (a `ToolCallUpdate`) to the stored entity (S9); pure, inputs untouched.
@@ -25,10 +23,21 @@ const ToolCallUpdateSpec: UpsertSpec = [["toolCallId", "replace"], ["name", "rep
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.ToolCallUpdate): T.ToolCallUpdate {
-  return applyUpsert(ToolCallUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.toolCallId, u.toolCallId)) !== undefined) o.toolCallId = v;
+  if ((v = rt.replace(s.name, u.name)) !== undefined) o.name = v;
+  if ((v = rt.replace(s.title, u.title)) !== undefined) o.title = v;
+  if ((v = rt.reset(s.kind, u.kind, "other")) !== undefined) o.kind = v;
+  if ((v = rt.reset(s.status, u.status, "pending")) !== undefined) o.status = v;
+  if ((v = rt.resetList(s.content, u.content)) !== undefined) o.content = v;
+  if ((v = rt.resetList(s.locations, u.locations)) !== undefined) o.locations = v;
+  if ((v = rt.replace(s.rawInput, u.rawInput)) !== undefined) o.rawInput = v;
+  if ((v = rt.replace(s.rawOutput, u.rawOutput)) !== undefined) o.rawOutput = v;
+  if ((v = rt.replace(s.capabilities, u.capabilities)) !== undefined) o.capabilities = v;
+  if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
+  return o as unknown as T.ToolCallUpdate;
 }
-
-const UserMessageSpec: UpsertSpec = [["messageId", "replace"], ["content", "reset", []], ["_meta", "meta"]];
 
 /**
  * Applies the patch `update` (a `UserMessage`) to the stored entity (S11); pure, inputs untouched.
@@ -41,10 +50,13 @@ const UserMessageSpec: UpsertSpec = [["messageId", "replace"], ["content", "rese
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function UserMessage(stored: T.UserMessage | undefined, update: T.UserMessage): T.UserMessage {
-  return applyUpsert(UserMessageSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
+  if ((v = rt.resetList(s.content, u.content)) !== undefined) o.content = v;
+  if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
+  return o as unknown as T.UserMessage;
 }
-
-const AgentMessageSpec: UpsertSpec = [["messageId", "replace"], ["content", "reset", []], ["_meta", "meta"]];
 
 /**
  * Applies the patch `update` (a `AgentMessage`) to the stored entity (S11); pure, inputs untouched.
@@ -57,10 +69,13 @@ const AgentMessageSpec: UpsertSpec = [["messageId", "replace"], ["content", "res
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function AgentMessage(stored: T.AgentMessage | undefined, update: T.AgentMessage): T.AgentMessage {
-  return applyUpsert(AgentMessageSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
+  if ((v = rt.resetList(s.content, u.content)) !== undefined) o.content = v;
+  if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
+  return o as unknown as T.AgentMessage;
 }
-
-const AgentThoughtSpec: UpsertSpec = [["messageId", "replace"], ["content", "reset", []], ["_meta", "meta"]];
 
 /**
  * Applies the patch `update` (a `AgentThought`) to the stored entity (S11); pure, inputs untouched.
@@ -73,10 +88,13 @@ const AgentThoughtSpec: UpsertSpec = [["messageId", "replace"], ["content", "res
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function AgentThought(stored: T.AgentThought | undefined, update: T.AgentThought): T.AgentThought {
-  return applyUpsert(AgentThoughtSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
+  if ((v = rt.resetList(s.content, u.content)) !== undefined) o.content = v;
+  if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
+  return o as unknown as T.AgentThought;
 }
-
-const TerminalUpdateSpec: UpsertSpec = [["terminalId", "replace"], ["command", "replace"], ["cwd", "replace"], ["output", "replace"], ["exitStatus", "replace"], ["size", "replace"], ["capabilities", "replace"], ["_meta", "meta"]];
 
 /**
  * Applies the patch `update` (a `TerminalUpdate`) to the stored entity (S12); pure, inputs untouched.
@@ -94,10 +112,18 @@ const TerminalUpdateSpec: UpsertSpec = [["terminalId", "replace"], ["command", "
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function TerminalUpdate(stored: T.TerminalUpdate | undefined, update: T.TerminalUpdate): T.TerminalUpdate {
-  return applyUpsert(TerminalUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.terminalId, u.terminalId)) !== undefined) o.terminalId = v;
+  if ((v = rt.replace(s.command, u.command)) !== undefined) o.command = v;
+  if ((v = rt.replace(s.cwd, u.cwd)) !== undefined) o.cwd = v;
+  if ((v = rt.replace(s.output, u.output)) !== undefined) o.output = v;
+  if ((v = rt.replace(s.exitStatus, u.exitStatus)) !== undefined) o.exitStatus = v;
+  if ((v = rt.replace(s.size, u.size)) !== undefined) o.size = v;
+  if ((v = rt.replace(s.capabilities, u.capabilities)) !== undefined) o.capabilities = v;
+  if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
+  return o as unknown as T.TerminalUpdate;
 }
-
-const SessionInfoUpdateSpec: UpsertSpec = [["title", "replace"], ["updatedAt", "replace"], ["_meta", "meta"]];
 
 /**
  * Applies the patch `update` (a `SessionInfoUpdate`) to the stored entity (S14); pure, inputs untouched.
@@ -111,10 +137,13 @@ const SessionInfoUpdateSpec: UpsertSpec = [["title", "replace"], ["updatedAt", "
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SessionInfoUpdate(stored: T.SessionInfoUpdate | undefined, update: T.SessionInfoUpdate): T.SessionInfoUpdate {
-  return applyUpsert(SessionInfoUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.title, u.title)) !== undefined) o.title = v;
+  if ((v = rt.replace(s.updatedAt, u.updatedAt)) !== undefined) o.updatedAt = v;
+  if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
+  return o as unknown as T.SessionInfoUpdate;
 }
-
-const CompactionUpdateSpec: UpsertSpec = [["compactionId", "replace"], ["status", "replace"], ["summary", "reset", []], ["error", "replace"], ["_meta", "meta"]];
 
 /**
  * Applies the patch `update` (a `CompactionUpdate`) to the stored entity (S13); pure, inputs untouched.
@@ -129,10 +158,15 @@ const CompactionUpdateSpec: UpsertSpec = [["compactionId", "replace"], ["status"
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function CompactionUpdate(stored: T.CompactionUpdate | undefined, update: T.CompactionUpdate): T.CompactionUpdate {
-  return applyUpsert(CompactionUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.compactionId, u.compactionId)) !== undefined) o.compactionId = v;
+  if ((v = rt.replace(s.status, u.status)) !== undefined) o.status = v;
+  if ((v = rt.resetList(s.summary, u.summary)) !== undefined) o.summary = v;
+  if ((v = rt.replace(s.error, u.error)) !== undefined) o.error = v;
+  if ((v = rt.applyMeta(s._meta as rt.JsonObject | undefined, u._meta as rt.JsonObject | null | undefined)) !== undefined) o._meta = v;
+  return o as unknown as T.CompactionUpdate;
 }
-
-const UsageUpdateSpec: UpsertSpec = [["used", "replace"], ["size", "replace"], ["cost", "replace"], ["_meta", "latest"]];
 
 /**
  * Applies the patch `update` (a `UsageUpdate`) to the stored entity (S15); pure, inputs untouched.
@@ -147,5 +181,11 @@ const UsageUpdateSpec: UpsertSpec = [["used", "replace"], ["size", "replace"], [
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function UsageUpdate(stored: T.UsageUpdate | undefined, update: T.UsageUpdate): T.UsageUpdate {
-  return applyUpsert(UsageUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.used, u.used)) !== undefined) o.used = v;
+  if ((v = rt.replace(s.size, u.size)) !== undefined) o.size = v;
+  if ((v = rt.replace(s.cost, u.cost)) !== undefined) o.cost = v;
+  if ((v = rt.latest(u._meta)) !== undefined) o._meta = v;
+  return o as unknown as T.UsageUpdate;
 }

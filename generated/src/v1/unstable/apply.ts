@@ -2,9 +2,7 @@
 // (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189). Do not edit: run `npm run generate`.
 
 import type * as T from "./types.js";
-import { applyUpsert, type UpsertSpec } from "../../runtime/patch.js";
-
-const ToolCallUpdateSpec: UpsertSpec = [["toolCallId", "replace"], ["kind", "keep"], ["status", "keep"], ["title", "keep"], ["name", "keep"], ["content", "keep"], ["locations", "keep"], ["rawInput", "keep"], ["rawOutput", "keep"], ["_meta", "keep"]];
+import * as rt from "../../runtime/patch.js";
 
 /**
  * Applies the patch `update` (a `ToolCallUpdate`) to the stored entity (S22); pure, inputs untouched.
@@ -24,10 +22,20 @@ const ToolCallUpdateSpec: UpsertSpec = [["toolCallId", "replace"], ["kind", "kee
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function ToolCallUpdate(stored: T.ToolCallUpdate | undefined, update: T.ToolCallUpdate): T.ToolCallUpdate {
-  return applyUpsert(ToolCallUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.toolCallId, u.toolCallId)) !== undefined) o.toolCallId = v;
+  if ((v = rt.keep(s.kind, u.kind)) !== undefined) o.kind = v;
+  if ((v = rt.keep(s.status, u.status)) !== undefined) o.status = v;
+  if ((v = rt.keep(s.title, u.title)) !== undefined) o.title = v;
+  if ((v = rt.keep(s.name, u.name)) !== undefined) o.name = v;
+  if ((v = rt.keep(s.content, u.content)) !== undefined) o.content = v;
+  if ((v = rt.keep(s.locations, u.locations)) !== undefined) o.locations = v;
+  if ((v = rt.keep(s.rawInput, u.rawInput)) !== undefined) o.rawInput = v;
+  if ((v = rt.keep(s.rawOutput, u.rawOutput)) !== undefined) o.rawOutput = v;
+  if ((v = rt.keep(s._meta, u._meta)) !== undefined) o._meta = v;
+  return o as unknown as T.ToolCallUpdate;
 }
-
-const SessionInfoUpdateSpec: UpsertSpec = [["title", "replace"], ["updatedAt", "replace"], ["_meta", "replace"]];
 
 /**
  * Applies the patch `update` (a `SessionInfoUpdate`) to the stored entity (S14); pure, inputs untouched.
@@ -41,10 +49,13 @@ const SessionInfoUpdateSpec: UpsertSpec = [["title", "replace"], ["updatedAt", "
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SessionInfoUpdate(stored: T.SessionInfoUpdate | undefined, update: T.SessionInfoUpdate): T.SessionInfoUpdate {
-  return applyUpsert(SessionInfoUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.title, u.title)) !== undefined) o.title = v;
+  if ((v = rt.replace(s.updatedAt, u.updatedAt)) !== undefined) o.updatedAt = v;
+  if ((v = rt.replace(s._meta, u._meta)) !== undefined) o._meta = v;
+  return o as unknown as T.SessionInfoUpdate;
 }
-
-const CompactionUpdateSpec: UpsertSpec = [["compactionId", "replace"], ["status", "replace"], ["summary", "reset", []], ["error", "replace"], ["_meta", "replace"]];
 
 /**
  * Applies the patch `update` (a `CompactionUpdate`) to the stored entity (S13); pure, inputs untouched.
@@ -59,10 +70,15 @@ const CompactionUpdateSpec: UpsertSpec = [["compactionId", "replace"], ["status"
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function CompactionUpdate(stored: T.CompactionUpdate | undefined, update: T.CompactionUpdate): T.CompactionUpdate {
-  return applyUpsert(CompactionUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.compactionId, u.compactionId)) !== undefined) o.compactionId = v;
+  if ((v = rt.replace(s.status, u.status)) !== undefined) o.status = v;
+  if ((v = rt.resetList(s.summary, u.summary)) !== undefined) o.summary = v;
+  if ((v = rt.replace(s.error, u.error)) !== undefined) o.error = v;
+  if ((v = rt.replace(s._meta, u._meta)) !== undefined) o._meta = v;
+  return o as unknown as T.CompactionUpdate;
 }
-
-const SubagentUpdateSpec: UpsertSpec = [["sessionId", "replace"], ["title", "replace"], ["description", "replace"], ["capabilities", "replace"], ["state", "replace"], ["cwd", "replace"], ["additionalDirectories", "replace"], ["_meta", "replace"]];
 
 /**
  * Applies the patch `update` (a `SubagentUpdate`) to the stored entity (S16); pure, inputs untouched.
@@ -80,10 +96,18 @@ const SubagentUpdateSpec: UpsertSpec = [["sessionId", "replace"], ["title", "rep
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SubagentUpdate(stored: T.SubagentUpdate | undefined, update: T.SubagentUpdate): T.SubagentUpdate {
-  return applyUpsert(SubagentUpdateSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.sessionId, u.sessionId)) !== undefined) o.sessionId = v;
+  if ((v = rt.replace(s.title, u.title)) !== undefined) o.title = v;
+  if ((v = rt.replace(s.description, u.description)) !== undefined) o.description = v;
+  if ((v = rt.replace(s.capabilities, u.capabilities)) !== undefined) o.capabilities = v;
+  if ((v = rt.replace(s.state, u.state)) !== undefined) o.state = v;
+  if ((v = rt.replace(s.cwd, u.cwd)) !== undefined) o.cwd = v;
+  if ((v = rt.replace(s.additionalDirectories, u.additionalDirectories)) !== undefined) o.additionalDirectories = v;
+  if ((v = rt.replace(s._meta, u._meta)) !== undefined) o._meta = v;
+  return o as unknown as T.SubagentUpdate;
 }
-
-const SessionMessageSpec: UpsertSpec = [["messageId", "replace"], ["senderSessionId", "replace"], ["recipientSessionId", "replace"], ["senderMessageId", "replace"], ["recipientMessageId", "replace"], ["content", "reset", []], ["_meta", "replace"]];
 
 /**
  * Applies the patch `update` (a `SessionMessage`) to the stored entity (S17); pure, inputs untouched.
@@ -100,5 +124,14 @@ const SessionMessageSpec: UpsertSpec = [["messageId", "replace"], ["senderSessio
  * The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.
  */
 export function SessionMessage(stored: T.SessionMessage | undefined, update: T.SessionMessage): T.SessionMessage {
-  return applyUpsert(SessionMessageSpec, stored, update);
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
+  if ((v = rt.replace(s.senderSessionId, u.senderSessionId)) !== undefined) o.senderSessionId = v;
+  if ((v = rt.replace(s.recipientSessionId, u.recipientSessionId)) !== undefined) o.recipientSessionId = v;
+  if ((v = rt.replace(s.senderMessageId, u.senderMessageId)) !== undefined) o.senderMessageId = v;
+  if ((v = rt.replace(s.recipientMessageId, u.recipientMessageId)) !== undefined) o.recipientMessageId = v;
+  if ((v = rt.resetList(s.content, u.content)) !== undefined) o.content = v;
+  if ((v = rt.replace(s._meta, u._meta)) !== undefined) o._meta = v;
+  return o as unknown as T.SessionMessage;
 }

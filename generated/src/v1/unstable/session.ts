@@ -3,17 +3,39 @@
 
 import type * as T from "./types.js";
 import * as apply from "./apply.js";
-import { applyUpsert, type UpsertSpec } from "../../runtime/patch.js";
-import { emptyState, reduce, type SessionTable } from "../../runtime/session.js";
+import * as validate from "./validate.js";
+import * as rt from "../../runtime/patch.js";
+import type { Result } from "../../runtime/result.js";
+import { emptyState, fromJson, reduce, toJson, uniformRoute, type SessionTable } from "../../runtime/session.js";
 
 export { applyMeta } from "../../runtime/patch.js";
 export { subagentStatus, type SubagentStatusProjection } from "../../runtime/subagent.js";
 
-const patchUsageUpdateSpec: UpsertSpec = [["used", "replace"], ["size", "replace"], ["cost", "latest"], ["_meta", "latest"]];
-const patchUsageUpdate = (stored: object | undefined, update: object): object => applyUpsert(patchUsageUpdateSpec, stored, update);
+function patchUsageUpdate(stored: rt.JsonObject | undefined, update: rt.JsonObject): rt.JsonObject {
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.used, u.used)) !== undefined) o.used = v;
+  if ((v = rt.replace(s.size, u.size)) !== undefined) o.size = v;
+  if ((v = rt.latest(u.cost)) !== undefined) o.cost = v;
+  if ((v = rt.latest(u._meta)) !== undefined) o._meta = v;
+  return o as unknown as rt.JsonObject;
+}
 
-const patchRecord_messageId_contentSpec: UpsertSpec = [["messageId", "replace"], ["content", "reset", []]];
-const patchRecord_messageId_content = (stored: object | undefined, update: object): object => applyUpsert(patchRecord_messageId_contentSpec, stored, update);
+function patchRecord_messageId_content(stored: rt.JsonObject | undefined, update: rt.JsonObject): rt.JsonObject {
+  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};
+  let v: unknown;
+  if ((v = rt.replace(s.messageId, u.messageId)) !== undefined) o.messageId = v;
+  if ((v = rt.resetList(s.content, u.content)) !== undefined) o.content = v;
+  return o as unknown as rt.JsonObject;
+}
+
+/**
+ * One entry of `SessionState.timeline`: the map an entity is in (`kind`) and its id there.
+ */
+export interface SessionTimelineEntry {
+  readonly kind: "toolCalls" | "userMessages" | "agentMessages" | "agentThoughts" | "sessionMessages" | "terminals" | "compactions" | "subagents" | "plans";
+  readonly id: string;
+}
 
 /**
  * The state of one session as `reduceSession` builds it (ACP v1/unstable).
@@ -91,13 +113,43 @@ export interface SessionState {
    * In arrival order. No update of this surface writes it.
    */
   readonly custom: readonly never[];
+  /**
+   * Every entity of the maps, in order of first appearance across kinds: the order a transcript renders
+   * messages, thoughts and tool calls in. A removed entity leaves it.
+   */
+  readonly timeline: readonly SessionTimelineEntry[];
+}
+
+/**
+ * A `SessionState` as plain JSON data (`sessionStateToJSON`): each map as its `[id, entity]` pairs in order
+ * (ids may look like array indexes, which object keys would reorder), singletons, lists and the timeline.
+ */
+export interface SessionStateJson {
+  toolCalls: [string, T.ToolCall][];
+  userMessages: [string, { messageId: string; content: T.ContentChunk["content"][] }][];
+  agentMessages: [string, { messageId: string; content: T.ContentChunk["content"][] }][];
+  agentThoughts: [string, { messageId: string; content: T.ContentChunk["content"][] }][];
+  sessionMessages: [string, T.SessionMessage][];
+  terminals: [string, never][];
+  compactions: [string, T.CompactionUpdate][];
+  subagents: [string, T.SubagentUpdate][];
+  plans: [string, T.PlanUpdate["plan"]][];
+  plan?: T.Plan;
+  availableCommands?: T.AvailableCommandsUpdate["availableCommands"];
+  mode?: T.CurrentModeUpdate;
+  configOptions?: T.ConfigOptionUpdate["configOptions"];
+  info?: T.SessionInfoUpdate;
+  usage?: T.UsageUpdate;
+  notices: T.Notice[];
+  custom: never[];
+  timeline: SessionTimelineEntry[];
 }
 
 /**
  * A shallow copy of a state as one object literal, so that every state has the same fast shape.
  */
 function copyState(state: SessionState): Record<string, unknown> {
-  const copy: Record<string, unknown> = { toolCalls: state.toolCalls, userMessages: state.userMessages, agentMessages: state.agentMessages, agentThoughts: state.agentThoughts, sessionMessages: state.sessionMessages, terminals: state.terminals, compactions: state.compactions, subagents: state.subagents, plans: state.plans, notices: state.notices, custom: state.custom };
+  const copy: Record<string, unknown> = { toolCalls: state.toolCalls, userMessages: state.userMessages, agentMessages: state.agentMessages, agentThoughts: state.agentThoughts, sessionMessages: state.sessionMessages, terminals: state.terminals, compactions: state.compactions, subagents: state.subagents, plans: state.plans, notices: state.notices, custom: state.custom, timeline: state.timeline };
   if (state.plan !== undefined) copy.plan = state.plan;
   if (state.availableCommands !== undefined) copy.availableCommands = state.availableCommands;
   if (state.mode !== undefined) copy.mode = state.mode;
@@ -110,29 +162,48 @@ function copyState(state: SessionState): Record<string, unknown> {
 const TABLE: SessionTable = {
   tag: "sessionUpdate",
   routes: new Map([
-    ["user_message_chunk", { op: "append", slot: "userMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" }],
-    ["agent_message_chunk", { op: "append", slot: "agentMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" }],
-    ["agent_thought_chunk", { op: "append", slot: "agentThoughts", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" }],
-    ["tool_call", { op: "put", slot: "toolCalls", key: "toolCallId" }],
-    ["tool_call_update", { op: "upsert", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId", creates: { title: "" } }],
-    ["plan", { op: "put", slot: "plan" }],
-    ["plan_update", { op: "put", slot: "plans", value: "plan", key: "planId" }],
-    ["plan_removed", { op: "remove", slot: "plans", key: "planId" }],
-    ["available_commands_update", { op: "put", slot: "availableCommands", value: "availableCommands" }],
-    ["current_mode_update", { op: "put", slot: "mode" }],
-    ["config_option_update", { op: "put", slot: "configOptions", value: "configOptions" }],
-    ["session_info_update", { op: "upsert", slot: "info", patch: apply.SessionInfoUpdate }],
-    ["usage_update", { op: "upsert", slot: "usage", patch: patchUsageUpdate }],
-    ["notice", { op: "event", slot: "notices" }],
-    ["compaction_update", { op: "upsert", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId" }],
-    ["compaction_summary_chunk", { op: "append", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId", item: "content", into: "summary", creates: { status: "in_progress" } }],
-    ["subagent_update", { op: "upsert", slot: "subagents", patch: apply.SubagentUpdate, key: "sessionId" }],
-    ["session_message", { op: "upsert", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId" }],
-    ["session_message_chunk", { op: "append", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId", item: "content", into: "content" }],
+    ["user_message_chunk", uniformRoute({ op: "append", slot: "userMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" })],
+    ["agent_message_chunk", uniformRoute({ op: "append", slot: "agentMessages", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" })],
+    ["agent_thought_chunk", uniformRoute({ op: "append", slot: "agentThoughts", patch: patchRecord_messageId_content, key: "messageId", item: "content", into: "content" })],
+    ["tool_call", uniformRoute({ op: "put", slot: "toolCalls", key: "toolCallId" })],
+    ["tool_call_update", uniformRoute({ op: "upsert", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId", creates: { title: "" } })],
+    ["plan", uniformRoute({ op: "put", slot: "plan" })],
+    ["plan_update", uniformRoute({ op: "put", slot: "plans", value: "plan", key: "planId" })],
+    ["plan_removed", uniformRoute({ op: "remove", slot: "plans", key: "planId" })],
+    ["available_commands_update", uniformRoute({ op: "put", slot: "availableCommands", value: "availableCommands" })],
+    ["current_mode_update", uniformRoute({ op: "put", slot: "mode" })],
+    ["config_option_update", uniformRoute({ op: "put", slot: "configOptions", value: "configOptions" })],
+    ["session_info_update", uniformRoute({ op: "upsert", slot: "info", patch: apply.SessionInfoUpdate })],
+    ["usage_update", uniformRoute({ op: "upsert", slot: "usage", patch: patchUsageUpdate })],
+    ["notice", uniformRoute({ op: "event", slot: "notices" })],
+    ["compaction_update", uniformRoute({ op: "upsert", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId" })],
+    ["compaction_summary_chunk", uniformRoute({ op: "append", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId", item: "content", into: "summary", creates: { status: "in_progress" } })],
+    ["subagent_update", uniformRoute({ op: "upsert", slot: "subagents", patch: apply.SubagentUpdate, key: "sessionId" })],
+    ["session_message", uniformRoute({ op: "upsert", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId" })],
+    ["session_message_chunk", uniformRoute({ op: "append", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId", item: "content", into: "content" })],
   ]),
   maps: ["toolCalls", "userMessages", "agentMessages", "agentThoughts", "sessionMessages", "terminals", "compactions", "subagents", "plans"],
   lists: ["notices", "custom"],
+  singletons: ["plan", "availableCommands", "mode", "configOptions", "info", "usage"],
   initial: {},
+  stored: {
+    toolCalls: { tag: "tool_call", id: "toolCallId" },
+    userMessages: { tag: "user_message_chunk", id: "messageId", record: { key: "messageId", item: "content", into: "content" } },
+    agentMessages: { tag: "agent_message_chunk", id: "messageId", record: { key: "messageId", item: "content", into: "content" } },
+    agentThoughts: { tag: "agent_thought_chunk", id: "messageId", record: { key: "messageId", item: "content", into: "content" } },
+    sessionMessages: { tag: "session_message", id: "messageId" },
+    compactions: { tag: "compaction_update", id: "compactionId" },
+    subagents: { tag: "subagent_update", id: "sessionId" },
+    plans: { tag: "plan_update", value: "plan", id: "planId" },
+    plan: { tag: "plan" },
+    availableCommands: { tag: "available_commands_update", value: "availableCommands" },
+    mode: { tag: "current_mode_update" },
+    configOptions: { tag: "config_option_update", value: "configOptions" },
+    info: { tag: "session_info_update" },
+    usage: { tag: "usage_update" },
+    notices: { tag: "notice" },
+  },
+  validate: validate.SessionUpdate,
   copy: copyState,
 };
 
@@ -173,7 +244,39 @@ export function emptySessionState(): SessionState {
  * An update whose tag this surface does not know is kept raw in `custom` on open unions
  * and ignored on closed ones (v1, S22). Pass updates through `parse.SessionUpdate` first:
  * a malformed field it drops then changes nothing (S8).
+ *
+ * Any state the type admits is accepted: plain `Map`s and a timeline built by hand are
+ * adopted on the first update (copied, frozen, the timeline completed from the maps).
+ * What the update holds is copied; `reduceSessionOwned` skips that copy.
  */
 export function reduceSession(state: SessionState, update: T.SessionUpdate): SessionState {
   return reduce(TABLE, state, update);
+}
+
+/**
+ * `reduceSession` for an update handed over: the caller never uses or changes `update`
+ * afterwards (typically a fresh `parse.SessionUpdate` result), so its values are stored
+ * without a copy and frozen in place (entities when first read). Same result as
+ * `reduceSession`; changing the update later would change the states built from it.
+ */
+export function reduceSessionOwned(state: SessionState, update: T.SessionUpdate): SessionState {
+  return reduce(TABLE, state, update, true);
+}
+
+/**
+ * A state as plain JSON data, for saving: `JSON.stringify` it, and read it back with
+ * `sessionStateFromJSON`. Entities are shared with the state (they are frozen).
+ */
+export function sessionStateToJSON(state: SessionState): SessionStateJson {
+  return toJson(TABLE, state) as unknown as SessionStateJson;
+}
+
+/**
+ * The state saved by `sessionStateToJSON` (after `JSON.parse`), or the issues found, with JSON
+ * pointers into `json`. Every stored value is validated as the update that stores it
+ * (`validate.SessionUpdate`), map ids must match the entities' ids, and the timeline must list
+ * every entity once. The result holds frozen copies; `json` is not modified. Never throws.
+ */
+export function sessionStateFromJSON(json: unknown): Result<SessionState> {
+  return fromJson(TABLE, json);
 }

@@ -3,10 +3,20 @@
 
 import type * as T from "./types.js";
 import * as apply from "./apply.js";
-import { emptyState, reduce, type SessionTable } from "../../runtime/session.js";
+import * as validate from "./validate.js";
+import type { Result } from "../../runtime/result.js";
+import { emptyState, fromJson, reduce, toJson, uniformRoute, type SessionTable } from "../../runtime/session.js";
 
 export { applyMeta } from "../../runtime/patch.js";
 export { subagentStatus, type SubagentStatusProjection } from "../../runtime/subagent.js";
+
+/**
+ * One entry of `SessionState.timeline`: the map an entity is in (`kind`) and its id there.
+ */
+export interface SessionTimelineEntry {
+  readonly kind: "toolCalls" | "userMessages" | "agentMessages" | "agentThoughts" | "sessionMessages" | "terminals" | "compactions" | "subagents" | "plans";
+  readonly id: string;
+}
 
 /**
  * The state of one session as `reduceSession` builds it (ACP v2/unstable).
@@ -80,13 +90,42 @@ export interface SessionState {
    * In arrival order. Written by custom (unknown-tag) updates.
    */
   readonly custom: readonly T.SessionUpdateOther[];
+  /**
+   * Every entity of the maps, in order of first appearance across kinds: the order a transcript renders
+   * messages, thoughts and tool calls in. A removed entity leaves it.
+   */
+  readonly timeline: readonly SessionTimelineEntry[];
+}
+
+/**
+ * A `SessionState` as plain JSON data (`sessionStateToJSON`): each map as its `[id, entity]` pairs in order
+ * (ids may look like array indexes, which object keys would reorder), singletons, lists and the timeline.
+ */
+export interface SessionStateJson {
+  toolCalls: [string, T.ToolCallUpdate][];
+  userMessages: [string, T.UserMessage][];
+  agentMessages: [string, T.AgentMessage][];
+  agentThoughts: [string, T.AgentThought][];
+  sessionMessages: [string, T.SessionMessage][];
+  terminals: [string, T.TerminalUpdate][];
+  compactions: [string, T.CompactionUpdate][];
+  subagents: [string, T.SubagentUpdate][];
+  plans: [string, T.PlanUpdate["plan"]][];
+  state: T.StateUpdate;
+  availableCommands?: T.AvailableCommandsUpdate["availableCommands"];
+  configOptions?: T.ConfigOptionUpdate["configOptions"];
+  info?: T.SessionInfoUpdate;
+  usage?: T.UsageUpdate;
+  notices: T.Notice[];
+  custom: T.SessionUpdateOther[];
+  timeline: SessionTimelineEntry[];
 }
 
 /**
  * A shallow copy of a state as one object literal, so that every state has the same fast shape.
  */
 function copyState(state: SessionState): Record<string, unknown> {
-  const copy: Record<string, unknown> = { toolCalls: state.toolCalls, userMessages: state.userMessages, agentMessages: state.agentMessages, agentThoughts: state.agentThoughts, sessionMessages: state.sessionMessages, terminals: state.terminals, compactions: state.compactions, subagents: state.subagents, plans: state.plans, state: state.state, notices: state.notices, custom: state.custom };
+  const copy: Record<string, unknown> = { toolCalls: state.toolCalls, userMessages: state.userMessages, agentMessages: state.agentMessages, agentThoughts: state.agentThoughts, sessionMessages: state.sessionMessages, terminals: state.terminals, compactions: state.compactions, subagents: state.subagents, plans: state.plans, state: state.state, notices: state.notices, custom: state.custom, timeline: state.timeline };
   if (state.availableCommands !== undefined) copy.availableCommands = state.availableCommands;
   if (state.configOptions !== undefined) copy.configOptions = state.configOptions;
   if (state.info !== undefined) copy.info = state.info;
@@ -97,34 +136,54 @@ function copyState(state: SessionState): Record<string, unknown> {
 const TABLE: SessionTable = {
   tag: "sessionUpdate",
   routes: new Map([
-    ["user_message_chunk", { op: "append", slot: "userMessages", patch: apply.UserMessage, key: "messageId", item: "content", into: "content" }],
-    ["user_message", { op: "upsert", slot: "userMessages", patch: apply.UserMessage, key: "messageId" }],
-    ["agent_message_chunk", { op: "append", slot: "agentMessages", patch: apply.AgentMessage, key: "messageId", item: "content", into: "content" }],
-    ["agent_message", { op: "upsert", slot: "agentMessages", patch: apply.AgentMessage, key: "messageId" }],
-    ["agent_thought_chunk", { op: "append", slot: "agentThoughts", patch: apply.AgentThought, key: "messageId", item: "content", into: "content" }],
-    ["agent_thought", { op: "upsert", slot: "agentThoughts", patch: apply.AgentThought, key: "messageId" }],
-    ["state_update", { op: "put", slot: "state" }],
-    ["tool_call_content_chunk", { op: "append", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId", item: "content", into: "content" }],
-    ["tool_call_update", { op: "upsert", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId" }],
-    ["terminal_update", { op: "upsert", slot: "terminals", patch: apply.TerminalUpdate, key: "terminalId" }],
-    ["terminal_output_chunk", { op: "append", slot: "terminals", patch: apply.TerminalUpdate, key: "terminalId", item: "data", into: "output", bytes: true }],
-    ["plan_update", { op: "put", slot: "plans", value: "plan", key: "planId" }],
-    ["plan_removed", { op: "remove", slot: "plans", key: "planId" }],
-    ["available_commands_update", { op: "put", slot: "availableCommands", value: "availableCommands" }],
-    ["config_option_update", { op: "put", slot: "configOptions", value: "configOptions" }],
-    ["session_info_update", { op: "upsert", slot: "info", patch: apply.SessionInfoUpdate }],
-    ["usage_update", { op: "upsert", slot: "usage", patch: apply.UsageUpdate }],
-    ["notice", { op: "event", slot: "notices" }],
-    ["compaction_update", { op: "upsert", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId" }],
-    ["compaction_summary_chunk", { op: "append", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId", item: "content", into: "summary", creates: { status: "in_progress" } }],
-    ["subagent_update", { op: "upsert", slot: "subagents", patch: apply.SubagentUpdate, key: "sessionId" }],
-    ["session_message", { op: "upsert", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId" }],
-    ["session_message_chunk", { op: "append", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId", item: "content", into: "content" }],
+    ["user_message_chunk", uniformRoute({ op: "append", slot: "userMessages", patch: apply.UserMessage, key: "messageId", item: "content", into: "content" })],
+    ["user_message", uniformRoute({ op: "upsert", slot: "userMessages", patch: apply.UserMessage, key: "messageId" })],
+    ["agent_message_chunk", uniformRoute({ op: "append", slot: "agentMessages", patch: apply.AgentMessage, key: "messageId", item: "content", into: "content" })],
+    ["agent_message", uniformRoute({ op: "upsert", slot: "agentMessages", patch: apply.AgentMessage, key: "messageId" })],
+    ["agent_thought_chunk", uniformRoute({ op: "append", slot: "agentThoughts", patch: apply.AgentThought, key: "messageId", item: "content", into: "content" })],
+    ["agent_thought", uniformRoute({ op: "upsert", slot: "agentThoughts", patch: apply.AgentThought, key: "messageId" })],
+    ["state_update", uniformRoute({ op: "put", slot: "state" })],
+    ["tool_call_content_chunk", uniformRoute({ op: "append", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId", item: "content", into: "content" })],
+    ["tool_call_update", uniformRoute({ op: "upsert", slot: "toolCalls", patch: apply.ToolCallUpdate, key: "toolCallId" })],
+    ["terminal_update", uniformRoute({ op: "upsert", slot: "terminals", patch: apply.TerminalUpdate, key: "terminalId" })],
+    ["terminal_output_chunk", uniformRoute({ op: "append", slot: "terminals", patch: apply.TerminalUpdate, key: "terminalId", item: "data", into: "output", bytes: true })],
+    ["plan_update", uniformRoute({ op: "put", slot: "plans", value: "plan", key: "planId" })],
+    ["plan_removed", uniformRoute({ op: "remove", slot: "plans", key: "planId" })],
+    ["available_commands_update", uniformRoute({ op: "put", slot: "availableCommands", value: "availableCommands" })],
+    ["config_option_update", uniformRoute({ op: "put", slot: "configOptions", value: "configOptions" })],
+    ["session_info_update", uniformRoute({ op: "upsert", slot: "info", patch: apply.SessionInfoUpdate })],
+    ["usage_update", uniformRoute({ op: "upsert", slot: "usage", patch: apply.UsageUpdate })],
+    ["notice", uniformRoute({ op: "event", slot: "notices" })],
+    ["compaction_update", uniformRoute({ op: "upsert", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId" })],
+    ["compaction_summary_chunk", uniformRoute({ op: "append", slot: "compactions", patch: apply.CompactionUpdate, key: "compactionId", item: "content", into: "summary", creates: { status: "in_progress" } })],
+    ["subagent_update", uniformRoute({ op: "upsert", slot: "subagents", patch: apply.SubagentUpdate, key: "sessionId" })],
+    ["session_message", uniformRoute({ op: "upsert", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId" })],
+    ["session_message_chunk", uniformRoute({ op: "append", slot: "sessionMessages", patch: apply.SessionMessage, key: "messageId", item: "content", into: "content" })],
   ]),
-  other: { op: "event", slot: "custom", raw: true },
+  other: uniformRoute({ op: "event", slot: "custom", raw: true }),
   maps: ["toolCalls", "userMessages", "agentMessages", "agentThoughts", "sessionMessages", "terminals", "compactions", "subagents", "plans"],
   lists: ["notices", "custom"],
+  singletons: ["state", "availableCommands", "configOptions", "info", "usage"],
   initial: { state: { state: "idle" } },
+  stored: {
+    toolCalls: { tag: "tool_call_update", id: "toolCallId" },
+    userMessages: { tag: "user_message", id: "messageId" },
+    agentMessages: { tag: "agent_message", id: "messageId" },
+    agentThoughts: { tag: "agent_thought", id: "messageId" },
+    sessionMessages: { tag: "session_message", id: "messageId" },
+    terminals: { tag: "terminal_update", id: "terminalId" },
+    compactions: { tag: "compaction_update", id: "compactionId" },
+    subagents: { tag: "subagent_update", id: "sessionId" },
+    plans: { tag: "plan_update", value: "plan", id: "planId" },
+    state: { tag: "state_update" },
+    availableCommands: { tag: "available_commands_update", value: "availableCommands" },
+    configOptions: { tag: "config_option_update", value: "configOptions" },
+    info: { tag: "session_info_update" },
+    usage: { tag: "usage_update" },
+    notices: { tag: "notice" },
+    custom: { tag: "*", raw: true },
+  },
+  validate: validate.SessionUpdate,
   copy: copyState,
 };
 
@@ -170,7 +229,39 @@ export function emptySessionState(): SessionState {
  * An update whose tag this surface does not know is kept raw in `custom` on open unions
  * and ignored on closed ones (v1, S22). Pass updates through `parse.SessionUpdate` first:
  * a malformed field it drops then changes nothing (S8).
+ *
+ * Any state the type admits is accepted: plain `Map`s and a timeline built by hand are
+ * adopted on the first update (copied, frozen, the timeline completed from the maps).
+ * What the update holds is copied; `reduceSessionOwned` skips that copy.
  */
 export function reduceSession(state: SessionState, update: T.SessionUpdate): SessionState {
   return reduce(TABLE, state, update);
+}
+
+/**
+ * `reduceSession` for an update handed over: the caller never uses or changes `update`
+ * afterwards (typically a fresh `parse.SessionUpdate` result), so its values are stored
+ * without a copy and frozen in place (entities when first read). Same result as
+ * `reduceSession`; changing the update later would change the states built from it.
+ */
+export function reduceSessionOwned(state: SessionState, update: T.SessionUpdate): SessionState {
+  return reduce(TABLE, state, update, true);
+}
+
+/**
+ * A state as plain JSON data, for saving: `JSON.stringify` it, and read it back with
+ * `sessionStateFromJSON`. Entities are shared with the state (they are frozen).
+ */
+export function sessionStateToJSON(state: SessionState): SessionStateJson {
+  return toJson(TABLE, state) as unknown as SessionStateJson;
+}
+
+/**
+ * The state saved by `sessionStateToJSON` (after `JSON.parse`), or the issues found, with JSON
+ * pointers into `json`. Every stored value is validated as the update that stores it
+ * (`validate.SessionUpdate`), map ids must match the entities' ids, and the timeline must list
+ * every entity once. The result holds frozen copies; `json` is not modified. Never throws.
+ */
+export function sessionStateFromJSON(json: unknown): Result<SessionState> {
+  return fromJson(TABLE, json);
 }

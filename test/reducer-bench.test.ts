@@ -1,0 +1,20 @@
+/**
+ * The reducer benchmark's command from README.md ("Benchmark: the reducer"),
+ * run on a small corpus with one round: it asserts, before timing, that every
+ * contender (the two naive reducers, reduceSession, reduceSessionOwned) ends
+ * every session of every workload in the same state, timeline included, and
+ * exits non-zero otherwise; then it prints one row per workload and reducer.
+ */
+import { spawnSync } from "node:child_process";
+import { expect, it } from "vitest";
+import { ROOT } from "./support/ir.js";
+
+it("npx tsx --expose-gc bench/reducer.bench.ts runs: identical end states, a full table", () => {
+  const run = spawnSync("npx", ["tsx", "--expose-gc", "bench/reducer.bench.ts", "--rounds", "1", "--warmup", "0", "--size", "1500"], { cwd: ROOT, encoding: "utf8" });
+  expect(run.stderr).toBe("");
+  expect(run.status).toBe(0);
+  expect(run.stdout).toContain("end states identical for every contender and workload");
+  const rows = run.stdout.split("\n").filter((line) => /^\| (all kinds|4-kind)/.test(line));
+  expect(rows).toHaveLength(12);
+  for (const row of rows.filter((r) => r.includes("ours"))) expect(row).toMatch(/\| -?\d+\.\d\d \| -?\d+\.\d\d \|$/); // a tiny corpus can measure below zero
+}, 180_000);

@@ -1,0 +1,207 @@
+/**
+ * SessionState beyond the rulebook fixtures (issue 9.4):
+ * - reduceSession accepts every state its type admits: plain `Map`s and a
+ *   timeline built by hand are adopted (copied, frozen, completed), and the
+ *   caller's objects are left as they were;
+ * - sessionStateToJSON / sessionStateFromJSON save and restore a state: the
+ *   round trip (through JSON text) gives the same state and the same future,
+ *   property-tested on streams drawn from the fixture updates on every
+ *   surface; FromJSON validates what it reads and reports JSON pointers, and
+ *   never throws, whatever it is given.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Surface } from "../generator/ir.js";
+import { SURFACES } from "../generator/surfaces.js";
+import * as v1 from "../generated/src/v1/index.js";
+import * as v2u from "../generated/src/v2/unstable/index.js";
+import { loadFixtures } from "./support/fixtures.js";
+import { canonicalJson } from "./support/json.js";
+import { plainState } from "./support/state.js";
+import { ENTRIES, parserOf } from "./support/surfaces.js";
+
+type Json = Record<string, unknown>;
+type Result = { ok: true; value: object } | { ok: false; issues: { path: string; message: string }[] };
+
+interface Persistence {
+  emptySessionState(): object;
+  reduceSession(state: object, update: unknown): object;
+  reduceSessionOwned(state: object, update: unknown): object;
+  sessionStateToJSON(state: object): unknown;
+  sessionStateFromJSON(json: unknown): Result;
+}
+
+const api = (surface: Surface) => ENTRIES[surface] as unknown as Persistence;
+
+/** The parsed wire updates of every session scenario of a surface. */
+function seedUpdates(surface: Surface): Json[] {
+  return loadFixtures<{ updates: unknown[] }>("session").flatMap((file) =>
+    file.cases.filter((c) => c.surfaces.includes(surface)).flatMap((c) => c.updates.map((u) => parserOf(surface, "SessionUpdate")(u)).flatMap((r) => (r.ok ? [r.value as Json] : []))),
+  );
+}
+
+const fold = (surface: Surface, updates: readonly unknown[], from = api(surface).emptySessionState()) => updates.reduce<object>((s, u) => api(surface).reduceSession(s, u), from);
+const same = (a: object, b: object) => expect(canonicalJson(plainState(a))).toBe(canonicalJson(plainState(b)));
+const throughText = (surface: Surface, state: object) => api(surface).sessionStateFromJSON(JSON.parse(JSON.stringify(api(surface).sessionStateToJSON(state))));
+
+describe("9.4 reduceSession accepts any state its type admits", () => {
+  const toolCall = { toolCallId: "t1", title: "Read", kind: "read" as const, status: "pending" as const, content: [], locations: [] };
+
+  it("v2/unstable: a state holding plain Maps (the issue's example) reduces, the caller's Map and entity untouched", () => {
+    const userMap = new Map([["t1", toolCall]]);
+    const state: v2u.SessionState = { ...v2u.emptySessionState(), toolCalls: userMap };
+    const next = v2u.reduceSession(state, { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" });
+    const after = v2u.reduceSession(next, { sessionUpdate: "tool_call_update", toolCallId: "t2" });
+    expect(after.toolCalls.get("t1")).toEqual({ ...toolCall, status: "completed" });
+    expect([...after.toolCalls.keys()]).toEqual(["t1", "t2"]);
+    expect(after.timeline).toEqual([
+      { kind: "toolCalls", id: "t1" },
+      { kind: "toolCalls", id: "t2" },
+    ]);
+    expect(userMap.get("t1")).toBe(toolCall);
+    expect(Object.isFrozen(toolCall)).toBe(false);
+    expect(userMap.size).toBe(1);
+    expect(Object.isFrozen(after.toolCalls.get("t1"))).toBe(true);
+  });
+
+  it("v2/unstable: an update to another slot keeps the plain Map readable, and the timeline is completed from it", () => {
+    const state: v2u.SessionState = { ...v2u.emptySessionState(), toolCalls: new Map([["t1", toolCall]]), timeline: [] };
+    const next = v2u.reduceSession(state, { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "hi" } });
+    expect(next.toolCalls.get("t1")).toEqual(toolCall);
+    expect(next.timeline).toEqual([
+      { kind: "toolCalls", id: "t1" },
+      { kind: "agentMessages", id: "m1" },
+    ]);
+  });
+
+  it("v2/unstable: a hand-made timeline keeps its order; entries naming no entity, or twice, are dropped", () => {
+    const state: v2u.SessionState = {
+      ...v2u.emptySessionState(),
+      toolCalls: new Map([["t1", toolCall]]),
+      agentMessages: new Map([["m1", { messageId: "m1", content: [] }]]),
+      timeline: [
+        { kind: "agentMessages", id: "m1" },
+        { kind: "toolCalls", id: "nope" },
+        { kind: "agentMessages", id: "m1" },
+      ],
+    };
+    const next = v2u.reduceSession(state, { sessionUpdate: "usage_update", used: 1, size: 2 });
+    expect(next.timeline).toEqual([
+      { kind: "agentMessages", id: "m1" },
+      { kind: "toolCalls", id: "t1" },
+    ]);
+  });
+
+  it("v1: plain Maps adopted the same way", () => {
+    const state: v1.SessionState = { ...v1.emptySessionState(), toolCalls: new Map([["t1", { toolCallId: "t1", title: "Run" }]]) };
+    const next = v1.reduceSession(state, { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" });
+    expect(next.toolCalls.get("t1")).toEqual({ toolCallId: "t1", title: "Run", status: "completed" });
+    expect(next.timeline).toEqual([{ kind: "toolCalls", id: "t1" }]);
+  });
+});
+
+describe("sessionStateToJSON / sessionStateFromJSON", () => {
+  for (const { surface } of SURFACES) {
+    const seeds = seedUpdates(surface);
+    const stream = fc.array(fc.constantFrom(...seeds), { maxLength: 30 });
+
+    it(`${surface}: a saved state (through JSON text) restores to the same state, with the same future`, () => {
+      fc.assert(
+        fc.property(stream, stream, (past, future) => {
+          const state = fold(surface, past);
+          const restored = throughText(surface, state);
+          if (!restored.ok) throw new Error(JSON.stringify(restored.issues));
+          same(restored.value, state);
+          same(fold(surface, future, restored.value), fold(surface, future, state));
+        }),
+        { numRuns: 100 },
+      );
+    });
+
+    it(`${surface}: reduceSessionOwned builds the same states as reduceSession`, () => {
+      fc.assert(
+        fc.property(stream, (updates) => {
+          const copies = JSON.parse(JSON.stringify(updates)) as unknown[];
+          const owned = copies.reduce<object>((s, u) => api(surface).reduceSessionOwned(s, u), api(surface).emptySessionState());
+          same(owned, fold(surface, updates));
+        }),
+        { numRuns: 50 },
+      );
+    });
+
+    it(`${surface}: FromJSON never throws, whatever it is given`, () => {
+      const saved = api(surface).sessionStateToJSON(fold(surface, seeds.slice(0, 40))) as Json;
+      const slotValue = fc.record({ slot: fc.constantFrom(...Object.keys(saved)), value: fc.anything() });
+      fc.assert(
+        fc.property(fc.anything(), slotValue, (junk, { slot, value }) => {
+          expect(() => api(surface).sessionStateFromJSON(junk)).not.toThrow();
+          expect(() => api(surface).sessionStateFromJSON({ ...saved, [slot]: value })).not.toThrow();
+        }),
+        { numRuns: 200 },
+      );
+    });
+  }
+
+  describe("v2/unstable: what FromJSON refuses, with JSON pointers", () => {
+    const state = fold("v2/unstable", [
+      { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Read" },
+      { sessionUpdate: "agent_message_chunk", messageId: "m/1", content: { type: "text", text: "hi" } },
+      { sessionUpdate: "plan_update", plan: { type: "markdown", planId: "p1", content: "# P" } },
+      { sessionUpdate: "notice", severity: "info", title: "n" },
+      { sessionUpdate: "_acme/x", pct: 5 },
+    ]);
+    const saved = () => JSON.parse(JSON.stringify(api("v2/unstable").sessionStateToJSON(state))) as Json & Record<string, any>;
+    const issuesOf = (json: unknown) => {
+      const result = api("v2/unstable").sessionStateFromJSON(json);
+      if (result.ok) throw new Error("accepted");
+      return result.issues.map((i) => i.path);
+    };
+
+    it("the saved form: maps as [id, entity] pairs, the timeline as { kind, id }", () => {
+      const json = saved();
+      expect(json["toolCalls"]).toEqual([["t1", { toolCallId: "t1", title: "Read", kind: "other", status: "pending", content: [], locations: [] }]]);
+      expect(json["timeline"]).toEqual([
+        { kind: "toolCalls", id: "t1" },
+        { kind: "agentMessages", id: "m/1" },
+        { kind: "plans", id: "p1" },
+      ]);
+      expect(api("v2/unstable").sessionStateFromJSON(json).ok).toBe(true);
+    });
+
+    it("not an object; an unknown slot; a missing one", () => {
+      expect(issuesOf([])).toEqual([""]);
+      const json = saved();
+      json["extra"] = 1;
+      delete json["notices"];
+      expect(issuesOf(json)).toEqual(["/extra", "/notices"]);
+    });
+
+    it("an entity that is not valid, located inside its pair", () => {
+      const json = saved();
+      json["toolCalls"][0][1].title = 5;
+      json["agentMessages"][0][1].content[0].type = 7;
+      expect(issuesOf(json)).toEqual(["/toolCalls/0/1/title", "/agentMessages/0/1/content/0/type"]);
+    });
+
+    it("a map id that is not the entity's id; a duplicate id; a pair that is not one", () => {
+      const json = saved();
+      json["toolCalls"][0][0] = "t2";
+      json["plans"].push(json["plans"][0], ["p2"]);
+      expect(issuesOf(json)).toEqual(["/toolCalls/0/1/toolCallId", "/plans/1/0", "/plans/2", "/timeline/0", "/timeline"]);
+    });
+
+    it("a singleton and list items that are not valid; a plan's issue under its own path", () => {
+      const json = saved();
+      json["state"] = { state: 5 };
+      json["notices"][0].severity = 1;
+      json["plans"][0][1].content = 3;
+      expect(issuesOf(json)).toEqual(["/plans/0/1/content", "/notices/0/severity", "/state/state"]);
+    });
+
+    it("a timeline that misses an entity, lists one twice, or names none", () => {
+      const json = saved();
+      json["timeline"] = [json["timeline"][0], json["timeline"][0], { kind: "plans", id: "zz" }, { kind: "nope", id: "t1" }];
+      expect(issuesOf(json)).toEqual(["/timeline/1", "/timeline/2", "/timeline/3", "/timeline", "/timeline"]);
+    });
+  });
+});
