@@ -118,23 +118,12 @@ function nodeWriter(writable: NodeWritable, report: (message: string) => void): 
   return {
     send(line) {
       return new Promise<void>((resolve, reject) => {
-        let settled = false;
-        const accepted = writable.write(line + "\n", (error) => {
-          if (error && !settled) reject(error);
-          settled = true;
-        });
-        // (A later write error reaches the 'error' listener above.)
-        if (accepted) {
-          settled = true;
-          resolve();
-          return;
-        }
+        // The first of resolve/reject wins; a later write error also reaches the 'error' listener.
+        const accepted = writable.write(line + "\n", (error) => error && reject(error));
+        if (accepted) return resolve();
         // Back-pressure: settle once the stream drained.
         drained ??= new Promise<void>((done) => writable.once("drain", () => ((drained = undefined), done())));
-        void drained.then(() => {
-          if (!settled) resolve();
-          settled = true;
-        });
+        void drained.then(resolve);
       });
     },
     close: () => void writable.end(),
