@@ -1,0 +1,20 @@
+/**
+ * The `session/update` payloads streamed in bench/connection.bench.ts: the
+ * updates of the benchmark corpus (bench/corpus.ts) that are valid ACP v2
+ * unstable (`validate.SessionUpdate`), so neither side rejects any of them.
+ */
+import { validate, type SessionUpdate } from "../../generated/src/v2/unstable/index.js";
+import { generateCorpus } from "../corpus.js";
+
+/** The first `count` valid session updates of the corpus (all of them by default). */
+export function benchUpdates(count = Infinity): SessionUpdate[] {
+  const updates: SessionUpdate[] = [];
+  for (const line of generateCorpus()) {
+    if (updates.length >= count) break;
+    const message = JSON.parse(line) as { method?: string; params?: { update?: unknown } };
+    if (message.method !== "session/update") continue;
+    const checked = validate.SessionUpdate(message.params?.update);
+    if (checked.ok) updates.push(checked.value);
+  }
+  return updates;
+}
