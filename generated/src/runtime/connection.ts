@@ -186,7 +186,7 @@ class Connection {
   /** Requests we cancelled: their late responses are dropped quietly. */
   private readonly abandoned = new Set<number>();
   /** Requests being handled, by id, to abort on `$/cancel_request`. */
-  private readonly inflight = new Map<RequestId, { abort(): void; readonly signal: AbortSignalLike }>();
+  private readonly inflight = new Map<RequestId, RequestContext>();
   private readonly queue: (() => unknown)[] = [];
   private queueHead = 0;
   private draining = false;
@@ -355,10 +355,10 @@ class Connection {
       if (!decoded.ok) return this.answerError(id, INVALID_PARAMS, `Invalid params for ${method}`, { issues: decoded.issues });
       input = decoded.value;
     }
-    const controller = new AbortController();
-    this.inflight.set(id, controller);
+    const ctx = new RequestContext(id);
+    this.inflight.set(id, ctx);
     try {
-      const result = await handler.call(this.handlers, input, { signal: controller.signal, id });
+      const result = await handler.call(this.handlers, input, ctx);
       const invalid = spec !== undefined && this.validateOutgoing ? spec.validateResult(result) : undefined;
       if (invalid !== undefined && !invalid.ok) {
         this.answerError(id, INTERNAL_ERROR, `Internal error: the handler of ${method} returned an invalid result`, { issues: invalid.issues });
@@ -367,7 +367,7 @@ class Connection {
       }
     } catch (error) {
       if (error instanceof RpcError) this.answerError(id, error.code, error.message, error.data);
-      else if (controller.signal.aborted) this.answerError(id, CANCELLED, "Request cancelled");
+      else if (ctx.aborted) this.answerError(id, CANCELLED, "Request cancelled");
       else this.answerError(id, INTERNAL_ERROR, messageOf(error));
     } finally {
       this.inflight.delete(id);
@@ -457,6 +457,27 @@ class Connection {
 function decodeParams(spec: { readonly parseParams: Decoder }, params: unknown): Result<unknown> {
   // JSON-RPC lets a request omit params; ACP params are objects, so omitted reads as `{}`.
   return spec.parseParams(params === undefined ? {} : params);
+}
+
+/** A request handler's context; its `AbortController` is made only when the handler reads `signal`. */
+class RequestContext implements HandlerContext {
+  aborted = false;
+  private controller: InstanceType<typeof AbortController> | undefined;
+
+  constructor(readonly id: RequestId) {}
+
+  get signal(): AbortSignalLike {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.controller?.abort();
+  }
 }
 
 const NEVER_ABORTED: AbortSignalLike = { aborted: false, addEventListener() {}, removeEventListener() {} };
