@@ -16,7 +16,7 @@
  * (esbuild, minified, gzip -9) of a client that connects and reduces session updates:
  * bench/connection/client-ours.ts against bench/connection/client-sdk.ts.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -112,7 +112,7 @@ function sdkClient(name: string, target: Parameters<ReturnType<typeof sdk.client
   });
 }
 
-function child(kind: "ours" | "sdk"): ChildProcessWithoutNullStreams {
+function child(kind: "ours" | "sdk"): ChildProcessByStdio<Writable, Readable, null> {
   const script = fileURLToPath(new URL("./connection/agents.ts", import.meta.url));
   return spawn(process.execPath, ["--import", "tsx", script, kind], { stdio: ["pipe", "pipe", "inherit"] });
 }

@@ -9,9 +9,12 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable, Writable } from "node:stream";
+import * as sdkV1 from "@agentclientprotocol/sdk";
 import { client as sdkClient, ndJsonStream as sdkNdJsonStream, type UpdateSessionNotification } from "@agentclientprotocol/sdk/experimental/v2";
 import { afterEach, describe, expect, it } from "vitest";
+import * as v1 from "../generated/src/v1/index.js";
 import { connectClient, ndJsonStream, PROTOCOL_VERSION, RequestError } from "../generated/src/v2/index.js";
+import { CONNECTION_COMMANDS } from "./support/connection-readme.js";
 
 const ROOT = new URL("..", import.meta.url);
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -60,22 +63,22 @@ function jsonLines(text: string): unknown[] {
 }
 
 describe("examples and the SDK over stdio", () => {
-  it("npx tsx examples/client.ts: our client drives our agent", async () => {
-    const result = await run("npx tsx examples/client.ts");
+  it(`${CONNECTION_COMMANDS.client}: our client drives our agent`, async () => {
+    const result = await run(CONNECTION_COMMANDS.client);
     expect(result.stderr).toBe("");
     expect(jsonLines(result.stdout)).toEqual(expectedTranscript("example-agent", "session-1"));
     expect(result.code).toBe(0);
   });
 
-  it("npx tsx examples/client.ts npx tsx test/interop/sdk-agent.ts: our client drives the SDK's agent", async () => {
-    const result = await run("npx tsx examples/client.ts npx tsx test/interop/sdk-agent.ts");
+  it(`${CONNECTION_COMMANDS.clientOnSdkAgent}: our client drives the SDK's agent`, async () => {
+    const result = await run(CONNECTION_COMMANDS.clientOnSdkAgent);
     expect(result.stderr).toBe("");
     expect(jsonLines(result.stdout)).toEqual(expectedTranscript("sdk-agent", "sdk-session-1"));
     expect(result.code).toBe(0);
   });
 
-  it("the SDK's client drives npx tsx examples/agent.ts: a turn, a cancelled turn, an unknown method", async () => {
-    const child = start("npx tsx examples/agent.ts");
+  it(`the SDK's client drives ${CONNECTION_COMMANDS.agent}: a turn, a cancelled turn, an unknown method`, async () => {
+    const child = start(CONNECTION_COMMANDS.agent);
     const updates: UpdateSessionNotification[] = [];
     const permissions: string[] = [];
     let turnEnded: (stopReason: string) => void = () => {};
@@ -120,6 +123,59 @@ describe("examples and the SDK over stdio", () => {
     expect(error).toBeInstanceOf(RequestError);
     expect(error).toMatchObject({ code: -32601 });
     expect(await agent.request("session/new", { cwd: "/tmp" })).toEqual({ sessionId: "sdk-session-1" });
+    agent.close();
+  });
+});
+
+/** The v1 turn as a client sees it: update kinds in order ("You said: hello agent" is four chunks). */
+const V1_KINDS = ["agent_thought_chunk", "plan", "tool_call", "tool_call_update", "plan", ...Array(4).fill("agent_message_chunk")];
+
+describe("ACP v1 over stdio (the turn ends with the prompt response)", () => {
+  it("the SDK's v1 client drives our v1 agent: a turn, a cancelled turn, an unknown method", async () => {
+    const child = start("npx tsx test/interop/v1-agent.ts");
+    const kinds: string[] = [];
+    const app = sdkV1
+      .client({ name: "sdk-v1-client" })
+      .onRequest("session/request_permission", async () => ({ outcome: { outcome: "selected", optionId: "allow" } }))
+      .onNotification("session/update", async ({ params }) => void kinds.push(params.update.sessionUpdate));
+    const stream = sdkV1.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+    const outcome = await app.connectWith(stream, async (agent) => {
+      const init = await agent.request("initialize", { protocolVersion: sdkV1.PROTOCOL_VERSION });
+      const { sessionId } = await agent.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+      const first = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello agent" }] });
+      const turnKinds = kinds.splice(0);
+      const second = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "a long task" }] });
+      while (kinds.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      await agent.notify("session/cancel", { sessionId });
+      const unknown = await agent.request("example/unknown", {}).catch((error: { code?: number }) => error.code);
+      return { name: init.agentInfo?.name, first: first.stopReason, second: (await second).stopReason, turnKinds, unknown };
+    });
+    expect(outcome).toEqual({ name: "our-v1-agent", first: "end_turn", second: "cancelled", turnKinds: V1_KINDS, unknown: -32601 });
+  });
+
+  it("our v1 client drives the SDK's v1 agent: a turn reduced into the session store, a cancelled turn, an unknown method", async () => {
+    const child = start("npx tsx test/interop/sdk-agent-v1.ts");
+    const sessions = v1.createSessionStore();
+    const kinds: string[] = [];
+    const agent = v1.connectClient(v1.ndJsonStream({ readable: child.stdout, writable: child.stdin }), {
+      "session/update": (params) => {
+        kinds.push(params.update.sessionUpdate);
+        sessions.update(params);
+      },
+      "session/request_permission": () => ({ outcome: { outcome: "selected", optionId: "allow" } }),
+    });
+    const init = await agent.request("initialize", { protocolVersion: v1.PROTOCOL_VERSION });
+    const { sessionId } = await agent.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+    const first = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello agent" }] });
+    const state = sessions.get(sessionId)!;
+    expect({ name: init.agentInfo?.name, stopReason: first.stopReason, kinds: kinds.splice(0) }).toEqual({ name: "sdk-v1-agent", stopReason: "end_turn", kinds: V1_KINDS });
+    expect(state.toolCalls.get("tool-1")).toMatchObject({ title: "Read the prompt", status: "completed" });
+    expect(state.plan?.entries).toEqual([{ content: "Read the prompt", priority: "high", status: "completed" }]);
+    const second = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "a long task" }] });
+    while (kinds.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    await agent.notify("session/cancel", { sessionId });
+    expect((await second).stopReason).toBe("cancelled");
+    await expect(agent.extRequest("_example/unknown", {})).rejects.toMatchObject({ code: -32601 });
     agent.close();
   });
 });
