@@ -8,6 +8,7 @@
  * - notifications: the client sends one `session/prompt`, the agent streams the corpus's
  *   `session/update`s (bench/connection/workload.ts, each `notify` awaited), and the client
  *   decodes each and folds it into its session's state with the generated `reduceSession`
+ *   (each sample a fresh set of sessions shaped as in the corpus)
  *   (ours through `createSessionStore`, the SDK's in its `session/update` handler, so the
  *   reducer is the same and only the connection, framing and decoding differ).
  * Each pair runs in memory (ours: `inMemoryTransports`; the SDK: an agent app connected to
@@ -36,7 +37,7 @@ import {
 } from "../generated/src/v2/unstable/index.js";
 import { oursAgent, sdkAgent } from "./connection/agents.js";
 import { numberArg } from "./corpus.js";
-import { benchUpdates } from "./connection/workload.js";
+import { benchUpdates, type BenchUpdate } from "./connection/workload.js";
 
 /** What the benchmark asks of a client, whichever connection it runs on. */
 interface BenchClient {
@@ -47,7 +48,9 @@ interface BenchClient {
   close(): void;
 }
 
-const PROMPT = { sessionId: "bench", prompt: [{ type: "text" as const, text: "go" }] };
+let prompts = 0;
+/** A prompt in a session of its own, so every sample starts from empty states. */
+const prompt = () => ({ sessionId: `bench-${++prompts}`, prompt: [{ type: "text" as const, text: "go" }] });
 const INITIALIZE = { protocolVersion: 2, info: { name: "bench-client", version: "1.0.0" } };
 
 /** Counts reduced updates and resolves a waiter when the count reaches its target. */
@@ -81,7 +84,7 @@ async function oursClient(name: string, transport: Transport, onClose: () => voi
     roundTrip: () => agent.request("session/new", { cwd: "/bench" }),
     async stream(expected) {
       progress.reset();
-      await Promise.all([agent.request("session/prompt", PROMPT), progress.until(expected)]);
+      await Promise.all([agent.request("session/prompt", prompt()), progress.until(expected)]);
     },
     close: () => (agent.close(), onClose()),
   };
@@ -103,7 +106,7 @@ function sdkClient(name: string, target: Parameters<ReturnType<typeof sdk.client
         roundTrip: () => agent.request("session/new", { cwd: "/bench" }),
         async stream(expected) {
           progress.reset();
-          await Promise.all([agent.request("session/prompt", PROMPT), progress.until(expected)]);
+          await Promise.all([agent.request("session/prompt", prompt()), progress.until(expected)]);
         },
         close: () => (release(), onClose()),
       });
@@ -117,7 +120,7 @@ function child(kind: "ours" | "sdk"): ChildProcessByStdio<Writable, Readable, nu
   return spawn(process.execPath, ["--import", "tsx", script, kind], { stdio: ["pipe", "pipe", "inherit"] });
 }
 
-async function contenders(updates: readonly SessionUpdate[]): Promise<Record<"memory" | "stdio", BenchClient[]>> {
+async function contenders(updates: readonly BenchUpdate[]): Promise<Record<"memory" | "stdio", BenchClient[]>> {
   const [agentEnd, clientEnd] = inMemoryTransports();
   oursAgent(agentEnd, updates);
   const oursMemory = await oursClient("ours: connectClient", clientEnd, () => {});

@@ -1,23 +1,24 @@
 /**
  * The connection's types under the strict consumer settings (strict,
- * exactOptionalPropertyTypes, noUncheckedIndexedAccess; module nodenext and
- * bundler). The fixture's `@ts-expect-error` lines are removed before
+ * exactOptionalPropertyTypes, noUncheckedIndexedAccess, module nodenext; the
+ * package test covers bundler resolution of the same entry points). The fixture's `@ts-expect-error` lines are removed before
  * compiling: exactly those lines must fail (so each case fails to compile and
  * each compiling twin compiles), and the two example programs compile
- * without a cast. One program per module mode keeps it to two compilations.
+ * without a cast. One program keeps it to one compilation.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { consumerOptions, MODULE_MODES } from "./support/compile.js";
+import { consumerOptions } from "./support/compile.js";
 
 const path = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
 const FIXTURE = path("./fixtures/connection-types/consumer.ts");
 const EXAMPLES = [path("../examples/agent.ts"), path("../examples/client.ts")];
 const MARK = "// @ts-expect-error";
 
-describe.each(MODULE_MODES.map((mode) => [mode]))("module %s", (mode) => {
+describe("module nodenext", () => {
+  const mode = "nodenext";
   it("fails exactly on each @ts-expect-error case (twins compile); the examples compile", () => {
     const lines = readFileSync(FIXTURE, "utf8").split("\n");
     const expected = lines.flatMap((line, i) => (line.includes(MARK) ? [i + 2] : []));

@@ -127,6 +127,24 @@ describe("wire errors", () => {
   });
 });
 
+describe("what cannot be sent", () => {
+  it("answers -32603 when a handler's result is not JSON (BigInt), and the connection goes on", async () => {
+    const { raw } = agentWithRawClient({ "session/new": () => ({ sessionId: "s", extra: 1n }) as never }, { validateOutgoing: false });
+    await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+    expect(await raw.next()).toMatchObject({ id: 1, error: { code: -32603, message: expect.stringContaining("not serialisable") } });
+  });
+
+  it("rejects request and notify of a method the peer does not handle, and a malformed error response", async () => {
+    const { client, raw } = agentWithRawClient({});
+    await expect(client.request("session/new" as never, NEW_SESSION as never)).rejects.toMatchObject({ code: -32601 });
+    await expect(client.notify("session/cancel" as never, {} as never)).rejects.toMatchObject({ code: -32601 });
+    const permission = client.request("session/request_permission", PERMISSION);
+    const request = await raw.next();
+    await raw.sendJson({ jsonrpc: "2.0", id: request.id, error: { code: "bad" } });
+    await expect(permission).rejects.toMatchObject({ code: -32603, message: "malformed error response to session/request_permission" });
+  });
+});
+
 describe("extension methods", () => {
   it("routes _-prefixed requests and notifications to the ext hooks; without a hook a request gets -32601", async () => {
     const notes: unknown[] = [];
