@@ -186,7 +186,7 @@ describe("ordering and concurrency", () => {
       },
     });
     for (const id of ["a", "b", "c"]) await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: id } });
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    while (order.length < 6) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(order).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
   });
 
