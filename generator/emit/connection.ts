@@ -48,7 +48,7 @@ export function emitConnection(ir: SchemaIR): string {
     imports(runtime, sessionUpdate !== undefined),
     protocolVersion(ir),
     requestErrorClass(errorCodes(ir)),
-    ...usedSides.map((side) => sideTable(side, table)),
+    ...usedSides.map((side) => sideTables(side, table)),
     cancelSpec(cancel),
     ...ends.map((end) => endFunctions(end, table)),
     sessionUpdate === undefined ? "" : sessionStoreFunction(sessionUpdate),
@@ -107,27 +107,35 @@ function requestErrorClass(codes: ReturnType<typeof errorCodes>): string {
   return `${doc}export class RequestError extends rt.RpcError {\n${statics.join("\n\n")}\n}\n\nfunction requestError(code: number, message: string, data?: unknown): RequestError {\n  return new RequestError(code, message, data);\n}\n`;
 }
 
-function sideTable(side: string, table: readonly MethodEntry[]): string {
-  const requests = table.filter((m) => m.side === side && m.kind === "request").map((m) => `      [${literal(m.method)}, ${requestSpec(m)}],`);
-  const notifications = table.filter((m) => m.side === side && m.kind === "notification").map((m) => `      [${literal(m.method)}, ${notificationSpec(m)}],`);
+/** The two tables of a side: as its handling end sees them (parse params, validate results) and as its calling end does. */
+function sideTables(side: string, table: readonly MethodEntry[]): string {
+  const handled = (m: MethodEntry): string =>
+    m.kind === "request" ? `{ parseParams: ${decoder("parse", m.params)}, validateResult: ${decoder("validate", m.result)} }` : `{ parseParams: ${decoder("parse", m.params)} }`;
+  const called = (m: MethodEntry): string =>
+    m.kind === "request" ? `{ validateParams: ${decoder("validate", m.params)}, parseResult: ${decoder("parse", m.result)} }` : `{ validateParams: ${decoder("validate", m.params)} }`;
+  return [
+    methodTableFunction(side, "handled", "HandledSpec", `The methods the ${side} side handles, as its own end decodes them.`, handled, table),
+    methodTableFunction(side, "called", "CalledSpec", `The methods the ${side} side handles, as the end calling them checks them.`, called, table),
+  ].join("\n");
+}
+
+function methodTableFunction(side: string, role: "handled" | "called", spec: string, doc: string, entry: (m: MethodEntry) => string, table: readonly MethodEntry[]): string {
+  const rows = (kind: MethodEntry["kind"]): string =>
+    table
+      .filter((m) => m.side === side && m.kind === kind)
+      .map((m) => `      [${literal(m.method)}, ${entry(m)}],`)
+      .join("\n");
   return (
-    `/** The methods the ${side} side handles, with the decoders of their params and results. */\n` +
-    `function ${sideFunction(side)}(): rt.SideSpec {\n  return {\n` +
-    `    requests: new Map<string, rt.RequestSpec>([\n${requests.join("\n")}\n    ]),\n` +
-    `    notifications: new Map<string, rt.NotificationSpec>([\n${notifications.join("\n")}\n    ]),\n  };\n}\n`
+    `/** ${doc} */\n` +
+    `function ${tableFunction(side, role)}(): rt.MethodTable<rt.${spec}> {\n  return {\n` +
+    `    requests: new Map<string, rt.${spec}>([\n${rows("request")}\n    ]),\n` +
+    `    notifications: new Map<string, rt.${spec}>([\n${rows("notification")}\n    ]),\n  };\n}\n`
   );
 }
 
-function sideFunction(side: string): string {
-  return ident(`${camelCase(side)}Side`);
-}
-
-function requestSpec(m: MethodEntry): string {
-  return `{ parseParams: ${decoder("parse", m.params)}, validateParams: ${decoder("validate", m.params)}, parseResult: ${decoder("parse", m.result)}, validateResult: ${decoder("validate", m.result)} }`;
-}
-
-function notificationSpec(m: MethodEntry): string {
-  return `{ parseParams: ${decoder("parse", m.params)}, validateParams: ${decoder("validate", m.params)} }`;
+/** `agentHandled`, `clientCalled`, ... */
+function tableFunction(side: string, role: "handled" | "called"): string {
+  return ident(`${camelCase(side)}${pascalCase(role)}`);
 }
 
 /** `parse.X` / `validate.X`, or a pass-through when the schema names no type. */
@@ -136,8 +144,8 @@ function decoder(module: "parse" | "validate", name: string | undefined): string
 }
 
 function cancelSpec(cancel: MethodEntry | undefined): string {
-  const value = cancel === undefined ? "undefined" : notificationSpec(cancel);
-  return `/** \`${CANCEL_METHOD}\`, when this surface has it. */\nconst CANCEL: rt.NotificationSpec | undefined = ${value};\n`;
+  const value = cancel === undefined ? "undefined" : decoder("parse", cancel.params);
+  return `/** The params parser of \`${CANCEL_METHOD}\`, when this surface has it. */\nconst CANCEL: rt.Decoder | undefined = ${value};\n`;
 }
 
 /** The handlers type, the peer type and the connect function of one end. */
@@ -146,8 +154,8 @@ function endFunctions(end: End, table: readonly MethodEntry[]): string {
   const peer = `${pascalCase(end.peer)}Peer`;
   const handlesDoc = end.handles.map((s) => `\`x-side: ${s}\``).join(" and ");
   const callsDoc = end.calls.map((s) => `\`x-side: ${s}\``).join(" and ");
-  const merge = (sides: readonly string[]): string =>
-    sides.length === 1 ? `${sideFunction(sides[0]!)}()` : `rt.mergeSides(${sides.map((s) => `${sideFunction(s)}()`).join(", ")})`;
+  const merge = (sides: readonly string[], role: "handled" | "called"): string =>
+    sides.length === 1 ? `${tableFunction(sides[0]!, role)}()` : `rt.mergeSides(${sides.map((s) => `${tableFunction(s, role)}()`).join(", ")})`;
   return [
     jsDoc([`Handlers of the ${end.role.toLowerCase()} end: any subset of the methods with ${handlesDoc}, each typed from the method table.`]),
     `export type ${handlers} = rt.Handlers<${interfaces(end.handles, "request", table)}, ${interfaces(end.handles, "notification", table)}>;\n\n`,
@@ -159,7 +167,7 @@ function endFunctions(end: End, table: readonly MethodEntry[]): string {
       "(params and handler results checked by `validate` unless `options.validateOutgoing` is false).",
     ]),
     `export function ${end.fn}(transport: Transport, handlers: ${handlers}, options?: rt.ConnectOptions): ${peer} {\n` +
-      `  return rt.connect(transport, { inbound: ${merge(end.handles)}, outbound: ${merge(end.calls)}, cancel: CANCEL, error: requestError }, handlers, options);\n}\n`,
+      `  return rt.connect(transport, { inbound: ${merge(end.handles, "handled")}, outbound: ${merge(end.calls, "called")}, cancel: CANCEL, error: requestError }, handlers, options);\n}\n`,
   ].join("");
 }
 

@@ -76,36 +76,41 @@ export interface Peer<Req, Notif> {
 type ParamsOf<E> = E extends { params: infer P } ? P : never;
 type ResultOf<E> = E extends { result: infer R } ? R : never;
 
-type Decoder = (value: unknown) => Result<unknown>;
+/** A `parse.X` or `validate.X` function. */
+export type Decoder = (value: unknown) => Result<unknown>;
 
-/** How the methods of one request are checked: tolerant `parse` inbound, strict `validate` outbound. */
-export interface RequestSpec {
+/** How the end that handles a method decodes its params (tolerant `parse`) and checks a request's result (strict `validate`). */
+export interface HandledSpec {
   readonly parseParams: Decoder;
-  readonly validateParams: Decoder;
-  readonly parseResult: Decoder;
-  readonly validateResult: Decoder;
+  /** Absent for notifications. */
+  readonly validateResult?: Decoder;
 }
 
-/** How a notification's params are checked. */
-export interface NotificationSpec {
-  readonly parseParams: Decoder;
+/** How the end that calls a method checks its params (strict `validate`) and decodes a request's result (tolerant `parse`). */
+export interface CalledSpec {
   readonly validateParams: Decoder;
+  /** Absent for notifications. */
+  readonly parseResult?: Decoder;
 }
 
-/** The methods one side handles. */
-export interface SideSpec {
-  readonly requests: ReadonlyMap<string, RequestSpec>;
-  readonly notifications: ReadonlyMap<string, NotificationSpec>;
+/**
+ * The methods of one or more sides, from one end's point of view: what it
+ * handles (`HandledSpec`) or what it calls (`CalledSpec`). Keeping the two
+ * apart lets a bundler drop the decoders an end never uses.
+ */
+export interface MethodTable<S> {
+  readonly requests: ReadonlyMap<string, S>;
+  readonly notifications: ReadonlyMap<string, S>;
 }
 
 /** Everything a surface tells the runtime. */
 export interface ConnectionSpec {
   /** Methods this end handles. */
-  readonly inbound: SideSpec;
+  readonly inbound: MethodTable<HandledSpec>;
   /** Methods the peer handles. */
-  readonly outbound: SideSpec;
-  /** `$/cancel_request`, when the surface has it. */
-  readonly cancel: NotificationSpec | undefined;
+  readonly outbound: MethodTable<CalledSpec>;
+  /** The params parser of `$/cancel_request`, when the surface has it. */
+  readonly cancel: Decoder | undefined;
   /** Makes the surface's `RequestError`. */
   readonly error: (code: number, message: string, data?: unknown) => RpcError;
 }
@@ -115,8 +120,8 @@ export function anyValue(value: unknown): Result<unknown> {
   return { ok: true, value };
 }
 
-/** One side's table made of several (a proxy handles agent and proxy methods). */
-export function mergeSides(...sides: readonly SideSpec[]): SideSpec {
+/** One table made of several sides' (a proxy handles agent and proxy methods). */
+export function mergeSides<S>(...sides: readonly MethodTable<S>[]): MethodTable<S> {
   return {
     requests: new Map(sides.flatMap((side) => [...side.requests])),
     notifications: new Map(sides.flatMap((side) => [...side.notifications])),
@@ -212,7 +217,7 @@ class Connection {
     if (spec === undefined) return Promise.reject(this.spec.error(METHOD_NOT_FOUND, `"${method}" is not a request the peer handles`));
     const invalid = this.checkOutgoing(spec.validateParams, params, `params of ${method}`);
     if (invalid) return Promise.reject(invalid);
-    return this.call(method, params, spec.parseResult, signal);
+    return this.call(method, params, spec.parseResult ?? anyValue, signal);
   }
 
   notify(method: string, params: unknown): Promise<void> {
@@ -356,7 +361,7 @@ class Connection {
     this.inflight.set(id, ctx);
     try {
       const result = await handler.call(this.handlers, input, ctx);
-      const invalid = spec !== undefined && this.validateOutgoing ? spec.validateResult(result) : undefined;
+      const invalid = spec?.validateResult !== undefined && this.validateOutgoing ? spec.validateResult(result) : undefined;
       if (invalid !== undefined && !invalid.ok) {
         this.answerError(id, INTERNAL_ERROR, `Internal error: the handler of ${method} returned an invalid result`, { issues: invalid.issues });
       } else {
@@ -388,8 +393,8 @@ class Connection {
     this.enqueue(() => handler.call(this.handlers, decoded.value, ctx));
   }
 
-  private cancelIncoming(spec: NotificationSpec, params: unknown): void {
-    const decoded = spec.parseParams(params);
+  private cancelIncoming(parseParams: Decoder, params: unknown): void {
+    const decoded = parseParams(params);
     if (!decoded.ok) return this.report(this.spec.error(INVALID_PARAMS, `Invalid params for ${CANCEL_METHOD}`, { issues: decoded.issues }));
     const requestId = (decoded.value as { requestId?: RequestId }).requestId;
     if (requestId !== undefined) this.inflight.get(requestId)?.abort();

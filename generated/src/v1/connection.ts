@@ -104,52 +104,96 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
   return new RequestError(code, message, data);
 }
 
-/** The methods the agent side handles, with the decoders of their params and results. */
-function agentSide(): rt.SideSpec {
+/** The methods the agent side handles, as its own end decodes them. */
+function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
-    requests: new Map<string, rt.RequestSpec>([
-      ["authenticate", { parseParams: parse.AuthenticateRequest, validateParams: validate.AuthenticateRequest, parseResult: parse.AuthenticateResponse, validateResult: validate.AuthenticateResponse }],
-      ["initialize", { parseParams: parse.InitializeRequest, validateParams: validate.InitializeRequest, parseResult: parse.InitializeResponse, validateResult: validate.InitializeResponse }],
-      ["logout", { parseParams: parse.LogoutRequest, validateParams: validate.LogoutRequest, parseResult: parse.LogoutResponse, validateResult: validate.LogoutResponse }],
-      ["session/close", { parseParams: parse.CloseSessionRequest, validateParams: validate.CloseSessionRequest, parseResult: parse.CloseSessionResponse, validateResult: validate.CloseSessionResponse }],
-      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateParams: validate.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse, validateResult: validate.DeleteSessionResponse }],
-      ["session/list", { parseParams: parse.ListSessionsRequest, validateParams: validate.ListSessionsRequest, parseResult: parse.ListSessionsResponse, validateResult: validate.ListSessionsResponse }],
-      ["session/load", { parseParams: parse.LoadSessionRequest, validateParams: validate.LoadSessionRequest, parseResult: parse.LoadSessionResponse, validateResult: validate.LoadSessionResponse }],
-      ["session/new", { parseParams: parse.NewSessionRequest, validateParams: validate.NewSessionRequest, parseResult: parse.NewSessionResponse, validateResult: validate.NewSessionResponse }],
-      ["session/prompt", { parseParams: parse.PromptRequest, validateParams: validate.PromptRequest, parseResult: parse.PromptResponse, validateResult: validate.PromptResponse }],
-      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateParams: validate.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse, validateResult: validate.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateParams: validate.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse, validateResult: validate.SetSessionConfigOptionResponse }],
-      ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateParams: validate.SetSessionModeRequest, parseResult: parse.SetSessionModeResponse, validateResult: validate.SetSessionModeResponse }],
+    requests: new Map<string, rt.HandledSpec>([
+      ["authenticate", { parseParams: parse.AuthenticateRequest, validateResult: validate.AuthenticateResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: validate.InitializeResponse }],
+      ["logout", { parseParams: parse.LogoutRequest, validateResult: validate.LogoutResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: validate.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: validate.DeleteSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: validate.ListSessionsResponse }],
+      ["session/load", { parseParams: parse.LoadSessionRequest, validateResult: validate.LoadSessionResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: validate.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: validate.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: validate.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: validate.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateResult: validate.SetSessionModeResponse }],
     ]),
-    notifications: new Map<string, rt.NotificationSpec>([
-      ["session/cancel", { parseParams: parse.CancelNotification, validateParams: validate.CancelNotification }],
+    notifications: new Map<string, rt.HandledSpec>([
+      ["session/cancel", { parseParams: parse.CancelNotification }],
     ]),
   };
 }
 
-/** The methods the client side handles, with the decoders of their params and results. */
-function clientSide(): rt.SideSpec {
+/** The methods the agent side handles, as the end calling them checks them. */
+function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
-    requests: new Map<string, rt.RequestSpec>([
-      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateParams: validate.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse, validateResult: validate.CreateElicitationResponse }],
-      ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateParams: validate.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse, validateResult: validate.ReadTextFileResponse }],
-      ["fs/write_text_file", { parseParams: parse.WriteTextFileRequest, validateParams: validate.WriteTextFileRequest, parseResult: parse.WriteTextFileResponse, validateResult: validate.WriteTextFileResponse }],
-      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateParams: validate.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse, validateResult: validate.RequestPermissionResponse }],
-      ["terminal/create", { parseParams: parse.CreateTerminalRequest, validateParams: validate.CreateTerminalRequest, parseResult: parse.CreateTerminalResponse, validateResult: validate.CreateTerminalResponse }],
-      ["terminal/kill", { parseParams: parse.KillTerminalRequest, validateParams: validate.KillTerminalRequest, parseResult: parse.KillTerminalResponse, validateResult: validate.KillTerminalResponse }],
-      ["terminal/output", { parseParams: parse.TerminalOutputRequest, validateParams: validate.TerminalOutputRequest, parseResult: parse.TerminalOutputResponse, validateResult: validate.TerminalOutputResponse }],
-      ["terminal/release", { parseParams: parse.ReleaseTerminalRequest, validateParams: validate.ReleaseTerminalRequest, parseResult: parse.ReleaseTerminalResponse, validateResult: validate.ReleaseTerminalResponse }],
-      ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateParams: validate.WaitForTerminalExitRequest, parseResult: parse.WaitForTerminalExitResponse, validateResult: validate.WaitForTerminalExitResponse }],
+    requests: new Map<string, rt.CalledSpec>([
+      ["authenticate", { validateParams: validate.AuthenticateRequest, parseResult: parse.AuthenticateResponse }],
+      ["initialize", { validateParams: validate.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["logout", { validateParams: validate.LogoutRequest, parseResult: parse.LogoutResponse }],
+      ["session/close", { validateParams: validate.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: validate.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/list", { validateParams: validate.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/load", { validateParams: validate.LoadSessionRequest, parseResult: parse.LoadSessionResponse }],
+      ["session/new", { validateParams: validate.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: validate.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: validate.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: validate.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { validateParams: validate.SetSessionModeRequest, parseResult: parse.SetSessionModeResponse }],
     ]),
-    notifications: new Map<string, rt.NotificationSpec>([
-      ["elicitation/complete", { parseParams: parse.CompleteElicitationNotification, validateParams: validate.CompleteElicitationNotification }],
-      ["session/update", { parseParams: parse.SessionNotification, validateParams: validate.SessionNotification }],
+    notifications: new Map<string, rt.CalledSpec>([
+      ["session/cancel", { validateParams: validate.CancelNotification }],
     ]),
   };
 }
 
-/** `$/cancel_request`, when this surface has it. */
-const CANCEL: rt.NotificationSpec | undefined = { parseParams: parse.CancelRequestNotification, validateParams: validate.CancelRequestNotification };
+/** The methods the client side handles, as its own end decodes them. */
+function clientHandled(): rt.MethodTable<rt.HandledSpec> {
+  return {
+    requests: new Map<string, rt.HandledSpec>([
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: validate.CreateElicitationResponse }],
+      ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateResult: validate.ReadTextFileResponse }],
+      ["fs/write_text_file", { parseParams: parse.WriteTextFileRequest, validateResult: validate.WriteTextFileResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: validate.RequestPermissionResponse }],
+      ["terminal/create", { parseParams: parse.CreateTerminalRequest, validateResult: validate.CreateTerminalResponse }],
+      ["terminal/kill", { parseParams: parse.KillTerminalRequest, validateResult: validate.KillTerminalResponse }],
+      ["terminal/output", { parseParams: parse.TerminalOutputRequest, validateResult: validate.TerminalOutputResponse }],
+      ["terminal/release", { parseParams: parse.ReleaseTerminalRequest, validateResult: validate.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateResult: validate.WaitForTerminalExitResponse }],
+    ]),
+    notifications: new Map<string, rt.HandledSpec>([
+      ["elicitation/complete", { parseParams: parse.CompleteElicitationNotification }],
+      ["session/update", { parseParams: parse.SessionNotification }],
+    ]),
+  };
+}
+
+/** The methods the client side handles, as the end calling them checks them. */
+function clientCalled(): rt.MethodTable<rt.CalledSpec> {
+  return {
+    requests: new Map<string, rt.CalledSpec>([
+      ["elicitation/create", { validateParams: validate.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["fs/read_text_file", { validateParams: validate.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse }],
+      ["fs/write_text_file", { validateParams: validate.WriteTextFileRequest, parseResult: parse.WriteTextFileResponse }],
+      ["session/request_permission", { validateParams: validate.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
+      ["terminal/create", { validateParams: validate.CreateTerminalRequest, parseResult: parse.CreateTerminalResponse }],
+      ["terminal/kill", { validateParams: validate.KillTerminalRequest, parseResult: parse.KillTerminalResponse }],
+      ["terminal/output", { validateParams: validate.TerminalOutputRequest, parseResult: parse.TerminalOutputResponse }],
+      ["terminal/release", { validateParams: validate.ReleaseTerminalRequest, parseResult: parse.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { validateParams: validate.WaitForTerminalExitRequest, parseResult: parse.WaitForTerminalExitResponse }],
+    ]),
+    notifications: new Map<string, rt.CalledSpec>([
+      ["elicitation/complete", { validateParams: validate.CompleteElicitationNotification }],
+      ["session/update", { validateParams: validate.SessionNotification }],
+    ]),
+  };
+}
+
+/** The params parser of `$/cancel_request`, when this surface has it. */
+const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 
 /**
  * Handlers of the agent end: any subset of the methods with `x-side: agent`, each typed from the method table.
@@ -167,7 +211,7 @@ export type ClientPeer = rt.Peer<M.ClientHandledRequests, M.ClientHandledNotific
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectAgent(transport: Transport, handlers: AgentHandlers, options?: rt.ConnectOptions): ClientPeer {
-  return rt.connect(transport, { inbound: agentSide(), outbound: clientSide(), cancel: CANCEL, error: requestError }, handlers, options);
+  return rt.connect(transport, { inbound: agentHandled(), outbound: clientCalled(), cancel: CANCEL, error: requestError }, handlers, options);
 }
 
 /**
@@ -186,7 +230,7 @@ export type AgentPeer = rt.Peer<M.AgentHandledRequests, M.AgentHandledNotificati
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectClient(transport: Transport, handlers: ClientHandlers, options?: rt.ConnectOptions): AgentPeer {
-  return rt.connect(transport, { inbound: clientSide(), outbound: agentSide(), cancel: CANCEL, error: requestError }, handlers, options);
+  return rt.connect(transport, { inbound: clientHandled(), outbound: agentCalled(), cancel: CANCEL, error: requestError }, handlers, options);
 }
 
 /**

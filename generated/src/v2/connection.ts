@@ -114,45 +114,82 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
   return new RequestError(code, message, data);
 }
 
-/** The methods the agent side handles, with the decoders of their params and results. */
-function agentSide(): rt.SideSpec {
+/** The methods the agent side handles, as its own end decodes them. */
+function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
-    requests: new Map<string, rt.RequestSpec>([
-      ["auth/login", { parseParams: parse.LoginAuthRequest, validateParams: validate.LoginAuthRequest, parseResult: parse.LoginAuthResponse, validateResult: validate.LoginAuthResponse }],
-      ["auth/logout", { parseParams: parse.LogoutAuthRequest, validateParams: validate.LogoutAuthRequest, parseResult: parse.LogoutAuthResponse, validateResult: validate.LogoutAuthResponse }],
-      ["initialize", { parseParams: parse.InitializeRequest, validateParams: validate.InitializeRequest, parseResult: parse.InitializeResponse, validateResult: validate.InitializeResponse }],
-      ["session/close", { parseParams: parse.CloseSessionRequest, validateParams: validate.CloseSessionRequest, parseResult: parse.CloseSessionResponse, validateResult: validate.CloseSessionResponse }],
-      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateParams: validate.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse, validateResult: validate.DeleteSessionResponse }],
-      ["session/list", { parseParams: parse.ListSessionsRequest, validateParams: validate.ListSessionsRequest, parseResult: parse.ListSessionsResponse, validateResult: validate.ListSessionsResponse }],
-      ["session/new", { parseParams: parse.NewSessionRequest, validateParams: validate.NewSessionRequest, parseResult: parse.NewSessionResponse, validateResult: validate.NewSessionResponse }],
-      ["session/prompt", { parseParams: parse.PromptRequest, validateParams: validate.PromptRequest, parseResult: parse.PromptResponse, validateResult: validate.PromptResponse }],
-      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateParams: validate.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse, validateResult: validate.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateParams: validate.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse, validateResult: validate.SetSessionConfigOptionResponse }],
-      ["terminal/cancel", { parseParams: parse.CancelTerminalRequest, validateParams: validate.CancelTerminalRequest, parseResult: parse.CancelTerminalResponse, validateResult: validate.CancelTerminalResponse }],
-      ["tool_call/cancel", { parseParams: parse.CancelToolCallRequest, validateParams: validate.CancelToolCallRequest, parseResult: parse.CancelToolCallResponse, validateResult: validate.CancelToolCallResponse }],
+    requests: new Map<string, rt.HandledSpec>([
+      ["auth/login", { parseParams: parse.LoginAuthRequest, validateResult: validate.LoginAuthResponse }],
+      ["auth/logout", { parseParams: parse.LogoutAuthRequest, validateResult: validate.LogoutAuthResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: validate.InitializeResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: validate.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: validate.DeleteSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: validate.ListSessionsResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: validate.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: validate.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: validate.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: validate.SetSessionConfigOptionResponse }],
+      ["terminal/cancel", { parseParams: parse.CancelTerminalRequest, validateResult: validate.CancelTerminalResponse }],
+      ["tool_call/cancel", { parseParams: parse.CancelToolCallRequest, validateResult: validate.CancelToolCallResponse }],
     ]),
-    notifications: new Map<string, rt.NotificationSpec>([
-      ["session/cancel", { parseParams: parse.CancelSessionNotification, validateParams: validate.CancelSessionNotification }],
+    notifications: new Map<string, rt.HandledSpec>([
+      ["session/cancel", { parseParams: parse.CancelSessionNotification }],
     ]),
   };
 }
 
-/** The methods the client side handles, with the decoders of their params and results. */
-function clientSide(): rt.SideSpec {
+/** The methods the agent side handles, as the end calling them checks them. */
+function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
-    requests: new Map<string, rt.RequestSpec>([
-      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateParams: validate.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse, validateResult: validate.CreateElicitationResponse }],
-      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateParams: validate.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse, validateResult: validate.RequestPermissionResponse }],
+    requests: new Map<string, rt.CalledSpec>([
+      ["auth/login", { validateParams: validate.LoginAuthRequest, parseResult: parse.LoginAuthResponse }],
+      ["auth/logout", { validateParams: validate.LogoutAuthRequest, parseResult: parse.LogoutAuthResponse }],
+      ["initialize", { validateParams: validate.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["session/close", { validateParams: validate.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: validate.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/list", { validateParams: validate.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/new", { validateParams: validate.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: validate.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: validate.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: validate.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["terminal/cancel", { validateParams: validate.CancelTerminalRequest, parseResult: parse.CancelTerminalResponse }],
+      ["tool_call/cancel", { validateParams: validate.CancelToolCallRequest, parseResult: parse.CancelToolCallResponse }],
     ]),
-    notifications: new Map<string, rt.NotificationSpec>([
-      ["elicitation/complete", { parseParams: parse.CompleteElicitationNotification, validateParams: validate.CompleteElicitationNotification }],
-      ["session/update", { parseParams: parse.UpdateSessionNotification, validateParams: validate.UpdateSessionNotification }],
+    notifications: new Map<string, rt.CalledSpec>([
+      ["session/cancel", { validateParams: validate.CancelSessionNotification }],
     ]),
   };
 }
 
-/** `$/cancel_request`, when this surface has it. */
-const CANCEL: rt.NotificationSpec | undefined = { parseParams: parse.CancelRequestNotification, validateParams: validate.CancelRequestNotification };
+/** The methods the client side handles, as its own end decodes them. */
+function clientHandled(): rt.MethodTable<rt.HandledSpec> {
+  return {
+    requests: new Map<string, rt.HandledSpec>([
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: validate.CreateElicitationResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: validate.RequestPermissionResponse }],
+    ]),
+    notifications: new Map<string, rt.HandledSpec>([
+      ["elicitation/complete", { parseParams: parse.CompleteElicitationNotification }],
+      ["session/update", { parseParams: parse.UpdateSessionNotification }],
+    ]),
+  };
+}
+
+/** The methods the client side handles, as the end calling them checks them. */
+function clientCalled(): rt.MethodTable<rt.CalledSpec> {
+  return {
+    requests: new Map<string, rt.CalledSpec>([
+      ["elicitation/create", { validateParams: validate.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["session/request_permission", { validateParams: validate.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
+    ]),
+    notifications: new Map<string, rt.CalledSpec>([
+      ["elicitation/complete", { validateParams: validate.CompleteElicitationNotification }],
+      ["session/update", { validateParams: validate.UpdateSessionNotification }],
+    ]),
+  };
+}
+
+/** The params parser of `$/cancel_request`, when this surface has it. */
+const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 
 /**
  * Handlers of the agent end: any subset of the methods with `x-side: agent`, each typed from the method table.
@@ -170,7 +207,7 @@ export type ClientPeer = rt.Peer<M.ClientHandledRequests, M.ClientHandledNotific
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectAgent(transport: Transport, handlers: AgentHandlers, options?: rt.ConnectOptions): ClientPeer {
-  return rt.connect(transport, { inbound: agentSide(), outbound: clientSide(), cancel: CANCEL, error: requestError }, handlers, options);
+  return rt.connect(transport, { inbound: agentHandled(), outbound: clientCalled(), cancel: CANCEL, error: requestError }, handlers, options);
 }
 
 /**
@@ -189,7 +226,7 @@ export type AgentPeer = rt.Peer<M.AgentHandledRequests, M.AgentHandledNotificati
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectClient(transport: Transport, handlers: ClientHandlers, options?: rt.ConnectOptions): AgentPeer {
-  return rt.connect(transport, { inbound: clientSide(), outbound: agentSide(), cancel: CANCEL, error: requestError }, handlers, options);
+  return rt.connect(transport, { inbound: clientHandled(), outbound: agentCalled(), cancel: CANCEL, error: requestError }, handlers, options);
 }
 
 /**

@@ -104,77 +104,146 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
   return new RequestError(code, message, data);
 }
 
-/** The methods the agent side handles, with the decoders of their params and results. */
-function agentSide(): rt.SideSpec {
+/** The methods the agent side handles, as its own end decodes them. */
+function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
-    requests: new Map<string, rt.RequestSpec>([
-      ["auth/status", { parseParams: parse.AuthStatusRequest, validateParams: validate.AuthStatusRequest, parseResult: parse.AuthStatusResponse, validateResult: validate.AuthStatusResponse }],
-      ["authenticate", { parseParams: parse.AuthenticateRequest, validateParams: validate.AuthenticateRequest, parseResult: parse.AuthenticateResponse, validateResult: validate.AuthenticateResponse }],
-      ["initialize", { parseParams: parse.InitializeRequest, validateParams: validate.InitializeRequest, parseResult: parse.InitializeResponse, validateResult: validate.InitializeResponse }],
-      ["logout", { parseParams: parse.LogoutRequest, validateParams: validate.LogoutRequest, parseResult: parse.LogoutResponse, validateResult: validate.LogoutResponse }],
-      ["providers/disable", { parseParams: parse.DisableProviderRequest, validateParams: validate.DisableProviderRequest, parseResult: parse.DisableProviderResponse, validateResult: validate.DisableProviderResponse }],
-      ["providers/list", { parseParams: parse.ListProvidersRequest, validateParams: validate.ListProvidersRequest, parseResult: parse.ListProvidersResponse, validateResult: validate.ListProvidersResponse }],
-      ["providers/set", { parseParams: parse.SetProviderRequest, validateParams: validate.SetProviderRequest, parseResult: parse.SetProviderResponse, validateResult: validate.SetProviderResponse }],
-      ["session/archive", { parseParams: parse.ArchiveSessionRequest, validateParams: validate.ArchiveSessionRequest, parseResult: parse.ArchiveSessionResponse, validateResult: validate.ArchiveSessionResponse }],
-      ["session/close", { parseParams: parse.CloseSessionRequest, validateParams: validate.CloseSessionRequest, parseResult: parse.CloseSessionResponse, validateResult: validate.CloseSessionResponse }],
-      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateParams: validate.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse, validateResult: validate.DeleteSessionResponse }],
-      ["session/fork", { parseParams: parse.ForkSessionRequest, validateParams: validate.ForkSessionRequest, parseResult: parse.ForkSessionResponse, validateResult: validate.ForkSessionResponse }],
-      ["session/list", { parseParams: parse.ListSessionsRequest, validateParams: validate.ListSessionsRequest, parseResult: parse.ListSessionsResponse, validateResult: validate.ListSessionsResponse }],
-      ["session/load", { parseParams: parse.LoadSessionRequest, validateParams: validate.LoadSessionRequest, parseResult: parse.LoadSessionResponse, validateResult: validate.LoadSessionResponse }],
-      ["session/new", { parseParams: parse.NewSessionRequest, validateParams: validate.NewSessionRequest, parseResult: parse.NewSessionResponse, validateResult: validate.NewSessionResponse }],
-      ["session/prompt", { parseParams: parse.PromptRequest, validateParams: validate.PromptRequest, parseResult: parse.PromptResponse, validateResult: validate.PromptResponse }],
-      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateParams: validate.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse, validateResult: validate.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateParams: validate.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse, validateResult: validate.SetSessionConfigOptionResponse }],
-      ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateParams: validate.SetSessionModeRequest, parseResult: parse.SetSessionModeResponse, validateResult: validate.SetSessionModeResponse }],
-      ["session/set_title", { parseParams: parse.SetSessionTitleRequest, validateParams: validate.SetSessionTitleRequest, parseResult: parse.SetSessionTitleResponse, validateResult: validate.SetSessionTitleResponse }],
-      ["session/status", { parseParams: parse.SessionStatusRequest, validateParams: validate.SessionStatusRequest, parseResult: parse.SessionStatusResponse, validateResult: validate.SessionStatusResponse }],
-      ["session/unarchive", { parseParams: parse.UnarchiveSessionRequest, validateParams: validate.UnarchiveSessionRequest, parseResult: parse.UnarchiveSessionResponse, validateResult: validate.UnarchiveSessionResponse }],
+    requests: new Map<string, rt.HandledSpec>([
+      ["auth/status", { parseParams: parse.AuthStatusRequest, validateResult: validate.AuthStatusResponse }],
+      ["authenticate", { parseParams: parse.AuthenticateRequest, validateResult: validate.AuthenticateResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: validate.InitializeResponse }],
+      ["logout", { parseParams: parse.LogoutRequest, validateResult: validate.LogoutResponse }],
+      ["providers/disable", { parseParams: parse.DisableProviderRequest, validateResult: validate.DisableProviderResponse }],
+      ["providers/list", { parseParams: parse.ListProvidersRequest, validateResult: validate.ListProvidersResponse }],
+      ["providers/set", { parseParams: parse.SetProviderRequest, validateResult: validate.SetProviderResponse }],
+      ["session/archive", { parseParams: parse.ArchiveSessionRequest, validateResult: validate.ArchiveSessionResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: validate.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: validate.DeleteSessionResponse }],
+      ["session/fork", { parseParams: parse.ForkSessionRequest, validateResult: validate.ForkSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: validate.ListSessionsResponse }],
+      ["session/load", { parseParams: parse.LoadSessionRequest, validateResult: validate.LoadSessionResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: validate.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: validate.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: validate.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: validate.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateResult: validate.SetSessionModeResponse }],
+      ["session/set_title", { parseParams: parse.SetSessionTitleRequest, validateResult: validate.SetSessionTitleResponse }],
+      ["session/status", { parseParams: parse.SessionStatusRequest, validateResult: validate.SessionStatusResponse }],
+      ["session/unarchive", { parseParams: parse.UnarchiveSessionRequest, validateResult: validate.UnarchiveSessionResponse }],
     ]),
-    notifications: new Map<string, rt.NotificationSpec>([
-      ["mcp/message", { parseParams: parse.MessageMcpNotification, validateParams: validate.MessageMcpNotification }],
-      ["session/cancel", { parseParams: parse.CancelNotification, validateParams: validate.CancelNotification }],
+    notifications: new Map<string, rt.HandledSpec>([
+      ["mcp/message", { parseParams: parse.MessageMcpNotification }],
+      ["session/cancel", { parseParams: parse.CancelNotification }],
     ]),
   };
 }
 
-/** The methods the client side handles, with the decoders of their params and results. */
-function clientSide(): rt.SideSpec {
+/** The methods the agent side handles, as the end calling them checks them. */
+function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
-    requests: new Map<string, rt.RequestSpec>([
-      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateParams: validate.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse, validateResult: validate.CreateElicitationResponse }],
-      ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateParams: validate.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse, validateResult: validate.ReadTextFileResponse }],
-      ["fs/write_text_file", { parseParams: parse.WriteTextFileRequest, validateParams: validate.WriteTextFileRequest, parseResult: parse.WriteTextFileResponse, validateResult: validate.WriteTextFileResponse }],
-      ["mcp/message", { parseParams: parse.MessageMcpRequest, validateParams: validate.MessageMcpRequest, parseResult: parse.MessageMcpResponse, validateResult: validate.MessageMcpResponse }],
-      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateParams: validate.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse, validateResult: validate.RequestPermissionResponse }],
-      ["terminal/create", { parseParams: parse.CreateTerminalRequest, validateParams: validate.CreateTerminalRequest, parseResult: parse.CreateTerminalResponse, validateResult: validate.CreateTerminalResponse }],
-      ["terminal/kill", { parseParams: parse.KillTerminalRequest, validateParams: validate.KillTerminalRequest, parseResult: parse.KillTerminalResponse, validateResult: validate.KillTerminalResponse }],
-      ["terminal/output", { parseParams: parse.TerminalOutputRequest, validateParams: validate.TerminalOutputRequest, parseResult: parse.TerminalOutputResponse, validateResult: validate.TerminalOutputResponse }],
-      ["terminal/release", { parseParams: parse.ReleaseTerminalRequest, validateParams: validate.ReleaseTerminalRequest, parseResult: parse.ReleaseTerminalResponse, validateResult: validate.ReleaseTerminalResponse }],
-      ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateParams: validate.WaitForTerminalExitRequest, parseResult: parse.WaitForTerminalExitResponse, validateResult: validate.WaitForTerminalExitResponse }],
+    requests: new Map<string, rt.CalledSpec>([
+      ["auth/status", { validateParams: validate.AuthStatusRequest, parseResult: parse.AuthStatusResponse }],
+      ["authenticate", { validateParams: validate.AuthenticateRequest, parseResult: parse.AuthenticateResponse }],
+      ["initialize", { validateParams: validate.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["logout", { validateParams: validate.LogoutRequest, parseResult: parse.LogoutResponse }],
+      ["providers/disable", { validateParams: validate.DisableProviderRequest, parseResult: parse.DisableProviderResponse }],
+      ["providers/list", { validateParams: validate.ListProvidersRequest, parseResult: parse.ListProvidersResponse }],
+      ["providers/set", { validateParams: validate.SetProviderRequest, parseResult: parse.SetProviderResponse }],
+      ["session/archive", { validateParams: validate.ArchiveSessionRequest, parseResult: parse.ArchiveSessionResponse }],
+      ["session/close", { validateParams: validate.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: validate.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/fork", { validateParams: validate.ForkSessionRequest, parseResult: parse.ForkSessionResponse }],
+      ["session/list", { validateParams: validate.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/load", { validateParams: validate.LoadSessionRequest, parseResult: parse.LoadSessionResponse }],
+      ["session/new", { validateParams: validate.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: validate.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: validate.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: validate.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { validateParams: validate.SetSessionModeRequest, parseResult: parse.SetSessionModeResponse }],
+      ["session/set_title", { validateParams: validate.SetSessionTitleRequest, parseResult: parse.SetSessionTitleResponse }],
+      ["session/status", { validateParams: validate.SessionStatusRequest, parseResult: parse.SessionStatusResponse }],
+      ["session/unarchive", { validateParams: validate.UnarchiveSessionRequest, parseResult: parse.UnarchiveSessionResponse }],
     ]),
-    notifications: new Map<string, rt.NotificationSpec>([
-      ["auth/status_update", { parseParams: parse.AuthStatusUpdateNotification, validateParams: validate.AuthStatusUpdateNotification }],
-      ["elicitation/complete", { parseParams: parse.CompleteElicitationNotification, validateParams: validate.CompleteElicitationNotification }],
-      ["session/update", { parseParams: parse.SessionNotification, validateParams: validate.SessionNotification }],
+    notifications: new Map<string, rt.CalledSpec>([
+      ["mcp/message", { validateParams: validate.MessageMcpNotification }],
+      ["session/cancel", { validateParams: validate.CancelNotification }],
     ]),
   };
 }
 
-/** The methods the proxy side handles, with the decoders of their params and results. */
-function proxySide(): rt.SideSpec {
+/** The methods the client side handles, as its own end decodes them. */
+function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
-    requests: new Map<string, rt.RequestSpec>([
-      ["proxy/initialize", { parseParams: parse.InitializeProxyRequest, validateParams: validate.InitializeProxyRequest, parseResult: parse.InitializeProxyResponse, validateResult: validate.InitializeProxyResponse }],
-      ["proxy/successor", { parseParams: parse.ProxySuccessorRequest, validateParams: validate.ProxySuccessorRequest, parseResult: parse.ProxySuccessorResponse, validateResult: validate.ProxySuccessorResponse }],
+    requests: new Map<string, rt.HandledSpec>([
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: validate.CreateElicitationResponse }],
+      ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateResult: validate.ReadTextFileResponse }],
+      ["fs/write_text_file", { parseParams: parse.WriteTextFileRequest, validateResult: validate.WriteTextFileResponse }],
+      ["mcp/message", { parseParams: parse.MessageMcpRequest, validateResult: validate.MessageMcpResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: validate.RequestPermissionResponse }],
+      ["terminal/create", { parseParams: parse.CreateTerminalRequest, validateResult: validate.CreateTerminalResponse }],
+      ["terminal/kill", { parseParams: parse.KillTerminalRequest, validateResult: validate.KillTerminalResponse }],
+      ["terminal/output", { parseParams: parse.TerminalOutputRequest, validateResult: validate.TerminalOutputResponse }],
+      ["terminal/release", { parseParams: parse.ReleaseTerminalRequest, validateResult: validate.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateResult: validate.WaitForTerminalExitResponse }],
     ]),
-    notifications: new Map<string, rt.NotificationSpec>([
-      ["proxy/successor", { parseParams: parse.ProxySuccessorNotification, validateParams: validate.ProxySuccessorNotification }],
+    notifications: new Map<string, rt.HandledSpec>([
+      ["auth/status_update", { parseParams: parse.AuthStatusUpdateNotification }],
+      ["elicitation/complete", { parseParams: parse.CompleteElicitationNotification }],
+      ["session/update", { parseParams: parse.SessionNotification }],
     ]),
   };
 }
 
-/** `$/cancel_request`, when this surface has it. */
-const CANCEL: rt.NotificationSpec | undefined = { parseParams: parse.CancelRequestNotification, validateParams: validate.CancelRequestNotification };
+/** The methods the client side handles, as the end calling them checks them. */
+function clientCalled(): rt.MethodTable<rt.CalledSpec> {
+  return {
+    requests: new Map<string, rt.CalledSpec>([
+      ["elicitation/create", { validateParams: validate.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["fs/read_text_file", { validateParams: validate.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse }],
+      ["fs/write_text_file", { validateParams: validate.WriteTextFileRequest, parseResult: parse.WriteTextFileResponse }],
+      ["mcp/message", { validateParams: validate.MessageMcpRequest, parseResult: parse.MessageMcpResponse }],
+      ["session/request_permission", { validateParams: validate.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
+      ["terminal/create", { validateParams: validate.CreateTerminalRequest, parseResult: parse.CreateTerminalResponse }],
+      ["terminal/kill", { validateParams: validate.KillTerminalRequest, parseResult: parse.KillTerminalResponse }],
+      ["terminal/output", { validateParams: validate.TerminalOutputRequest, parseResult: parse.TerminalOutputResponse }],
+      ["terminal/release", { validateParams: validate.ReleaseTerminalRequest, parseResult: parse.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { validateParams: validate.WaitForTerminalExitRequest, parseResult: parse.WaitForTerminalExitResponse }],
+    ]),
+    notifications: new Map<string, rt.CalledSpec>([
+      ["auth/status_update", { validateParams: validate.AuthStatusUpdateNotification }],
+      ["elicitation/complete", { validateParams: validate.CompleteElicitationNotification }],
+      ["session/update", { validateParams: validate.SessionNotification }],
+    ]),
+  };
+}
+
+/** The methods the proxy side handles, as its own end decodes them. */
+function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
+  return {
+    requests: new Map<string, rt.HandledSpec>([
+      ["proxy/initialize", { parseParams: parse.InitializeProxyRequest, validateResult: validate.InitializeProxyResponse }],
+      ["proxy/successor", { parseParams: parse.ProxySuccessorRequest, validateResult: validate.ProxySuccessorResponse }],
+    ]),
+    notifications: new Map<string, rt.HandledSpec>([
+      ["proxy/successor", { parseParams: parse.ProxySuccessorNotification }],
+    ]),
+  };
+}
+
+/** The methods the proxy side handles, as the end calling them checks them. */
+function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
+  return {
+    requests: new Map<string, rt.CalledSpec>([
+      ["proxy/initialize", { validateParams: validate.InitializeProxyRequest, parseResult: parse.InitializeProxyResponse }],
+      ["proxy/successor", { validateParams: validate.ProxySuccessorRequest, parseResult: parse.ProxySuccessorResponse }],
+    ]),
+    notifications: new Map<string, rt.CalledSpec>([
+      ["proxy/successor", { validateParams: validate.ProxySuccessorNotification }],
+    ]),
+  };
+}
+
+/** The params parser of `$/cancel_request`, when this surface has it. */
+const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 
 /**
  * Handlers of the agent end: any subset of the methods with `x-side: agent`, each typed from the method table.
@@ -192,7 +261,7 @@ export type ClientPeer = rt.Peer<M.ClientHandledRequests, M.ClientHandledNotific
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectAgent(transport: Transport, handlers: AgentHandlers, options?: rt.ConnectOptions): ClientPeer {
-  return rt.connect(transport, { inbound: agentSide(), outbound: clientSide(), cancel: CANCEL, error: requestError }, handlers, options);
+  return rt.connect(transport, { inbound: agentHandled(), outbound: clientCalled(), cancel: CANCEL, error: requestError }, handlers, options);
 }
 
 /**
@@ -211,7 +280,7 @@ export type AgentPeer = rt.Peer<M.AgentHandledRequests, M.AgentHandledNotificati
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectClient(transport: Transport, handlers: ClientHandlers, options?: rt.ConnectOptions): AgentPeer {
-  return rt.connect(transport, { inbound: clientSide(), outbound: agentSide(), cancel: CANCEL, error: requestError }, handlers, options);
+  return rt.connect(transport, { inbound: clientHandled(), outbound: agentCalled(), cancel: CANCEL, error: requestError }, handlers, options);
 }
 
 /**
@@ -230,7 +299,7 @@ export type ConductorPeer = rt.Peer<M.ClientHandledRequests & M.ProxyHandledRequ
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectProxy(transport: Transport, handlers: ProxyHandlers, options?: rt.ConnectOptions): ConductorPeer {
-  return rt.connect(transport, { inbound: rt.mergeSides(agentSide(), proxySide()), outbound: rt.mergeSides(clientSide(), proxySide()), cancel: CANCEL, error: requestError }, handlers, options);
+  return rt.connect(transport, { inbound: rt.mergeSides(agentHandled(), proxyHandled()), outbound: rt.mergeSides(clientCalled(), proxyCalled()), cancel: CANCEL, error: requestError }, handlers, options);
 }
 
 /**
