@@ -6,7 +6,7 @@
  */
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { ndJsonStream, type LineSink, type Transport } from "../generated/src/v2/index.js";
+import { connectAgent, connectClient, ndJsonStream, type LineSink, type Transport, type UpdateSessionNotification } from "../generated/src/v2/index.js";
 
 interface Collected {
   lines: string[];
@@ -132,5 +132,31 @@ describe("ndJsonStream writing", () => {
     await transport.send("{}").catch(() => {});
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(collected.problems).toEqual(["write failed: EPIPE"]);
+  });
+});
+
+describe("connections over ndJsonStream", () => {
+  it("carries a 50 MB session/update from agent to client, parsed and handled", async () => {
+    const toClient = new PassThrough();
+    const toAgent = new PassThrough();
+    const received: UpdateSessionNotification[] = [];
+    const client = connectAgent(ndJsonStream({ readable: toAgent, writable: toClient }), {});
+    const agent = connectClient(ndJsonStream({ readable: toClient, writable: toAgent }), { "session/update": (params) => void received.push(params) });
+    const text = "y".repeat(50 * 1024 * 1024);
+    await client.notify("session/update", { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text } } });
+    while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const update = received[0]!.update;
+    expect(update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" && update.content.text === text).toBe(true);
+    agent.close();
+    await client.closed;
+  });
+
+  it("answers a request whose bytes arrive one at a time", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    connectAgent(ndJsonStream({ readable: input, writable: output }), { "session/new": (params) => ({ sessionId: `s:${params.cwd}` }) });
+    const answer = new Promise<string>((resolve) => output.once("data", (chunk: Buffer) => resolve(chunk.toString())));
+    for (const byte of oneByteChunks('{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/wörk ✓"}}\r\n')) input.write(byte);
+    expect(JSON.parse(await answer)).toEqual({ jsonrpc: "2.0", id: 1, result: { sessionId: "s:/wörk ✓" } });
   });
 });
