@@ -9,6 +9,7 @@ import { checkIR } from "./check.js";
 import { ident, literal } from "./code.js";
 import { emitApply } from "./emit/apply.js";
 import { emitBuilders } from "./emit/builders.js";
+import { emitConnection } from "./emit/connection.js";
 import { emitSession } from "./emit/session.js";
 import { emitStandard } from "./emit/standard.js";
 import { emitCheckerBin } from "./emit/checker-bin.js";
@@ -116,6 +117,7 @@ export const SURFACE_MODULES: readonly SurfaceModule[] = [
   { file: "build.ts", emit: emitBuilders, exports: "build" },
   { file: "apply.ts", emit: emitApply, exports: "apply" },
   { file: "session.ts", emit: emitSession, exports: "value" },
+  { file: "connection.ts", emit: emitConnection, exports: "value" },
 ];
 
 /** Every file of one surface: its modules and the index.ts that re-exports them. */

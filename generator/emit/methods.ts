@@ -2,7 +2,9 @@
  * emitMethods: IR -> `methods.ts` of one surface: per handling side, an
  * interface mapping each request method to its params and result types and
  * each notification to its params type, plus the same table as data for
- * dispatching to `parse`/`validate` by name (S32).
+ * dispatching to `parse`/`validate` by name (S32). The interfaces are named
+ * after the side that handles the methods (`AgentHandledRequests`); the
+ * earlier names (`AgentRequests`) remain as deprecated aliases for one release.
  */
 import { ident, jsDoc, literal, propertyKey } from "../code.js";
 import type { SchemaIR } from "../ir.js";
@@ -24,20 +26,32 @@ export function emitMethods(ir: SchemaIR): string {
   return parts.join("\n");
 }
 
+/** The name of the interface of the methods of one kind a side handles: `AgentHandledRequests`, `ClientHandledNotifications`. */
+export function handledInterfaceName(side: string, kind: MethodEntry["kind"]): string {
+  return ident(`${pascalCase(side)}Handled${kind === "request" ? "Requests" : "Notifications"}`);
+}
+
 function requestInterface(side: string, entries: readonly MethodEntry[]): string {
   const doc = jsDoc([`Requests handled by the ${side} side: method -> params and result types (\`x-side: ${side}\`).`]);
   const lines = entries.map((m) => `  ${propertyKey(m.method)}: { params: ${typeRef(m.params)}; result: ${typeRef(m.result)} };`);
-  return `${doc}export interface ${ident(`${pascalCase(side)}Requests`)} {\n${lines.join("\n")}\n}\n`;
+  const name = handledInterfaceName(side, "request");
+  return `${doc}export interface ${name} {\n${lines.join("\n")}\n}\n${deprecatedAlias(`${pascalCase(side)}Requests`, name)}`;
 }
 
 function notificationInterface(side: string, entries: readonly MethodEntry[]): string {
   const doc = jsDoc([`Notifications handled by the ${side} side: method -> params type (\`x-side: ${side}\`).`]);
   const lines = entries.map((m) => `  ${propertyKey(m.method)}: ${typeRef(m.params)};`);
-  return `${doc}export interface ${ident(`${pascalCase(side)}Notifications`)} {\n${lines.join("\n")}\n}\n`;
+  const name = handledInterfaceName(side, "notification");
+  return `${doc}export interface ${name} {\n${lines.join("\n")}\n}\n${deprecatedAlias(`${pascalCase(side)}Notifications`, name)}`;
+}
+
+/** The earlier name of a method interface, kept for one release. */
+function deprecatedAlias(oldName: string, name: string): string {
+  return `${jsDoc([`@deprecated Renamed to \`${name}\` (named after the side that handles the methods); this alias goes in the next release.`])}export type ${ident(oldName)} = ${name};\n`;
 }
 
 /** A def's type, or `unknown` when the schema names no type for that role. */
-function typeRef(name: string | undefined): string {
+export function typeRef(name: string | undefined): string {
   return name === undefined ? "unknown" : `T.${ident(name)}`;
 }
 

@@ -30,13 +30,17 @@ const MODULE_DOCS: Readonly<Record<string, string>> = {
   "build.ts":
     "`build.X(...)` for every object type and union variant: the required fields in the call, one chainable setter per optional field " +
     "(`null` clears a three-state field), `.build()` returns a plain JSON object that passes `validate.X`.",
-  "methods.ts": "`methods`: every protocol method with its side and its params / result type names; `AgentRequests`, `ClientRequests`, … map each method to its types.",
+  "methods.ts": "`methods`: every protocol method with its side and its params / result type names; `AgentHandledRequests`, `ClientHandledRequests`, … map each method to its types (named after the side that handles it).",
   "apply.ts":
     "`apply.X(stored, update): X` for every patch (upsert) type: an omitted field keeps the stored value, `null` clears it, " +
     "a value replaces it; `_meta` is patched key by key where the schema says so.",
   "session.ts":
     "`emptySessionState()` and `reduceSession(state, update)`: the client-side state of a session, folded from its `session/update` " +
     "notifications; `applyMeta`, `subagentStatus`.",
+  "connection.ts":
+    "`connectAgent(transport, handlers)` / `connectClient(...)` (and `connectProxy` where the surface has proxy methods): JSON-RPC " +
+    "over `ndJsonStream({ readable, writable })` or `inMemoryTransports()`, typed handlers and a typed peer (`request`, `notify`), " +
+    "`RequestError`, `PROTOCOL_VERSION`, `createSessionStore()`.",
 };
 
 /** The whole README. */

@@ -9,3 +9,4 @@ export * from "./methods.js";
 export * as build from "./build.js";
 export * as apply from "./apply.js";
 export * from "./session.js";
+export * from "./connection.js";

@@ -6,7 +6,7 @@ import type * as T from "./types.js";
 /**
  * Requests handled by the agent side: method -> params and result types (`x-side: agent`).
  */
-export interface AgentRequests {
+export interface AgentHandledRequests {
   authenticate: { params: T.AuthenticateRequest; result: T.AuthenticateResponse };
   initialize: { params: T.InitializeRequest; result: T.InitializeResponse };
   logout: { params: T.LogoutRequest; result: T.LogoutResponse };
@@ -20,18 +20,26 @@ export interface AgentRequests {
   "session/set_config_option": { params: T.SetSessionConfigOptionRequest; result: T.SetSessionConfigOptionResponse };
   "session/set_mode": { params: T.SetSessionModeRequest; result: T.SetSessionModeResponse };
 }
+/**
+ * @deprecated Renamed to `AgentHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type AgentRequests = AgentHandledRequests;
 
 /**
  * Notifications handled by the agent side: method -> params type (`x-side: agent`).
  */
-export interface AgentNotifications {
+export interface AgentHandledNotifications {
   "session/cancel": T.CancelNotification;
 }
+/**
+ * @deprecated Renamed to `AgentHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type AgentNotifications = AgentHandledNotifications;
 
 /**
  * Requests handled by the client side: method -> params and result types (`x-side: client`).
  */
-export interface ClientRequests {
+export interface ClientHandledRequests {
   "elicitation/create": { params: T.CreateElicitationRequest; result: T.CreateElicitationResponse };
   "fs/read_text_file": { params: T.ReadTextFileRequest; result: T.ReadTextFileResponse };
   "fs/write_text_file": { params: T.WriteTextFileRequest; result: T.WriteTextFileResponse };
@@ -42,21 +50,33 @@ export interface ClientRequests {
   "terminal/release": { params: T.ReleaseTerminalRequest; result: T.ReleaseTerminalResponse };
   "terminal/wait_for_exit": { params: T.WaitForTerminalExitRequest; result: T.WaitForTerminalExitResponse };
 }
+/**
+ * @deprecated Renamed to `ClientHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ClientRequests = ClientHandledRequests;
 
 /**
  * Notifications handled by the client side: method -> params type (`x-side: client`).
  */
-export interface ClientNotifications {
+export interface ClientHandledNotifications {
   "elicitation/complete": T.CompleteElicitationNotification;
   "session/update": T.SessionNotification;
 }
+/**
+ * @deprecated Renamed to `ClientHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ClientNotifications = ClientHandledNotifications;
 
 /**
  * Notifications handled by the protocol side: method -> params type (`x-side: protocol`).
  */
-export interface ProtocolNotifications {
+export interface ProtocolHandledNotifications {
   "$/cancel_request": T.CancelRequestNotification;
 }
+/**
+ * @deprecated Renamed to `ProtocolHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ProtocolNotifications = ProtocolHandledNotifications;
 
 /**
  * Every method of this surface as data, for dispatch: `parse[entry.params]` decodes its params.

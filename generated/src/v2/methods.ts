@@ -6,7 +6,7 @@ import type * as T from "./types.js";
 /**
  * Requests handled by the agent side: method -> params and result types (`x-side: agent`).
  */
-export interface AgentRequests {
+export interface AgentHandledRequests {
   "auth/login": { params: T.LoginAuthRequest; result: T.LoginAuthResponse };
   "auth/logout": { params: T.LogoutAuthRequest; result: T.LogoutAuthResponse };
   initialize: { params: T.InitializeRequest; result: T.InitializeResponse };
@@ -20,36 +20,56 @@ export interface AgentRequests {
   "terminal/cancel": { params: T.CancelTerminalRequest; result: T.CancelTerminalResponse };
   "tool_call/cancel": { params: T.CancelToolCallRequest; result: T.CancelToolCallResponse };
 }
+/**
+ * @deprecated Renamed to `AgentHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type AgentRequests = AgentHandledRequests;
 
 /**
  * Notifications handled by the agent side: method -> params type (`x-side: agent`).
  */
-export interface AgentNotifications {
+export interface AgentHandledNotifications {
   "session/cancel": T.CancelSessionNotification;
 }
+/**
+ * @deprecated Renamed to `AgentHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type AgentNotifications = AgentHandledNotifications;
 
 /**
  * Requests handled by the client side: method -> params and result types (`x-side: client`).
  */
-export interface ClientRequests {
+export interface ClientHandledRequests {
   "elicitation/create": { params: T.CreateElicitationRequest; result: T.CreateElicitationResponse };
   "session/request_permission": { params: T.RequestPermissionRequest; result: T.RequestPermissionResponse };
 }
+/**
+ * @deprecated Renamed to `ClientHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ClientRequests = ClientHandledRequests;
 
 /**
  * Notifications handled by the client side: method -> params type (`x-side: client`).
  */
-export interface ClientNotifications {
+export interface ClientHandledNotifications {
   "elicitation/complete": T.CompleteElicitationNotification;
   "session/update": T.UpdateSessionNotification;
 }
+/**
+ * @deprecated Renamed to `ClientHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ClientNotifications = ClientHandledNotifications;
 
 /**
  * Notifications handled by the protocol side: method -> params type (`x-side: protocol`).
  */
-export interface ProtocolNotifications {
+export interface ProtocolHandledNotifications {
   "$/cancel_request": T.CancelRequestNotification;
 }
+/**
+ * @deprecated Renamed to `ProtocolHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ProtocolNotifications = ProtocolHandledNotifications;
 
 /**
  * Every method of this surface as data, for dispatch: `parse[entry.params]` decodes its params.

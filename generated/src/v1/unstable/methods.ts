@@ -6,7 +6,7 @@ import type * as T from "./types.js";
 /**
  * Requests handled by the agent side: method -> params and result types (`x-side: agent`).
  */
-export interface AgentRequests {
+export interface AgentHandledRequests {
   "auth/status": { params: T.AuthStatusRequest; result: T.AuthStatusResponse };
   authenticate: { params: T.AuthenticateRequest; result: T.AuthenticateResponse };
   initialize: { params: T.InitializeRequest; result: T.InitializeResponse };
@@ -29,19 +29,27 @@ export interface AgentRequests {
   "session/status": { params: T.SessionStatusRequest; result: T.SessionStatusResponse };
   "session/unarchive": { params: T.UnarchiveSessionRequest; result: T.UnarchiveSessionResponse };
 }
+/**
+ * @deprecated Renamed to `AgentHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type AgentRequests = AgentHandledRequests;
 
 /**
  * Notifications handled by the agent side: method -> params type (`x-side: agent`).
  */
-export interface AgentNotifications {
+export interface AgentHandledNotifications {
   "mcp/message": T.MessageMcpNotification;
   "session/cancel": T.CancelNotification;
 }
+/**
+ * @deprecated Renamed to `AgentHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type AgentNotifications = AgentHandledNotifications;
 
 /**
  * Requests handled by the client side: method -> params and result types (`x-side: client`).
  */
-export interface ClientRequests {
+export interface ClientHandledRequests {
   "elicitation/create": { params: T.CreateElicitationRequest; result: T.CreateElicitationResponse };
   "fs/read_text_file": { params: T.ReadTextFileRequest; result: T.ReadTextFileResponse };
   "fs/write_text_file": { params: T.WriteTextFileRequest; result: T.WriteTextFileResponse };
@@ -53,37 +61,57 @@ export interface ClientRequests {
   "terminal/release": { params: T.ReleaseTerminalRequest; result: T.ReleaseTerminalResponse };
   "terminal/wait_for_exit": { params: T.WaitForTerminalExitRequest; result: T.WaitForTerminalExitResponse };
 }
+/**
+ * @deprecated Renamed to `ClientHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ClientRequests = ClientHandledRequests;
 
 /**
  * Notifications handled by the client side: method -> params type (`x-side: client`).
  */
-export interface ClientNotifications {
+export interface ClientHandledNotifications {
   "auth/status_update": T.AuthStatusUpdateNotification;
   "elicitation/complete": T.CompleteElicitationNotification;
   "session/update": T.SessionNotification;
 }
+/**
+ * @deprecated Renamed to `ClientHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ClientNotifications = ClientHandledNotifications;
 
 /**
  * Notifications handled by the protocol side: method -> params type (`x-side: protocol`).
  */
-export interface ProtocolNotifications {
+export interface ProtocolHandledNotifications {
   "$/cancel_request": T.CancelRequestNotification;
 }
+/**
+ * @deprecated Renamed to `ProtocolHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ProtocolNotifications = ProtocolHandledNotifications;
 
 /**
  * Requests handled by the proxy side: method -> params and result types (`x-side: proxy`).
  */
-export interface ProxyRequests {
+export interface ProxyHandledRequests {
   "proxy/initialize": { params: T.InitializeProxyRequest; result: T.InitializeProxyResponse };
   "proxy/successor": { params: T.ProxySuccessorRequest; result: T.ProxySuccessorResponse };
 }
+/**
+ * @deprecated Renamed to `ProxyHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ProxyRequests = ProxyHandledRequests;
 
 /**
  * Notifications handled by the proxy side: method -> params type (`x-side: proxy`).
  */
-export interface ProxyNotifications {
+export interface ProxyHandledNotifications {
   "proxy/successor": T.ProxySuccessorNotification;
 }
+/**
+ * @deprecated Renamed to `ProxyHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
+ */
+export type ProxyNotifications = ProxyHandledNotifications;
 
 /**
  * Every method of this surface as data, for dispatch: `parse[entry.params]` decodes its params.

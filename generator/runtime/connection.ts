@@ -1,0 +1,503 @@
+/**
+ * JSON-RPC 2.0 over a line transport, shared by every surface: ids,
+ * correlation, dispatch to typed handlers, wire errors, cancellation. A
+ * surface's connection.ts supplies the method tables (which `parse` and
+ * `validate` functions apply to each method) and the typed front
+ * (`connectAgent`, `connectClient`, ...). Nothing here throws at its caller:
+ * bad input becomes a JSON-RPC error or an `onError` report.
+ */
+import type { Result } from "./result.js";
+import type { Transport } from "./transport.js";
+
+/** A JSON-RPC request id. */
+export type RequestId = string | number | null;
+
+/** The abort signal handed to handlers and accepted by `request` (the standard `AbortSignal` fits). */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+declare const AbortController: new () => { readonly signal: AbortSignalLike; abort(): void };
+
+/** What a handler gets besides its params. */
+export interface HandlerContext {
+  /** Aborted when the peer cancels the request (`$/cancel_request`) or the connection closes. */
+  readonly signal: AbortSignalLike;
+  /** The request's id; absent for notifications. */
+  readonly id?: RequestId;
+}
+
+/** Options of `request`. */
+export interface RequestOptions {
+  /** Aborting it cancels the request: `$/cancel_request` is sent and the promise rejects with -32800. */
+  readonly signal?: AbortSignalLike;
+}
+
+/** Options of `connectAgent` / `connectClient`. */
+export interface ConnectOptions {
+  /** Check outgoing params and handler results with `validate` before writing them (default true). */
+  readonly validateOutgoing?: boolean;
+  /** Handles requests whose method starts with `_`; without it they get -32601. */
+  readonly onExtRequest?: (method: string, params: unknown, ctx: HandlerContext) => unknown;
+  /** Handles notifications whose method starts with `_` (in order with the other notifications). */
+  readonly onExtNotification?: (method: string, params: unknown) => void | Promise<void>;
+  /** Told about what cannot be answered: unknown response ids, bad notifications, failed notification handlers, framing problems. */
+  readonly onError?: (error: Error) => void;
+}
+
+/** A request handler: params in, result (or a promise of it) out. */
+export type RequestHandler<P, R> = (params: P, ctx: HandlerContext) => R | Promise<R>;
+/** A notification handler: called one at a time, in arrival order. */
+export type NotificationHandler<P> = (params: P, ctx: HandlerContext) => void | Promise<void>;
+
+/** Handlers for a side: any subset of its requests (`Req`: method -> {params, result}) and notifications (`Notif`: method -> params). */
+export type Handlers<Req, Notif> = {
+  readonly [M in keyof Req]?: Req[M] extends { params: infer P; result: infer R } ? RequestHandler<P, R> : never;
+} & { readonly [M in keyof Notif]?: NotificationHandler<Notif[M]> };
+
+/** The other side of a connection, typed by what that side handles. */
+export interface Peer<Req, Notif> {
+  /** Sends a request and resolves with its decoded result; rejects with a `RequestError`. */
+  request<M extends keyof Req & string>(method: M, params: ParamsOf<Req[M]>, options?: RequestOptions): Promise<ResultOf<Req[M]>>;
+  /** Sends a notification; resolves once written. */
+  notify<M extends keyof Notif & string>(method: M, params: Notif[M]): Promise<void>;
+  /** Sends an extension request (method starting with `_`); the result is not decoded. */
+  extRequest(method: `_${string}`, params: unknown, options?: RequestOptions): Promise<unknown>;
+  /** Sends an extension notification (method starting with `_`). */
+  extNotify(method: `_${string}`, params: unknown): Promise<void>;
+  /** Settles when the connection closed (by `close()` or the end of input). */
+  readonly closed: Promise<void>;
+  /** Closes the connection: pending requests reject, handlers' signals abort. */
+  close(): void;
+}
+
+type ParamsOf<E> = E extends { params: infer P } ? P : never;
+type ResultOf<E> = E extends { result: infer R } ? R : never;
+
+/** A `parse.X` or `validate.X` function. */
+export type Decoder = (value: unknown) => Result<unknown>;
+
+/** How the end that handles a method decodes its params (tolerant `parse`) and checks a request's result (strict `validate`). */
+export interface HandledSpec {
+  readonly parseParams: Decoder;
+  /** Absent for notifications. */
+  readonly validateResult?: Decoder;
+}
+
+/** How the end that calls a method checks its params (strict `validate`) and decodes a request's result (tolerant `parse`). */
+export interface CalledSpec {
+  readonly validateParams: Decoder;
+  /** Absent for notifications. */
+  readonly parseResult?: Decoder;
+}
+
+/**
+ * The methods of one or more sides, from one end's point of view: what it
+ * handles (`HandledSpec`) or what it calls (`CalledSpec`). Keeping the two
+ * apart lets a bundler drop the decoders an end never uses.
+ */
+export interface MethodTable<S> {
+  readonly requests: ReadonlyMap<string, S>;
+  readonly notifications: ReadonlyMap<string, S>;
+}
+
+/** Everything a surface tells the runtime. */
+export interface ConnectionSpec {
+  /** Methods this end handles. */
+  readonly inbound: MethodTable<HandledSpec>;
+  /** Methods the peer handles. */
+  readonly outbound: MethodTable<CalledSpec>;
+  /** The params parser of `$/cancel_request`, when the surface has it. */
+  readonly cancel: Decoder | undefined;
+  /** Makes the surface's `RequestError`. */
+  readonly error: (code: number, message: string, data?: unknown) => RpcError;
+}
+
+/** The decoder of a role the schema gives no type: accepts any value as it is. */
+export function anyValue(value: unknown): Result<unknown> {
+  return { ok: true, value };
+}
+
+/** One table made of several sides' (a proxy handles agent and proxy methods). */
+export function mergeSides<S>(...sides: readonly MethodTable<S>[]): MethodTable<S> {
+  return {
+    requests: new Map(sides.flatMap((side) => [...side.requests])),
+    notifications: new Map(sides.flatMap((side) => [...side.notifications])),
+  };
+}
+
+/** A JSON-RPC error as a JavaScript error; each surface's `RequestError` extends it. */
+export class RpcError extends Error {
+  /** The JSON-RPC error code. */
+  readonly code: number;
+  /** The error's `data`, when it has one. */
+  declare readonly data?: unknown;
+
+  /** An error with a JSON-RPC `code`, a `message` and optional `data`. */
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "RequestError";
+    this.code = code;
+    if (data !== undefined) this.data = data;
+  }
+}
+
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+const CANCELLED = -32800;
+const CANCEL_METHOD = "$/cancel_request";
+
+/** Any handler, as the untyped runtime sees it. */
+type AnyHandler = (params: unknown, ctx: HandlerContext) => unknown;
+
+interface Pending {
+  readonly method: string;
+  readonly parseResult: Decoder | undefined;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: RpcError) => void;
+  readonly detach: () => void;
+}
+
+/**
+ * Opens a connection on `transport`: the untyped core behind every surface's
+ * `connectAgent` / `connectClient`.
+ */
+export function connect(transport: Transport, spec: ConnectionSpec, handlers: object, options: ConnectOptions = {}): Peer<any, any> {
+  const connection = new Connection(transport, spec, handlers, options);
+  return {
+    request: (method, params, requestOptions) => connection.request(method, params, requestOptions?.signal),
+    notify: (method, params) => connection.notify(method, params),
+    extRequest: (method, params, requestOptions) => connection.call(method, params, undefined, requestOptions?.signal),
+    extNotify: (method, params) => connection.send({ jsonrpc: "2.0", method, params }),
+    closed: connection.closed,
+    close: () => connection.close(),
+  };
+}
+
+class Connection {
+  readonly closed: Promise<void>;
+  private markClosed!: () => void;
+  private isClosed = false;
+  private nextId = 0;
+  private readonly pending = new Map<number, Pending>();
+  /** Requests we cancelled: their late responses are dropped quietly. */
+  private readonly abandoned = new Set<number>();
+  /** Requests being handled, by id, to abort on `$/cancel_request`. */
+  private readonly inflight = new Map<RequestId, RequestContext>();
+  private readonly queue: (() => unknown)[] = [];
+  private queueHead = 0;
+  private draining = false;
+  private readonly validateOutgoing: boolean;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly spec: ConnectionSpec,
+    private readonly handlers: object,
+    private readonly options: ConnectOptions,
+  ) {
+    this.validateOutgoing = options.validateOutgoing ?? true;
+    this.closed = new Promise((resolve) => (this.markClosed = resolve));
+    transport.start({
+      line: (text) => this.receive(text),
+      problem: (message) => this.report(new Error(message)),
+      end: (error) => {
+        if (error !== undefined) this.report(error instanceof Error ? error : new Error(String(error)));
+        this.close();
+      },
+    });
+  }
+
+  request(method: string, params: unknown, signal: AbortSignalLike | undefined): Promise<unknown> {
+    const spec = this.spec.outbound.requests.get(method);
+    if (spec === undefined) return Promise.reject(this.spec.error(METHOD_NOT_FOUND, `"${method}" is not a request the peer handles`));
+    const invalid = this.checkOutgoing(spec.validateParams, params, `params of ${method}`);
+    if (invalid) return Promise.reject(invalid);
+    return this.call(method, params, spec.parseResult ?? anyValue, signal);
+  }
+
+  notify(method: string, params: unknown): Promise<void> {
+    const spec = this.spec.outbound.notifications.get(method);
+    if (spec === undefined) return Promise.reject(this.spec.error(METHOD_NOT_FOUND, `"${method}" is not a notification the peer handles`));
+    const invalid = this.checkOutgoing(spec.validateParams, params, `params of ${method}`);
+    if (invalid) return Promise.reject(invalid);
+    return this.send({ jsonrpc: "2.0", method, params });
+  }
+
+  call(method: string, params: unknown, parseResult: Decoder | undefined, signal: AbortSignalLike | undefined): Promise<unknown> {
+    if (this.isClosed) return Promise.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
+    if (signal?.aborted) return Promise.reject(this.spec.error(CANCELLED, "request cancelled"));
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => this.cancelOutgoing(id);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const detach = (): void => signal?.removeEventListener("abort", onAbort);
+      this.pending.set(id, { method, parseResult, resolve, reject, detach });
+      this.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
+        this.settle(id)?.reject(this.spec.error(INTERNAL_ERROR, `could not send ${method}: ${messageOf(error)}`));
+      });
+    });
+  }
+
+  /** Serialises and writes one message; rejects (never throws) when it cannot. */
+  send(message: object): Promise<void> {
+    if (this.isClosed) return Promise.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch (error) {
+      return Promise.reject(this.spec.error(INTERNAL_ERROR, `not serialisable as JSON: ${messageOf(error)}`));
+    }
+    return this.transport.send(text);
+  }
+
+  close(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.transport.close();
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(this.spec.error(INTERNAL_ERROR, "connection closed"));
+    for (const handling of this.inflight.values()) handling.abort();
+    this.markClosed();
+  }
+
+  private checkOutgoing(validate: Decoder, value: unknown, what: string): RpcError | undefined {
+    if (!this.validateOutgoing) return undefined;
+    const checked = validate(value);
+    return checked.ok ? undefined : this.spec.error(INVALID_PARAMS, `invalid ${what}`, { issues: checked.issues });
+  }
+
+  private settle(id: number): Pending | undefined {
+    const pending = this.pending.get(id);
+    if (pending === undefined) return undefined;
+    this.pending.delete(id);
+    pending.detach();
+    return pending;
+  }
+
+  private cancelOutgoing(id: number): void {
+    const pending = this.settle(id);
+    if (pending === undefined) return;
+    this.abandoned.add(id);
+    pending.reject(this.spec.error(CANCELLED, "request cancelled"));
+    if (this.spec.cancel !== undefined) this.send({ jsonrpc: "2.0", method: CANCEL_METHOD, params: { requestId: id } }).catch((error: unknown) => this.report(error));
+  }
+
+  private report(error: unknown): void {
+    try {
+      this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // An onError that throws has nobody left to tell.
+    }
+  }
+
+  private receive(text: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.answerError(null, PARSE_ERROR, "Parse error: the line is not JSON");
+      return;
+    }
+    if (typeof message !== "object" || message === null || Array.isArray(message)) {
+      this.answerError(null, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message object");
+      return;
+    }
+    this.route(message as Record<string, unknown>);
+  }
+
+  /** Sorts a decoded message into request, notification or response (JSON-RPC 2.0, section 4 and 5). */
+  private route(message: Record<string, unknown>): void {
+    const { jsonrpc, id, method } = message;
+    const hasId = id !== undefined;
+    if (hasId && !isRequestId(id)) return this.answerError(null, INVALID_REQUEST, "Invalid request: id must be a string, a number or null");
+    if (jsonrpc !== "2.0") return this.answerError(hasId ? id : null, INVALID_REQUEST, 'Invalid request: jsonrpc must be "2.0"');
+    if (typeof method === "string") {
+      if (hasId) void this.handleRequest(id, method, message.params);
+      else this.handleNotification(method, message.params);
+      return;
+    }
+    if (method === undefined && hasId && ("result" in message || "error" in message)) return this.handleResponse(id, message);
+    this.answerError(hasId ? id : null, INVALID_REQUEST, "Invalid request: neither a request, a notification nor a response");
+  }
+
+  private handleResponse(id: RequestId, message: Record<string, unknown>): void {
+    const pending = typeof id === "number" ? this.settle(id) : undefined;
+    if (pending === undefined) {
+      if (typeof id === "number" && this.abandoned.delete(id)) return;
+      const error = message.error;
+      this.report(id === null && isErrorObject(error) ? this.errorFrom(error) : new Error(`response with unknown id ${JSON.stringify(id)}`));
+      return;
+    }
+    if ("error" in message) {
+      const error = message.error;
+      pending.reject(isErrorObject(error) ? this.errorFrom(error) : this.spec.error(INTERNAL_ERROR, `malformed error response to ${pending.method}`));
+      return;
+    }
+    if (pending.parseResult === undefined) return pending.resolve(message.result);
+    const decoded = pending.parseResult(message.result);
+    if (decoded.ok) pending.resolve(decoded.value);
+    else pending.reject(this.spec.error(INTERNAL_ERROR, `invalid result of ${pending.method}`, { issues: decoded.issues }));
+  }
+
+  private errorFrom(error: { code: number; message: string; data?: unknown }): RpcError {
+    return this.spec.error(error.code, error.message, error.data);
+  }
+
+  private async handleRequest(id: RequestId, method: string, params: unknown): Promise<void> {
+    const spec = this.spec.inbound.requests.get(method);
+    const handler = spec === undefined ? this.extRequestHandler(method) : this.handlerOf(method);
+    if (handler === undefined) return this.answerError(id, METHOD_NOT_FOUND, `Method not found: ${method}`);
+    let input = params;
+    if (spec !== undefined) {
+      const decoded = decodeParams(spec, params);
+      if (!decoded.ok) return this.answerError(id, INVALID_PARAMS, `Invalid params for ${method}`, { issues: decoded.issues });
+      input = decoded.value;
+    }
+    const ctx = new RequestContext(id);
+    this.inflight.set(id, ctx);
+    try {
+      const result = await handler.call(this.handlers, input, ctx);
+      const invalid = spec?.validateResult !== undefined && this.validateOutgoing ? spec.validateResult(result) : undefined;
+      if (invalid !== undefined && !invalid.ok) {
+        this.answerError(id, INTERNAL_ERROR, `Internal error: the handler of ${method} returned an invalid result`, { issues: invalid.issues });
+      } else {
+        this.answer(id, { jsonrpc: "2.0", id, result: result === undefined ? null : result });
+      }
+    } catch (error) {
+      if (error instanceof RpcError) this.answerError(id, error.code, error.message, error.data);
+      else if (ctx.aborted) this.answerError(id, CANCELLED, "Request cancelled");
+      else this.answerError(id, INTERNAL_ERROR, messageOf(error));
+    } finally {
+      this.inflight.delete(id);
+    }
+  }
+
+  private handleNotification(method: string, params: unknown): void {
+    if (method === CANCEL_METHOD && this.spec.cancel !== undefined) return this.cancelIncoming(this.spec.cancel, params);
+    if (method.startsWith("_")) {
+      const hook = this.options.onExtNotification;
+      if (hook !== undefined) this.enqueue(() => hook(method, params));
+      return;
+    }
+    const spec = this.spec.inbound.notifications.get(method);
+    if (spec === undefined) return this.report(this.spec.error(METHOD_NOT_FOUND, `notification of unknown method ${method}`));
+    const handler = this.handlerOf(method);
+    if (handler === undefined) return;
+    const decoded = decodeParams(spec, params);
+    if (!decoded.ok) return this.report(this.spec.error(INVALID_PARAMS, `Invalid params for ${method}`, { issues: decoded.issues }));
+    const ctx: HandlerContext = { signal: NEVER_ABORTED };
+    this.enqueue(() => handler.call(this.handlers, decoded.value, ctx));
+  }
+
+  private cancelIncoming(parseParams: Decoder, params: unknown): void {
+    const decoded = parseParams(params);
+    if (!decoded.ok) return this.report(this.spec.error(INVALID_PARAMS, `Invalid params for ${CANCEL_METHOD}`, { issues: decoded.issues }));
+    const requestId = (decoded.value as { requestId?: RequestId }).requestId;
+    if (requestId !== undefined) this.inflight.get(requestId)?.abort();
+  }
+
+  /** Runs notification handlers one at a time, in arrival order; a synchronous handler runs at once. */
+  private enqueue(job: () => unknown): void {
+    this.queue.push(job);
+    if (!this.draining) this.drain();
+  }
+
+  private drain(): void {
+    this.draining = true;
+    while (this.queueHead < this.queue.length) {
+      const job = this.queue[this.queueHead++]!;
+      let outcome: unknown;
+      try {
+        outcome = job();
+      } catch (error) {
+        this.report(error);
+        continue;
+      }
+      if (isThenable(outcome)) {
+        outcome.then(
+          () => this.drain(),
+          (error: unknown) => (this.report(error), this.drain()),
+        );
+        return;
+      }
+    }
+    this.queue.length = 0;
+    this.queueHead = 0;
+    this.draining = false;
+  }
+
+  private handlerOf(method: string): AnyHandler | undefined {
+    // Only methods of the spec reach here, so `method` is never `__proto__` and friends.
+    const handler: unknown = Object.prototype.hasOwnProperty.call(this.handlers, method) ? (this.handlers as Record<string, unknown>)[method] : undefined;
+    return typeof handler === "function" ? (handler as AnyHandler) : undefined;
+  }
+
+  private extRequestHandler(method: string): AnyHandler | undefined {
+    const hook = this.options.onExtRequest;
+    return method.startsWith("_") && hook !== undefined ? (params, ctx) => hook(method, params, ctx) : undefined;
+  }
+
+  private answerError(id: RequestId, code: number, message: string, data?: unknown): void {
+    const error = data === undefined ? { code, message } : { code, message, data };
+    this.answer(id, { jsonrpc: "2.0", id, error });
+  }
+
+  private answer(id: RequestId, response: object): void {
+    if (this.isClosed) return;
+    this.send(response).catch((error: unknown) => {
+      if (!("error" in response)) this.answerError(id, INTERNAL_ERROR, `Internal error: the result is not serialisable (${messageOf(error)})`);
+      else this.report(error);
+    });
+  }
+}
+
+/** Decodes a method's params with its tolerant parser; the one place a text decode path would plug in. */
+function decodeParams(spec: { readonly parseParams: Decoder }, params: unknown): Result<unknown> {
+  // JSON-RPC lets a request omit params; ACP params are objects, so omitted reads as `{}`.
+  return spec.parseParams(params === undefined ? {} : params);
+}
+
+/** A request handler's context; its `AbortController` is made only when the handler reads `signal`. */
+class RequestContext implements HandlerContext {
+  aborted = false;
+  private controller: InstanceType<typeof AbortController> | undefined;
+
+  constructor(readonly id: RequestId) {}
+
+  get signal(): AbortSignalLike {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.controller?.abort();
+  }
+}
+
+const NEVER_ABORTED: AbortSignalLike = { aborted: false, addEventListener() {}, removeEventListener() {} };
+
+function isRequestId(value: unknown): value is RequestId {
+  return value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+function isErrorObject(value: unknown): value is { code: number; message: string; data?: unknown } {
+  if (typeof value !== "object" || value === null) return false;
+  const { code, message } = value as Record<string, unknown>;
+  return Number.isInteger(code) && typeof message === "string";
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,162 @@
+/**
+ * `ndJsonStream` framing over Node and Web streams: lines split across
+ * chunks (down to one byte, inside UTF-8 sequences), `\r\n`, blank lines, a
+ * line over `maxLineBytes` (reported, the stream goes on), a 50 MB line,
+ * back-pressure on write, and the end of input.
+ */
+import { PassThrough, Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { connectAgent, connectClient, ndJsonStream, type LineSink, type Transport, type UpdateSessionNotification } from "../generated/src/v2/index.js";
+
+interface Collected {
+  lines: string[];
+  problems: string[];
+  ended: Promise<void>;
+}
+
+function collect(transport: Transport): Collected {
+  const lines: string[] = [];
+  const problems: string[] = [];
+  let markEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (markEnded = resolve));
+  const sink: LineSink = { line: (text) => void lines.push(text), problem: (message) => void problems.push(message), end: () => markEnded() };
+  transport.start(sink);
+  return { lines, problems, ended };
+}
+
+/** A Node transport reading `input` in the given chunks. */
+function nodeReading(chunks: readonly (Uint8Array | string)[], maxLineBytes?: number): Collected {
+  const readable = new PassThrough();
+  const collected = collect(ndJsonStream({ readable, writable: new PassThrough() }, maxLineBytes === undefined ? {} : { maxLineBytes }));
+  for (const chunk of chunks) readable.write(chunk);
+  readable.end();
+  return collected;
+}
+
+/** A Web transport reading `input` in the given chunks. */
+function webReading(chunks: readonly Uint8Array[]): Collected {
+  const readable = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  return collect(ndJsonStream({ readable, writable: new WritableStream<Uint8Array>() }));
+}
+
+const TEXT = '{"jsonrpc":"2.0","method":"x","params":{"text":"héllo wörld ✓ 😀"}}';
+
+function oneByteChunks(text: string): Uint8Array[] {
+  return [...new TextEncoder().encode(text)].map((byte) => Uint8Array.of(byte));
+}
+
+describe("ndJsonStream reading", () => {
+  it.each([
+    ["Node", nodeReading],
+    ["Web", webReading],
+  ] as const)("%s: joins a line split into 1-byte chunks, UTF-8 sequences included", async (_name, read) => {
+    const collected = read(oneByteChunks(`${TEXT}\n${TEXT}\n`));
+    await collected.ended;
+    expect(collected.lines).toEqual([TEXT, TEXT]);
+  });
+
+  it("accepts \\r\\n, ignores blank lines, keeps a last line without newline", async () => {
+    const collected = nodeReading([`${TEXT}\r\n\r\n   \n\t\r\n${TEXT}\n`, TEXT]);
+    await collected.ended;
+    expect(collected.lines).toEqual([TEXT, TEXT, TEXT]);
+    expect(collected.problems).toEqual([]);
+  });
+
+  it("drops a line over maxLineBytes with a clear report and goes on with the next line", async () => {
+    const long = `{"x":"${"a".repeat(200)}"}`;
+    const collected = nodeReading([`${TEXT}\n${long.slice(0, 50)}`, long.slice(50), `\n${TEXT}\n${long}\n${TEXT}\n`], 100);
+    await collected.ended;
+    expect(collected.lines).toEqual([TEXT, TEXT, TEXT]);
+    expect(collected.problems).toEqual([
+      "a line longer than maxLineBytes (100 bytes) was dropped",
+      "a line longer than maxLineBytes (100 bytes) was dropped",
+    ]);
+  });
+
+  it("carries a 50 MB line with the default limit", async () => {
+    const big = JSON.stringify({ jsonrpc: "2.0", method: "x", params: { data: "z".repeat(50 * 1024 * 1024) } });
+    const bytes = new TextEncoder().encode(`${big}\n`);
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => bytes.subarray(i * 65536, (i + 1) * 65536));
+    const collected = nodeReading(chunks);
+    await collected.ended;
+    expect(collected.lines.length).toBe(1);
+    expect(collected.lines[0]!.length).toBe(big.length);
+    expect(collected.lines[0] === big).toBe(true);
+  });
+});
+
+describe("ndJsonStream writing", () => {
+  it("writes one line per message and waits for drain when the Node stream signals back-pressure", async () => {
+    const written: string[] = [];
+    let release!: () => void;
+    const writable = new Writable({
+      highWaterMark: 16,
+      write(chunk: Buffer, _encoding, callback) {
+        written.push(chunk.toString());
+        release = () => callback();
+      },
+    });
+    const transport = ndJsonStream({ readable: new PassThrough(), writable });
+    collect(transport);
+    let settled = false;
+    const sent = transport.send('{"a":"0123456789012345678901234567890"}').then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(settled).toBe(false);
+    release();
+    await sent;
+    expect(written).toEqual(['{"a":"0123456789012345678901234567890"}\n']);
+  });
+
+  it("writes to a Web WritableStream and close() ends both directions", async () => {
+    const chunks: string[] = [];
+    const writable = new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(new TextDecoder().decode(chunk)) });
+    const readable = new ReadableStream<Uint8Array>({ start() {} });
+    const transport = ndJsonStream({ readable, writable });
+    const collected = collect(transport);
+    await transport.send("{}");
+    await transport.send("[1]");
+    transport.close();
+    await collected.ended;
+    expect(chunks.join("")).toBe("{}\n[1]\n");
+  });
+
+  it("reports a failed Node write instead of crashing", async () => {
+    const writable = new Writable({ write: (_chunk, _encoding, callback) => callback(new Error("EPIPE")) });
+    const transport = ndJsonStream({ readable: new PassThrough(), writable });
+    const collected = collect(transport);
+    await transport.send("{}").catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(collected.problems).toEqual(["write failed: EPIPE"]);
+  });
+});
+
+describe("connections over ndJsonStream", () => {
+  it("carries a 50 MB session/update from agent to client, parsed and handled", async () => {
+    const toClient = new PassThrough();
+    const toAgent = new PassThrough();
+    const received: UpdateSessionNotification[] = [];
+    const client = connectAgent(ndJsonStream({ readable: toAgent, writable: toClient }), {});
+    const agent = connectClient(ndJsonStream({ readable: toClient, writable: toAgent }), { "session/update": (params) => void received.push(params) });
+    const text = "y".repeat(50 * 1024 * 1024);
+    await client.notify("session/update", { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text } } });
+    while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const update = received[0]!.update;
+    expect(update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" && update.content.text === text).toBe(true);
+    agent.close();
+    await client.closed;
+  });
+
+  it("answers a request whose bytes arrive one at a time", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    connectAgent(ndJsonStream({ readable: input, writable: output }), { "session/new": (params) => ({ sessionId: `s:${params.cwd}` }) });
+    const answer = new Promise<string>((resolve) => output.once("data", (chunk: Buffer) => resolve(chunk.toString())));
+    for (const byte of oneByteChunks('{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/wörk ✓"}}\r\n')) input.write(byte);
+    expect(JSON.parse(await answer)).toEqual({ jsonrpc: "2.0", id: 1, result: { sessionId: "s:/wörk ✓" } });
+  });
+});

@@ -1,0 +1,385 @@
+/**
+ * The connection contract (DESIGN.md "Connection", issue 10) over in-memory
+ * transports: wire errors, extension methods, ordering and concurrency,
+ * outgoing validation, cancellation both ways, correlation of 1,000
+ * concurrent requests, a peer closing mid-request, `RequestError`,
+ * `PROTOCOL_VERSION` and the session store. Wire-level cases drive the far
+ * end by hand (test/support/raw-peer.ts).
+ */
+import { describe, expect, it } from "vitest";
+import * as v1 from "../generated/src/v1/index.js";
+import {
+  connectAgent,
+  connectClient,
+  createSessionStore,
+  inMemoryTransports,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentHandlers,
+  type InitializeResponse,
+  type NewSessionRequest,
+  type PromptRequest,
+  type RequestPermissionRequest,
+  type SessionUpdate,
+} from "../generated/src/v2/index.js";
+import * as v2Unstable from "../generated/src/v2/unstable/index.js";
+import { ENTRIES } from "./support/surfaces.js";
+import { rawPeer, settle } from "./support/raw-peer.js";
+
+const INIT_RESULT: InitializeResponse = { protocolVersion: 2, info: { name: "test-agent", version: "1.0.0" } };
+const NEW_SESSION: NewSessionRequest = { cwd: "/work" };
+const PERMISSION: RequestPermissionRequest = { sessionId: "s", title: "t", options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }] };
+const PROMPT: PromptRequest = { sessionId: "s", prompt: [{ type: "text", text: "hi" }] };
+
+/** An agent under test with a raw far end. */
+function agentWithRawClient(handlers: AgentHandlers, options: Parameters<typeof connectAgent>[2] = {}) {
+  const [near, far] = inMemoryTransports();
+  const errors: Error[] = [];
+  const client = connectAgent(near, handlers, { onError: (e) => errors.push(e), ...options });
+  return { client, raw: rawPeer(far), errors };
+}
+
+/** A typed agent and a typed client connected in memory. */
+function pair(handlers: AgentHandlers, clientHandlers: Parameters<typeof connectClient>[1] = {}) {
+  const [near, far] = inMemoryTransports();
+  const errors: Error[] = [];
+  const client = connectAgent(near, handlers, { onError: (e) => errors.push(e) });
+  const agent = connectClient(far, clientHandlers, { onError: (e) => errors.push(e) });
+  return { client, agent, errors };
+}
+
+describe("wire errors", () => {
+  it("answers invalid JSON with -32700 and id null, and goes on", async () => {
+    const { raw } = agentWithRawClient({ "session/new": () => ({ sessionId: "s1" }) });
+    await raw.send("{not json");
+    expect(await raw.next()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+    await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+    expect(await raw.next()).toEqual({ jsonrpc: "2.0", id: 1, result: { sessionId: "s1" } });
+  });
+
+  it("answers what is not a JSON-RPC 2.0 message with -32600", async () => {
+    const { raw } = agentWithRawClient({});
+    await raw.send("42");
+    expect(await raw.next()).toMatchObject({ id: null, error: { code: -32600 } });
+    await raw.send("[1,2]");
+    expect(await raw.next()).toMatchObject({ id: null, error: { code: -32600 } });
+    await raw.sendJson({ jsonrpc: "1.0", id: 7, method: "session/new", params: NEW_SESSION });
+    expect(await raw.next()).toMatchObject({ id: 7, error: { code: -32600 } });
+    await raw.sendJson({ jsonrpc: "2.0", id: { no: 1 }, method: "session/new" });
+    expect(await raw.next()).toMatchObject({ id: null, error: { code: -32600 } });
+    await raw.sendJson({ jsonrpc: "2.0", id: 8, method: 5 });
+    expect(await raw.next()).toMatchObject({ id: 8, error: { code: -32600 } });
+  });
+
+  it("answers an unknown method, a method without handler and a method of the other side with -32601", async () => {
+    const { raw } = agentWithRawClient({ initialize: () => INIT_RESULT });
+    for (const [id, method] of [[1, "no/such"], [2, "session/new"], [3, "session/request_permission"], [4, "__proto__"], [5, "constructor"]] as const) {
+      await raw.sendJson({ jsonrpc: "2.0", id, method, params: {} });
+      expect(await raw.next()).toMatchObject({ id, error: { code: -32601 } });
+    }
+  });
+
+  it("answers invalid params with -32602 and JSON pointers in data.issues; the handler is not called", async () => {
+    let called = false;
+    const { raw } = agentWithRawClient({ "session/new": () => ((called = true), { sessionId: "s" }) });
+    await raw.sendJson({ jsonrpc: "2.0", id: "a", method: "session/new", params: { cwd: 5 } });
+    const answer = await raw.next();
+    expect(answer).toMatchObject({ id: "a", error: { code: -32602 } });
+    expect(answer.error.data.issues).toContainEqual(expect.objectContaining({ path: "/cwd" }));
+    expect(called).toBe(false);
+  });
+
+  it("answers with the RequestError a handler throws, and -32603 without a stack for anything else", async () => {
+    const { raw } = agentWithRawClient({
+      "session/new": () => {
+        throw RequestError.authenticationRequired("log in first", { hint: "auth" });
+      },
+      "session/prompt": async () => {
+        throw new TypeError("boom");
+      },
+    });
+    await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+    expect(await raw.next()).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32000, message: "log in first", data: { hint: "auth" } } });
+    await raw.sendJson({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: PROMPT });
+    const answer = await raw.next();
+    expect(answer).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "boom" } });
+    expect(JSON.stringify(answer)).not.toMatch(/at |\.ts:/);
+  });
+
+  it("never answers a notification, also with invalid params or an unknown method (onError instead)", async () => {
+    const seen: unknown[] = [];
+    const { raw, errors } = agentWithRawClient({ "session/cancel": (p) => void seen.push(p) });
+    await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: 5 } });
+    await raw.sendJson({ jsonrpc: "2.0", method: "no/such", params: {} });
+    await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s1" } });
+    await settle();
+    expect(raw.received).toEqual([]);
+    expect(seen).toEqual([{ sessionId: "s1" }]);
+    expect(errors.map((e) => (e as RequestError).code)).toEqual([-32602, -32601]);
+  });
+
+  it("reports a response with an unknown id instead of throwing", async () => {
+    const { raw, errors } = agentWithRawClient({});
+    await raw.sendJson({ jsonrpc: "2.0", id: 999, result: {} });
+    await raw.sendJson({ jsonrpc: "2.0", id: "x", result: {} });
+    await settle();
+    expect(errors.map((e) => e.message)).toEqual(["response with unknown id 999", 'response with unknown id "x"']);
+  });
+});
+
+describe("what cannot be sent", () => {
+  it("answers -32603 when a handler's result is not JSON (BigInt), and the connection goes on", async () => {
+    const { raw } = agentWithRawClient({ "session/new": () => ({ sessionId: "s", extra: 1n }) as never }, { validateOutgoing: false });
+    await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+    expect(await raw.next()).toMatchObject({ id: 1, error: { code: -32603, message: expect.stringContaining("not serialisable") } });
+  });
+
+  it("rejects request and notify of a method the peer does not handle, and a malformed error response", async () => {
+    const { client, raw } = agentWithRawClient({});
+    await expect(client.request("session/new" as never, NEW_SESSION as never)).rejects.toMatchObject({ code: -32601 });
+    await expect(client.notify("session/cancel" as never, {} as never)).rejects.toMatchObject({ code: -32601 });
+    const permission = client.request("session/request_permission", PERMISSION);
+    const request = await raw.next();
+    await raw.sendJson({ jsonrpc: "2.0", id: request.id, error: { code: "bad" } });
+    await expect(permission).rejects.toMatchObject({ code: -32603, message: "malformed error response to session/request_permission" });
+  });
+});
+
+describe("extension methods", () => {
+  it("routes _-prefixed requests and notifications to the ext hooks; without a hook a request gets -32601", async () => {
+    const notes: unknown[] = [];
+    const { raw } = agentWithRawClient(
+      {},
+      { onExtRequest: (method, params) => ({ method, params }), onExtNotification: (method, params) => void notes.push([method, params]) },
+    );
+    await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "_acme/echo", params: { a: 1 } });
+    expect(await raw.next()).toEqual({ jsonrpc: "2.0", id: 1, result: { method: "_acme/echo", params: { a: 1 } } });
+    await raw.sendJson({ jsonrpc: "2.0", method: "_acme/ping", params: [1] });
+    await settle();
+    expect(notes).toEqual([["_acme/ping", [1]]]);
+
+    const bare = agentWithRawClient({});
+    await bare.raw.sendJson({ jsonrpc: "2.0", id: 2, method: "_acme/echo", params: {} });
+    expect(await bare.raw.next()).toMatchObject({ id: 2, error: { code: -32601 } });
+  });
+
+  it("sends ext requests and notifications from the peer", async () => {
+    const { client, raw } = agentWithRawClient({});
+    const answer = client.extRequest("_acme/echo", { a: 1 });
+    const request = await raw.next();
+    expect(request).toEqual({ jsonrpc: "2.0", id: request.id, method: "_acme/echo", params: { a: 1 } });
+    await raw.sendJson({ jsonrpc: "2.0", id: request.id, result: { ok: true } });
+    expect(await answer).toEqual({ ok: true });
+    await client.extNotify("_acme/ping", null);
+    expect(await raw.next()).toEqual({ jsonrpc: "2.0", method: "_acme/ping", params: null });
+  });
+});
+
+describe("ordering and concurrency", () => {
+  it("runs notification handlers one at a time in arrival order, even when they are async", async () => {
+    const order: string[] = [];
+    const { raw } = agentWithRawClient({
+      "session/cancel": async ({ sessionId }) => {
+        order.push(`start ${sessionId}`);
+        await new Promise((resolve) => setTimeout(resolve, sessionId === "a" ? 20 : 1));
+        order.push(`end ${sessionId}`);
+      },
+    });
+    for (const id of ["a", "b", "c"]) await raw.sendJson({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: id } });
+    while (order.length < 6) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(order).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
+  });
+
+  it("handles requests concurrently: a handler waiting for a later request does not block it", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { agent } = pair({
+      "session/new": async ({ cwd }) => {
+        if (cwd === "/first") await released;
+        else release();
+        return { sessionId: cwd };
+      },
+    });
+    const results = await Promise.all([agent.request("session/new", { cwd: "/first" }), agent.request("session/new", { cwd: "/second" })]);
+    expect(results).toEqual([{ sessionId: "/first" }, { sessionId: "/second" }]);
+  });
+
+  it("correlates 1,000 concurrent requests answered out of order", async () => {
+    const { agent } = pair({
+      "session/new": async ({ cwd }) => {
+        await new Promise((resolve) => setTimeout(resolve, Number(cwd.slice(1)) % 7));
+        return { sessionId: `s${cwd}` };
+      },
+    });
+    const cwds = Array.from({ length: 1000 }, (_, i) => `/${i}`);
+    const results = await Promise.all(cwds.map((cwd) => agent.request("session/new", { cwd })));
+    expect(results.map((r) => r.sessionId)).toEqual(cwds.map((cwd) => `s${cwd}`));
+  });
+});
+
+describe("outgoing validation", () => {
+  it("rejects invalid outgoing params without writing them; validateOutgoing: false writes them", async () => {
+    const { client, raw } = agentWithRawClient({});
+    const bad = { sessionId: "s", title: 5, options: [] } as never;
+    await expect(client.request("session/request_permission", bad)).rejects.toMatchObject({ code: -32602, data: { issues: [expect.objectContaining({ path: "/title" })] } });
+    await expect(client.notify("session/update", { sessionId: "s" } as never)).rejects.toMatchObject({ code: -32602 });
+    await settle();
+    expect(raw.received).toEqual([]);
+
+    const loose = agentWithRawClient({}, { validateOutgoing: false });
+    void loose.client.notify("session/update", { sessionId: "s" } as never);
+    expect(await loose.raw.next()).toEqual({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s" } });
+  });
+
+  it("turns an invalid handler result into -32603 with data.issues; validateOutgoing: false sends it", async () => {
+    const handlers: AgentHandlers = { "session/new": () => ({ sessionId: 42 }) as never };
+    const strict = agentWithRawClient(handlers);
+    await strict.raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+    const answer = await strict.raw.next();
+    expect(answer).toMatchObject({ id: 1, error: { code: -32603, data: { issues: [expect.objectContaining({ path: "/sessionId" })] } } });
+
+    const loose = agentWithRawClient(handlers, { validateOutgoing: false });
+    await loose.raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/new", params: NEW_SESSION });
+    expect(await loose.raw.next()).toEqual({ jsonrpc: "2.0", id: 1, result: { sessionId: 42 } });
+  });
+
+  it("decodes results with the tolerant parser and rejects a result it cannot decode", async () => {
+    const { client, raw } = agentWithRawClient({});
+    const permission = client.request("session/request_permission", PERMISSION);
+    const request = await raw.next();
+    await raw.sendJson({ jsonrpc: "2.0", id: request.id, result: { nope: true } });
+    await expect(permission).rejects.toMatchObject({ code: -32603, data: { issues: expect.any(Array) } });
+  });
+
+  it("rejects with the peer's error as a RequestError carrying code, message and data", async () => {
+    const { agent } = pair({ "session/new": () => Promise.reject(RequestError.resourceNotFound("gone", { uri: "file:///x" })) });
+    const error = await agent.request("session/new", NEW_SESSION).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestError);
+    expect(error).toMatchObject({ code: -32002, message: "gone", data: { uri: "file:///x" } });
+  });
+});
+
+describe("cancellation", () => {
+  it("an aborted request sends $/cancel_request and rejects with -32800; the late answer is dropped", async () => {
+    const { client, raw, errors } = agentWithRawClient({});
+    const controller = new AbortController();
+    const permission = client.request("session/request_permission", PERMISSION, { signal: controller.signal });
+    const request = await raw.next();
+    controller.abort();
+    await expect(permission).rejects.toMatchObject({ code: -32800 });
+    expect(await raw.next()).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: request.id } });
+    await raw.sendJson({ jsonrpc: "2.0", id: request.id, error: { code: -32800, message: "cancelled" } });
+    await settle();
+    expect(errors).toEqual([]);
+  });
+
+  it("a request with an already aborted signal is not sent", async () => {
+    const { client, raw } = agentWithRawClient({});
+    await expect(client.request("session/request_permission", PERMISSION, { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: -32800 });
+    await settle();
+    expect(raw.received).toEqual([]);
+  });
+
+  it("an incoming $/cancel_request aborts the handler's signal; rejecting after it answers -32800", async () => {
+    let aborted = false;
+    const { agent } = pair({
+      "session/prompt": (_params, { signal }) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener("abort", () => {
+            aborted = true;
+            reject(new Error("stopped"));
+          });
+        }),
+    });
+    const controller = new AbortController();
+    const prompt = agent.request("session/prompt", PROMPT, { signal: controller.signal });
+    await settle();
+    controller.abort();
+    await expect(prompt).rejects.toMatchObject({ code: -32800 });
+    await settle();
+    expect(aborted).toBe(true);
+  });
+
+  it("answers -32800 on the wire when the handler gives up after $/cancel_request", async () => {
+    const { raw } = agentWithRawClient({
+      "session/prompt": (_params, { signal }) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")))),
+    });
+    await raw.sendJson({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: PROMPT });
+    await raw.sendJson({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 3 } });
+    expect(await raw.next()).toMatchObject({ id: 3, error: { code: -32800 } });
+  });
+});
+
+describe("closing", () => {
+  it("a peer closing mid-request rejects the pending requests and settles closed on both ends", async () => {
+    const { agent, client } = pair({ "session/prompt": () => new Promise(() => {}) });
+    const prompt = agent.request("session/prompt", PROMPT);
+    await settle();
+    client.close();
+    await expect(prompt).rejects.toBeInstanceOf(RequestError);
+    await Promise.all([agent.closed, client.closed]);
+    await expect(agent.request("session/new", NEW_SESSION)).rejects.toMatchObject({ message: "connection closed" });
+  });
+
+  it("close() aborts the signals of the handlers still running", async () => {
+    let aborted = false;
+    const { agent, client } = pair({
+      "session/prompt": (_p, { signal }) => new Promise(() => signal.addEventListener("abort", () => (aborted = true))),
+    });
+    void agent.request("session/prompt", PROMPT).catch(() => {});
+    await settle();
+    client.close();
+    expect(aborted).toBe(true);
+  });
+});
+
+describe("RequestError and PROTOCOL_VERSION", () => {
+  it("has one static constructor per ErrorCode of the schema, named from its title", () => {
+    const cases: [RequestError, number, string][] = [
+      [RequestError.parseError(), -32700, "Parse error"],
+      [RequestError.invalidRequest(), -32600, "Invalid request"],
+      [RequestError.methodNotFound(), -32601, "Method not found"],
+      [RequestError.invalidParams(), -32602, "Invalid params"],
+      [RequestError.internalError(), -32603, "Internal error"],
+      [RequestError.requestCancelled(), -32800, "Request cancelled"],
+      [RequestError.authenticationRequired(), -32000, "Authentication required"],
+      [RequestError.resourceNotFound(), -32002, "Resource not found"],
+    ];
+    for (const [error, code, message] of cases) {
+      expect(error).toBeInstanceOf(Error);
+      expect({ code: error.code, message: error.message, data: error.data }).toEqual({ code, message, data: undefined });
+    }
+    expect(new RequestError(-1, "m", { x: 1 })).toMatchObject({ code: -1, message: "m", data: { x: 1 } });
+  });
+
+  it("exports the protocol version of each surface", () => {
+    expect([ENTRIES.v1.PROTOCOL_VERSION, ENTRIES["v1/unstable"].PROTOCOL_VERSION, PROTOCOL_VERSION, ENTRIES["v2/unstable"].PROTOCOL_VERSION]).toEqual([1, 1, 2, 2]);
+  });
+
+  it("v2 unstable has a proxy end; v1 has none", () => {
+    expect(typeof v2Unstable.connectProxy).toBe("function");
+    expect("connectProxy" in v1).toBe(false);
+  });
+});
+
+describe("createSessionStore", () => {
+  const chunk = (text: string): SessionUpdate => ({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text } });
+
+  it("folds session/update notifications per session with reduceSession; get and subscribe", async () => {
+    const sessions = createSessionStore();
+    const { client } = pair({}, { "session/update": sessions.update });
+    const seen: string[] = [];
+    const stop = sessions.subscribe((sessionId) => seen.push(sessionId));
+    await client.notify("session/update", { sessionId: "s1", update: chunk("Hel") });
+    await client.notify("session/update", { sessionId: "s2", update: chunk("Other") });
+    await client.notify("session/update", { sessionId: "s1", update: chunk("lo") });
+    await settle();
+    stop();
+    await client.notify("session/update", { sessionId: "s1", update: chunk("!") });
+    await settle();
+    expect(seen).toEqual(["s1", "s2", "s1"]);
+    expect(sessions.get("s3")).toBeUndefined();
+    const message = sessions.get("s1")!.agentMessages.get("m1") as { content: unknown[] };
+    expect(message.content).toEqual(["Hel", "lo", "!"].map((text) => ({ type: "text", text })));
+  });
+});

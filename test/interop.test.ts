@@ -1,0 +1,181 @@
+/**
+ * Interop with the official SDK (@agentclientprotocol/sdk 2.4.0, ACP v2) over
+ * real child processes speaking over stdio, both directions, and our two
+ * example programs with each other. Each example runs with the command the
+ * README gives for it. A turn: initialize -> session/new -> session/prompt
+ * with streamed updates (thought and message chunks, plan, tool call and its
+ * updates) -> session/request_permission -> an idle state_update with
+ * end_turn; then a cancelled prompt; and an unknown method.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import * as sdkV1 from "@agentclientprotocol/sdk";
+import { client as sdkClient, ndJsonStream as sdkNdJsonStream, type UpdateSessionNotification } from "@agentclientprotocol/sdk/experimental/v2";
+import { afterEach, describe, expect, it } from "vitest";
+import * as v1 from "../generated/src/v1/index.js";
+import { connectClient, ndJsonStream, PROTOCOL_VERSION, RequestError } from "../generated/src/v2/index.js";
+import { CONNECTION_COMMANDS } from "./support/connection-readme.js";
+
+const ROOT = new URL("..", import.meta.url);
+const children: ChildProcessWithoutNullStreams[] = [];
+
+/** Runs a command line (as a user types it) in the repository root and returns its stdout. */
+function run(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, { cwd: ROOT, shell: true });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts a command line as a child process whose stdio carries ACP. */
+function start(command: string): ChildProcessWithoutNullStreams {
+  const child = spawn(command, { cwd: ROOT, shell: true });
+  children.push(child);
+  return child;
+}
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.stdin.end();
+});
+
+/** What examples/client.ts prints for one agent: the finished turn, then the cancelled one. */
+function expectedTranscript(agent: string, sessionId: string) {
+  return [
+    {
+      agent,
+      sessionId,
+      thoughts: ["Planning the answer."],
+      replies: ["You said: hello agent"],
+      plans: [["Read the prompt: completed"]],
+      toolCalls: ["Read the prompt: completed"],
+      stopReason: "end_turn",
+    },
+    { sessionId, stopReason: "cancelled" },
+  ];
+}
+
+function jsonLines(text: string): unknown[] {
+  return text.trim().split("\n").map((line) => JSON.parse(line));
+}
+
+describe("examples and the SDK over stdio", () => {
+  it(`${CONNECTION_COMMANDS.client}: our client drives our agent`, async () => {
+    const result = await run(CONNECTION_COMMANDS.client);
+    expect(result.stderr).toBe("");
+    expect(jsonLines(result.stdout)).toEqual(expectedTranscript("example-agent", "session-1"));
+    expect(result.code).toBe(0);
+  });
+
+  it(`${CONNECTION_COMMANDS.clientOnSdkAgent}: our client drives the SDK's agent`, async () => {
+    const result = await run(CONNECTION_COMMANDS.clientOnSdkAgent);
+    expect(result.stderr).toBe("");
+    expect(jsonLines(result.stdout)).toEqual(expectedTranscript("sdk-agent", "sdk-session-1"));
+    expect(result.code).toBe(0);
+  });
+
+  it(`the SDK's client drives ${CONNECTION_COMMANDS.agent}: a turn, a cancelled turn, an unknown method`, async () => {
+    const child = start(CONNECTION_COMMANDS.agent);
+    const updates: UpdateSessionNotification[] = [];
+    const permissions: string[] = [];
+    let turnEnded: (stopReason: string) => void = () => {};
+    const app = sdkClient({ name: "sdk-client" })
+      .onRequest("session/request_permission", async ({ params }) => {
+        permissions.push(params.title);
+        return { outcome: { outcome: "selected", optionId: "allow" } };
+      })
+      .onNotification("session/update", async ({ params }) => {
+        updates.push(params);
+        const update = params.update;
+        if (update.sessionUpdate === "state_update" && update.state === "idle" && "stopReason" in update && typeof update.stopReason === "string") turnEnded(update.stopReason);
+      });
+    const stream = sdkNdJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+    const outcome = await app.connectWith(stream, async (agent) => {
+      const init = await agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, info: { name: "sdk-client", version: "2.4.0" } });
+      const { sessionId } = await agent.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+      let ended = new Promise<string>((resolve) => (turnEnded = resolve));
+      const accepted = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello agent" }] });
+      const first = await ended;
+      const kinds = updates.map((n) => n.update.sessionUpdate);
+      ended = new Promise<string>((resolve) => (turnEnded = resolve));
+      const before = updates.length;
+      await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "a long task" }] });
+      while (updates.length === before) await new Promise((resolve) => setTimeout(resolve, 2));
+      await agent.notify("session/cancel", { sessionId });
+      const second = await ended;
+      const unknown = await agent.request("example/unknown", {}).catch((error: { code?: number }) => error.code);
+      return { name: init.info?.name, sessionId, accepted, first, second, kinds, unknown };
+    });
+    expect(outcome).toMatchObject({ name: "example-agent", sessionId: "session-1", accepted: { messageId: "user-1" }, first: "end_turn", second: "cancelled", unknown: -32601 });
+    expect(new Set(outcome.kinds)).toEqual(new Set(["state_update", "agent_thought_chunk", "plan_update", "tool_call_update", "agent_message_chunk"]));
+    expect(outcome.kinds.at(-1)).toBe("state_update");
+    expect(permissions).toEqual(["Read the prompt?"]);
+  });
+
+  it("our client gets -32601 from the SDK's agent for an unknown method, and the connection goes on", async () => {
+    const child = start("npx tsx test/interop/sdk-agent.ts");
+    const agent = connectClient(ndJsonStream({ readable: child.stdout, writable: child.stdin }), {});
+    await agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, info: { name: "ours", version: "1" } });
+    const error = await agent.extRequest("_example/unknown", {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestError);
+    expect(error).toMatchObject({ code: -32601 });
+    expect(await agent.request("session/new", { cwd: "/tmp" })).toEqual({ sessionId: "sdk-session-1" });
+    agent.close();
+  });
+});
+
+/** The v1 turn as a client sees it: update kinds in order ("You said: hello agent" is four chunks). */
+const V1_KINDS = ["agent_thought_chunk", "plan", "tool_call", "tool_call_update", "plan", ...Array(4).fill("agent_message_chunk")];
+
+describe("ACP v1 over stdio (the turn ends with the prompt response)", () => {
+  it("the SDK's v1 client drives our v1 agent: a turn, a cancelled turn, an unknown method", async () => {
+    const child = start("npx tsx test/interop/v1-agent.ts");
+    const kinds: string[] = [];
+    const app = sdkV1
+      .client({ name: "sdk-v1-client" })
+      .onRequest("session/request_permission", async () => ({ outcome: { outcome: "selected", optionId: "allow" } }))
+      .onNotification("session/update", async ({ params }) => void kinds.push(params.update.sessionUpdate));
+    const stream = sdkV1.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+    const outcome = await app.connectWith(stream, async (agent) => {
+      const init = await agent.request("initialize", { protocolVersion: sdkV1.PROTOCOL_VERSION });
+      const { sessionId } = await agent.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+      const first = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello agent" }] });
+      const turnKinds = kinds.splice(0);
+      const second = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "a long task" }] });
+      while (kinds.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      await agent.notify("session/cancel", { sessionId });
+      const unknown = await agent.request("example/unknown", {}).catch((error: { code?: number }) => error.code);
+      return { name: init.agentInfo?.name, first: first.stopReason, second: (await second).stopReason, turnKinds, unknown };
+    });
+    expect(outcome).toEqual({ name: "our-v1-agent", first: "end_turn", second: "cancelled", turnKinds: V1_KINDS, unknown: -32601 });
+  });
+
+  it("our v1 client drives the SDK's v1 agent: a turn reduced into the session store, a cancelled turn, an unknown method", async () => {
+    const child = start("npx tsx test/interop/sdk-agent-v1.ts");
+    const sessions = v1.createSessionStore();
+    const kinds: string[] = [];
+    const agent = v1.connectClient(v1.ndJsonStream({ readable: child.stdout, writable: child.stdin }), {
+      "session/update": (params) => {
+        kinds.push(params.update.sessionUpdate);
+        sessions.update(params);
+      },
+      "session/request_permission": () => ({ outcome: { outcome: "selected", optionId: "allow" } }),
+    });
+    const init = await agent.request("initialize", { protocolVersion: v1.PROTOCOL_VERSION });
+    const { sessionId } = await agent.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+    const first = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello agent" }] });
+    const state = sessions.get(sessionId)!;
+    expect({ name: init.agentInfo?.name, stopReason: first.stopReason, kinds: kinds.splice(0) }).toEqual({ name: "sdk-v1-agent", stopReason: "end_turn", kinds: V1_KINDS });
+    expect(state.toolCalls.get("tool-1")).toMatchObject({ title: "Read the prompt", status: "completed" });
+    expect(state.plan?.entries).toEqual([{ content: "Read the prompt", priority: "high", status: "completed" }]);
+    const second = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "a long task" }] });
+    while (kinds.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    await agent.notify("session/cancel", { sessionId });
+    expect((await second).stopReason).toBe("cancelled");
+    await expect(agent.extRequest("_example/unknown", {})).rejects.toMatchObject({ code: -32601 });
+    agent.close();
+  });
+});
