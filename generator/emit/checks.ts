@@ -56,17 +56,16 @@ function integerTest(x: string, format: IntFormat | undefined): string {
 }
 
 /**
- * A comparison against an exact integer bound. JSON numbers arrive as doubles:
- * when the bound itself is not a double (2^63 - 1, 2^64 - 1) the comparison
- * uses the nearest double strictly, which is exact for every double value.
+ * A comparison against an integer bound (S30). JSON numbers arrive as doubles,
+ * and `JSON.parse` rounds the text of a 64-bit bound (u64::MAX, i64::MAX) to
+ * 2^64 / 2^63, so the bound is the double the exact bound rounds to, inclusive:
+ * uint64 <= 2^64, int64 within +-2^63; 32-bit bounds are doubles and stay exact.
  */
 function bound(x: string, exact: bigint | undefined, side: "min" | "max"): string[] {
   if (exact === undefined) return [];
-  const nearest = Number(exact);
-  const rounded = BigInt(nearest);
-  const text = rounded === exact ? exact.toString() : String(nearest);
-  if (side === "min") return [rounded < exact ? `${x} > ${text}` : `${x} >= ${text}`];
-  return [rounded > exact ? `${x} < ${text}` : `${x} <= ${text}`];
+  const rounded = Number(exact);
+  const text = BigInt(rounded) === exact ? exact.toString() : String(rounded);
+  return [side === "min" ? `${x} >= ${text}` : `${x} <= ${text}`];
 }
 
 /** The failure message for a scalar node. */

@@ -75,7 +75,7 @@ function p_RequestId(v: any): any {
   let y: any;
   y = (v === null ? v : rt.fail("expected null"));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
   y = (typeof v === "string" ? v : rt.fail("expected a string"));
   if (y !== undefined) return y;
@@ -587,7 +587,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   else return rt.failAt("/name", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.size = y;
   }
   x = v.title;
@@ -941,7 +941,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   }
   x = v.outputByteLimit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.outputByteLimit = y;
     else return rt.at("/outputByteLimit");
   }
@@ -1508,19 +1508,19 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1664,13 +1664,13 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.minItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.minItems = y;
     else return rt.at("/minItems");
   }
   x = v.maxItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.maxItems = y;
     else return rt.at("/maxItems");
   }
@@ -3588,38 +3588,38 @@ function f_Usage(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.totalTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.totalTokens = y;
     else return rt.at("/totalTokens");
   }
   else return rt.failAt("/totalTokens", "missing required property");
   x = v.inputTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.inputTokens = y;
     else return rt.at("/inputTokens");
   }
   else return rt.failAt("/inputTokens", "missing required property");
   x = v.outputTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.outputTokens = y;
     else return rt.at("/outputTokens");
   }
   else return rt.failAt("/outputTokens", "missing required property");
   x = v.thoughtTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.thoughtTokens = y;
   }
   x = v.cachedReadTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.cachedReadTokens = y;
   }
   x = v.cachedWriteTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
     if (y !== undefined) out.cachedWriteTokens = y;
   }
   x = v._meta;
@@ -4462,14 +4462,14 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.used;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.used = y;
     else return rt.at("/used");
   }
   else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
     if (y !== undefined) out.size = y;
     else return rt.at("/size");
   }
@@ -6750,7 +6750,7 @@ function p_ElicitationContentValue(v: any): any {
   let y: any;
   y = (typeof v === "string" ? v : rt.fail("expected a string"));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
   y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number"));
   if (y !== undefined) return y;

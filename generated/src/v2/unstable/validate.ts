@@ -34,7 +34,7 @@ function v_AgentRequest(v: any): true | undefined {
 }
 
 function v_RequestId(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
   if ((typeof v === "string" || rt.fail("expected a string"))) return true;
   return rt.fail("matches no alternative");
 }
@@ -384,7 +384,7 @@ function v_ResourceLink(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.size;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/size");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/size");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
@@ -927,11 +927,11 @@ function v_IntegerPropertySchema(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
@@ -1005,9 +1005,9 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
   x = v.minItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/minItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/minItems");
   x = v.maxItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/maxItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/maxItems");
   x = v.items;
   if (x === undefined) return rt.failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return rt.at("/items");
@@ -1113,7 +1113,7 @@ function v_16(v: any): true | undefined {
 }
 
 function v_17(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
   if ((typeof v === "string" || rt.fail("expected a string"))) return true;
   return rt.fail("matches no alternative");
 }
@@ -2217,19 +2217,19 @@ function v_Usage(v: any): true | undefined {
   let x: any;
   x = v.totalTokens;
   if (x === undefined) return rt.failAt("/totalTokens", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/totalTokens");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/totalTokens");
   x = v.inputTokens;
   if (x === undefined) return rt.failAt("/inputTokens", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/inputTokens");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/inputTokens");
   x = v.outputTokens;
   if (x === undefined) return rt.failAt("/outputTokens", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/outputTokens");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/outputTokens");
   x = v.thoughtTokens;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/thoughtTokens");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/thoughtTokens");
   x = v.cachedReadTokens;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/cachedReadTokens");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/cachedReadTokens");
   x = v.cachedWriteTokens;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/cachedWriteTokens");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/cachedWriteTokens");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
@@ -2703,7 +2703,7 @@ function v_TerminalExitStatus(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   let x: any;
   x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/exitCode");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/exitCode");
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/signal");
   x = v._meta;
@@ -2975,10 +2975,10 @@ function v_UsageUpdate(v: any): true | undefined {
   let x: any;
   x = v.used;
   if (x === undefined) return rt.failAt("/used", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/used");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/used");
   x = v.size;
   if (x === undefined) return rt.failAt("/size", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/size");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/size");
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
   x = v._meta;
@@ -3885,7 +3885,7 @@ function v_CreateElicitationResponse(v: any): true | undefined {
 
 function v_ElicitationContentValue(v: any): true | undefined {
   if ((typeof v === "string" || rt.fail("expected a string"))) return true;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
   if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number"))) return true;
   if ((typeof v === "boolean" || rt.fail("expected a boolean"))) return true;
   if (v_6(v)) return true;
