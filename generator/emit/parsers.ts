@@ -112,13 +112,17 @@ class ParserWriter {
     return `  return ${name}(v, out) && out;\n`;
   }
 
+  /**
+   * `minItems` is not asserted: the Rust reference deserializes into a `Vec`, which takes
+   * `[]` (its own tests decode a v2 RequestPermissionRequest with `options: []`); only
+   * `validate` (JSON Schema, S31) rejects it.
+   */
   private array(node: Extract<Node, { kind: "array" }>, skip: boolean): string {
-    const min = node.minItems ? `  if (out.length < ${node.minItems}) return rt.fail(${literal(`expected at least ${node.minItems} item(s)`)});\n` : "";
     // S24: an item that fails is dropped and the order of the rest is kept.
     const onBad = skip ? "continue" : "return rt.atKey(i)";
     return (
       `  if (!Array.isArray(v)) return rt.fail("expected an array");\n  const out: any[] = [];\n` +
-      `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    const y = ${this.decode(node.items, "x")};\n    if (y === undefined) ${onBad};\n    out.push(y);\n  }\n${min}  return out;\n`
+      `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    const y = ${this.decode(node.items, "x")};\n    if (y === undefined) ${onBad};\n    out.push(y);\n  }\n  return out;\n`
     );
   }
 

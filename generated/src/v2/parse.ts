@@ -73,7 +73,6 @@ function p_1(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -1474,24 +1473,10 @@ function p_16(v: any): any {
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
-    if (y === undefined) return rt.atKey(i);
-    out.push(y);
-  }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_17(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
     const y = p_EnumOption(x);
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -1538,13 +1523,13 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_16(x));
+    y = (x === null ? null : p_15(x));
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_17(x));
+    y = (x === null ? null : p_16(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
@@ -1707,7 +1692,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_16(x);
+    y = p_15(x);
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
@@ -1730,7 +1715,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_17(x);
+    y = p_16(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
   }
@@ -1856,7 +1841,7 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_18(v: any): any {
+function p_17(v: any): any {
   let y: any;
   y = p_InitializeResponse(v);
   if (y !== undefined) return y;
@@ -1887,7 +1872,7 @@ function p_18(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_19(v: any, out: any): true | undefined {
+function f_18(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -1898,7 +1883,7 @@ function f_19(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_18(x);
+    y = p_17(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -1906,13 +1891,13 @@ function f_19(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_20(v: any): any {
+function p_19(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_19(v, out) && out;
+  return f_18(v, out) && out;
 }
 
-function p_21(v: any): any {
+function p_20(v: any): any {
   let y: any;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
@@ -1921,11 +1906,11 @@ function p_21(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_22(v: any, out: any): true | undefined {
+function f_21(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_20(x));
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
   }
@@ -1940,22 +1925,22 @@ function f_22(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_23(v: any): any {
+function p_22(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_22(v, out) && out;
+  return f_21(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any;
-  y = p_20(v);
+  y = p_19(v);
   if (y !== undefined) return y;
-  y = p_23(v);
+  y = p_22(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
 
-function p_24(v: any): any {
+function p_23(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1990,7 +1975,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_23(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v._meta;
@@ -2365,7 +2350,7 @@ function p_EnvVariable(v: any): any {
   return f_EnvVariable(v, out) && out;
 }
 
-function p_25(v: any): any {
+function p_24(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2406,7 +2391,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_25(x);
+    y = x === null ? [] : p_24(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -2491,7 +2476,7 @@ function p_LogoutAuthResponse(v: any): any {
   return f_LogoutAuthResponse(v, out) && out;
 }
 
-function p_26(v: any): any {
+function p_25(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2503,7 +2488,7 @@ function p_26(v: any): any {
   return out;
 }
 
-function p_27(v: any): any {
+function p_26(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2526,12 +2511,12 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_25(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_26(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -2558,13 +2543,13 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-const K_28 = ["configId", "name", "description", "category", "_meta"];
+const K_27 = ["configId", "name", "description", "category", "_meta"];
 
 function p_SessionConfigOptionOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_28);
+  return rt.copyRawExcept(v, {}, K_27);
 }
 
-function p_29(v: any): any {
+function p_28(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -2612,7 +2597,7 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_29(v);
+  const m = p_28(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -2636,7 +2621,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_30(v: any): any {
+function p_29(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2645,11 +2630,10 @@ function p_30(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
-function p_31(v: any): any {
+function p_30(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2658,15 +2642,14 @@ function p_31(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any;
-  y = p_30(v);
+  y = p_29(v);
   if (y !== undefined) return y;
-  y = p_31(v);
+  y = p_30(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -2706,7 +2689,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_32(v: any): any {
+function p_31(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2715,7 +2698,6 @@ function p_32(v: any): any {
     if (y === undefined) continue;
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -2737,7 +2719,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_32(x);
+    y = p_31(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
@@ -2914,7 +2896,7 @@ function p_Command(v: any): any {
   return f_Command(v, out) && out;
 }
 
-function p_33(v: any): any {
+function p_32(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2930,7 +2912,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_33(x);
+    y = p_32(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -2955,7 +2937,7 @@ function p_ListSessionsResponse(v: any): any {
   return f_ListSessionsResponse(v, out) && out;
 }
 
-function p_34(v: any): any {
+function p_33(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2985,7 +2967,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -3037,12 +3019,12 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_25(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_26(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -3111,7 +3093,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_25(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -3206,7 +3188,7 @@ function p_ErrorData(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function p_35(v: any): any {
+function p_34(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3229,7 +3211,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
   else return rt.failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_35(x);
+    y = p_34(x);
     if (y !== undefined) out.supported = y;
     else return rt.at("/supported");
   }
@@ -3271,7 +3253,7 @@ function p_SessionNotFoundErrorData(v: any): any {
   return f_SessionNotFoundErrorData(v, out) && out;
 }
 
-function p_36(v: any): any {
+function p_35(v: any): any {
   let y: any;
   y = p_UpdateSessionNotification(v);
   if (y !== undefined) return y;
@@ -3293,7 +3275,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : p_35(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3534,7 +3516,7 @@ function p_ContentChunk(v: any): any {
   return f_ContentChunk(v, out) && out;
 }
 
-function p_37(v: any): any {
+function p_36(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3557,7 +3539,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -3585,7 +3567,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -3613,7 +3595,7 @@ function f_AgentThought(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -3707,7 +3689,7 @@ function p_BackgroundToolCall(v: any): any {
   return f_BackgroundToolCall(v, out) && out;
 }
 
-function p_38(v: any): any {
+function p_37(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3723,7 +3705,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -3786,13 +3768,13 @@ function p_IdleStateUpdateError(v: any): any {
   return f_ErrorStopReason(v, out) && out;
 }
 
-const K_39 = ["background", "_meta"];
+const K_38 = ["background", "_meta"];
 
 function p_IdleStateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_39);
+  return rt.copyRawExcept(v, {}, K_38);
 }
 
-function p_40(v: any): any {
+function p_39(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -3826,7 +3808,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -3834,7 +3816,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_40(v);
+  const m = p_39(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -3850,7 +3832,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4211,7 +4193,7 @@ function p_PlanEntryStatus(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_41(v: any): any {
+function p_40(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4234,7 +4216,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_41(x);
+    y = p_40(x);
     if (y !== undefined) out.entries = y;
     else return rt.at("/entries");
   }
@@ -4280,7 +4262,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_26(x);
     if (y !== undefined) out.availableCommands = y;
     else return rt.at("/availableCommands");
   }
@@ -4303,7 +4285,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_25(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -4478,7 +4460,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -4557,7 +4539,7 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_42(v: any): any {
+function p_41(v: any): any {
   let y: any;
   y = p_InitializeRequest(v);
   if (y !== undefined) return y;
@@ -4606,7 +4588,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_41(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4814,7 +4796,7 @@ function p_LogoutAuthRequest(v: any): any {
   return f_LogoutAuthRequest(v, out) && out;
 }
 
-function p_43(v: any): any {
+function p_42(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4837,13 +4819,13 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_43(x);
+    y = x === null ? [] : p_42(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -4922,7 +4904,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_44(v: any): any {
+function p_43(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4952,7 +4934,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_44(x);
+    y = x === null ? [] : p_43(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -4994,7 +4976,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_25(x);
+    y = x === null ? [] : p_24(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -5081,13 +5063,13 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_43(x);
+    y = x === null ? [] : p_42(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -5259,17 +5241,17 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   return out;
 }
 
-const K_45 = ["sessionId", "configId", "_meta"];
+const K_44 = ["sessionId", "configId", "_meta"];
 
 function p_SetSessionConfigOptionRequestOther(v: any): any {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (rt.copyJson(x) === undefined) return rt.at("/value");
-  return rt.copyRawExcept(v, {}, K_45);
+  return rt.copyRawExcept(v, {}, K_44);
 }
 
-function p_46(v: any): any {
+function p_45(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -5307,7 +5289,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_46(v);
+  const m = p_45(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -5319,7 +5301,7 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
-function p_47(v: any): any {
+function p_46(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5328,7 +5310,6 @@ function p_47(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -5343,7 +5324,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_47(x);
+    y = p_46(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
   }
@@ -5362,7 +5343,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_48(v: any): any {
+function p_47(v: any): any {
   let y: any;
   y = p_RequestPermissionResponse(v);
   if (y !== undefined) return y;
@@ -5373,7 +5354,7 @@ function p_48(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_49(v: any, out: any): true | undefined {
+function f_48(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -5384,7 +5365,7 @@ function f_49(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_48(x);
+    y = p_47(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -5392,17 +5373,17 @@ function f_49(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_50(v: any): any {
+function p_49(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_49(v, out) && out;
+  return f_48(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any;
-  y = p_50(v);
+  y = p_49(v);
   if (y !== undefined) return y;
-  y = p_23(v);
+  y = p_22(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -5515,13 +5496,13 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
-const K_51 = ["_meta"];
+const K_50 = ["_meta"];
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_51);
+  return rt.copyRawExcept(v, {}, K_50);
 }
 
-function p_52(v: any): any {
+function p_51(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.action;
   let y: any;
@@ -5548,7 +5529,7 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_52(v);
+  const m = p_51(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -5577,7 +5558,7 @@ function p_ElicitationContentValue(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function p_53(v: any): any {
+function p_52(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -5593,7 +5574,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_53(x));
+    y = (x === null ? null : p_52(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -5606,7 +5587,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function p_54(v: any): any {
+function p_53(v: any): any {
   let y: any;
   y = p_CancelSessionNotification(v);
   if (y !== undefined) return y;
@@ -5626,7 +5607,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_54(x));
+    y = (x === null ? null : p_53(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }

@@ -75,7 +75,6 @@ function p_1(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -1476,24 +1475,10 @@ function p_16(v: any): any {
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
-    if (y === undefined) return rt.atKey(i);
-    out.push(y);
-  }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_17(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
     const y = p_EnumOption(x);
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -1540,13 +1525,13 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_16(x));
+    y = (x === null ? null : p_15(x));
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_17(x));
+    y = (x === null ? null : p_16(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
@@ -1709,7 +1694,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_16(x);
+    y = p_15(x);
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
@@ -1732,7 +1717,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_17(x);
+    y = p_16(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
   }
@@ -1909,7 +1894,7 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_18(v: any): any {
+function p_17(v: any): any {
   let y: any;
   y = p_InitializeResponse(v);
   if (y !== undefined) return y;
@@ -1958,7 +1943,7 @@ function p_18(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_19(v: any, out: any): true | undefined {
+function f_18(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -1969,7 +1954,7 @@ function f_19(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_18(x);
+    y = p_17(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -1977,13 +1962,13 @@ function f_19(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_20(v: any): any {
+function p_19(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_19(v, out) && out;
+  return f_18(v, out) && out;
 }
 
-function p_21(v: any): any {
+function p_20(v: any): any {
   let y: any;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
   if (y !== undefined) return y;
@@ -1992,11 +1977,11 @@ function p_21(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_22(v: any, out: any): true | undefined {
+function f_21(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_20(x));
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
   }
@@ -2011,22 +1996,22 @@ function f_22(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_23(v: any): any {
+function p_22(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_22(v, out) && out;
+  return f_21(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any;
-  y = p_20(v);
+  y = p_19(v);
   if (y !== undefined) return y;
-  y = p_23(v);
+  y = p_22(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
 
-function p_24(v: any): any {
+function p_23(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2061,7 +2046,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_23(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v._meta;
@@ -2646,7 +2631,7 @@ function p_EnvVariable(v: any): any {
   return f_EnvVariable(v, out) && out;
 }
 
-function p_25(v: any): any {
+function p_24(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2687,7 +2672,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_25(x);
+    y = x === null ? [] : p_24(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -2756,7 +2741,7 @@ function p_LoginAuthResponse(v: any): any {
   return f_LoginAuthResponse(v, out) && out;
 }
 
-function p_26(v: any): any {
+function p_25(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2772,7 +2757,7 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.providers;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_25(x);
     if (y !== undefined) out.providers = y;
     else return rt.at("/providers");
   }
@@ -2791,7 +2776,7 @@ function p_ListProvidersResponse(v: any): any {
   return f_ListProvidersResponse(v, out) && out;
 }
 
-function p_27(v: any): any {
+function p_26(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2814,7 +2799,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/providerId", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_26(x);
     if (y !== undefined) out.supported = y;
     else out.supported = [];
   }
@@ -2932,7 +2917,7 @@ function p_LogoutAuthResponse(v: any): any {
   return f_LogoutAuthResponse(v, out) && out;
 }
 
-function p_28(v: any): any {
+function p_27(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2955,7 +2940,7 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_27(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
@@ -3019,7 +3004,7 @@ function p_AuthAccount(v: any): any {
   return f_AuthAccount(v, out) && out;
 }
 
-function p_29(v: any): any {
+function p_28(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3031,7 +3016,7 @@ function p_29(v: any): any {
   return out;
 }
 
-function p_30(v: any): any {
+function p_29(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3054,12 +3039,12 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_28(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_29(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -3086,13 +3071,13 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-const K_31 = ["configId", "name", "description", "category", "_meta"];
+const K_30 = ["configId", "name", "description", "category", "_meta"];
 
 function p_SessionConfigOptionOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_31);
+  return rt.copyRawExcept(v, {}, K_30);
 }
 
-function p_32(v: any): any {
+function p_31(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -3140,7 +3125,7 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_32(v);
+  const m = p_31(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -3164,7 +3149,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_33(v: any): any {
+function p_32(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3173,11 +3158,10 @@ function p_33(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
-function p_34(v: any): any {
+function p_33(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3186,15 +3170,14 @@ function p_34(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any;
-  y = p_33(v);
+  y = p_32(v);
   if (y !== undefined) return y;
-  y = p_34(v);
+  y = p_33(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -3234,7 +3217,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_35(v: any): any {
+function p_34(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3243,7 +3226,6 @@ function p_35(v: any): any {
     if (y === undefined) continue;
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -3265,7 +3247,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_35(x);
+    y = p_34(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
@@ -3442,7 +3424,7 @@ function p_Command(v: any): any {
   return f_Command(v, out) && out;
 }
 
-function p_36(v: any): any {
+function p_35(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3458,7 +3440,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_36(x);
+    y = p_35(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -3483,7 +3465,7 @@ function p_ListSessionsResponse(v: any): any {
   return f_ListSessionsResponse(v, out) && out;
 }
 
-function p_37(v: any): any {
+function p_36(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3513,7 +3495,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_37(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -3577,12 +3559,12 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_28(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_29(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -3818,7 +3800,7 @@ function p_BackgroundSubagent(v: any): any {
   return f_BackgroundSubagent(v, out) && out;
 }
 
-function p_38(v: any): any {
+function p_37(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3834,7 +3816,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -3896,7 +3878,7 @@ function p_ErrorData(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function p_39(v: any): any {
+function p_38(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3919,7 +3901,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
   else return rt.failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_39(x);
+    y = p_38(x);
     if (y !== undefined) out.supported = y;
     else return rt.at("/supported");
   }
@@ -4059,13 +4041,13 @@ function p_IdleStateUpdateError(v: any): any {
   return f_ErrorStopReason(v, out) && out;
 }
 
-const K_40 = ["usage", "background", "_meta"];
+const K_39 = ["usage", "background", "_meta"];
 
 function p_IdleStateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_40);
+  return rt.copyRawExcept(v, {}, K_39);
 }
 
-function p_41(v: any): any {
+function p_40(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -4104,7 +4086,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   }
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4112,7 +4094,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_41(v);
+  const m = p_40(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -4128,7 +4110,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4149,7 +4131,7 @@ function f_UnknownStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4193,12 +4175,12 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_28(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_29(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -4267,7 +4249,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_28(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -4317,7 +4299,7 @@ function p_ExtResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_42(v: any): any {
+function p_41(v: any): any {
   let y: any;
   y = p_UpdateSessionNotification(v);
   if (y !== undefined) return y;
@@ -4341,7 +4323,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_41(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4614,7 +4596,7 @@ function p_ContentChunk(v: any): any {
   return f_ContentChunk(v, out) && out;
 }
 
-function p_43(v: any): any {
+function p_42(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4637,7 +4619,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -4665,7 +4647,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -4693,7 +4675,7 @@ function f_AgentThought(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -5031,7 +5013,7 @@ function p_PlanEntryStatus(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string"));
 }
 
-function p_44(v: any): any {
+function p_43(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5054,7 +5036,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_44(x);
+    y = p_43(x);
     if (y !== undefined) out.entries = y;
     else return rt.at("/entries");
   }
@@ -5183,7 +5165,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_29(x);
     if (y !== undefined) out.availableCommands = y;
     else return rt.at("/availableCommands");
   }
@@ -5206,7 +5188,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_28(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -5381,7 +5363,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -5507,7 +5489,7 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -5556,7 +5538,7 @@ function f_SessionMessage(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -5637,7 +5619,7 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_27(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
@@ -5658,7 +5640,7 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_45(v: any): any {
+function p_44(v: any): any {
   let y: any;
   y = p_InitializeRequest(v);
   if (y !== undefined) return y;
@@ -5725,7 +5707,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_45(x));
+    y = (x === null ? null : p_44(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5933,7 +5915,7 @@ function p_ListProvidersRequest(v: any): any {
   return f_ListProvidersRequest(v, out) && out;
 }
 
-function p_46(v: any): any {
+function p_45(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -5970,7 +5952,7 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/baseUrl", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = p_46(x);
+    y = p_45(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -6043,7 +6025,7 @@ function p_AuthStatusRequest(v: any): any {
   return f_AuthStatusRequest(v, out) && out;
 }
 
-function p_47(v: any): any {
+function p_46(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6066,13 +6048,13 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_37(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_47(x);
+    y = x === null ? [] : p_46(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6165,7 +6147,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_48(v: any): any {
+function p_47(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6195,7 +6177,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_48(x);
+    y = x === null ? [] : p_47(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -6267,7 +6249,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_25(x);
+    y = x === null ? [] : p_24(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -6285,7 +6267,7 @@ function p_McpServerStdio(v: any): any {
   return f_McpServerStdio(v, out) && out;
 }
 
-function p_49(v: any): any {
+function p_48(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array");
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6308,7 +6290,7 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
   else return rt.failAt("/mode", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = p_49(x);
+    y = p_48(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -6410,13 +6392,13 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_37(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_47(x);
+    y = x === null ? [] : p_46(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6557,13 +6539,13 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_37(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_47(x);
+    y = x === null ? [] : p_46(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6741,17 +6723,17 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   return out;
 }
 
-const K_50 = ["sessionId", "configId", "_meta"];
+const K_49 = ["sessionId", "configId", "_meta"];
 
 function p_SetSessionConfigOptionRequestOther(v: any): any {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (rt.copyJson(x) === undefined) return rt.at("/value");
-  return rt.copyRawExcept(v, {}, K_50);
+  return rt.copyRawExcept(v, {}, K_49);
 }
 
-function p_51(v: any): any {
+function p_50(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.type;
   let y: any;
@@ -6789,7 +6771,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_51(v);
+  const m = p_50(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -6799,19 +6781,6 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   return f_SetSessionConfigOptionRequest(v, out) && out;
-}
-
-function p_52(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) return rt.atKey(i);
-    out.push(y);
-  }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
-  return out;
 }
 
 function f_PromptRequest(v: any, out: any): true | undefined {
@@ -6825,7 +6794,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_52(x);
+    y = p_48(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
   }
@@ -6844,7 +6813,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_53(v: any): any {
+function p_51(v: any): any {
   let y: any;
   y = p_RequestPermissionResponse(v);
   if (y !== undefined) return y;
@@ -6857,7 +6826,7 @@ function p_53(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_54(v: any, out: any): true | undefined {
+function f_52(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -6868,7 +6837,7 @@ function f_54(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_53(x);
+    y = p_51(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -6876,17 +6845,17 @@ function f_54(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_55(v: any): any {
+function p_53(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_54(v, out) && out;
+  return f_52(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any;
-  y = p_55(v);
+  y = p_53(v);
   if (y !== undefined) return y;
-  y = p_23(v);
+  y = p_22(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -6999,13 +6968,13 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
-const K_56 = ["_meta"];
+const K_54 = ["_meta"];
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_56);
+  return rt.copyRawExcept(v, {}, K_54);
 }
 
-function p_57(v: any): any {
+function p_55(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const t = v.action;
   let y: any;
@@ -7032,7 +7001,7 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_57(v);
+  const m = p_55(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -7061,7 +7030,7 @@ function p_ElicitationContentValue(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function p_58(v: any): any {
+function p_56(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -7077,7 +7046,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_58(x));
+    y = (x === null ? null : p_56(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -7090,7 +7059,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function f_59(v: any, out: any): true | undefined {
+function f_57(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.result;
   if (x !== undefined) {
@@ -7107,13 +7076,13 @@ function f_59(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_60(v: any): any {
+function p_58(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_59(v, out) && out;
+  return f_57(v, out) && out;
 }
 
-function f_61(v: any, out: any): true | undefined {
+function f_59(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.error;
   if (x !== undefined) {
@@ -7130,22 +7099,22 @@ function f_61(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_62(v: any): any {
+function p_60(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_61(v, out) && out;
+  return f_59(v, out) && out;
 }
 
 function p_MessageMcpResponse(v: any): any {
   let y: any;
-  y = p_60(v);
+  y = p_58(v);
   if (y !== undefined) return y;
-  y = p_62(v);
+  y = p_60(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
 
-const K_63 = ["code", "message", "data"];
+const K_61 = ["code", "message", "data"];
 
 function f_McpError(v: any, out: any): true | undefined {
   let x: any, y: any;
@@ -7169,7 +7138,7 @@ function f_McpError(v: any, out: any): true | undefined {
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
-  rt.copyRawExcept(v, out, K_63);
+  rt.copyRawExcept(v, out, K_61);
   return true;
 }
 
@@ -7179,7 +7148,7 @@ function p_McpError(v: any): any {
   return f_McpError(v, out) && out;
 }
 
-function p_64(v: any): any {
+function p_62(v: any): any {
   let y: any;
   y = p_CancelSessionNotification(v);
   if (y !== undefined) return y;
@@ -7201,7 +7170,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_64(x));
+    y = (x === null ? null : p_62(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7303,7 +7272,7 @@ function p_CancelRequestNotification(v: any): any {
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function p_65(v: any): any {
+function p_63(v: any): any {
   let y: any;
   y = p_InitializeProxyRequest(v);
   if (y !== undefined) return y;
@@ -7330,7 +7299,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_65(x));
+    y = (x === null ? null : p_63(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7376,7 +7345,7 @@ function p_ProxySuccessorRequest(v: any): any {
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function p_66(v: any): any {
+function p_64(v: any): any {
   let y: any;
   y = p_InitializeProxyResponse(v);
   if (y !== undefined) return y;
@@ -7385,7 +7354,7 @@ function p_66(v: any): any {
   return rt.fail("matches no alternative");
 }
 
-function f_67(v: any, out: any): true | undefined {
+function f_65(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -7396,7 +7365,7 @@ function f_67(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_66(x);
+    y = p_64(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -7404,17 +7373,17 @@ function f_67(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_68(v: any): any {
+function p_66(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object");
   const out: any = {};
-  return f_67(v, out) && out;
+  return f_65(v, out) && out;
 }
 
 function p_ProxyResponse(v: any): any {
   let y: any;
-  y = p_68(v);
+  y = p_66(v);
   if (y !== undefined) return y;
-  y = p_23(v);
+  y = p_22(v);
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
@@ -7427,7 +7396,7 @@ function p_ProxySuccessorResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_69(v: any): any {
+function p_67(v: any): any {
   let y: any;
   y = p_ProxySuccessorNotification(v);
   if (y !== undefined) return y;
@@ -7445,7 +7414,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_69(x));
+    y = (x === null ? null : p_67(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
