@@ -77,12 +77,40 @@ export function put(target: Record<string, unknown>, key: string, value: unknown
   else target[key] = value;
 }
 
-/** A fresh deep copy of a JSON value; every key, `__proto__` included, stays plain data (S29, S34). */
+/**
+ * A fresh deep copy of a JSON value; every key, `__proto__` included, stays plain data (S29, S34).
+ * Iterative: `JSON.parse` reads values nested a million levels deep, more than any call stack.
+ */
 export function copyJson(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJson);
+  const root = shallowCopy(value);
+  // Each pending copy still holds its source's children; they are replaced by copies in turn.
+  const pending: (unknown[] | Record<string, unknown>)[] = [root];
+  for (let copy = pending.pop(); copy !== undefined; copy = pending.pop()) {
+    if (Array.isArray(copy)) {
+      for (let i = 0; i < copy.length; i++) {
+        const child = copy[i];
+        if (typeof child === "object" && child !== null) pending.push((copy[i] = shallowCopy(child)));
+      }
+    } else {
+      for (const key of Object.keys(copy)) {
+        const child = copy[key];
+        if (typeof child === "object" && child !== null) {
+          const fresh = shallowCopy(child);
+          put(copy, key, fresh);
+          pending.push(fresh);
+        }
+      }
+    }
+  }
+  return root;
+}
+
+/** A copy of one array or object level; its children are still the source's. */
+function shallowCopy(value: object): unknown[] | Record<string, unknown> {
+  if (Array.isArray(value)) return value.slice();
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) put(out, key, copyJson((value as Record<string, unknown>)[key]));
+  for (const key of Object.keys(value)) put(out, key, (value as Record<string, unknown>)[key]);
   return out;
 }
 
