@@ -144,9 +144,10 @@ export class FunctionPool {
 /**
  * The layout shared by `parse.ts` and `validate.ts`: module doc, imports of the
  * types and the decode runtime, the pooled helpers, one exported wrapper per
- * def (`<prefix>_X`) and the export list that names each wrapper `X`.
+ * def (`<prefix>_X`) and the export list that names each wrapper `X` (then the
+ * `extra` wrappers, also named without the prefix).
  */
-export function decodeModule(ir: SchemaIR, doc: readonly string[], pool: FunctionPool, wrappers: readonly string[], prefix: string): string {
+export function decodeModule(ir: SchemaIR, doc: readonly string[], pool: FunctionPool, wrappers: readonly string[], prefix: string, extra: readonly string[] = []): string {
   const runtime = runtimeDir(ir);
   return [
     jsDoc([...doc, "@module"]),
@@ -156,6 +157,6 @@ export function decodeModule(ir: SchemaIR, doc: readonly string[], pool: Functio
     "",
     pool.text(),
     ...wrappers,
-    `export {\n${ir.defs.map((d) => `  ${prefix}_${d.name} as ${d.name},`).join("\n")}\n};\n`,
+    `export {\n${[...ir.defs.map((d) => d.name), ...extra].map((name) => `  ${prefix}_${name} as ${name},`).join("\n")}\n};\n`,
   ].join("\n");
 }

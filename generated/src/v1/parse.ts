@@ -6,6 +6,11 @@
  * default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to
  * the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh
  * value (the input is never mutated) or the issue that made it fail, and never throws.
+ *
+ * JSON-RPC envelopes (`ClientRequest`, `AgentNotification`, ...) decode `params` with the type
+ * of their `method`; a method outside the table is an extension and its params are kept raw.
+ * A response names no method: `parse.AgentResponse` keeps `result` raw, and
+ * `parse.AgentResponseFor(method, value)` decodes it with the result type of `method`.
  * @module
  */
 
@@ -13,29 +18,29 @@ import type * as T from "./types.js";
 import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
 
-function p_0(v: any): any {
-  let y: any;
-  y = p_WriteTextFileRequest(v);
-  if (y !== undefined) return y;
-  y = p_ReadTextFileRequest(v);
-  if (y !== undefined) return y;
-  y = p_RequestPermissionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_TerminalOutputRequest(v);
-  if (y !== undefined) return y;
-  y = p_ReleaseTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_WaitForTerminalExitRequest(v);
-  if (y !== undefined) return y;
-  y = p_KillTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_0(method: unknown, v: any): any {
+  switch (method) {
+    case "fs/write_text_file":
+      return p_WriteTextFileRequest(v);
+    case "fs/read_text_file":
+      return p_ReadTextFileRequest(v);
+    case "session/request_permission":
+      return p_RequestPermissionRequest(v);
+    case "terminal/create":
+      return p_CreateTerminalRequest(v);
+    case "terminal/output":
+      return p_TerminalOutputRequest(v);
+    case "terminal/release":
+      return p_ReleaseTerminalRequest(v);
+    case "terminal/wait_for_exit":
+      return p_WaitForTerminalExitRequest(v);
+    case "terminal/kill":
+      return p_KillTerminalRequest(v);
+    case "elicitation/create":
+      return p_CreateElicitationRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_AgentRequest(v: any, out: any): true | undefined {
@@ -56,7 +61,7 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_0(x));
+    y = (x === null ? null : m_0(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -1755,35 +1760,35 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_14(v: any): any {
-  let y: any;
-  y = p_InitializeResponse(v);
-  if (y !== undefined) return y;
-  y = p_AuthenticateResponse(v);
-  if (y !== undefined) return y;
-  y = p_LogoutResponse(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_LoadSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsResponse(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionModeResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionResponse(v);
-  if (y !== undefined) return y;
-  y = p_PromptResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_14(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeResponse(v);
+    case "authenticate":
+      return p_AuthenticateResponse(v);
+    case "logout":
+      return p_LogoutResponse(v);
+    case "session/new":
+      return p_NewSessionResponse(v);
+    case "session/load":
+      return p_LoadSessionResponse(v);
+    case "session/list":
+      return p_ListSessionsResponse(v);
+    case "session/delete":
+      return p_DeleteSessionResponse(v);
+    case "session/resume":
+      return p_ResumeSessionResponse(v);
+    case "session/close":
+      return p_CloseSessionResponse(v);
+    case "session/set_mode":
+      return p_SetSessionModeResponse(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionResponse(v);
+    case "session/prompt":
+      return p_PromptResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
 function f_15(v: any, out: any): true | undefined {
@@ -1797,7 +1802,7 @@ function f_15(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_14(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_14(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -2985,15 +2990,15 @@ function p_ErrorCode(v: any): any {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
 }
 
-function p_28(v: any): any {
-  let y: any;
-  y = p_SessionNotification(v);
-  if (y !== undefined) return y;
-  y = p_CompleteElicitationNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_28(method: unknown, v: any): any {
+  switch (method) {
+    case "session/update":
+      return p_SessionNotification(v);
+    case "elicitation/complete":
+      return p_CompleteElicitationNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_AgentNotification(v: any, out: any): true | undefined {
@@ -3007,7 +3012,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_28(x));
+    y = (x === null ? null : m_28(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3743,35 +3748,35 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_32(v: any): any {
-  let y: any;
-  y = p_InitializeRequest(v);
-  if (y !== undefined) return y;
-  y = p_AuthenticateRequest(v);
-  if (y !== undefined) return y;
-  y = p_LogoutRequest(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_LoadSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsRequest(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionModeRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionRequest(v);
-  if (y !== undefined) return y;
-  y = p_PromptRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_32(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeRequest(v);
+    case "authenticate":
+      return p_AuthenticateRequest(v);
+    case "logout":
+      return p_LogoutRequest(v);
+    case "session/new":
+      return p_NewSessionRequest(v);
+    case "session/load":
+      return p_LoadSessionRequest(v);
+    case "session/list":
+      return p_ListSessionsRequest(v);
+    case "session/delete":
+      return p_DeleteSessionRequest(v);
+    case "session/resume":
+      return p_ResumeSessionRequest(v);
+    case "session/close":
+      return p_CloseSessionRequest(v);
+    case "session/set_mode":
+      return p_SetSessionModeRequest(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionRequest(v);
+    case "session/prompt":
+      return p_PromptRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_ClientRequest(v: any, out: any): true | undefined {
@@ -3792,7 +3797,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_32(x));
+    y = (x === null ? null : m_32(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4661,29 +4666,29 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_39(v: any): any {
-  let y: any;
-  y = p_WriteTextFileResponse(v);
-  if (y !== undefined) return y;
-  y = p_ReadTextFileResponse(v);
-  if (y !== undefined) return y;
-  y = p_RequestPermissionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_TerminalOutputResponse(v);
-  if (y !== undefined) return y;
-  y = p_ReleaseTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_WaitForTerminalExitResponse(v);
-  if (y !== undefined) return y;
-  y = p_KillTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_39(method: unknown, v: any): any {
+  switch (method) {
+    case "fs/write_text_file":
+      return p_WriteTextFileResponse(v);
+    case "fs/read_text_file":
+      return p_ReadTextFileResponse(v);
+    case "session/request_permission":
+      return p_RequestPermissionResponse(v);
+    case "terminal/create":
+      return p_CreateTerminalResponse(v);
+    case "terminal/output":
+      return p_TerminalOutputResponse(v);
+    case "terminal/release":
+      return p_ReleaseTerminalResponse(v);
+    case "terminal/wait_for_exit":
+      return p_WaitForTerminalExitResponse(v);
+    case "terminal/kill":
+      return p_KillTerminalResponse(v);
+    case "elicitation/create":
+      return p_CreateElicitationResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
 function f_40(v: any, out: any): true | undefined {
@@ -4697,7 +4702,7 @@ function f_40(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_39(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_39(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -5078,13 +5083,13 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function p_45(v: any): any {
-  let y: any;
-  y = p_CancelNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_45(method: unknown, v: any): any {
+  switch (method) {
+    case "session/cancel":
+      return p_CancelNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_ClientNotification(v: any, out: any): true | undefined {
@@ -5098,7 +5103,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_45(x));
+    y = (x === null ? null : m_45(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5156,6 +5161,8 @@ function p_CancelRequestNotification(v: any): any {
   const out: any = {};
   return f_CancelRequestNotification(v, out) && out;
 }
+
+let askedMethod: string | undefined;
 
 /**
  * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
@@ -5550,10 +5557,23 @@ function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `AgentResponseFor`.
  */
 function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
   return rt.finish(p_AgentResponse(value));
+}
+
+/**
+ * Tolerant decoding of `AgentResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_AgentResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -6278,10 +6298,23 @@ function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ClientResponseFor`.
  */
 function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
   return rt.finish(p_ClientResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ClientResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ClientResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -6582,4 +6615,6 @@ export {
   parse_ClientNotification as ClientNotification,
   parse_CancelNotification as CancelNotification,
   parse_CancelRequestNotification as CancelRequestNotification,
+  parse_AgentResponseFor as AgentResponseFor,
+  parse_ClientResponseFor as ClientResponseFor,
 };

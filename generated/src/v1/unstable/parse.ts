@@ -6,6 +6,11 @@
  * default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to
  * the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh
  * value (the input is never mutated) or the issue that made it fail, and never throws.
+ *
+ * JSON-RPC envelopes (`ClientRequest`, `AgentNotification`, ...) decode `params` with the type
+ * of their `method`; a method outside the table is an extension and its params are kept raw.
+ * A response names no method: `parse.AgentResponse` keeps `result` raw, and
+ * `parse.AgentResponseFor(method, value)` decodes it with the result type of `method`.
  * @module
  */
 
@@ -13,31 +18,31 @@ import type * as T from "./types.js";
 import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
 
-function p_0(v: any): any {
-  let y: any;
-  y = p_WriteTextFileRequest(v);
-  if (y !== undefined) return y;
-  y = p_ReadTextFileRequest(v);
-  if (y !== undefined) return y;
-  y = p_RequestPermissionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_TerminalOutputRequest(v);
-  if (y !== undefined) return y;
-  y = p_ReleaseTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_WaitForTerminalExitRequest(v);
-  if (y !== undefined) return y;
-  y = p_KillTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationRequest(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_0(method: unknown, v: any): any {
+  switch (method) {
+    case "fs/write_text_file":
+      return p_WriteTextFileRequest(v);
+    case "fs/read_text_file":
+      return p_ReadTextFileRequest(v);
+    case "session/request_permission":
+      return p_RequestPermissionRequest(v);
+    case "terminal/create":
+      return p_CreateTerminalRequest(v);
+    case "terminal/output":
+      return p_TerminalOutputRequest(v);
+    case "terminal/release":
+      return p_ReleaseTerminalRequest(v);
+    case "terminal/wait_for_exit":
+      return p_WaitForTerminalExitRequest(v);
+    case "terminal/kill":
+      return p_KillTerminalRequest(v);
+    case "elicitation/create":
+      return p_CreateElicitationRequest(v);
+    case "mcp/message":
+      return p_MessageMcpRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_AgentRequest(v: any, out: any): true | undefined {
@@ -58,7 +63,7 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_0(x));
+    y = (x === null ? null : m_0(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -1808,53 +1813,53 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_14(v: any): any {
-  let y: any;
-  y = p_InitializeResponse(v);
-  if (y !== undefined) return y;
-  y = p_AuthenticateResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListProvidersResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetProviderResponse(v);
-  if (y !== undefined) return y;
-  y = p_DisableProviderResponse(v);
-  if (y !== undefined) return y;
-  y = p_LogoutResponse(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusResponse(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_LoadSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsResponse(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ForkSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ArchiveSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_UnarchiveSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_SessionStatusResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionTitleResponse(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionModeResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionResponse(v);
-  if (y !== undefined) return y;
-  y = p_PromptResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_14(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeResponse(v);
+    case "authenticate":
+      return p_AuthenticateResponse(v);
+    case "providers/list":
+      return p_ListProvidersResponse(v);
+    case "providers/set":
+      return p_SetProviderResponse(v);
+    case "providers/disable":
+      return p_DisableProviderResponse(v);
+    case "logout":
+      return p_LogoutResponse(v);
+    case "auth/status":
+      return p_AuthStatusResponse(v);
+    case "session/new":
+      return p_NewSessionResponse(v);
+    case "session/load":
+      return p_LoadSessionResponse(v);
+    case "session/list":
+      return p_ListSessionsResponse(v);
+    case "session/delete":
+      return p_DeleteSessionResponse(v);
+    case "session/fork":
+      return p_ForkSessionResponse(v);
+    case "session/archive":
+      return p_ArchiveSessionResponse(v);
+    case "session/unarchive":
+      return p_UnarchiveSessionResponse(v);
+    case "session/status":
+      return p_SessionStatusResponse(v);
+    case "session/set_title":
+      return p_SetSessionTitleResponse(v);
+    case "session/resume":
+      return p_ResumeSessionResponse(v);
+    case "session/close":
+      return p_CloseSessionResponse(v);
+    case "session/set_mode":
+      return p_SetSessionModeResponse(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionResponse(v);
+    case "session/prompt":
+      return p_PromptResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
 function f_15(v: any, out: any): true | undefined {
@@ -1868,7 +1873,7 @@ function f_15(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_14(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_14(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -3674,17 +3679,17 @@ function p_ErrorCode(v: any): any {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
 }
 
-function p_31(v: any): any {
-  let y: any;
-  y = p_SessionNotification(v);
-  if (y !== undefined) return y;
-  y = p_CompleteElicitationNotification(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusUpdateNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_31(method: unknown, v: any): any {
+  switch (method) {
+    case "session/update":
+      return p_SessionNotification(v);
+    case "elicitation/complete":
+      return p_CompleteElicitationNotification(v);
+    case "auth/status_update":
+      return p_AuthStatusUpdateNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_AgentNotification(v: any, out: any): true | undefined {
@@ -3698,7 +3703,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_31(x));
+    y = (x === null ? null : m_31(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5048,53 +5053,53 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_37(v: any): any {
-  let y: any;
-  y = p_InitializeRequest(v);
-  if (y !== undefined) return y;
-  y = p_AuthenticateRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListProvidersRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetProviderRequest(v);
-  if (y !== undefined) return y;
-  y = p_DisableProviderRequest(v);
-  if (y !== undefined) return y;
-  y = p_LogoutRequest(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusRequest(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_LoadSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsRequest(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ForkSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ArchiveSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_UnarchiveSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_SessionStatusRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionTitleRequest(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionModeRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionRequest(v);
-  if (y !== undefined) return y;
-  y = p_PromptRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_37(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeRequest(v);
+    case "authenticate":
+      return p_AuthenticateRequest(v);
+    case "providers/list":
+      return p_ListProvidersRequest(v);
+    case "providers/set":
+      return p_SetProviderRequest(v);
+    case "providers/disable":
+      return p_DisableProviderRequest(v);
+    case "logout":
+      return p_LogoutRequest(v);
+    case "auth/status":
+      return p_AuthStatusRequest(v);
+    case "session/new":
+      return p_NewSessionRequest(v);
+    case "session/load":
+      return p_LoadSessionRequest(v);
+    case "session/list":
+      return p_ListSessionsRequest(v);
+    case "session/delete":
+      return p_DeleteSessionRequest(v);
+    case "session/fork":
+      return p_ForkSessionRequest(v);
+    case "session/archive":
+      return p_ArchiveSessionRequest(v);
+    case "session/unarchive":
+      return p_UnarchiveSessionRequest(v);
+    case "session/status":
+      return p_SessionStatusRequest(v);
+    case "session/set_title":
+      return p_SetSessionTitleRequest(v);
+    case "session/resume":
+      return p_ResumeSessionRequest(v);
+    case "session/close":
+      return p_CloseSessionRequest(v);
+    case "session/set_mode":
+      return p_SetSessionModeRequest(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionRequest(v);
+    case "session/prompt":
+      return p_PromptRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_ClientRequest(v: any, out: any): true | undefined {
@@ -5115,7 +5120,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : m_37(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -6371,31 +6376,31 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_44(v: any): any {
-  let y: any;
-  y = p_WriteTextFileResponse(v);
-  if (y !== undefined) return y;
-  y = p_ReadTextFileResponse(v);
-  if (y !== undefined) return y;
-  y = p_RequestPermissionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_TerminalOutputResponse(v);
-  if (y !== undefined) return y;
-  y = p_ReleaseTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_WaitForTerminalExitResponse(v);
-  if (y !== undefined) return y;
-  y = p_KillTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationResponse(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_44(method: unknown, v: any): any {
+  switch (method) {
+    case "fs/write_text_file":
+      return p_WriteTextFileResponse(v);
+    case "fs/read_text_file":
+      return p_ReadTextFileResponse(v);
+    case "session/request_permission":
+      return p_RequestPermissionResponse(v);
+    case "terminal/create":
+      return p_CreateTerminalResponse(v);
+    case "terminal/output":
+      return p_TerminalOutputResponse(v);
+    case "terminal/release":
+      return p_ReleaseTerminalResponse(v);
+    case "terminal/wait_for_exit":
+      return p_WaitForTerminalExitResponse(v);
+    case "terminal/kill":
+      return p_KillTerminalResponse(v);
+    case "elicitation/create":
+      return p_CreateElicitationResponse(v);
+    case "mcp/message":
+      return p_MessageMcpResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
 function f_45(v: any, out: any): true | undefined {
@@ -6409,7 +6414,7 @@ function f_45(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_44(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_44(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -6879,15 +6884,15 @@ function p_McpError(v: any): any {
   return f_McpError(v, out) && out;
 }
 
-function p_55(v: any): any {
-  let y: any;
-  y = p_CancelNotification(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_55(method: unknown, v: any): any {
+  switch (method) {
+    case "session/cancel":
+      return p_CancelNotification(v);
+    case "mcp/message":
+      return p_MessageMcpNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_ClientNotification(v: any, out: any): true | undefined {
@@ -6901,7 +6906,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_55(x));
+    y = (x === null ? null : m_55(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7003,13 +7008,15 @@ function p_CancelRequestNotification(v: any): any {
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function p_56(v: any): any {
-  let y: any;
-  y = p_InitializeProxyRequest(v);
-  if (y !== undefined) return y;
-  y = p_ProxySuccessorRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_56(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/initialize":
+      return p_InitializeProxyRequest(v);
+    case "proxy/successor":
+      return p_ProxySuccessorRequest(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+  }
 }
 
 function f_ProxyRequest(v: any, out: any): true | undefined {
@@ -7030,7 +7037,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_56(x));
+    y = (x === null ? null : m_56(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7076,13 +7083,15 @@ function p_ProxySuccessorRequest(v: any): any {
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function p_57(v: any): any {
-  let y: any;
-  y = p_InitializeProxyResponse(v);
-  if (y !== undefined) return y;
-  y = p_ProxySuccessorResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_57(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/initialize":
+      return p_InitializeProxyResponse(v);
+    case "proxy/successor":
+      return p_ProxySuccessorResponse(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+  }
 }
 
 function f_58(v: any, out: any): true | undefined {
@@ -7096,7 +7105,7 @@ function f_58(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_57(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_57(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -7127,11 +7136,13 @@ function p_ProxySuccessorResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_60(v: any): any {
-  let y: any;
-  y = p_ProxySuccessorNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_60(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/successor":
+      return p_ProxySuccessorNotification(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/successor");
+  }
 }
 
 function f_ProxyNotification(v: any, out: any): true | undefined {
@@ -7145,7 +7156,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_60(x));
+    y = (x === null ? null : m_60(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7186,6 +7197,8 @@ function p_ProxySuccessorNotification(v: any): any {
   const out: any = {};
   return f_ProxySuccessorNotification(v, out) && out;
 }
+
+let askedMethod: string | undefined;
 
 /**
  * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
@@ -7601,10 +7614,23 @@ function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `AgentResponseFor`.
  */
 function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
   return rt.finish(p_AgentResponse(value));
+}
+
+/**
+ * Tolerant decoding of `AgentResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_AgentResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -8749,10 +8775,23 @@ function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ClientResponseFor`.
  */
 function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
   return rt.finish(p_ClientResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ClientResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ClientResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -8917,10 +8956,23 @@ function parse_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorReq
 }
 
 /**
- * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ProxyResponseFor`.
  */
 function parse_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   return rt.finish(p_ProxyResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ProxyResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ProxyResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -9204,4 +9256,7 @@ export {
   parse_ProxySuccessorResponse as ProxySuccessorResponse,
   parse_ProxyNotification as ProxyNotification,
   parse_ProxySuccessorNotification as ProxySuccessorNotification,
+  parse_AgentResponseFor as AgentResponseFor,
+  parse_ClientResponseFor as ClientResponseFor,
+  parse_ProxyResponseFor as ProxyResponseFor,
 };

@@ -6,6 +6,11 @@
  * default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to
  * the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh
  * value (the input is never mutated) or the issue that made it fail, and never throws.
+ *
+ * JSON-RPC envelopes (`ClientRequest`, `AgentNotification`, ...) decode `params` with the type
+ * of their `method`; a method outside the table is an extension and its params are kept raw.
+ * A response names no method: `parse.AgentResponse` keeps `result` raw, and
+ * `parse.AgentResponseFor(method, value)` decodes it with the result type of `method`.
  * @module
  */
 
@@ -13,17 +18,17 @@ import type * as T from "./types.js";
 import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
 
-function p_0(v: any): any {
-  let y: any;
-  y = p_RequestPermissionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationRequest(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_0(method: unknown, v: any): any {
+  switch (method) {
+    case "session/request_permission":
+      return p_RequestPermissionRequest(v);
+    case "elicitation/create":
+      return p_CreateElicitationRequest(v);
+    case "mcp/message":
+      return p_MessageMcpRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_AgentRequest(v: any, out: any): true | undefined {
@@ -44,7 +49,7 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_0(x));
+    y = (x === null ? null : m_0(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -1894,53 +1899,53 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_17(v: any): any {
-  let y: any;
-  y = p_InitializeResponse(v);
-  if (y !== undefined) return y;
-  y = p_LoginAuthResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListProvidersResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetProviderResponse(v);
-  if (y !== undefined) return y;
-  y = p_DisableProviderResponse(v);
-  if (y !== undefined) return y;
-  y = p_LogoutAuthResponse(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusResponse(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsResponse(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ForkSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ArchiveSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_UnarchiveSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_SessionStatusResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionTitleResponse(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CancelToolCallResponse(v);
-  if (y !== undefined) return y;
-  y = p_CancelTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionResponse(v);
-  if (y !== undefined) return y;
-  y = p_PromptResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_17(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeResponse(v);
+    case "auth/login":
+      return p_LoginAuthResponse(v);
+    case "providers/list":
+      return p_ListProvidersResponse(v);
+    case "providers/set":
+      return p_SetProviderResponse(v);
+    case "providers/disable":
+      return p_DisableProviderResponse(v);
+    case "auth/logout":
+      return p_LogoutAuthResponse(v);
+    case "auth/status":
+      return p_AuthStatusResponse(v);
+    case "session/new":
+      return p_NewSessionResponse(v);
+    case "session/list":
+      return p_ListSessionsResponse(v);
+    case "session/delete":
+      return p_DeleteSessionResponse(v);
+    case "session/fork":
+      return p_ForkSessionResponse(v);
+    case "session/archive":
+      return p_ArchiveSessionResponse(v);
+    case "session/unarchive":
+      return p_UnarchiveSessionResponse(v);
+    case "session/status":
+      return p_SessionStatusResponse(v);
+    case "session/set_title":
+      return p_SetSessionTitleResponse(v);
+    case "session/resume":
+      return p_ResumeSessionResponse(v);
+    case "session/close":
+      return p_CloseSessionResponse(v);
+    case "tool_call/cancel":
+      return p_CancelToolCallResponse(v);
+    case "terminal/cancel":
+      return p_CancelTerminalResponse(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionResponse(v);
+    case "session/prompt":
+      return p_PromptResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
 function f_18(v: any, out: any): true | undefined {
@@ -1954,7 +1959,7 @@ function f_18(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_17(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_17(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -4299,17 +4304,17 @@ function p_ExtResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_41(v: any): any {
-  let y: any;
-  y = p_UpdateSessionNotification(v);
-  if (y !== undefined) return y;
-  y = p_CompleteElicitationNotification(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusUpdateNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_41(method: unknown, v: any): any {
+  switch (method) {
+    case "session/update":
+      return p_UpdateSessionNotification(v);
+    case "elicitation/complete":
+      return p_CompleteElicitationNotification(v);
+    case "auth/status_update":
+      return p_AuthStatusUpdateNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_AgentNotification(v: any, out: any): true | undefined {
@@ -4323,7 +4328,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_41(x));
+    y = (x === null ? null : m_41(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5640,53 +5645,53 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_44(v: any): any {
-  let y: any;
-  y = p_InitializeRequest(v);
-  if (y !== undefined) return y;
-  y = p_LoginAuthRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListProvidersRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetProviderRequest(v);
-  if (y !== undefined) return y;
-  y = p_DisableProviderRequest(v);
-  if (y !== undefined) return y;
-  y = p_LogoutAuthRequest(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusRequest(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsRequest(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ForkSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ArchiveSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_UnarchiveSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_SessionStatusRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionTitleRequest(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CancelToolCallRequest(v);
-  if (y !== undefined) return y;
-  y = p_CancelTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionRequest(v);
-  if (y !== undefined) return y;
-  y = p_PromptRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_44(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeRequest(v);
+    case "auth/login":
+      return p_LoginAuthRequest(v);
+    case "providers/list":
+      return p_ListProvidersRequest(v);
+    case "providers/set":
+      return p_SetProviderRequest(v);
+    case "providers/disable":
+      return p_DisableProviderRequest(v);
+    case "auth/logout":
+      return p_LogoutAuthRequest(v);
+    case "auth/status":
+      return p_AuthStatusRequest(v);
+    case "session/new":
+      return p_NewSessionRequest(v);
+    case "session/list":
+      return p_ListSessionsRequest(v);
+    case "session/delete":
+      return p_DeleteSessionRequest(v);
+    case "session/fork":
+      return p_ForkSessionRequest(v);
+    case "session/archive":
+      return p_ArchiveSessionRequest(v);
+    case "session/unarchive":
+      return p_UnarchiveSessionRequest(v);
+    case "session/status":
+      return p_SessionStatusRequest(v);
+    case "session/set_title":
+      return p_SetSessionTitleRequest(v);
+    case "session/resume":
+      return p_ResumeSessionRequest(v);
+    case "session/close":
+      return p_CloseSessionRequest(v);
+    case "tool_call/cancel":
+      return p_CancelToolCallRequest(v);
+    case "terminal/cancel":
+      return p_CancelTerminalRequest(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionRequest(v);
+    case "session/prompt":
+      return p_PromptRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_ClientRequest(v: any, out: any): true | undefined {
@@ -5707,7 +5712,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_44(x));
+    y = (x === null ? null : m_44(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -6813,17 +6818,17 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function p_51(v: any): any {
-  let y: any;
-  y = p_RequestPermissionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationResponse(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_51(method: unknown, v: any): any {
+  switch (method) {
+    case "session/request_permission":
+      return p_RequestPermissionResponse(v);
+    case "elicitation/create":
+      return p_CreateElicitationResponse(v);
+    case "mcp/message":
+      return p_MessageMcpResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
 function f_52(v: any, out: any): true | undefined {
@@ -6837,7 +6842,7 @@ function f_52(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_51(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_51(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -7148,15 +7153,15 @@ function p_McpError(v: any): any {
   return f_McpError(v, out) && out;
 }
 
-function p_62(v: any): any {
-  let y: any;
-  y = p_CancelSessionNotification(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_62(method: unknown, v: any): any {
+  switch (method) {
+    case "session/cancel":
+      return p_CancelSessionNotification(v);
+    case "mcp/message":
+      return p_MessageMcpNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_ClientNotification(v: any, out: any): true | undefined {
@@ -7170,7 +7175,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_62(x));
+    y = (x === null ? null : m_62(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7272,13 +7277,15 @@ function p_CancelRequestNotification(v: any): any {
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function p_63(v: any): any {
-  let y: any;
-  y = p_InitializeProxyRequest(v);
-  if (y !== undefined) return y;
-  y = p_ProxySuccessorRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_63(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/initialize":
+      return p_InitializeProxyRequest(v);
+    case "proxy/successor":
+      return p_ProxySuccessorRequest(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+  }
 }
 
 function f_ProxyRequest(v: any, out: any): true | undefined {
@@ -7299,7 +7306,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_63(x));
+    y = (x === null ? null : m_63(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7345,13 +7352,15 @@ function p_ProxySuccessorRequest(v: any): any {
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function p_64(v: any): any {
-  let y: any;
-  y = p_InitializeProxyResponse(v);
-  if (y !== undefined) return y;
-  y = p_ProxySuccessorResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_64(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/initialize":
+      return p_InitializeProxyResponse(v);
+    case "proxy/successor":
+      return p_ProxySuccessorResponse(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+  }
 }
 
 function f_65(v: any, out: any): true | undefined {
@@ -7365,7 +7374,7 @@ function f_65(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_64(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_64(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -7396,11 +7405,13 @@ function p_ProxySuccessorResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_67(v: any): any {
-  let y: any;
-  y = p_ProxySuccessorNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_67(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/successor":
+      return p_ProxySuccessorNotification(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/successor");
+  }
 }
 
 function f_ProxyNotification(v: any, out: any): true | undefined {
@@ -7414,7 +7425,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_67(x));
+    y = (x === null ? null : m_67(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7455,6 +7466,8 @@ function p_ProxySuccessorNotification(v: any): any {
   const out: any = {};
   return f_ProxySuccessorNotification(v, out) && out;
 }
+
+let askedMethod: string | undefined;
 
 /**
  * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
@@ -7919,10 +7932,23 @@ function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `AgentResponseFor`.
  */
 function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
   return rt.finish(p_AgentResponse(value));
+}
+
+/**
+ * Tolerant decoding of `AgentResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_AgentResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -9137,10 +9163,23 @@ function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ClientResponseFor`.
  */
 function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
   return rt.finish(p_ClientResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ClientResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ClientResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -9256,10 +9295,23 @@ function parse_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorReq
 }
 
 /**
- * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ProxyResponseFor`.
  */
 function parse_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   return rt.finish(p_ProxyResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ProxyResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ProxyResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -9553,4 +9605,7 @@ export {
   parse_ProxySuccessorResponse as ProxySuccessorResponse,
   parse_ProxyNotification as ProxyNotification,
   parse_ProxySuccessorNotification as ProxySuccessorNotification,
+  parse_AgentResponseFor as AgentResponseFor,
+  parse_ClientResponseFor as ClientResponseFor,
+  parse_ProxyResponseFor as ProxyResponseFor,
 };
