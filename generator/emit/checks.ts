@@ -141,22 +141,36 @@ export class FunctionPool {
   }
 }
 
+/** What a decode module holds besides the shared imports. */
+export interface DecodeModule {
+  readonly doc: readonly string[];
+  readonly pool: FunctionPool;
+  /** One exported wrapper per def, named `<prefix>_X`. */
+  readonly wrappers: readonly string[];
+  readonly prefix: string;
+  /** Further wrapper names (`<prefix>_<name>`), exported as `<name>` after the defs. */
+  readonly extra?: readonly string[];
+  /** Import statements besides the types and the decode runtime. */
+  readonly imports?: readonly string[];
+}
+
 /**
- * The layout shared by `parse.ts` and `validate.ts`: module doc, imports of the
- * types and the decode runtime, the pooled helpers, one exported wrapper per
- * def (`<prefix>_X`) and the export list that names each wrapper `X` (then the
- * `extra` wrappers, also named without the prefix).
+ * The layout shared by `parse.ts`, `validate.ts` and `parse-json.ts`: module doc,
+ * imports of the types and the decode runtime, the pooled helpers, one exported
+ * wrapper per def (`<prefix>_X`) and the export list that names each wrapper `X`.
  */
-export function decodeModule(ir: SchemaIR, doc: readonly string[], pool: FunctionPool, wrappers: readonly string[], prefix: string, extra: readonly string[] = []): string {
+export function decodeModule(ir: SchemaIR, module: DecodeModule): string {
   const runtime = runtimeDir(ir);
+  const names = [...ir.defs.map((d) => d.name), ...(module.extra ?? [])];
   return [
-    jsDoc([...doc, "@module"]),
+    jsDoc([...module.doc, "@module"]),
     `import type * as T from "./types.js";`,
     `import type { Result } from ${literal(`${runtime}/result.js`)};`,
     `import * as rt from ${literal(`${runtime}/decode.js`)};`,
+    ...(module.imports ?? []),
     "",
-    pool.text(),
-    ...wrappers,
-    `export {\n${[...ir.defs.map((d) => d.name), ...extra].map((name) => `  ${prefix}_${name} as ${name},`).join("\n")}\n};\n`,
+    module.pool.text(),
+    ...module.wrappers,
+    `export {\n${names.map((name) => `  ${module.prefix}_${name} as ${name},`).join("\n")}\n};\n`,
   ].join("\n");
 }

@@ -61,7 +61,7 @@ class ParserWriter {
     ];
     const extra = [...this.asking].map((name) => `${name}For`);
     for (const name of extra) if (this.defs.has(name)) throw new Error(`parse.${name} would be both a $defs type and the method-aware parser of ${name.slice(0, -3)}`);
-    return decodeModule(this.ir, doc, this.pool, exports, "parse", extra);
+    return decodeModule(this.ir, { doc, pool: this.pool, wrappers: exports, prefix: "parse", extra });
   }
 
   private wrapper(def: Def): string {

@@ -24,7 +24,7 @@ class ValidatorWriter {
       "Strict validators, one per `$defs` type: each accepts exactly what JSON Schema 2020-12 accepts",
       "(S31), with integer formats enforced as ranges (S30), `x-*` keywords and other formats ignored.",
     ];
-    return decodeModule(this.ir, doc, this.pool, exports, "validate");
+    return decodeModule(this.ir, { doc, pool: this.pool, wrappers: exports, prefix: "validate" });
   }
 
   private wrapper(def: Def): string {

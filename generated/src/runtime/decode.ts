@@ -134,3 +134,17 @@ export function failAt(segment: string, message: string): undefined {
   fail(message);
   return at(segment);
 }
+
+/**
+ * True when a check that accounted for `known` keys of `value` saw all of them
+ * (`Infinity`: the value keeps every key, e.g. a custom variant; negative: the
+ * check failed). An unknown key means the tolerant parser would drop it (S29).
+ */
+export function exactKeys(value: object, known: number): boolean {
+  if (known < 0) return false;
+  if (known === Infinity) return true;
+  // Inherited enumerable keys (a polluted Object.prototype) only make the count differ: the caller then copies.
+  let n = 0;
+  for (const _ in value) n++;
+  return n === known;
+}
