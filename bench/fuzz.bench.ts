@@ -264,7 +264,8 @@ function run(surface: Surface, messages: number, seed: number, counts: Counts): 
       return fn();
     } catch (error) {
       counts.throws.set(name, (counts.throws.get(name) ?? 0) + 1);
-      if (counts.firstThrows.length < 5) counts.firstThrows.push(`${surface} ${name}: ${(error as Error).message?.slice(0, 200)}`);
+      const where = `${surface} ${name}: `;
+      if (!counts.firstThrows.some((line) => line.startsWith(where))) counts.firstThrows.push(where + String((error as Error).message).slice(0, 200));
       return undefined;
     }
   };
@@ -335,7 +336,8 @@ function main(): void {
     `${calls.toLocaleString("en-US")} calls into ${counts.calls.size} functions, ${((performance.now() - start) / 1000).toFixed(1)} s`);
   console.log(`throws: ${throws}; input mutations: ${counts.mutations}; prototype changes: ${counts.prototypeChanges}; ` +
     `parseOwned != parse: ${counts.ownedDisagreements}; built values failing validate: ${counts.buildInvalid}`);
-  for (const line of counts.firstThrows) console.log(`  ${line}`);
+  for (const [name, n] of [...counts.throws].sort()) console.log(`  ${name} threw ${n} of ${counts.calls.get(name)} calls`);
+  for (const line of counts.firstThrows) console.log(`  first: ${line}`);
   if (throws || counts.mutations || counts.prototypeChanges || counts.ownedDisagreements || counts.buildInvalid) process.exitCode = 1;
 }
 

@@ -19,7 +19,7 @@ import type { Surface } from "../generator/ir.js";
 import { methodTable, type MethodEntry } from "../generator/methods.js";
 import { SURFACES } from "../generator/surfaces.js";
 import { ajvValid } from "./support/ajv.js";
-import { pinnedIR } from "./support/ir.js";
+import { pinnedIR as recognise } from "./support/ir.js";
 import { canonicalJson } from "./support/json.js";
 import { sampleOf } from "./support/sample.js";
 import { ENTRIES, parserOf, validatorOf } from "./support/surfaces.js";
@@ -36,6 +36,15 @@ const ENVELOPES = {
 
 /** Response envelope -> the side whose requests it answers. */
 const RESPONSES = { AgentResponse: "agent", ClientResponse: "client", ProxyResponse: "proxy" } as const;
+
+const irs = new Map<Surface, ReturnType<typeof recognise>>();
+
+/** The IR of a surface, recognised once. */
+function pinnedIR(surface: Surface): ReturnType<typeof recognise> {
+  let ir = irs.get(surface);
+  if (ir === undefined) irs.set(surface, (ir = recognise(surface)));
+  return ir;
+}
 
 type Check = (value: unknown) => { ok: boolean; value?: unknown; issues?: { path: string; message: string }[] };
 
