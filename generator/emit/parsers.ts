@@ -89,7 +89,7 @@ class ParserWriter {
     const name = ident(def.name);
     if (def.node.kind === "object") {
       this.pool.add(`function f_${name}(v: any, out: any): true | undefined {\n${this.fill(def.node)}}\n`);
-      this.pool.add(`function p_${name}(v: any): any {\n  if (!rt.isObject(v)) return rt.fail("expected an object");\n  const out: any = {};\n  return f_${name}(v, out) && out;\n}\n`);
+      this.pool.add(`function p_${name}(v: any): any {\n  if (!rt.isObject(v)) return rt.fail("expected an object", v);\n  const out: any = {};\n  return f_${name}(v, out) && out;\n}\n`);
       return;
     }
     this.pool.add(`function p_${name}(v: any): any {\n${this.body(def.node)}}\n`);
@@ -97,14 +97,14 @@ class ParserWriter {
 
   /** An expression: the decoded `x`, or `undefined` after `fail`. `skip` applies S24 to arrays. */
   private decode(node: Node, x: string, skip = false): string {
-    if (isScalar(node)) return `(${scalarTest(node, x)} ? ${x} : rt.fail(${literal(expectation(node))}))`;
+    if (isScalar(node)) return `(${scalarTest(node, x)} ? ${x} : rt.fail(${literal(expectation(node))}, ${x}))`;
     switch (node.kind) {
       case "ref":
         return `p_${ident(node.name)}(${x})`;
       case "json":
         return `rt.copyJson(${x})`;
       case "nullable":
-        if (isScalar(node.inner)) return `(${x} === null || ${scalarTest(node.inner, x)} ? ${x} : rt.fail(${literal(`${expectation(node.inner)} or null`)}))`;
+        if (isScalar(node.inner)) return `(${x} === null || ${scalarTest(node.inner, x)} ? ${x} : rt.fail(${literal(`${expectation(node.inner)} or null`)}, ${x}))`;
         return `(${x} === null ? null : ${this.decode(node.inner, x, skip)})`;
       case "array":
         return `${this.hoist(this.array(node, skip))}(${x})`;
@@ -121,12 +121,12 @@ class ParserWriter {
   private body(node: Node, mixin?: MixinContext): string {
     switch (node.kind) {
       case "object":
-        return `  if (!rt.isObject(v)) return rt.fail("expected an object");\n  const out: any = {};\n${this.hoistFill(node)}`;
+        return `  if (!rt.isObject(v)) return rt.fail("expected an object", v);\n  const out: any = {};\n${this.hoistFill(node)}`;
       case "array":
         return this.array(node, false);
       case "record":
         return (
-          `  if (!rt.isObject(v)) return rt.fail("expected an object");\n  const out: any = {};\n` +
+          `  if (!rt.isObject(v)) return rt.fail("expected an object", v);\n  const out: any = {};\n` +
           `  for (const k of Object.keys(v)) {\n    const x = v[k];\n    const y = ${this.decode(node.values, "x")};\n    if (y === undefined) return rt.atKey(k);\n    rt.put(out, k, y);\n  }\n  return out;\n`
         );
       case "tagged":
@@ -153,7 +153,7 @@ class ParserWriter {
     // S24: an item that fails is dropped and the order of the rest is kept.
     const onBad = skip ? "continue" : "return rt.atKey(i)";
     return (
-      `  if (!Array.isArray(v)) return rt.fail("expected an array");\n  const out: any[] = [];\n` +
+      `  if (!Array.isArray(v)) return rt.fail("expected an array", v);\n  const out: any[] = [];\n` +
       `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    const y = ${this.decode(node.items, "x")};\n    if (y === undefined) ${onBad};\n    out.push(y);\n  }\n  return out;\n`
     );
   }
@@ -228,7 +228,7 @@ class ParserWriter {
       ? `t === null ? { ${objectLiteralKey(node.tag)}: null } : t === undefined ? {} : rt.failAt(${seg}, "expected a string or null")`
       : `rt.failAt(${seg}, t === undefined ? "missing required property" : "expected a string")`;
     const lines = [
-      `  if (!rt.isObject(v)) return rt.fail("expected an object");`,
+      `  if (!rt.isObject(v)) return rt.fail("expected an object", v);`,
       `  ${mixin?.tolerantTag ? "let" : "const"} t = ${ownRead("v", node.tag)};`,
       // S23: a shared optional tag that is not a string is removed before a variant is chosen.
       ...(mixin?.tolerantTag ? [`  if (t !== null && typeof t !== "string") t = undefined;`] : []),

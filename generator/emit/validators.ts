@@ -35,7 +35,7 @@ class ValidatorWriter {
 
   /** An expression: `true` when `x` fits `node`, `undefined` (after `fail`) otherwise. */
   private check(node: Node, x: string): string {
-    if (isScalar(node)) return `(${scalarTest(node, x)} || rt.fail(${literal(expectation(node))}))`;
+    if (isScalar(node)) return `(${scalarTest(node, x)} || rt.fail(${literal(expectation(node))}, ${x}))`;
     switch (node.kind) {
       case "ref":
         return `v_${ident(node.name)}(${x})`;
@@ -43,7 +43,7 @@ class ValidatorWriter {
         return "true";
       case "nullable":
         if (isScalar(node.inner)) {
-          return `(${x} === null || ${scalarTest(node.inner, x)} || rt.fail(${literal(`${expectation(node.inner)} or null`)}))`;
+          return `(${x} === null || ${scalarTest(node.inner, x)} || rt.fail(${literal(`${expectation(node.inner)} or null`)}, ${x}))`;
         }
         return `(${x} === null || ${this.check(node.inner, x)})`;
       default:
@@ -65,12 +65,12 @@ class ValidatorWriter {
         const min = node.minItems ? `  if (v.length < ${node.minItems}) return rt.fail(${literal(`expected at least ${node.minItems} item(s)`)});\n` : "";
         const item = this.check(node.items, "x");
         const loop = item === "true" ? "" : `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    if (!${item}) return rt.atKey(i);\n  }\n`;
-        return `  if (!Array.isArray(v)) return rt.fail("expected an array");\n${min}${loop}  return true;\n`;
+        return `  if (!Array.isArray(v)) return rt.fail("expected an array", v);\n${min}${loop}  return true;\n`;
       }
       case "record": {
         const value = this.check(node.values, "x");
         const loop = value === "true" ? "" : `  for (const k of Object.keys(v)) {\n    const x = v[k];\n    if (!${value}) return rt.atKey(k);\n  }\n`;
-        return `  if (!rt.isObject(v)) return rt.fail("expected an object");\n${loop}  return true;\n`;
+        return `  if (!rt.isObject(v)) return rt.fail("expected an object", v);\n${loop}  return true;\n`;
       }
       case "tagged":
         return this.tagged(node);
@@ -83,7 +83,7 @@ class ValidatorWriter {
 
   private object(node: ObjectNode): string {
     const tail = node.mixin ? `  return ${this.check(node.mixin, "v")};` : "  return true;";
-    return `  if (!rt.isObject(v)) return rt.fail("expected an object");\n${withLocals(this.fields(node.fields), tail)}`;
+    return `  if (!rt.isObject(v)) return rt.fail("expected an object", v);\n${withLocals(this.fields(node.fields), tail)}`;
   }
 
   /** Checks of declared properties (`x-*` tolerance keywords are ignored: S31). */
@@ -108,7 +108,7 @@ class ValidatorWriter {
       ? `t === undefined || t === null || rt.failAt(${seg}, "expected a string or null")`
       : `rt.failAt(${seg}, t === undefined ? "missing required property" : "expected a string")`;
     const lines = [
-      `  if (!rt.isObject(v)) return rt.fail("expected an object");`,
+      `  if (!rt.isObject(v)) return rt.fail("expected an object", v);`,
       `  const t = ${ownRead("v", node.tag)};`,
       "  let ok: true | undefined;",
       "  switch (t) {",

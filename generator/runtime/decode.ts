@@ -15,11 +15,25 @@ import type { Issue, Result } from "./result.js";
 let trail: string[] = [];
 let reason = "";
 
-/** Records a failure at the current value; returns the failure marker. */
-export function fail(message: string): undefined {
+const NOTHING = Symbol("nothing");
+
+/**
+ * Records a failure at the current value; returns the failure marker. With
+ * `received`, the message names it too (`expected a string, got number 5`).
+ */
+export function fail(message: string, received: unknown = NOTHING): undefined {
   trail = [];
-  reason = message;
+  reason = received === NOTHING ? message : `${message}, got ${describe(received)}`;
   return undefined;
+}
+
+/** A short description of a received value for messages (strings cut at 40 characters). */
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
+  return `${typeof value} ${String(value)}`;
 }
 
 /** Adds a path segment (already escaped, with its leading `/`) to the current failure. */

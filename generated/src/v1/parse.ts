@@ -54,7 +54,7 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -69,24 +69,24 @@ function f_AgentRequest(v: any, out: any): true | undefined {
 }
 
 function p_AgentRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentRequest(v, out) && out;
 }
 
 function p_RequestId(v: any): any {
   let y: any;
-  y = (v === null ? v : rt.fail("expected null"));
+  y = (v === null ? v : rt.fail("expected null", v));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
   return rt.fail("matches no alternative");
 }
 
 function p_1(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -108,14 +108,14 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -129,13 +129,13 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
 }
 
 function p_WriteTextFileRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WriteTextFileRequest(v, out) && out;
 }
 
 function p_SessionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ReadTextFileRequest(v: any, out: any): true | undefined {
@@ -149,20 +149,20 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.line = y;
     else return rt.at("/line");
   }
   x = v.limit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.limit = y;
     else return rt.at("/limit");
   }
@@ -175,13 +175,13 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
 }
 
 function p_ReadTextFileRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReadTextFileRequest(v, out) && out;
 }
 
 function p_2(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -224,13 +224,13 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequestPermissionRequest(v, out) && out;
 }
 
 function p_3(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -242,7 +242,7 @@ function p_3(v: any): any {
 }
 
 function p_4(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -274,12 +274,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.name = y;
   }
   x = v.content;
@@ -311,21 +311,21 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_ToolCallId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ToolKind(v: any): any {
-  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") ? v : rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
+  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") ? v : rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\"", v));
 }
 
 function p_ToolCallStatus(v: any): any {
-  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\"", v));
 }
 
 function p_ToolCallContentContent(v: any): any {
@@ -344,7 +344,7 @@ function p_ToolCallContentTerminal(v: any): any {
 }
 
 function p_ToolCallContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -389,7 +389,7 @@ function p_ContentBlockResource(v: any): any {
 }
 
 function p_ContentBlock(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -415,7 +415,7 @@ function p_ContentBlock(v: any): any {
 }
 
 function p_5(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -435,12 +435,12 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v.lastModified;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.lastModified = y;
   }
   x = v.priority;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.priority = y;
   }
   x = v._meta;
@@ -452,13 +452,13 @@ function f_Annotations(v: any, out: any): true | undefined {
 }
 
 function p_Annotations(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Annotations(v, out) && out;
 }
 
 function p_Role(v: any): any {
-  return ((v === "assistant" || v === "user") ? v : rt.fail("expected one of \"assistant\", \"user\""));
+  return ((v === "assistant" || v === "user") ? v : rt.fail("expected one of \"assistant\", \"user\"", v));
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
@@ -470,7 +470,7 @@ function f_TextContent(v: any, out: any): true | undefined {
   }
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
@@ -484,7 +484,7 @@ function f_TextContent(v: any, out: any): true | undefined {
 }
 
 function p_TextContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextContent(v, out) && out;
 }
@@ -498,21 +498,21 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
   else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
   }
   else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.uri = y;
   }
   x = v._meta;
@@ -524,7 +524,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
 }
 
 function p_ImageContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ImageContent(v, out) && out;
 }
@@ -538,14 +538,14 @@ function f_AudioContent(v: any, out: any): true | undefined {
   }
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
   else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
   }
@@ -559,7 +559,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
 }
 
 function p_AudioContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AudioContent(v, out) && out;
 }
@@ -573,34 +573,34 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.size = y;
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -614,7 +614,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
 }
 
 function p_ResourceLink(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResourceLink(v, out) && out;
 }
@@ -632,19 +632,19 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
   else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -658,7 +658,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_TextResourceContents(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
 }
@@ -667,19 +667,19 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.blob;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.blob = y;
     else return rt.at("/blob");
   }
   else return rt.failAt("/blob", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -693,7 +693,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_BlobResourceContents(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
 }
@@ -721,7 +721,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
 }
 
 function p_EmbeddedResource(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
 }
@@ -744,7 +744,7 @@ function f_Content(v: any, out: any): true | undefined {
 }
 
 function p_Content(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Content(v, out) && out;
 }
@@ -753,19 +753,19 @@ function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.oldText;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.oldText = y;
   }
   x = v.newText;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.newText = y;
     else return rt.at("/newText");
   }
@@ -779,13 +779,13 @@ function f_Diff(v: any, out: any): true | undefined {
 }
 
 function p_Diff(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Diff(v, out) && out;
 }
 
 function p_TerminalId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_Terminal(v: any, out: any): true | undefined {
@@ -806,7 +806,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 }
 
 function p_Terminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Terminal(v, out) && out;
 }
@@ -815,14 +815,14 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.line = y;
   }
   x = v._meta;
@@ -834,7 +834,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallLocation(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallLocation(v, out) && out;
 }
@@ -850,7 +850,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -871,25 +871,25 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 }
 
 function p_PermissionOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PermissionOption(v, out) && out;
 }
 
 function p_PermissionOptionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_PermissionOptionKind(v: any): any {
-  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
+  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\"", v));
 }
 
 function p_6(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
@@ -897,7 +897,7 @@ function p_6(v: any): any {
 }
 
 function p_7(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -919,7 +919,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
   }
@@ -938,13 +938,13 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   }
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
   x = v.outputByteLimit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.outputByteLimit = y;
     else return rt.at("/outputByteLimit");
   }
@@ -957,7 +957,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_CreateTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateTerminalRequest(v, out) && out;
 }
@@ -966,14 +966,14 @@ function f_EnvVariable(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -987,7 +987,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 }
 
 function p_EnvVariable(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EnvVariable(v, out) && out;
 }
@@ -1017,7 +1017,7 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalOutputRequest(v, out) && out;
 }
@@ -1047,7 +1047,7 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_ReleaseTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReleaseTerminalRequest(v, out) && out;
 }
@@ -1077,7 +1077,7 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
 }
 
 function p_WaitForTerminalExitRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WaitForTerminalExitRequest(v, out) && out;
 }
@@ -1107,7 +1107,7 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_KillTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_KillTerminalRequest(v, out) && out;
 }
@@ -1139,7 +1139,7 @@ function p_CreateElicitationRequestOther(v: any): any {
 }
 
 function p_10(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let y: any;
   switch (t) {
@@ -1159,7 +1159,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -1176,7 +1176,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
 }
 
 function p_CreateElicitationRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateElicitationRequest(v, out) && out;
 }
@@ -1199,7 +1199,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSessionScope(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationSessionScope(v, out) && out;
 }
@@ -1217,13 +1217,13 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationRequestScope(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationRequestScope(v, out) && out;
 }
 
 function p_11(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1243,7 +1243,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.properties;
@@ -1260,7 +1260,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1272,13 +1272,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationSchema(v, out) && out;
 }
 
 function p_ElicitationSchemaType(v: any): any {
-  return ((v === "object") ? v : rt.fail("expected one of \"object\""));
+  return ((v === "object") ? v : rt.fail("expected one of \"object\"", v));
 }
 
 function p_ElicitationPropertySchemaString(v: any): any {
@@ -1311,7 +1311,7 @@ function p_ElicitationPropertySchemaOther(v: any): any {
 }
 
 function p_ElicitationPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1337,28 +1337,28 @@ function p_ElicitationPropertySchema(v: any): any {
 }
 
 function p_StringFormat(v: any): any {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
+  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\"", v));
 }
 
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.const = y;
     else return rt.at("/const");
   }
   else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1370,13 +1370,13 @@ function f_EnumOption(v: any, out: any): true | undefined {
 }
 
 function p_EnumOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EnumOption(v, out) && out;
 }
 
 function p_12(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1391,29 +1391,29 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.minLength = y;
     else return rt.at("/minLength");
   }
   x = v.maxLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.maxLength = y;
     else return rt.at("/maxLength");
   }
   x = v.pattern;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.pattern = y;
     else return rt.at("/pattern");
   }
@@ -1425,7 +1425,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v.enum;
@@ -1449,7 +1449,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_StringPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
 }
@@ -1458,29 +1458,29 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1492,7 +1492,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_NumberPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
 }
@@ -1501,29 +1501,29 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1535,7 +1535,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_IntegerPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
 }
@@ -1544,17 +1544,17 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1566,7 +1566,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_BooleanPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BooleanPropertySchema(v, out) && out;
 }
@@ -1581,7 +1581,7 @@ function p_MultiSelectItemsOther(v: any): any {
 }
 
 function p_MultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1613,7 +1613,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_StringMultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_StringMultiSelectItems(v, out) && out;
 }
@@ -1636,17 +1636,17 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_TitledMultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
 function p_13(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) continue;
     out.push(y);
   }
@@ -1657,23 +1657,23 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.minItems = y;
     else return rt.at("/minItems");
   }
   x = v.maxItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.maxItems = y;
     else return rt.at("/maxItems");
   }
@@ -1698,7 +1698,7 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_MultiSelectPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_MultiSelectPropertySchema(v, out) && out;
 }
@@ -1719,13 +1719,13 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_ElicitationId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -1739,7 +1739,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
   else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -1751,7 +1751,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationUrlMode(v, out) && out;
 }
@@ -1811,7 +1811,7 @@ function f_15(v: any, out: any): true | undefined {
 }
 
 function p_16(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_15(v, out) && out;
 }
@@ -1836,7 +1836,7 @@ function f_17(v: any, out: any): true | undefined {
 }
 
 function p_18(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_17(v, out) && out;
 }
@@ -1851,7 +1851,7 @@ function p_AgentResponse(v: any): any {
 }
 
 function p_19(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1895,20 +1895,20 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 }
 
 function p_InitializeResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_InitializeResponse(v, out) && out;
 }
 
 function p_ProtocolVersion(v: any): any {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]", v));
 }
 
 function f_AgentCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.loadSession;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.loadSession = y;
   }
   x = v.promptCapabilities;
@@ -1940,7 +1940,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
 }
@@ -1949,17 +1949,17 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.image;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.image = y;
   }
   x = v.audio;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.audio = y;
   }
   x = v.embeddedContext;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.embeddedContext = y;
   }
   x = v._meta;
@@ -1971,7 +1971,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptCapabilities(v, out) && out;
 }
@@ -1980,12 +1980,12 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.http;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.http = y;
   }
   x = v.sse;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.sse = y;
   }
   x = v._meta;
@@ -1997,7 +1997,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpCapabilities(v, out) && out;
 }
@@ -2038,7 +2038,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionCapabilities(v, out) && out;
 }
@@ -2054,7 +2054,7 @@ function f_SessionListCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionListCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionListCapabilities(v, out) && out;
 }
@@ -2070,7 +2070,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionDeleteCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionDeleteCapabilities(v, out) && out;
 }
@@ -2086,7 +2086,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
 }
 
 function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
@@ -2102,7 +2102,7 @@ function f_SessionResumeCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionResumeCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionResumeCapabilities(v, out) && out;
 }
@@ -2118,7 +2118,7 @@ function f_SessionCloseCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCloseCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionCloseCapabilities(v, out) && out;
 }
@@ -2139,7 +2139,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentAuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentAuthCapabilities(v, out) && out;
 }
@@ -2155,7 +2155,7 @@ function f_LogoutCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_LogoutCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutCapabilities(v, out) && out;
 }
@@ -2166,7 +2166,7 @@ function p_AuthMethodTerminalVariant(v: any): any {
 }
 
 function p_AuthMethod(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2181,15 +2181,15 @@ function p_AuthMethod(v: any): any {
 }
 
 function p_AuthMethodId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_20(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) return rt.atKey(k);
     rt.put(out, k, y);
   }
@@ -2207,14 +2207,14 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.args;
@@ -2238,7 +2238,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodTerminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
 }
@@ -2254,14 +2254,14 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2273,7 +2273,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodAgent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthMethodAgent(v, out) && out;
 }
@@ -2282,19 +2282,19 @@ function f_Implementation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.version;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.version = y;
     else return rt.at("/version");
   }
@@ -2308,7 +2308,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 }
 
 function p_Implementation(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Implementation(v, out) && out;
 }
@@ -2324,7 +2324,7 @@ function f_AuthenticateResponse(v: any, out: any): true | undefined {
 }
 
 function p_AuthenticateResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthenticateResponse(v, out) && out;
 }
@@ -2340,13 +2340,13 @@ function f_LogoutResponse(v: any, out: any): true | undefined {
 }
 
 function p_LogoutResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutResponse(v, out) && out;
 }
 
 function p_21(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2385,13 +2385,13 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NewSessionResponse(v, out) && out;
 }
 
 function p_22(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2427,13 +2427,13 @@ function f_SessionModeState(v: any, out: any): true | undefined {
 }
 
 function p_SessionModeState(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionModeState(v, out) && out;
 }
 
 function p_SessionModeId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_SessionMode(v: any, out: any): true | undefined {
@@ -2447,14 +2447,14 @@ function f_SessionMode(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2466,7 +2466,7 @@ function f_SessionMode(v: any, out: any): true | undefined {
 }
 
 function p_SessionMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionMode(v, out) && out;
 }
@@ -2482,7 +2482,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
 }
 
 function p_23(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2509,14 +2509,14 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.category;
@@ -2536,25 +2536,25 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigOption(v, out) && out;
 }
 
 function p_SessionConfigId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_SessionConfigOptionCategory(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_SessionConfigValueId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_24(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2566,7 +2566,7 @@ function p_24(v: any): any {
 }
 
 function p_25(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2597,14 +2597,14 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2616,13 +2616,13 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
 function p_26(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2644,7 +2644,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/group", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -2665,13 +2665,13 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectGroup(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
 function p_SessionConfigGroupId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_SessionConfigSelect(v: any, out: any): true | undefined {
@@ -2694,7 +2694,7 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelect(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelect(v, out) && out;
 }
@@ -2703,7 +2703,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.currentValue;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
   }
@@ -2712,7 +2712,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigBoolean(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigBoolean(v, out) && out;
 }
@@ -2738,13 +2738,13 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_LoadSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LoadSessionResponse(v, out) && out;
 }
 
 function p_27(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2766,7 +2766,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessions", "missing required property");
   x = v.nextCursor;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.nextCursor = y;
   }
   x = v._meta;
@@ -2778,7 +2778,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListSessionsResponse(v, out) && out;
 }
@@ -2794,7 +2794,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -2806,12 +2806,12 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -2823,7 +2823,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfo(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionInfo(v, out) && out;
 }
@@ -2839,7 +2839,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DeleteSessionResponse(v, out) && out;
 }
@@ -2865,7 +2865,7 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResumeSessionResponse(v, out) && out;
 }
@@ -2881,7 +2881,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CloseSessionResponse(v, out) && out;
 }
@@ -2897,7 +2897,7 @@ function f_SetSessionModeResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionModeResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionModeResponse(v, out) && out;
 }
@@ -2920,7 +2920,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
@@ -2943,13 +2943,13 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 }
 
 function p_PromptResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptResponse(v, out) && out;
 }
 
 function p_StopReason(v: any): any {
-  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
+  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\"", v));
 }
 
 function p_ExtResponse(v: any): any {
@@ -2967,7 +2967,7 @@ function f_Error(v: any, out: any): true | undefined {
   else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -2981,13 +2981,13 @@ function f_Error(v: any, out: any): true | undefined {
 }
 
 function p_Error(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Error(v, out) && out;
 }
 
 function p_ErrorCode(v: any): any {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer", v));
 }
 
 function m_28(method: unknown, v: any): any {
@@ -3005,7 +3005,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -3020,7 +3020,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
 }
 
 function p_AgentNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentNotification(v, out) && out;
 }
@@ -3050,7 +3050,7 @@ function f_SessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_SessionNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionNotification(v, out) && out;
 }
@@ -3126,7 +3126,7 @@ function p_SessionUpdateCompactionSummaryChunk(v: any): any {
 }
 
 function p_SessionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.sessionUpdate;
   let y: any;
   switch (t) {
@@ -3179,7 +3179,7 @@ function p_SessionUpdate(v: any): any {
 }
 
 function p_MessageId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ContentChunk(v: any, out: any): true | undefined {
@@ -3205,7 +3205,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ContentChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ContentChunk(v, out) && out;
 }
@@ -3221,14 +3221,14 @@ function f_ToolCall(v: any, out: any): true | undefined {
   else return rt.failAt("/toolCallId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.name = y;
   }
   x = v.kind;
@@ -3270,7 +3270,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
 }
 
 function p_ToolCall(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCall(v, out) && out;
 }
@@ -3279,7 +3279,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -3307,21 +3307,21 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 }
 
 function p_PlanEntry(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanEntry(v, out) && out;
 }
 
 function p_PlanEntryPriority(v: any): any {
-  return ((v === "high" || v === "medium" || v === "low") ? v : rt.fail("expected one of \"high\", \"medium\", \"low\""));
+  return ((v === "high" || v === "medium" || v === "low") ? v : rt.fail("expected one of \"high\", \"medium\", \"low\"", v));
 }
 
 function p_PlanEntryStatus(v: any): any {
-  return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\"", v));
 }
 
 function p_29(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3350,7 +3350,7 @@ function f_Plan(v: any, out: any): true | undefined {
 }
 
 function p_Plan(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Plan(v, out) && out;
 }
@@ -3359,14 +3359,14 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.description = y;
     else return rt.at("/description");
   }
@@ -3385,7 +3385,7 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommand(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AvailableCommand(v, out) && out;
 }
@@ -3401,7 +3401,7 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.hint = y;
     else return rt.at("/hint");
   }
@@ -3415,13 +3415,13 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
 }
 
 function p_UnstructuredCommandInput(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
 function p_30(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3450,7 +3450,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommandsUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AvailableCommandsUpdate(v, out) && out;
 }
@@ -3473,7 +3473,7 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CurrentModeUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CurrentModeUpdate(v, out) && out;
 }
@@ -3496,7 +3496,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ConfigOptionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
 }
@@ -3505,12 +3505,12 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -3522,7 +3522,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfoUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
 }
@@ -3531,14 +3531,14 @@ function f_Cost(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.amount;
   if (x !== undefined) {
-    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number"));
+    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number", x));
     if (y !== undefined) out.amount = y;
     else return rt.at("/amount");
   }
   else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.currency = y;
     else return rt.at("/currency");
   }
@@ -3552,7 +3552,7 @@ function f_Cost(v: any, out: any): true | undefined {
 }
 
 function p_Cost(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Cost(v, out) && out;
 }
@@ -3561,14 +3561,14 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.used;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.used = y;
     else return rt.at("/used");
   }
   else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.size = y;
     else return rt.at("/size");
   }
@@ -3587,13 +3587,13 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UsageUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_NoticeSeverity(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -3607,14 +3607,14 @@ function f_Notice(v: any, out: any): true | undefined {
   else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters"));
+    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -3626,21 +3626,21 @@ function f_Notice(v: any, out: any): true | undefined {
 }
 
 function p_Notice(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Notice(v, out) && out;
 }
 
 function p_CompactionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_CompactionStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_31(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3674,7 +3674,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v.error;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.error = y;
   }
   x = v._meta;
@@ -3686,7 +3686,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CompactionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
 }
@@ -3716,7 +3716,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 }
 
 function p_CompactionSummaryChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompactionSummaryChunk(v, out) && out;
 }
@@ -3739,7 +3739,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 }
 
 function p_CompleteElicitationNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompleteElicitationNotification(v, out) && out;
 }
@@ -3790,7 +3790,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -3805,7 +3805,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
 }
 
 function p_ClientRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientRequest(v, out) && out;
 }
@@ -3838,7 +3838,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 }
 
 function p_InitializeRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
 }
@@ -3852,7 +3852,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v.terminal;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.terminal = y;
   }
   x = v.session;
@@ -3879,7 +3879,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientCapabilities(v, out) && out;
 }
@@ -3888,12 +3888,12 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.readTextFile;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.readTextFile = y;
   }
   x = v.writeTextFile;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.writeTextFile = y;
   }
   x = v._meta;
@@ -3905,7 +3905,7 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_FileSystemCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_FileSystemCapabilities(v, out) && out;
 }
@@ -3936,13 +3936,13 @@ function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientSessionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientSessionCapabilities(v, out) && out;
 }
 
 function p_CompactionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -3969,7 +3969,7 @@ function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined 
 }
 
 function p_SessionConfigOptionsCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigOptionsCapabilities(v, out) && out;
 }
@@ -3985,13 +3985,13 @@ function f_BooleanConfigOptionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_BooleanConfigOptionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BooleanConfigOptionCapabilities(v, out) && out;
 }
 
 function p_NoticeCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -4006,7 +4006,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminal;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.terminal = y;
   }
   x = v._meta;
@@ -4018,7 +4018,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthCapabilities(v, out) && out;
 }
@@ -4044,7 +4044,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationCapabilities(v, out) && out;
 }
@@ -4060,7 +4060,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationFormCapabilities(v, out) && out;
 }
@@ -4076,7 +4076,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
 }
@@ -4099,7 +4099,7 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
 }
 
 function p_AuthenticateRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthenticateRequest(v, out) && out;
 }
@@ -4115,13 +4115,13 @@ function f_LogoutRequest(v: any, out: any): true | undefined {
 }
 
 function p_LogoutRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutRequest(v, out) && out;
 }
 
 function p_33(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4136,7 +4136,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -4163,7 +4163,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NewSessionRequest(v, out) && out;
 }
@@ -4179,7 +4179,7 @@ function p_McpServerSseVariant(v: any): any {
 }
 
 function p_McpServer(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4200,14 +4200,14 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -4221,13 +4221,13 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 }
 
 function p_HttpHeader(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_HttpHeader(v, out) && out;
 }
 
 function p_34(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4242,14 +4242,14 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -4270,7 +4270,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerHttp(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
 }
@@ -4279,14 +4279,14 @@ function f_McpServerSse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -4307,7 +4307,7 @@ function f_McpServerSse(v: any, out: any): true | undefined {
 }
 
 function p_McpServerSse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerSse(v, out) && out;
 }
@@ -4316,14 +4316,14 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
   }
@@ -4351,7 +4351,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 }
 
 function p_McpServerStdio(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerStdio(v, out) && out;
 }
@@ -4367,7 +4367,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/mcpServers", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -4394,7 +4394,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_LoadSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LoadSessionRequest(v, out) && out;
 }
@@ -4403,13 +4403,13 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
   x = v.cursor;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.cursor = y;
     else return rt.at("/cursor");
   }
@@ -4422,7 +4422,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListSessionsRequest(v, out) && out;
 }
@@ -4445,7 +4445,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
 }
@@ -4461,7 +4461,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -4487,7 +4487,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResumeSessionRequest(v, out) && out;
 }
@@ -4510,7 +4510,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
 }
@@ -4540,7 +4540,7 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionModeRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionModeRequest(v, out) && out;
 }
@@ -4550,7 +4550,7 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -4571,13 +4571,13 @@ function f_35(v: any, out: any): true | undefined {
 }
 
 function p_36(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_35(v, out) && out;
 }
 
 function p_37(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4619,13 +4619,13 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
 function p_38(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4661,7 +4661,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 }
 
 function p_PromptRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptRequest(v, out) && out;
 }
@@ -4711,7 +4711,7 @@ function f_40(v: any, out: any): true | undefined {
 }
 
 function p_41(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_40(v, out) && out;
 }
@@ -4736,7 +4736,7 @@ function f_WriteTextFileResponse(v: any, out: any): true | undefined {
 }
 
 function p_WriteTextFileResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WriteTextFileResponse(v, out) && out;
 }
@@ -4745,7 +4745,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -4759,7 +4759,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
 }
 
 function p_ReadTextFileResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReadTextFileResponse(v, out) && out;
 }
@@ -4782,7 +4782,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequestPermissionResponse(v, out) && out;
 }
@@ -4798,7 +4798,7 @@ function p_RequestPermissionOutcomeSelected(v: any): any {
 }
 
 function p_RequestPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.outcome;
   let y: any;
   switch (t) {
@@ -4832,7 +4832,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_SelectedPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
 }
@@ -4855,7 +4855,7 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_CreateTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateTerminalResponse(v, out) && out;
 }
@@ -4864,14 +4864,14 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.output;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.output = y;
     else return rt.at("/output");
   }
   else return rt.failAt("/output", "missing required property");
   x = v.truncated;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.truncated = y;
     else return rt.at("/truncated");
   }
@@ -4890,7 +4890,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalOutputResponse(v, out) && out;
 }
@@ -4899,12 +4899,12 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -4916,7 +4916,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
 }
 
 function p_TerminalExitStatus(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalExitStatus(v, out) && out;
 }
@@ -4932,7 +4932,7 @@ function f_ReleaseTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_ReleaseTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReleaseTerminalResponse(v, out) && out;
 }
@@ -4941,12 +4941,12 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -4958,7 +4958,7 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
 }
 
 function p_WaitForTerminalExitResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WaitForTerminalExitResponse(v, out) && out;
 }
@@ -4974,7 +4974,7 @@ function f_KillTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_KillTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_KillTerminalResponse(v, out) && out;
 }
@@ -5001,7 +5001,7 @@ function p_CreateElicitationResponseOther(v: any): any {
 }
 
 function p_43(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let y: any;
   switch (t) {
@@ -5034,20 +5034,20 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
 }
 
 function p_CreateElicitationResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
 }
 
 function p_ElicitationContentValue(v: any): any {
   let y: any;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number"));
+  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number", v));
   if (y !== undefined) return y;
-  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean"));
+  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
   y = p_6(v);
   if (y !== undefined) return y;
@@ -5055,7 +5055,7 @@ function p_ElicitationContentValue(v: any): any {
 }
 
 function p_44(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5078,7 +5078,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationAcceptAction(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationAcceptAction(v, out) && out;
 }
@@ -5096,7 +5096,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -5111,7 +5111,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
 }
 
 function p_ClientNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientNotification(v, out) && out;
 }
@@ -5134,7 +5134,7 @@ function f_CancelNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelNotification(v, out) && out;
 }
@@ -5157,7 +5157,7 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelRequestNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelRequestNotification(v, out) && out;
 }

@@ -26,72 +26,72 @@ function v_0(v: any): true | undefined {
 }
 
 function v_AgentRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_0(x))) return rt.at("/params");
   return true;
 }
 
 function v_RequestId(v: any): true | undefined {
-  if ((v === null || rt.fail("expected null"))) return true;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
+  if ((v === null || rt.fail("expected null", v))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
   return rt.fail("matches no alternative");
 }
 
 function v_1(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
 
 function v_WriteTextFileRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ReadTextFileRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
   x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/line");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/line");
   x = v.limit;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/limit");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/limit");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_2(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PermissionOption(x)) return rt.atKey(i);
@@ -100,7 +100,7 @@ function v_2(v: any): true | undefined {
 }
 
 function v_RequestPermissionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -117,7 +117,7 @@ function v_RequestPermissionRequest(v: any): true | undefined {
 }
 
 function v_3(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallContent(x)) return rt.atKey(i);
@@ -126,7 +126,7 @@ function v_3(v: any): true | undefined {
 }
 
 function v_4(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallLocation(x)) return rt.atKey(i);
@@ -135,7 +135,7 @@ function v_4(v: any): true | undefined {
 }
 
 function v_ToolCallUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
@@ -145,9 +145,9 @@ function v_ToolCallUpdate(v: any): true | undefined {
   x = v.status;
   if (x !== undefined && !(x === null || v_ToolCallStatus(x))) return rt.at("/status");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
   x = v.content;
   if (x !== undefined && !(x === null || v_3(x))) return rt.at("/content");
   x = v.locations;
@@ -158,15 +158,15 @@ function v_ToolCallUpdate(v: any): true | undefined {
 }
 
 function v_ToolCallId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ToolKind(v: any): true | undefined {
-  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") || rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
+  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") || rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\"", v));
 }
 
 function v_ToolCallStatus(v: any): true | undefined {
-  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\"", v));
 }
 
 function v_ToolCallContentContent(v: any): true | undefined {
@@ -182,7 +182,7 @@ function v_ToolCallContentTerminal(v: any): true | undefined {
 }
 
 function v_ToolCallContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -222,7 +222,7 @@ function v_ContentBlockResource(v: any): true | undefined {
 }
 
 function v_ContentBlock(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -248,7 +248,7 @@ function v_ContentBlock(v: any): true | undefined {
 }
 
 function v_5(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_Role(x)) return rt.atKey(i);
@@ -257,89 +257,89 @@ function v_5(v: any): true | undefined {
 }
 
 function v_Annotations(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.audience;
   if (x !== undefined && !(x === null || v_5(x))) return rt.at("/audience");
   x = v.lastModified;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/lastModified");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/lastModified");
   x = v.priority;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/priority");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/priority");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Role(v: any): true | undefined {
-  return ((v === "assistant" || v === "user") || rt.fail("expected one of \"assistant\", \"user\""));
+  return ((v === "assistant" || v === "user") || rt.fail("expected one of \"assistant\", \"user\"", v));
 }
 
 function v_TextContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ImageContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v.mimeType;
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/mimeType");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/mimeType");
   x = v.uri;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/uri");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/uri");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AudioContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v.mimeType;
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/mimeType");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/mimeType");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ResourceLink(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/mimeType");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/mimeType");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.size;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/size");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/size");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
@@ -352,39 +352,39 @@ function v_EmbeddedResourceResource(v: any): true | undefined {
 }
 
 function v_TextResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/mimeType");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/mimeType");
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_BlobResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.blob;
   if (x === undefined) return rt.failAt("/blob", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/blob");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/blob");
   x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/mimeType");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/mimeType");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_EmbeddedResource(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
@@ -397,7 +397,7 @@ function v_EmbeddedResource(v: any): true | undefined {
 }
 
 function v_Content(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
@@ -408,27 +408,27 @@ function v_Content(v: any): true | undefined {
 }
 
 function v_Diff(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
   x = v.oldText;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/oldText");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/oldText");
   x = v.newText;
   if (x === undefined) return rt.failAt("/newText", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/newText");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/newText");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_Terminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
@@ -439,27 +439,27 @@ function v_Terminal(v: any): true | undefined {
 }
 
 function v_ToolCallLocation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
   x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/line");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/line");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PermissionOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.optionId;
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.kind;
   if (x === undefined) return rt.failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return rt.at("/kind");
@@ -469,24 +469,24 @@ function v_PermissionOption(v: any): true | undefined {
 }
 
 function v_PermissionOptionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_PermissionOptionKind(v: any): true | undefined {
-  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") || rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
+  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") || rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\"", v));
 }
 
 function v_6(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(i);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
   }
   return true;
 }
 
 function v_7(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnvVariable(x)) return rt.atKey(i);
@@ -495,43 +495,43 @@ function v_7(v: any): true | undefined {
 }
 
 function v_CreateTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.command;
   if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/command");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
   x = v.args;
   if (x !== undefined && !v_6(x)) return rt.at("/args");
   x = v.env;
   if (x !== undefined && !v_7(x)) return rt.at("/env");
   x = v.cwd;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/cwd");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cwd");
   x = v.outputByteLimit;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/outputByteLimit");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/outputByteLimit");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_EnvVariable(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalOutputRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -545,7 +545,7 @@ function v_TerminalOutputRequest(v: any): true | undefined {
 }
 
 function v_ReleaseTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -559,7 +559,7 @@ function v_ReleaseTerminalRequest(v: any): true | undefined {
 }
 
 function v_WaitForTerminalExitRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -573,7 +573,7 @@ function v_WaitForTerminalExitRequest(v: any): true | undefined {
 }
 
 function v_KillTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -605,7 +605,7 @@ function v_CreateElicitationRequestOther(v: any): true | undefined {
 }
 
 function v_9(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let ok: true | undefined;
   switch (t) {
@@ -622,18 +622,18 @@ function v_9(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return v_9(v);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -644,7 +644,7 @@ function v_ElicitationSessionScope(v: any): true | undefined {
 }
 
 function v_ElicitationRequestScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestId;
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
@@ -653,7 +653,7 @@ function v_ElicitationRequestScope(v: any): true | undefined {
 }
 
 function v_10(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationPropertySchema(x)) return rt.atKey(k);
@@ -662,25 +662,25 @@ function v_10(v: any): true | undefined {
 }
 
 function v_ElicitationSchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.type;
   if (x !== undefined && !v_ElicitationSchemaType(x)) return rt.at("/type");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.properties;
   if (x !== undefined && !v_10(x)) return rt.at("/properties");
   x = v.required;
   if (x !== undefined && !(x === null || v_6(x))) return rt.at("/required");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationSchemaType(v: any): true | undefined {
-  return ((v === "object") || rt.fail("expected one of \"object\""));
+  return ((v === "object") || rt.fail("expected one of \"object\"", v));
 }
 
 function v_ElicitationPropertySchemaString(v: any): true | undefined {
@@ -708,7 +708,7 @@ function v_ElicitationPropertySchemaOther(v: any): true | undefined {
 }
 
 function v_ElicitationPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -734,27 +734,27 @@ function v_ElicitationPropertySchema(v: any): true | undefined {
 }
 
 function v_StringFormat(v: any): true | undefined {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") || rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
+  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") || rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\"", v));
 }
 
 function v_EnumOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.const;
   if (x === undefined) return rt.failAt("/const", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/const");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/const");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_11(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnumOption(x)) return rt.atKey(i);
@@ -763,22 +763,22 @@ function v_11(v: any): true | undefined {
 }
 
 function v_StringPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/minLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/minLength");
   x = v.maxLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/maxLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/maxLength");
   x = v.pattern;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/pattern");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/pattern");
   x = v.format;
   if (x !== undefined && !(x === null || v_StringFormat(x))) return rt.at("/format");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/default");
   x = v.enum;
   if (x !== undefined && !(x === null || v_6(x))) return rt.at("/enum");
   x = v.oneOf;
@@ -789,50 +789,50 @@ function v_StringPropertySchema(v: any): true | undefined {
 }
 
 function v_NumberPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_IntegerPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_BooleanPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
@@ -847,7 +847,7 @@ function v_MultiSelectItemsOther(v: any): true | undefined {
 }
 
 function v_MultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -863,7 +863,7 @@ function v_MultiSelectItems(v: any): true | undefined {
 }
 
 function v_StringMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.enum;
   if (x === undefined) return rt.failAt("/enum", "missing required property");
@@ -874,7 +874,7 @@ function v_StringMultiSelectItems(v: any): true | undefined {
 }
 
 function v_TitledMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.anyOf;
   if (x === undefined) return rt.failAt("/anyOf", "missing required property");
@@ -885,16 +885,16 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
 }
 
 function v_MultiSelectPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/minItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/minItems");
   x = v.maxItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/maxItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/maxItems");
   x = v.items;
   if (x === undefined) return rt.failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return rt.at("/items");
@@ -906,7 +906,7 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestedSchema;
   if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
@@ -915,18 +915,18 @@ function v_ElicitationFormMode(v: any): true | undefined {
 }
 
 function v_ElicitationId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ElicitationUrlMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.elicitationId;
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   return v_8(v);
 }
 
@@ -952,7 +952,7 @@ function v_12(v: any): true | undefined {
 }
 
 function v_13(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -964,7 +964,7 @@ function v_13(v: any): true | undefined {
 }
 
 function v_14(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -982,7 +982,7 @@ function v_AgentResponse(v: any): true | undefined {
 }
 
 function v_15(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthMethod(x)) return rt.atKey(i);
@@ -991,7 +991,7 @@ function v_15(v: any): true | undefined {
 }
 
 function v_InitializeResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.protocolVersion;
   if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
@@ -1008,14 +1008,14 @@ function v_InitializeResponse(v: any): true | undefined {
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]", v));
 }
 
 function v_AgentCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.loadSession;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/loadSession");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/loadSession");
   x = v.promptCapabilities;
   if (x !== undefined && !v_PromptCapabilities(x)) return rt.at("/promptCapabilities");
   x = v.mcpCapabilities;
@@ -1030,33 +1030,33 @@ function v_AgentCapabilities(v: any): true | undefined {
 }
 
 function v_PromptCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.image;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/image");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/image");
   x = v.audio;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/audio");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/audio");
   x = v.embeddedContext;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/embeddedContext");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/embeddedContext");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_McpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.http;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/http");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/http");
   x = v.sse;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/sse");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/sse");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.list;
   if (x !== undefined && !(x === null || v_SessionListCapabilities(x))) return rt.at("/list");
@@ -1074,7 +1074,7 @@ function v_SessionCapabilities(v: any): true | undefined {
 }
 
 function v_SessionListCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1082,7 +1082,7 @@ function v_SessionListCapabilities(v: any): true | undefined {
 }
 
 function v_SessionDeleteCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1090,7 +1090,7 @@ function v_SessionDeleteCapabilities(v: any): true | undefined {
 }
 
 function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1098,7 +1098,7 @@ function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
 }
 
 function v_SessionResumeCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1106,7 +1106,7 @@ function v_SessionResumeCapabilities(v: any): true | undefined {
 }
 
 function v_SessionCloseCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1114,7 +1114,7 @@ function v_SessionCloseCapabilities(v: any): true | undefined {
 }
 
 function v_AgentAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.logout;
   if (x !== undefined && !(x === null || v_LogoutCapabilities(x))) return rt.at("/logout");
@@ -1124,7 +1124,7 @@ function v_AgentAuthCapabilities(v: any): true | undefined {
 }
 
 function v_LogoutCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1136,7 +1136,7 @@ function v_AuthMethodTerminalVariant(v: any): true | undefined {
 }
 
 function v_AuthMethod(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1152,29 +1152,29 @@ function v_AuthMethod(v: any): true | undefined {
 }
 
 function v_AuthMethodId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_16(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(k);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(k);
   }
   return true;
 }
 
 function v_AuthMethodTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/id");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.args;
   if (x !== undefined && !v_6(x)) return rt.at("/args");
   x = v.env;
@@ -1185,39 +1185,39 @@ function v_AuthMethodTerminal(v: any): true | undefined {
 }
 
 function v_AuthMethodAgent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/id");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Implementation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.version;
   if (x === undefined) return rt.failAt("/version", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/version");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/version");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AuthenticateResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1225,7 +1225,7 @@ function v_AuthenticateResponse(v: any): true | undefined {
 }
 
 function v_LogoutResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1233,7 +1233,7 @@ function v_LogoutResponse(v: any): true | undefined {
 }
 
 function v_17(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigOption(x)) return rt.atKey(i);
@@ -1242,7 +1242,7 @@ function v_17(v: any): true | undefined {
 }
 
 function v_NewSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1257,7 +1257,7 @@ function v_NewSessionResponse(v: any): true | undefined {
 }
 
 function v_18(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionMode(x)) return rt.atKey(i);
@@ -1266,7 +1266,7 @@ function v_18(v: any): true | undefined {
 }
 
 function v_SessionModeState(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentModeId;
   if (x === undefined) return rt.failAt("/currentModeId", "missing required property");
@@ -1280,20 +1280,20 @@ function v_SessionModeState(v: any): true | undefined {
 }
 
 function v_SessionModeId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_SessionModeId(x)) return rt.at("/id");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
@@ -1308,7 +1308,7 @@ function v_SessionConfigOptionBoolean(v: any): true | undefined {
 }
 
 function v_19(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1325,16 +1325,16 @@ function v_19(v: any): true | undefined {
 }
 
 function v_SessionConfigOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_SessionConfigId(x)) return rt.at("/id");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
   x = v._meta;
@@ -1343,19 +1343,19 @@ function v_SessionConfigOption(v: any): true | undefined {
 }
 
 function v_SessionConfigId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigOptionCategory(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigValueId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_20(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigSelectOption(x)) return rt.atKey(i);
@@ -1364,7 +1364,7 @@ function v_20(v: any): true | undefined {
 }
 
 function v_21(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigSelectGroup(x)) return rt.atKey(i);
@@ -1379,30 +1379,30 @@ function v_SessionConfigSelectOptions(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!v_SessionConfigValueId(x)) return rt.at("/value");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionConfigSelectGroup(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.group;
   if (x === undefined) return rt.failAt("/group", "missing required property");
   if (!v_SessionConfigGroupId(x)) return rt.at("/group");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
   if (!v_20(x)) return rt.at("/options");
@@ -1412,11 +1412,11 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
 }
 
 function v_SessionConfigGroupId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigSelect(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentValue;
   if (x === undefined) return rt.failAt("/currentValue", "missing required property");
@@ -1428,16 +1428,16 @@ function v_SessionConfigSelect(v: any): true | undefined {
 }
 
 function v_SessionConfigBoolean(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentValue;
   if (x === undefined) return rt.failAt("/currentValue", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/currentValue");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/currentValue");
   return true;
 }
 
 function v_LoadSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
@@ -1449,7 +1449,7 @@ function v_LoadSessionResponse(v: any): true | undefined {
 }
 
 function v_22(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionInfo(x)) return rt.atKey(i);
@@ -1458,40 +1458,40 @@ function v_22(v: any): true | undefined {
 }
 
 function v_ListSessionsResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessions;
   if (x === undefined) return rt.failAt("/sessions", "missing required property");
   if (!v_22(x)) return rt.at("/sessions");
   x = v.nextCursor;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/nextCursor");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/nextCursor");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionInfo(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
   if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_DeleteSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1499,7 +1499,7 @@ function v_DeleteSessionResponse(v: any): true | undefined {
 }
 
 function v_ResumeSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
@@ -1511,7 +1511,7 @@ function v_ResumeSessionResponse(v: any): true | undefined {
 }
 
 function v_CloseSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1519,7 +1519,7 @@ function v_CloseSessionResponse(v: any): true | undefined {
 }
 
 function v_SetSessionModeResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1527,7 +1527,7 @@ function v_SetSessionModeResponse(v: any): true | undefined {
 }
 
 function v_SetSessionConfigOptionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
@@ -1538,7 +1538,7 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
 }
 
 function v_PromptResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.stopReason;
   if (x === undefined) return rt.failAt("/stopReason", "missing required property");
@@ -1549,7 +1549,7 @@ function v_PromptResponse(v: any): true | undefined {
 }
 
 function v_StopReason(v: any): true | undefined {
-  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") || rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
+  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") || rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\"", v));
 }
 
 function v_ExtResponse(v: any): true | undefined {
@@ -1557,19 +1557,19 @@ function v_ExtResponse(v: any): true | undefined {
 }
 
 function v_Error(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.code;
   if (x === undefined) return rt.failAt("/code", "missing required property");
   if (!v_ErrorCode(x)) return rt.at("/code");
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   return true;
 }
 
 function v_ErrorCode(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer", v));
 }
 
 function v_23(v: any): true | undefined {
@@ -1580,18 +1580,18 @@ function v_23(v: any): true | undefined {
 }
 
 function v_AgentNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_23(x))) return rt.at("/params");
   return true;
 }
 
 function v_SessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1661,7 +1661,7 @@ function v_SessionUpdateCompactionSummaryChunk(v: any): true | undefined {
 }
 
 function v_SessionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.sessionUpdate;
   let ok: true | undefined;
   switch (t) {
@@ -1714,11 +1714,11 @@ function v_SessionUpdate(v: any): true | undefined {
 }
 
 function v_MessageId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
@@ -1731,16 +1731,16 @@ function v_ContentChunk(v: any): true | undefined {
 }
 
 function v_ToolCall(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
   x = v.kind;
   if (x !== undefined && !v_ToolKind(x)) return rt.at("/kind");
   x = v.status;
@@ -1755,11 +1755,11 @@ function v_ToolCall(v: any): true | undefined {
 }
 
 function v_PlanEntry(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v.priority;
   if (x === undefined) return rt.failAt("/priority", "missing required property");
   if (!v_PlanEntryPriority(x)) return rt.at("/priority");
@@ -1772,15 +1772,15 @@ function v_PlanEntry(v: any): true | undefined {
 }
 
 function v_PlanEntryPriority(v: any): true | undefined {
-  return ((v === "high" || v === "medium" || v === "low") || rt.fail("expected one of \"high\", \"medium\", \"low\""));
+  return ((v === "high" || v === "medium" || v === "low") || rt.fail("expected one of \"high\", \"medium\", \"low\"", v));
 }
 
 function v_PlanEntryStatus(v: any): true | undefined {
-  return ((v === "pending" || v === "in_progress" || v === "completed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\"", v));
 }
 
 function v_24(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PlanEntry(x)) return rt.atKey(i);
@@ -1789,7 +1789,7 @@ function v_24(v: any): true | undefined {
 }
 
 function v_Plan(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.entries;
   if (x === undefined) return rt.failAt("/entries", "missing required property");
@@ -1800,14 +1800,14 @@ function v_Plan(v: any): true | undefined {
 }
 
 function v_AvailableCommand(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/description");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
   x = v._meta;
@@ -1821,18 +1821,18 @@ function v_AvailableCommandInput(v: any): true | undefined {
 }
 
 function v_UnstructuredCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.hint;
   if (x === undefined) return rt.failAt("/hint", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/hint");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/hint");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_25(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AvailableCommand(x)) return rt.atKey(i);
@@ -1841,7 +1841,7 @@ function v_25(v: any): true | undefined {
 }
 
 function v_AvailableCommandsUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
@@ -1852,7 +1852,7 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
 }
 
 function v_CurrentModeUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentModeId;
   if (x === undefined) return rt.failAt("/currentModeId", "missing required property");
@@ -1863,7 +1863,7 @@ function v_CurrentModeUpdate(v: any): true | undefined {
 }
 
 function v_ConfigOptionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
@@ -1874,40 +1874,40 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
 }
 
 function v_SessionInfoUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Cost(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.amount;
   if (x === undefined) return rt.failAt("/amount", "missing required property");
-  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number"))) return rt.at("/amount");
+  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number", x))) return rt.at("/amount");
   x = v.currency;
   if (x === undefined) return rt.failAt("/currency", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/currency");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/currency");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_UsageUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.used;
   if (x === undefined) return rt.failAt("/used", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/used");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/used");
   x = v.size;
   if (x === undefined) return rt.failAt("/size", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/size");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/size");
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
   x = v._meta;
@@ -1916,35 +1916,35 @@ function v_UsageUpdate(v: any): true | undefined {
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_Notice(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.severity;
   if (x === undefined) return rt.failAt("/severity", "missing required property");
   if (!v_NoticeSeverity(x)) return rt.at("/severity");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters"))) return rt.at("/title");
+  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_CompactionStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_26(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return rt.atKey(i);
@@ -1953,7 +1953,7 @@ function v_26(v: any): true | undefined {
 }
 
 function v_CompactionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compactionId;
   if (x === undefined) return rt.failAt("/compactionId", "missing required property");
@@ -1964,14 +1964,14 @@ function v_CompactionUpdate(v: any): true | undefined {
   x = v.summary;
   if (x !== undefined && !(x === null || v_26(x))) return rt.at("/summary");
   x = v.error;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/error");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/error");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionSummaryChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compactionId;
   if (x === undefined) return rt.failAt("/compactionId", "missing required property");
@@ -1985,7 +1985,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
 }
 
 function v_CompleteElicitationNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.elicitationId;
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
@@ -2017,21 +2017,21 @@ function v_27(v: any): true | undefined {
 }
 
 function v_ClientRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_27(x))) return rt.at("/params");
   return true;
 }
 
 function v_InitializeRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.protocolVersion;
   if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
@@ -2046,12 +2046,12 @@ function v_InitializeRequest(v: any): true | undefined {
 }
 
 function v_ClientCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.fs;
   if (x !== undefined && !v_FileSystemCapabilities(x)) return rt.at("/fs");
   x = v.terminal;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/terminal");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/terminal");
   x = v.session;
   if (x !== undefined && !(x === null || v_ClientSessionCapabilities(x))) return rt.at("/session");
   x = v.auth;
@@ -2064,19 +2064,19 @@ function v_ClientCapabilities(v: any): true | undefined {
 }
 
 function v_FileSystemCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.readTextFile;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/readTextFile");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/readTextFile");
   x = v.writeTextFile;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/writeTextFile");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/writeTextFile");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ClientSessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compaction;
   if (x !== undefined && !(x === null || v_CompactionCapabilities(x))) return rt.at("/compaction");
@@ -2090,12 +2090,12 @@ function v_ClientSessionCapabilities(v: any): true | undefined {
 }
 
 function v_CompactionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
 
 function v_SessionConfigOptionsCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.boolean;
   if (x !== undefined && !(x === null || v_BooleanConfigOptionCapabilities(x))) return rt.at("/boolean");
@@ -2105,7 +2105,7 @@ function v_SessionConfigOptionsCapabilities(v: any): true | undefined {
 }
 
 function v_BooleanConfigOptionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2113,22 +2113,22 @@ function v_BooleanConfigOptionCapabilities(v: any): true | undefined {
 }
 
 function v_NoticeCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
 
 function v_AuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminal;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/terminal");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/terminal");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.form;
   if (x !== undefined && !(x === null || v_ElicitationFormCapabilities(x))) return rt.at("/form");
@@ -2140,7 +2140,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
 }
 
 function v_ElicitationFormCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2148,7 +2148,7 @@ function v_ElicitationFormCapabilities(v: any): true | undefined {
 }
 
 function v_ElicitationUrlCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2156,7 +2156,7 @@ function v_ElicitationUrlCapabilities(v: any): true | undefined {
 }
 
 function v_AuthenticateRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
@@ -2167,7 +2167,7 @@ function v_AuthenticateRequest(v: any): true | undefined {
 }
 
 function v_LogoutRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2175,7 +2175,7 @@ function v_LogoutRequest(v: any): true | undefined {
 }
 
 function v_28(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_McpServer(x)) return rt.atKey(i);
@@ -2184,11 +2184,11 @@ function v_28(v: any): true | undefined {
 }
 
 function v_NewSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
   if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
@@ -2208,7 +2208,7 @@ function v_McpServerSseVariant(v: any): true | undefined {
 }
 
 function v_McpServer(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2227,21 +2227,21 @@ function v_McpServer(v: any): true | undefined {
 }
 
 function v_HttpHeader(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_29(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_HttpHeader(x)) return rt.atKey(i);
@@ -2250,14 +2250,14 @@ function v_29(v: any): true | undefined {
 }
 
 function v_McpServerHttp(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
   if (x === undefined) return rt.failAt("/headers", "missing required property");
   if (!v_29(x)) return rt.at("/headers");
@@ -2267,14 +2267,14 @@ function v_McpServerHttp(v: any): true | undefined {
 }
 
 function v_McpServerSse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
   if (x === undefined) return rt.failAt("/headers", "missing required property");
   if (!v_29(x)) return rt.at("/headers");
@@ -2284,14 +2284,14 @@ function v_McpServerSse(v: any): true | undefined {
 }
 
 function v_McpServerStdio(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.command;
   if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/command");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
   x = v.args;
   if (x === undefined) return rt.failAt("/args", "missing required property");
   if (!v_6(x)) return rt.at("/args");
@@ -2304,14 +2304,14 @@ function v_McpServerStdio(v: any): true | undefined {
 }
 
 function v_LoadSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.mcpServers;
   if (x === undefined) return rt.failAt("/mcpServers", "missing required property");
   if (!v_28(x)) return rt.at("/mcpServers");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
   if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.sessionId;
@@ -2323,19 +2323,19 @@ function v_LoadSessionRequest(v: any): true | undefined {
 }
 
 function v_ListSessionsRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cwd;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/cwd");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cwd");
   x = v.cursor;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/cursor");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cursor");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_DeleteSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2346,14 +2346,14 @@ function v_DeleteSessionRequest(v: any): true | undefined {
 }
 
 function v_ResumeSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
   if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
@@ -2364,7 +2364,7 @@ function v_ResumeSessionRequest(v: any): true | undefined {
 }
 
 function v_CloseSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2375,7 +2375,7 @@ function v_CloseSessionRequest(v: any): true | undefined {
 }
 
 function v_SetSessionModeRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2392,12 +2392,12 @@ function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/value");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/value");
   return true;
 }
 
 function v_30(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
@@ -2406,7 +2406,7 @@ function v_30(v: any): true | undefined {
 }
 
 function v_31(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2422,7 +2422,7 @@ function v_31(v: any): true | undefined {
 }
 
 function v_SetSessionConfigOptionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2436,7 +2436,7 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
 }
 
 function v_PromptRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2464,7 +2464,7 @@ function v_32(v: any): true | undefined {
 }
 
 function v_33(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -2482,7 +2482,7 @@ function v_ClientResponse(v: any): true | undefined {
 }
 
 function v_WriteTextFileResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2490,18 +2490,18 @@ function v_WriteTextFileResponse(v: any): true | undefined {
 }
 
 function v_ReadTextFileResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.outcome;
   if (x === undefined) return rt.failAt("/outcome", "missing required property");
@@ -2520,7 +2520,7 @@ function v_RequestPermissionOutcomeSelected(v: any): true | undefined {
 }
 
 function v_RequestPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.outcome;
   let ok: true | undefined;
   switch (t) {
@@ -2537,7 +2537,7 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
 }
 
 function v_SelectedPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.optionId;
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
@@ -2548,7 +2548,7 @@ function v_SelectedPermissionOutcome(v: any): true | undefined {
 }
 
 function v_CreateTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
@@ -2559,14 +2559,14 @@ function v_CreateTerminalResponse(v: any): true | undefined {
 }
 
 function v_TerminalOutputResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.output;
   if (x === undefined) return rt.failAt("/output", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/output");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/output");
   x = v.truncated;
   if (x === undefined) return rt.failAt("/truncated", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/truncated");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/truncated");
   x = v.exitStatus;
   if (x !== undefined && !(x === null || v_TerminalExitStatus(x))) return rt.at("/exitStatus");
   x = v._meta;
@@ -2575,19 +2575,19 @@ function v_TerminalOutputResponse(v: any): true | undefined {
 }
 
 function v_TerminalExitStatus(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/exitCode");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/exitCode");
   x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/signal");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ReleaseTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2595,19 +2595,19 @@ function v_ReleaseTerminalResponse(v: any): true | undefined {
 }
 
 function v_WaitForTerminalExitResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/exitCode");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/exitCode");
   x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/signal");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_KillTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2631,7 +2631,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
 }
 
 function v_34(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let ok: true | undefined;
   switch (t) {
@@ -2651,7 +2651,7 @@ function v_34(v: any): true | undefined {
 }
 
 function v_CreateElicitationResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2659,16 +2659,16 @@ function v_CreateElicitationResponse(v: any): true | undefined {
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number"))) return true;
-  if ((typeof v === "boolean" || rt.fail("expected a boolean"))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
+  if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
   if (v_6(v)) return true;
   return rt.fail("matches no alternative");
 }
 
 function v_35(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationContentValue(x)) return rt.atKey(k);
@@ -2677,7 +2677,7 @@ function v_35(v: any): true | undefined {
 }
 
 function v_ElicitationAcceptAction(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x !== undefined && !(x === null || v_35(x))) return rt.at("/content");
@@ -2691,18 +2691,18 @@ function v_36(v: any): true | undefined {
 }
 
 function v_ClientNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_36(x))) return rt.at("/params");
   return true;
 }
 
 function v_CancelNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2713,7 +2713,7 @@ function v_CancelNotification(v: any): true | undefined {
 }
 
 function v_CancelRequestNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestId;
   if (x === undefined) return rt.failAt("/requestId", "missing required property");

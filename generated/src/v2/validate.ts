@@ -19,27 +19,27 @@ function v_0(v: any): true | undefined {
 }
 
 function v_AgentRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_0(x))) return rt.at("/params");
   return true;
 }
 
 function v_RequestId(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
   return rt.fail("matches no alternative");
 }
 
 function v_1(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -49,21 +49,21 @@ function v_1(v: any): true | undefined {
 }
 
 function v_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
 
 function v_RequestPermissionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.subject;
   if (x !== undefined && !(x === null || v_RequestPermissionSubject(x))) return rt.at("/subject");
   x = v.options;
@@ -75,7 +75,7 @@ function v_RequestPermissionRequest(v: any): true | undefined {
 }
 
 function v_SessionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_RequestPermissionSubjectToolCall(v: any): true | undefined {
@@ -91,7 +91,7 @@ function v_RequestPermissionSubjectOther(v: any): true | undefined {
 }
 
 function v_RequestPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -108,7 +108,7 @@ function v_RequestPermissionSubject(v: any): true | undefined {
 }
 
 function v_3(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallContent(x)) return rt.atKey(i);
@@ -117,7 +117,7 @@ function v_3(v: any): true | undefined {
 }
 
 function v_4(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallLocation(x)) return rt.atKey(i);
@@ -126,15 +126,15 @@ function v_4(v: any): true | undefined {
 }
 
 function v_ToolCallUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.kind;
   if (x !== undefined && !(x === null || v_ToolKind(x))) return rt.at("/kind");
   x = v.status;
@@ -151,15 +151,15 @@ function v_ToolCallUpdate(v: any): true | undefined {
 }
 
 function v_ToolCallId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ToolKind(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ToolCallStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ToolCallContentContent(v: any): true | undefined {
@@ -179,7 +179,7 @@ function v_ToolCallContentOther(v: any): true | undefined {
 }
 
 function v_ToolCallContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -223,7 +223,7 @@ function v_ContentBlockOther(v: any): true | undefined {
 }
 
 function v_ContentBlock(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -249,7 +249,7 @@ function v_ContentBlock(v: any): true | undefined {
 }
 
 function v_5(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_Role(x)) return rt.atKey(i);
@@ -258,29 +258,29 @@ function v_5(v: any): true | undefined {
 }
 
 function v_Annotations(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.audience;
   if (x !== undefined && !(x === null || v_5(x))) return rt.at("/audience");
   x = v.lastModified;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/lastModified");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/lastModified");
   x = v.priority;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || rt.fail("expected a number or null"))) return rt.at("/priority");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || rt.fail("expected a number or null", x))) return rt.at("/priority");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Role(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_TextContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
@@ -289,20 +289,20 @@ function v_TextContent(v: any): true | undefined {
 }
 
 function v_MediaType(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ImageContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v.mimeType;
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
   if (!v_MediaType(x)) return rt.at("/mimeType");
   x = v.uri;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/uri");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/uri");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
@@ -311,11 +311,11 @@ function v_ImageContent(v: any): true | undefined {
 }
 
 function v_AudioContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v.mimeType;
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
   if (!v_MediaType(x)) return rt.at("/mimeType");
@@ -327,20 +327,20 @@ function v_AudioContent(v: any): true | undefined {
 }
 
 function v_6(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(i);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
   }
   return true;
 }
 
 function v_Icon(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.src;
   if (x === undefined) return rt.failAt("/src", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/src");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/src");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.sizes;
@@ -353,11 +353,11 @@ function v_Icon(v: any): true | undefined {
 }
 
 function v_IconTheme(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_7(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_Icon(x)) return rt.atKey(i);
@@ -366,24 +366,24 @@ function v_7(v: any): true | undefined {
 }
 
 function v_ResourceLink(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.icons;
   if (x !== undefined && !(x === null || v_7(x))) return rt.at("/icons");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.size;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/size");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/size");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
@@ -398,14 +398,14 @@ function v_EmbeddedResourceResource(v: any): true | undefined {
 }
 
 function v_TextResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
@@ -414,14 +414,14 @@ function v_TextResourceContents(v: any): true | undefined {
 }
 
 function v_BlobResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.blob;
   if (x === undefined) return rt.failAt("/blob", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/blob");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/blob");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
@@ -430,7 +430,7 @@ function v_BlobResourceContents(v: any): true | undefined {
 }
 
 function v_EmbeddedResource(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.resource;
   if (x === undefined) return rt.failAt("/resource", "missing required property");
@@ -443,7 +443,7 @@ function v_EmbeddedResource(v: any): true | undefined {
 }
 
 function v_Content(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
@@ -478,7 +478,7 @@ function v_DiffChangeOther(v: any): true | undefined {
 }
 
 function v_8(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.operation;
   let ok: true | undefined;
   switch (t) {
@@ -504,7 +504,7 @@ function v_8(v: any): true | undefined {
 }
 
 function v_DiffChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.fileType;
   if (x !== undefined && !(x === null || v_DiffFileType(x))) return rt.at("/fileType");
@@ -516,15 +516,15 @@ function v_DiffChange(v: any): true | undefined {
 }
 
 function v_DiffFileType(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_AbsolutePath(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_DiffPathChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
@@ -533,7 +533,7 @@ function v_DiffPathChange(v: any): true | undefined {
 }
 
 function v_DiffPathPairChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.oldPath;
   if (x === undefined) return rt.failAt("/oldPath", "missing required property");
@@ -545,25 +545,25 @@ function v_DiffPathPairChange(v: any): true | undefined {
 }
 
 function v_DiffPatch(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.format;
   if (x === undefined) return rt.failAt("/format", "missing required property");
   if (!v_DiffPatchFormat(x)) return rt.at("/format");
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_DiffPatchFormat(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_9(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_DiffChange(x)) return rt.atKey(i);
@@ -572,7 +572,7 @@ function v_9(v: any): true | undefined {
 }
 
 function v_Diff(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.changes;
   if (x === undefined) return rt.failAt("/changes", "missing required property");
@@ -585,11 +585,11 @@ function v_Diff(v: any): true | undefined {
 }
 
 function v_TerminalId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_Terminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
@@ -600,20 +600,20 @@ function v_Terminal(v: any): true | undefined {
 }
 
 function v_ToolCallLocation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/path");
   x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [1, 4294967295] or null"))) return rt.at("/line");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [1, 4294967295] or null", x))) return rt.at("/line");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ToolCallCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cancel;
   if (x !== undefined && !(x === null || v_ToolCallCancelCapabilities(x))) return rt.at("/cancel");
@@ -623,7 +623,7 @@ function v_ToolCallCapabilities(v: any): true | undefined {
 }
 
 function v_ToolCallCancelCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -631,7 +631,7 @@ function v_ToolCallCancelCapabilities(v: any): true | undefined {
 }
 
 function v_ToolCallPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCall;
   if (x === undefined) return rt.failAt("/toolCall", "missing required property");
@@ -642,11 +642,11 @@ function v_ToolCallPermissionSubject(v: any): true | undefined {
 }
 
 function v_CommandPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.command;
   if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/command");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
@@ -660,14 +660,14 @@ function v_CommandPermissionSubject(v: any): true | undefined {
 }
 
 function v_PermissionOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.optionId;
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.kind;
   if (x === undefined) return rt.failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return rt.at("/kind");
@@ -677,11 +677,11 @@ function v_PermissionOption(v: any): true | undefined {
 }
 
 function v_PermissionOptionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_PermissionOptionKind(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_CreateElicitationRequestForm(v: any): true | undefined {
@@ -704,7 +704,7 @@ function v_CreateElicitationRequestOther(v: any): true | undefined {
 }
 
 function v_11(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let ok: true | undefined;
   switch (t) {
@@ -721,18 +721,18 @@ function v_11(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return v_11(v);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -743,7 +743,7 @@ function v_ElicitationSessionScope(v: any): true | undefined {
 }
 
 function v_ElicitationRequestScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestId;
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
@@ -752,7 +752,7 @@ function v_ElicitationRequestScope(v: any): true | undefined {
 }
 
 function v_12(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationPropertySchema(x)) return rt.atKey(k);
@@ -761,27 +761,27 @@ function v_12(v: any): true | undefined {
 }
 
 function v_ElicitationSchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.type;
   if (x === undefined) return rt.failAt("/type", "missing required property");
   if (!v_ElicitationSchemaType(x)) return rt.at("/type");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.properties;
   if (x === undefined) return rt.failAt("/properties", "missing required property");
   if (!v_12(x)) return rt.at("/properties");
   x = v.required;
   if (x !== undefined && !(x === null || v_6(x))) return rt.at("/required");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationSchemaType(v: any): true | undefined {
-  return ((v === "object") || rt.fail("expected one of \"object\""));
+  return ((v === "object") || rt.fail("expected one of \"object\"", v));
 }
 
 function v_ElicitationPropertySchemaString(v: any): true | undefined {
@@ -809,7 +809,7 @@ function v_ElicitationPropertySchemaOther(v: any): true | undefined {
 }
 
 function v_ElicitationPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -835,37 +835,37 @@ function v_ElicitationPropertySchema(v: any): true | undefined {
 }
 
 function v_StringFormat(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_EnumOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.const;
   if (x === undefined) return rt.failAt("/const", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/const");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/const");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_13(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(i);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
   }
   return true;
 }
 
 function v_14(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -875,22 +875,22 @@ function v_14(v: any): true | undefined {
 }
 
 function v_StringPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/minLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/minLength");
   x = v.maxLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/maxLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/maxLength");
   x = v.pattern;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/pattern");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/pattern");
   x = v.format;
   if (x !== undefined && !(x === null || v_StringFormat(x))) return rt.at("/format");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/default");
   x = v.enum;
   if (x !== undefined && !(x === null || v_13(x))) return rt.at("/enum");
   x = v.oneOf;
@@ -901,50 +901,50 @@ function v_StringPropertySchema(v: any): true | undefined {
 }
 
 function v_NumberPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_IntegerPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_BooleanPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
@@ -959,7 +959,7 @@ function v_MultiSelectItemsOther(v: any): true | undefined {
 }
 
 function v_MultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -975,7 +975,7 @@ function v_MultiSelectItems(v: any): true | undefined {
 }
 
 function v_StringMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.enum;
   if (x === undefined) return rt.failAt("/enum", "missing required property");
@@ -986,7 +986,7 @@ function v_StringMultiSelectItems(v: any): true | undefined {
 }
 
 function v_TitledMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.anyOf;
   if (x === undefined) return rt.failAt("/anyOf", "missing required property");
@@ -997,16 +997,16 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
 }
 
 function v_MultiSelectPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/minItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/minItems");
   x = v.maxItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/maxItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/maxItems");
   x = v.items;
   if (x === undefined) return rt.failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return rt.at("/items");
@@ -1018,7 +1018,7 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestedSchema;
   if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
@@ -1027,18 +1027,18 @@ function v_ElicitationFormMode(v: any): true | undefined {
 }
 
 function v_ElicitationId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ElicitationUrlMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.elicitationId;
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   return v_10(v);
 }
 
@@ -1064,7 +1064,7 @@ function v_15(v: any): true | undefined {
 }
 
 function v_16(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -1076,13 +1076,13 @@ function v_16(v: any): true | undefined {
 }
 
 function v_17(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
   return rt.fail("matches no alternative");
 }
 
 function v_18(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -1100,7 +1100,7 @@ function v_AgentResponse(v: any): true | undefined {
 }
 
 function v_19(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthMethod(x)) return rt.atKey(i);
@@ -1109,7 +1109,7 @@ function v_19(v: any): true | undefined {
 }
 
 function v_InitializeResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.protocolVersion;
   if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
@@ -1127,27 +1127,27 @@ function v_InitializeResponse(v: any): true | undefined {
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]", v));
 }
 
 function v_Implementation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.version;
   if (x === undefined) return rt.failAt("/version", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/version");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/version");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AgentCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.session;
   if (x !== undefined && !(x === null || v_SessionCapabilities(x))) return rt.at("/session");
@@ -1159,7 +1159,7 @@ function v_AgentCapabilities(v: any): true | undefined {
 }
 
 function v_SessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.prompt;
   if (x !== undefined && !(x === null || v_PromptCapabilities(x))) return rt.at("/prompt");
@@ -1175,7 +1175,7 @@ function v_SessionCapabilities(v: any): true | undefined {
 }
 
 function v_PromptCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.image;
   if (x !== undefined && !(x === null || v_PromptImageCapabilities(x))) return rt.at("/image");
@@ -1189,7 +1189,7 @@ function v_PromptCapabilities(v: any): true | undefined {
 }
 
 function v_PromptImageCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1197,7 +1197,7 @@ function v_PromptImageCapabilities(v: any): true | undefined {
 }
 
 function v_PromptAudioCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1205,7 +1205,7 @@ function v_PromptAudioCapabilities(v: any): true | undefined {
 }
 
 function v_PromptEmbeddedContextCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1213,7 +1213,7 @@ function v_PromptEmbeddedContextCapabilities(v: any): true | undefined {
 }
 
 function v_McpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.stdio;
   if (x !== undefined && !(x === null || v_McpStdioCapabilities(x))) return rt.at("/stdio");
@@ -1225,7 +1225,7 @@ function v_McpCapabilities(v: any): true | undefined {
 }
 
 function v_McpStdioCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1233,7 +1233,7 @@ function v_McpStdioCapabilities(v: any): true | undefined {
 }
 
 function v_McpHttpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1241,7 +1241,7 @@ function v_McpHttpCapabilities(v: any): true | undefined {
 }
 
 function v_SessionDeleteCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1249,7 +1249,7 @@ function v_SessionDeleteCapabilities(v: any): true | undefined {
 }
 
 function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1257,7 +1257,7 @@ function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
 }
 
 function v_AgentAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1279,12 +1279,12 @@ function v_AuthMethodOther(v: any): true | undefined {
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   return true;
 }
 
 function v_AuthMethod(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1301,25 +1301,25 @@ function v_AuthMethod(v: any): true | undefined {
 }
 
 function v_AuthMethodId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_EnvVariable(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_20(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnvVariable(x)) return rt.atKey(i);
@@ -1328,16 +1328,16 @@ function v_20(v: any): true | undefined {
 }
 
 function v_AuthMethodTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.args;
   if (x !== undefined && !v_6(x)) return rt.at("/args");
   x = v.env;
@@ -1348,23 +1348,23 @@ function v_AuthMethodTerminal(v: any): true | undefined {
 }
 
 function v_AuthMethodAgent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_LoginAuthResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1372,7 +1372,7 @@ function v_LoginAuthResponse(v: any): true | undefined {
 }
 
 function v_LogoutAuthResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1380,7 +1380,7 @@ function v_LogoutAuthResponse(v: any): true | undefined {
 }
 
 function v_21(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigOption(x)) return rt.atKey(i);
@@ -1389,7 +1389,7 @@ function v_21(v: any): true | undefined {
 }
 
 function v_22(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AvailableCommand(x)) return rt.atKey(i);
@@ -1398,7 +1398,7 @@ function v_22(v: any): true | undefined {
 }
 
 function v_NewSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1425,7 +1425,7 @@ function v_SessionConfigOptionOther(v: any): true | undefined {
 }
 
 function v_23(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1442,16 +1442,16 @@ function v_23(v: any): true | undefined {
 }
 
 function v_SessionConfigOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configId;
   if (x === undefined) return rt.failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return rt.at("/configId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
   x = v._meta;
@@ -1460,19 +1460,19 @@ function v_SessionConfigOption(v: any): true | undefined {
 }
 
 function v_SessionConfigId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigOptionCategory(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigValueId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_24(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1482,7 +1482,7 @@ function v_24(v: any): true | undefined {
 }
 
 function v_25(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1498,30 +1498,30 @@ function v_SessionConfigSelectOptions(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!v_SessionConfigValueId(x)) return rt.at("/value");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionConfigSelectGroup(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.groupId;
   if (x === undefined) return rt.failAt("/groupId", "missing required property");
   if (!v_SessionConfigGroupId(x)) return rt.at("/groupId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
   if (!v_24(x)) return rt.at("/options");
@@ -1531,11 +1531,11 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
 }
 
 function v_SessionConfigGroupId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigSelect(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentValue;
   if (x === undefined) return rt.failAt("/currentValue", "missing required property");
@@ -1547,11 +1547,11 @@ function v_SessionConfigSelect(v: any): true | undefined {
 }
 
 function v_SessionConfigBoolean(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentValue;
   if (x === undefined) return rt.failAt("/currentValue", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/currentValue");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/currentValue");
   return true;
 }
 
@@ -1563,15 +1563,15 @@ function v_AvailableCommandOther(v: any): true | undefined {
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/description");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
   return true;
 }
 
 function v_AvailableCommand(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1593,7 +1593,7 @@ function v_AvailableCommandInputOther(v: any): true | undefined {
 }
 
 function v_AvailableCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1607,25 +1607,25 @@ function v_AvailableCommandInput(v: any): true | undefined {
 }
 
 function v_TextCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.hint;
   if (x === undefined) return rt.failAt("/hint", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/hint");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/hint");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Command(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/description");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
   x = v._meta;
@@ -1634,7 +1634,7 @@ function v_Command(v: any): true | undefined {
 }
 
 function v_26(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionInfo(x)) return rt.atKey(i);
@@ -1643,7 +1643,7 @@ function v_26(v: any): true | undefined {
 }
 
 function v_ListSessionsResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessions;
   if (x === undefined) return rt.failAt("/sessions", "missing required property");
@@ -1656,7 +1656,7 @@ function v_ListSessionsResponse(v: any): true | undefined {
 }
 
 function v_27(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AbsolutePath(x)) return rt.atKey(i);
@@ -1665,7 +1665,7 @@ function v_27(v: any): true | undefined {
 }
 
 function v_SessionInfo(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1676,20 +1676,20 @@ function v_SessionInfo(v: any): true | undefined {
   x = v.additionalDirectories;
   if (x !== undefined && !v_27(x)) return rt.at("/additionalDirectories");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionListCursor(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_DeleteSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1697,7 +1697,7 @@ function v_DeleteSessionResponse(v: any): true | undefined {
 }
 
 function v_ResumeSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x !== undefined && !v_21(x)) return rt.at("/configOptions");
@@ -1709,7 +1709,7 @@ function v_ResumeSessionResponse(v: any): true | undefined {
 }
 
 function v_CloseSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1717,7 +1717,7 @@ function v_CloseSessionResponse(v: any): true | undefined {
 }
 
 function v_CancelToolCallResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1725,7 +1725,7 @@ function v_CancelToolCallResponse(v: any): true | undefined {
 }
 
 function v_CancelTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1733,7 +1733,7 @@ function v_CancelTerminalResponse(v: any): true | undefined {
 }
 
 function v_SetSessionConfigOptionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
@@ -1744,7 +1744,7 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
 }
 
 function v_PromptResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -1755,7 +1755,7 @@ function v_PromptResponse(v: any): true | undefined {
 }
 
 function v_MessageId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ExtResponse(v: any): true | undefined {
@@ -1763,21 +1763,21 @@ function v_ExtResponse(v: any): true | undefined {
 }
 
 function v_Error(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.code;
   if (x === undefined) return rt.failAt("/code", "missing required property");
   if (!v_ErrorCode(x)) return rt.at("/code");
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v.data;
   if (x !== undefined && !(x === null || v_ErrorData(x))) return rt.at("/data");
   return true;
 }
 
 function v_ErrorCode(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer", v));
 }
 
 function v_ErrorData(v: any): true | undefined {
@@ -1788,7 +1788,7 @@ function v_ErrorData(v: any): true | undefined {
 }
 
 function v_28(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ProtocolVersion(x)) return rt.atKey(i);
@@ -1797,7 +1797,7 @@ function v_28(v: any): true | undefined {
 }
 
 function v_UnsupportedProtocolVersionErrorData(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requested;
   if (x === undefined) return rt.failAt("/requested", "missing required property");
@@ -1811,7 +1811,7 @@ function v_UnsupportedProtocolVersionErrorData(v: any): true | undefined {
 }
 
 function v_SessionNotFoundErrorData(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1829,18 +1829,18 @@ function v_29(v: any): true | undefined {
 }
 
 function v_AgentNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_29(x))) return rt.at("/params");
   return true;
 }
 
 function v_UpdateSessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1934,7 +1934,7 @@ function v_SessionUpdateOther(v: any): true | undefined {
 }
 
 function v_SessionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.sessionUpdate;
   let ok: true | undefined;
   switch (t) {
@@ -2002,7 +2002,7 @@ function v_SessionUpdate(v: any): true | undefined {
 }
 
 function v_ContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2016,7 +2016,7 @@ function v_ContentChunk(v: any): true | undefined {
 }
 
 function v_30(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return rt.atKey(i);
@@ -2025,7 +2025,7 @@ function v_30(v: any): true | undefined {
 }
 
 function v_UserMessage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2038,7 +2038,7 @@ function v_UserMessage(v: any): true | undefined {
 }
 
 function v_AgentMessage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2051,7 +2051,7 @@ function v_AgentMessage(v: any): true | undefined {
 }
 
 function v_AgentThought(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2076,7 +2076,7 @@ function v_BackgroundWorkOther(v: any): true | undefined {
 }
 
 function v_BackgroundWork(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2093,7 +2093,7 @@ function v_BackgroundWork(v: any): true | undefined {
 }
 
 function v_BackgroundTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
@@ -2104,7 +2104,7 @@ function v_BackgroundTerminal(v: any): true | undefined {
 }
 
 function v_BackgroundToolCall(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
@@ -2115,7 +2115,7 @@ function v_BackgroundToolCall(v: any): true | undefined {
 }
 
 function v_31(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_BackgroundWork(x)) return rt.atKey(i);
@@ -2124,7 +2124,7 @@ function v_31(v: any): true | undefined {
 }
 
 function v_RunningStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
   if (x !== undefined && !(x === null || v_31(x))) return rt.at("/background");
@@ -2134,7 +2134,7 @@ function v_RunningStateUpdate(v: any): true | undefined {
 }
 
 function v_ErrorStopReason(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.error;
   if (x !== undefined && !(x === null || v_Error(x))) return rt.at("/error");
@@ -2170,7 +2170,7 @@ function v_IdleStateUpdateOther(v: any): true | undefined {
 }
 
 function v_32(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.stopReason;
   let ok: true | undefined;
   switch (t) {
@@ -2199,19 +2199,19 @@ function v_32(v: any): true | undefined {
 }
 
 function v_IdleStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
   if (x !== undefined && !(x === null || v_31(x))) return rt.at("/background");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   x = v.stopReason;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/stopReason");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/stopReason");
   return v_32(v);
 }
 
 function v_RequiresActionStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
   if (x !== undefined && !(x === null || v_31(x))) return rt.at("/background");
@@ -2237,7 +2237,7 @@ function v_StateUpdateOther(v: any): true | undefined {
 }
 
 function v_StateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.state;
   let ok: true | undefined;
   switch (t) {
@@ -2257,7 +2257,7 @@ function v_StateUpdate(v: any): true | undefined {
 }
 
 function v_ToolCallContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
@@ -2271,44 +2271,44 @@ function v_ToolCallContentChunk(v: any): true | undefined {
 }
 
 function v_TerminalOutput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalExitStatus(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/exitCode");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/exitCode");
   x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/signal");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalSize(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cols;
   if (x === undefined) return rt.failAt("/cols", "missing required property");
-  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]"))) return rt.at("/cols");
+  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]", x))) return rt.at("/cols");
   x = v.rows;
   if (x === undefined) return rt.failAt("/rows", "missing required property");
-  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]"))) return rt.at("/rows");
+  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]", x))) return rt.at("/rows");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cancel;
   if (x !== undefined && !(x === null || v_TerminalCancelCapabilities(x))) return rt.at("/cancel");
@@ -2318,7 +2318,7 @@ function v_TerminalCapabilities(v: any): true | undefined {
 }
 
 function v_TerminalCancelCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -2326,13 +2326,13 @@ function v_TerminalCancelCapabilities(v: any): true | undefined {
 }
 
 function v_TerminalUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v.command;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/command");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/command");
   x = v.cwd;
   if (x !== undefined && !(x === null || v_AbsolutePath(x))) return rt.at("/cwd");
   x = v.output;
@@ -2349,14 +2349,14 @@ function v_TerminalUpdate(v: any): true | undefined {
 }
 
 function v_TerminalOutputChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
@@ -2375,7 +2375,7 @@ function v_PlanUpdateContentOther(v: any): true | undefined {
 }
 
 function v_PlanUpdateContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2389,15 +2389,15 @@ function v_PlanUpdateContent(v: any): true | undefined {
 }
 
 function v_PlanId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_PlanEntry(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v.priority;
   if (x === undefined) return rt.failAt("/priority", "missing required property");
   if (!v_PlanEntryPriority(x)) return rt.at("/priority");
@@ -2410,15 +2410,15 @@ function v_PlanEntry(v: any): true | undefined {
 }
 
 function v_PlanEntryPriority(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_PlanEntryStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_33(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PlanEntry(x)) return rt.atKey(i);
@@ -2427,7 +2427,7 @@ function v_33(v: any): true | undefined {
 }
 
 function v_PlanItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
@@ -2441,7 +2441,7 @@ function v_PlanItems(v: any): true | undefined {
 }
 
 function v_PlanUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.plan;
   if (x === undefined) return rt.failAt("/plan", "missing required property");
@@ -2452,7 +2452,7 @@ function v_PlanUpdate(v: any): true | undefined {
 }
 
 function v_AvailableCommandsUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
@@ -2463,7 +2463,7 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
 }
 
 function v_ConfigOptionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
@@ -2474,40 +2474,40 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
 }
 
 function v_SessionInfoUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Cost(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.amount;
   if (x === undefined) return rt.failAt("/amount", "missing required property");
-  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number"))) return rt.at("/amount");
+  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number", x))) return rt.at("/amount");
   x = v.currency;
   if (x === undefined) return rt.failAt("/currency", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/currency");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/currency");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_UsageUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.used;
   if (x === undefined) return rt.failAt("/used", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/used");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/used");
   x = v.size;
   if (x === undefined) return rt.failAt("/size", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/size");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/size");
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
   x = v._meta;
@@ -2516,35 +2516,35 @@ function v_UsageUpdate(v: any): true | undefined {
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_Notice(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.severity;
   if (x === undefined) return rt.failAt("/severity", "missing required property");
   if (!v_NoticeSeverity(x)) return rt.at("/severity");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters"))) return rt.at("/title");
+  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_CompactionStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_CompactionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compactionId;
   if (x === undefined) return rt.failAt("/compactionId", "missing required property");
@@ -2555,14 +2555,14 @@ function v_CompactionUpdate(v: any): true | undefined {
   x = v.summary;
   if (x !== undefined && !(x === null || v_30(x))) return rt.at("/summary");
   x = v.error;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/error");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/error");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionSummaryChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compactionId;
   if (x === undefined) return rt.failAt("/compactionId", "missing required property");
@@ -2576,7 +2576,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
 }
 
 function v_CompleteElicitationNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.elicitationId;
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
@@ -2608,21 +2608,21 @@ function v_34(v: any): true | undefined {
 }
 
 function v_ClientRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_34(x))) return rt.at("/params");
   return true;
 }
 
 function v_InitializeRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.protocolVersion;
   if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
@@ -2638,7 +2638,7 @@ function v_InitializeRequest(v: any): true | undefined {
 }
 
 function v_ClientCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.auth;
   if (x !== undefined && !(x === null || v_ClientAuthCapabilities(x))) return rt.at("/auth");
@@ -2650,7 +2650,7 @@ function v_ClientCapabilities(v: any): true | undefined {
 }
 
 function v_ClientAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminal;
   if (x !== undefined && !(x === null || v_TerminalAuthCapabilities(x))) return rt.at("/terminal");
@@ -2660,7 +2660,7 @@ function v_ClientAuthCapabilities(v: any): true | undefined {
 }
 
 function v_TerminalAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -2668,7 +2668,7 @@ function v_TerminalAuthCapabilities(v: any): true | undefined {
 }
 
 function v_ElicitationCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.form;
   if (x !== undefined && !(x === null || v_ElicitationFormCapabilities(x))) return rt.at("/form");
@@ -2680,7 +2680,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
 }
 
 function v_ElicitationFormCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -2688,7 +2688,7 @@ function v_ElicitationFormCapabilities(v: any): true | undefined {
 }
 
 function v_ElicitationUrlCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -2696,7 +2696,7 @@ function v_ElicitationUrlCapabilities(v: any): true | undefined {
 }
 
 function v_LoginAuthRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
@@ -2707,7 +2707,7 @@ function v_LoginAuthRequest(v: any): true | undefined {
 }
 
 function v_LogoutAuthRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -2715,7 +2715,7 @@ function v_LogoutAuthRequest(v: any): true | undefined {
 }
 
 function v_35(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_McpServer(x)) return rt.atKey(i);
@@ -2724,7 +2724,7 @@ function v_35(v: any): true | undefined {
 }
 
 function v_NewSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
@@ -2751,7 +2751,7 @@ function v_McpServerOther(v: any): true | undefined {
 }
 
 function v_McpServer(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2768,21 +2768,21 @@ function v_McpServer(v: any): true | undefined {
 }
 
 function v_HttpHeader(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_36(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_HttpHeader(x)) return rt.atKey(i);
@@ -2791,14 +2791,14 @@ function v_36(v: any): true | undefined {
 }
 
 function v_McpServerHttp(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
   if (x !== undefined && !v_36(x)) return rt.at("/headers");
   x = v._meta;
@@ -2807,11 +2807,11 @@ function v_McpServerHttp(v: any): true | undefined {
 }
 
 function v_McpServerStdio(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.command;
   if (x === undefined) return rt.failAt("/command", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/command");
@@ -2825,7 +2825,7 @@ function v_McpServerStdio(v: any): true | undefined {
 }
 
 function v_ListSessionsRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cwd;
   if (x !== undefined && !(x === null || v_AbsolutePath(x))) return rt.at("/cwd");
@@ -2837,7 +2837,7 @@ function v_ListSessionsRequest(v: any): true | undefined {
 }
 
 function v_DeleteSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2848,7 +2848,7 @@ function v_DeleteSessionRequest(v: any): true | undefined {
 }
 
 function v_ResumeSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2876,7 +2876,7 @@ function v_ReplayFromOther(v: any): true | undefined {
 }
 
 function v_ReplayFrom(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2890,7 +2890,7 @@ function v_ReplayFrom(v: any): true | undefined {
 }
 
 function v_ReplayFromStart(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -2898,7 +2898,7 @@ function v_ReplayFromStart(v: any): true | undefined {
 }
 
 function v_CloseSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2909,7 +2909,7 @@ function v_CloseSessionRequest(v: any): true | undefined {
 }
 
 function v_CancelToolCallRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2923,7 +2923,7 @@ function v_CancelToolCallRequest(v: any): true | undefined {
 }
 
 function v_CancelTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2948,7 +2948,7 @@ function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/value");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/value");
   return true;
 }
 
@@ -2960,7 +2960,7 @@ function v_SetSessionConfigOptionRequestOther(v: any): true | undefined {
 }
 
 function v_37(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2977,7 +2977,7 @@ function v_37(v: any): true | undefined {
 }
 
 function v_SetSessionConfigOptionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2991,7 +2991,7 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
 }
 
 function v_38(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3001,7 +3001,7 @@ function v_38(v: any): true | undefined {
 }
 
 function v_PromptRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3022,7 +3022,7 @@ function v_39(v: any): true | undefined {
 }
 
 function v_40(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -3040,7 +3040,7 @@ function v_ClientResponse(v: any): true | undefined {
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.outcome;
   if (x === undefined) return rt.failAt("/outcome", "missing required property");
@@ -3063,7 +3063,7 @@ function v_RequestPermissionOutcomeOther(v: any): true | undefined {
 }
 
 function v_RequestPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.outcome;
   let ok: true | undefined;
   switch (t) {
@@ -3080,7 +3080,7 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
 }
 
 function v_CancelledPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3088,7 +3088,7 @@ function v_CancelledPermissionOutcome(v: any): true | undefined {
 }
 
 function v_SelectedPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.optionId;
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
@@ -3115,7 +3115,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
 }
 
 function v_41(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let ok: true | undefined;
   switch (t) {
@@ -3135,7 +3135,7 @@ function v_41(v: any): true | undefined {
 }
 
 function v_CreateElicitationResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3143,17 +3143,17 @@ function v_CreateElicitationResponse(v: any): true | undefined {
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number"))) return true;
-  if ((typeof v === "boolean" || rt.fail("expected a boolean"))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
+  if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
   if (v_6(v)) return true;
   if (true) return true;
   return rt.fail("matches no alternative");
 }
 
 function v_42(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationContentValue(x)) return rt.atKey(k);
@@ -3162,7 +3162,7 @@ function v_42(v: any): true | undefined {
 }
 
 function v_ElicitationAcceptAction(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x !== undefined && !(x === null || v_42(x))) return rt.at("/content");
@@ -3176,18 +3176,18 @@ function v_43(v: any): true | undefined {
 }
 
 function v_ClientNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_43(x))) return rt.at("/params");
   return true;
 }
 
 function v_CancelSessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3198,7 +3198,7 @@ function v_CancelSessionNotification(v: any): true | undefined {
 }
 
 function v_CancelRequestNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestId;
   if (x === undefined) return rt.failAt("/requestId", "missing required property");

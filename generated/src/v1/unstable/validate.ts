@@ -27,72 +27,72 @@ function v_0(v: any): true | undefined {
 }
 
 function v_AgentRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_0(x))) return rt.at("/params");
   return true;
 }
 
 function v_RequestId(v: any): true | undefined {
-  if ((v === null || rt.fail("expected null"))) return true;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
+  if ((v === null || rt.fail("expected null", v))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
   return rt.fail("matches no alternative");
 }
 
 function v_1(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
 
 function v_WriteTextFileRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ReadTextFileRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
   x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/line");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/line");
   x = v.limit;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/limit");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/limit");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_2(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PermissionOption(x)) return rt.atKey(i);
@@ -101,7 +101,7 @@ function v_2(v: any): true | undefined {
 }
 
 function v_RequestPermissionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -118,7 +118,7 @@ function v_RequestPermissionRequest(v: any): true | undefined {
 }
 
 function v_3(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallContent(x)) return rt.atKey(i);
@@ -127,7 +127,7 @@ function v_3(v: any): true | undefined {
 }
 
 function v_4(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallLocation(x)) return rt.atKey(i);
@@ -136,7 +136,7 @@ function v_4(v: any): true | undefined {
 }
 
 function v_ToolCallUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
@@ -146,9 +146,9 @@ function v_ToolCallUpdate(v: any): true | undefined {
   x = v.status;
   if (x !== undefined && !(x === null || v_ToolCallStatus(x))) return rt.at("/status");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
   x = v.content;
   if (x !== undefined && !(x === null || v_3(x))) return rt.at("/content");
   x = v.locations;
@@ -159,15 +159,15 @@ function v_ToolCallUpdate(v: any): true | undefined {
 }
 
 function v_ToolCallId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ToolKind(v: any): true | undefined {
-  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") || rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
+  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") || rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\"", v));
 }
 
 function v_ToolCallStatus(v: any): true | undefined {
-  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\"", v));
 }
 
 function v_ToolCallContentContent(v: any): true | undefined {
@@ -183,7 +183,7 @@ function v_ToolCallContentTerminal(v: any): true | undefined {
 }
 
 function v_ToolCallContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -223,7 +223,7 @@ function v_ContentBlockResource(v: any): true | undefined {
 }
 
 function v_ContentBlock(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -249,7 +249,7 @@ function v_ContentBlock(v: any): true | undefined {
 }
 
 function v_5(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_Role(x)) return rt.atKey(i);
@@ -258,89 +258,89 @@ function v_5(v: any): true | undefined {
 }
 
 function v_Annotations(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.audience;
   if (x !== undefined && !(x === null || v_5(x))) return rt.at("/audience");
   x = v.lastModified;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/lastModified");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/lastModified");
   x = v.priority;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/priority");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/priority");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Role(v: any): true | undefined {
-  return ((v === "assistant" || v === "user") || rt.fail("expected one of \"assistant\", \"user\""));
+  return ((v === "assistant" || v === "user") || rt.fail("expected one of \"assistant\", \"user\"", v));
 }
 
 function v_TextContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ImageContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v.mimeType;
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/mimeType");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/mimeType");
   x = v.uri;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/uri");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/uri");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AudioContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v.mimeType;
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/mimeType");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/mimeType");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ResourceLink(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/mimeType");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/mimeType");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.size;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/size");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/size");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
@@ -353,39 +353,39 @@ function v_EmbeddedResourceResource(v: any): true | undefined {
 }
 
 function v_TextResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/mimeType");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/mimeType");
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_BlobResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.blob;
   if (x === undefined) return rt.failAt("/blob", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/blob");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/blob");
   x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/mimeType");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/mimeType");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_EmbeddedResource(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
@@ -398,7 +398,7 @@ function v_EmbeddedResource(v: any): true | undefined {
 }
 
 function v_Content(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
@@ -409,27 +409,27 @@ function v_Content(v: any): true | undefined {
 }
 
 function v_Diff(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
   x = v.oldText;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/oldText");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/oldText");
   x = v.newText;
   if (x === undefined) return rt.failAt("/newText", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/newText");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/newText");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_Terminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
@@ -440,27 +440,27 @@ function v_Terminal(v: any): true | undefined {
 }
 
 function v_ToolCallLocation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/path");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
   x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/line");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/line");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PermissionOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.optionId;
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.kind;
   if (x === undefined) return rt.failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return rt.at("/kind");
@@ -470,24 +470,24 @@ function v_PermissionOption(v: any): true | undefined {
 }
 
 function v_PermissionOptionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_PermissionOptionKind(v: any): true | undefined {
-  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") || rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
+  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") || rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\"", v));
 }
 
 function v_6(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(i);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
   }
   return true;
 }
 
 function v_7(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnvVariable(x)) return rt.atKey(i);
@@ -496,43 +496,43 @@ function v_7(v: any): true | undefined {
 }
 
 function v_CreateTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.command;
   if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/command");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
   x = v.args;
   if (x !== undefined && !v_6(x)) return rt.at("/args");
   x = v.env;
   if (x !== undefined && !v_7(x)) return rt.at("/env");
   x = v.cwd;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/cwd");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cwd");
   x = v.outputByteLimit;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/outputByteLimit");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/outputByteLimit");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_EnvVariable(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalOutputRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -546,7 +546,7 @@ function v_TerminalOutputRequest(v: any): true | undefined {
 }
 
 function v_ReleaseTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -560,7 +560,7 @@ function v_ReleaseTerminalRequest(v: any): true | undefined {
 }
 
 function v_WaitForTerminalExitRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -574,7 +574,7 @@ function v_WaitForTerminalExitRequest(v: any): true | undefined {
 }
 
 function v_KillTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -606,7 +606,7 @@ function v_CreateElicitationRequestOther(v: any): true | undefined {
 }
 
 function v_9(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let ok: true | undefined;
   switch (t) {
@@ -623,18 +623,18 @@ function v_9(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return v_9(v);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -645,7 +645,7 @@ function v_ElicitationSessionScope(v: any): true | undefined {
 }
 
 function v_ElicitationRequestScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestId;
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
@@ -654,7 +654,7 @@ function v_ElicitationRequestScope(v: any): true | undefined {
 }
 
 function v_10(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationPropertySchema(x)) return rt.atKey(k);
@@ -663,25 +663,25 @@ function v_10(v: any): true | undefined {
 }
 
 function v_ElicitationSchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.type;
   if (x !== undefined && !v_ElicitationSchemaType(x)) return rt.at("/type");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.properties;
   if (x !== undefined && !v_10(x)) return rt.at("/properties");
   x = v.required;
   if (x !== undefined && !(x === null || v_6(x))) return rt.at("/required");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationSchemaType(v: any): true | undefined {
-  return ((v === "object") || rt.fail("expected one of \"object\""));
+  return ((v === "object") || rt.fail("expected one of \"object\"", v));
 }
 
 function v_ElicitationPropertySchemaString(v: any): true | undefined {
@@ -709,7 +709,7 @@ function v_ElicitationPropertySchemaOther(v: any): true | undefined {
 }
 
 function v_ElicitationPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -735,27 +735,27 @@ function v_ElicitationPropertySchema(v: any): true | undefined {
 }
 
 function v_StringFormat(v: any): true | undefined {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") || rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
+  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") || rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\"", v));
 }
 
 function v_EnumOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.const;
   if (x === undefined) return rt.failAt("/const", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/const");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/const");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_11(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnumOption(x)) return rt.atKey(i);
@@ -764,22 +764,22 @@ function v_11(v: any): true | undefined {
 }
 
 function v_StringPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/minLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/minLength");
   x = v.maxLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/maxLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/maxLength");
   x = v.pattern;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/pattern");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/pattern");
   x = v.format;
   if (x !== undefined && !(x === null || v_StringFormat(x))) return rt.at("/format");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/default");
   x = v.enum;
   if (x !== undefined && !(x === null || v_6(x))) return rt.at("/enum");
   x = v.oneOf;
@@ -790,50 +790,50 @@ function v_StringPropertySchema(v: any): true | undefined {
 }
 
 function v_NumberPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_IntegerPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_BooleanPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
@@ -848,7 +848,7 @@ function v_MultiSelectItemsOther(v: any): true | undefined {
 }
 
 function v_MultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -864,7 +864,7 @@ function v_MultiSelectItems(v: any): true | undefined {
 }
 
 function v_StringMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.enum;
   if (x === undefined) return rt.failAt("/enum", "missing required property");
@@ -875,7 +875,7 @@ function v_StringMultiSelectItems(v: any): true | undefined {
 }
 
 function v_TitledMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.anyOf;
   if (x === undefined) return rt.failAt("/anyOf", "missing required property");
@@ -886,16 +886,16 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
 }
 
 function v_MultiSelectPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/minItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/minItems");
   x = v.maxItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/maxItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/maxItems");
   x = v.items;
   if (x === undefined) return rt.failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return rt.at("/items");
@@ -907,7 +907,7 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestedSchema;
   if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
@@ -916,23 +916,23 @@ function v_ElicitationFormMode(v: any): true | undefined {
 }
 
 function v_ElicitationId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ElicitationUrlMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.elicitationId;
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   return v_8(v);
 }
 
 function v_MessageMcpRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.serverId;
   if (x === undefined) return rt.failAt("/serverId", "missing required property");
@@ -942,7 +942,7 @@ function v_MessageMcpRequest(v: any): true | undefined {
   if (!v_McpRequestId(x)) return rt.at("/requestId");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/params");
   x = v._meta;
@@ -951,11 +951,11 @@ function v_MessageMcpRequest(v: any): true | undefined {
 }
 
 function v_McpServerAcpId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_McpRequestId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ExtRequest(v: any): true | undefined {
@@ -989,7 +989,7 @@ function v_12(v: any): true | undefined {
 }
 
 function v_13(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -1001,7 +1001,7 @@ function v_13(v: any): true | undefined {
 }
 
 function v_14(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -1019,7 +1019,7 @@ function v_AgentResponse(v: any): true | undefined {
 }
 
 function v_15(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthMethod(x)) return rt.atKey(i);
@@ -1028,7 +1028,7 @@ function v_15(v: any): true | undefined {
 }
 
 function v_InitializeResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.protocolVersion;
   if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
@@ -1045,14 +1045,14 @@ function v_InitializeResponse(v: any): true | undefined {
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]", v));
 }
 
 function v_AgentCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.loadSession;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/loadSession");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/loadSession");
   x = v.promptCapabilities;
   if (x !== undefined && !v_PromptCapabilities(x)) return rt.at("/promptCapabilities");
   x = v.mcpCapabilities;
@@ -1069,35 +1069,35 @@ function v_AgentCapabilities(v: any): true | undefined {
 }
 
 function v_PromptCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.image;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/image");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/image");
   x = v.audio;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/audio");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/audio");
   x = v.embeddedContext;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/embeddedContext");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/embeddedContext");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_McpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.http;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/http");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/http");
   x = v.sse;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/sse");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/sse");
   x = v.acp;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/acp");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/acp");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.list;
   if (x !== undefined && !(x === null || v_SessionListCapabilities(x))) return rt.at("/list");
@@ -1125,7 +1125,7 @@ function v_SessionCapabilities(v: any): true | undefined {
 }
 
 function v_SessionListCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1133,7 +1133,7 @@ function v_SessionListCapabilities(v: any): true | undefined {
 }
 
 function v_SessionDeleteCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1141,7 +1141,7 @@ function v_SessionDeleteCapabilities(v: any): true | undefined {
 }
 
 function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1149,7 +1149,7 @@ function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
 }
 
 function v_SessionSystemPromptCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.mode;
   if (x !== undefined && !(x === null || v_SessionSystemPromptModeCapabilities(x))) return rt.at("/mode");
@@ -1159,7 +1159,7 @@ function v_SessionSystemPromptCapabilities(v: any): true | undefined {
 }
 
 function v_SessionSystemPromptModeCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.override;
   if (x !== undefined && !(x === null || v_SessionSystemPromptOverrideCapabilities(x))) return rt.at("/override");
@@ -1169,7 +1169,7 @@ function v_SessionSystemPromptModeCapabilities(v: any): true | undefined {
 }
 
 function v_SessionSystemPromptOverrideCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1177,7 +1177,7 @@ function v_SessionSystemPromptOverrideCapabilities(v: any): true | undefined {
 }
 
 function v_SessionForkCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1185,7 +1185,7 @@ function v_SessionForkCapabilities(v: any): true | undefined {
 }
 
 function v_SessionArchiveCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1193,7 +1193,7 @@ function v_SessionArchiveCapabilities(v: any): true | undefined {
 }
 
 function v_SessionStatusCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1201,7 +1201,7 @@ function v_SessionStatusCapabilities(v: any): true | undefined {
 }
 
 function v_SessionTitleCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1209,7 +1209,7 @@ function v_SessionTitleCapabilities(v: any): true | undefined {
 }
 
 function v_SessionResumeCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1217,7 +1217,7 @@ function v_SessionResumeCapabilities(v: any): true | undefined {
 }
 
 function v_SessionCloseCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1225,7 +1225,7 @@ function v_SessionCloseCapabilities(v: any): true | undefined {
 }
 
 function v_AgentAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.status;
   if (x !== undefined && !(x === null || v_AuthStatusCapabilities(x))) return rt.at("/status");
@@ -1237,7 +1237,7 @@ function v_AgentAuthCapabilities(v: any): true | undefined {
 }
 
 function v_AuthStatusCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1245,7 +1245,7 @@ function v_AuthStatusCapabilities(v: any): true | undefined {
 }
 
 function v_LogoutCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1253,7 +1253,7 @@ function v_LogoutCapabilities(v: any): true | undefined {
 }
 
 function v_ProvidersCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1265,7 +1265,7 @@ function v_AuthMethodTerminalVariant(v: any): true | undefined {
 }
 
 function v_AuthMethod(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1281,29 +1281,29 @@ function v_AuthMethod(v: any): true | undefined {
 }
 
 function v_AuthMethodId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_16(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(k);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(k);
   }
   return true;
 }
 
 function v_AuthMethodTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/id");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.args;
   if (x !== undefined && !v_6(x)) return rt.at("/args");
   x = v.env;
@@ -1314,39 +1314,39 @@ function v_AuthMethodTerminal(v: any): true | undefined {
 }
 
 function v_AuthMethodAgent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/id");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Implementation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.version;
   if (x === undefined) return rt.failAt("/version", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/version");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/version");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AuthenticateResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1354,7 +1354,7 @@ function v_AuthenticateResponse(v: any): true | undefined {
 }
 
 function v_17(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ProviderInfo(x)) return rt.atKey(i);
@@ -1363,7 +1363,7 @@ function v_17(v: any): true | undefined {
 }
 
 function v_ListProvidersResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.providers;
   if (x === undefined) return rt.failAt("/providers", "missing required property");
@@ -1374,7 +1374,7 @@ function v_ListProvidersResponse(v: any): true | undefined {
 }
 
 function v_18(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_LlmProtocol(x)) return rt.atKey(i);
@@ -1383,7 +1383,7 @@ function v_18(v: any): true | undefined {
 }
 
 function v_ProviderInfo(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.providerId;
   if (x === undefined) return rt.failAt("/providerId", "missing required property");
@@ -1393,7 +1393,7 @@ function v_ProviderInfo(v: any): true | undefined {
   if (!v_18(x)) return rt.at("/supported");
   x = v.required;
   if (x === undefined) return rt.failAt("/required", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/required");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/required");
   x = v.current;
   if (x !== undefined && !(x === null || v_ProviderCurrentConfig(x))) return rt.at("/current");
   x = v._meta;
@@ -1402,29 +1402,29 @@ function v_ProviderInfo(v: any): true | undefined {
 }
 
 function v_ProviderId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_LlmProtocol(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ProviderCurrentConfig(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.apiType;
   if (x === undefined) return rt.failAt("/apiType", "missing required property");
   if (!v_LlmProtocol(x)) return rt.at("/apiType");
   x = v.baseUrl;
   if (x === undefined) return rt.failAt("/baseUrl", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/baseUrl");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/baseUrl");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SetProviderResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1432,7 +1432,7 @@ function v_SetProviderResponse(v: any): true | undefined {
 }
 
 function v_DisableProviderResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1440,7 +1440,7 @@ function v_DisableProviderResponse(v: any): true | undefined {
 }
 
 function v_LogoutResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1448,7 +1448,7 @@ function v_LogoutResponse(v: any): true | undefined {
 }
 
 function v_19(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthAccount(x)) return rt.atKey(i);
@@ -1457,7 +1457,7 @@ function v_19(v: any): true | undefined {
 }
 
 function v_AuthStatusResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.state;
   if (x === undefined) return rt.failAt("/state", "missing required property");
@@ -1470,30 +1470,30 @@ function v_AuthStatusResponse(v: any): true | undefined {
 }
 
 function v_AuthState(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_AuthAccount(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.label;
   if (x === undefined) return rt.failAt("/label", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/label");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/label");
   x = v.active;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null"))) return rt.at("/active");
+  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/active");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
   x = v.email;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/email");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/email");
   x = v.organization;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/organization");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/organization");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_20(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigOption(x)) return rt.atKey(i);
@@ -1502,7 +1502,7 @@ function v_20(v: any): true | undefined {
 }
 
 function v_NewSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1517,7 +1517,7 @@ function v_NewSessionResponse(v: any): true | undefined {
 }
 
 function v_21(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionMode(x)) return rt.atKey(i);
@@ -1526,7 +1526,7 @@ function v_21(v: any): true | undefined {
 }
 
 function v_SessionModeState(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentModeId;
   if (x === undefined) return rt.failAt("/currentModeId", "missing required property");
@@ -1540,20 +1540,20 @@ function v_SessionModeState(v: any): true | undefined {
 }
 
 function v_SessionModeId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_SessionModeId(x)) return rt.at("/id");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
@@ -1568,7 +1568,7 @@ function v_SessionConfigOptionBoolean(v: any): true | undefined {
 }
 
 function v_22(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1585,16 +1585,16 @@ function v_22(v: any): true | undefined {
 }
 
 function v_SessionConfigOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_SessionConfigId(x)) return rt.at("/id");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
   x = v._meta;
@@ -1603,19 +1603,19 @@ function v_SessionConfigOption(v: any): true | undefined {
 }
 
 function v_SessionConfigId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigOptionCategory(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigValueId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_23(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigSelectOption(x)) return rt.atKey(i);
@@ -1624,7 +1624,7 @@ function v_23(v: any): true | undefined {
 }
 
 function v_24(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigSelectGroup(x)) return rt.atKey(i);
@@ -1639,30 +1639,30 @@ function v_SessionConfigSelectOptions(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!v_SessionConfigValueId(x)) return rt.at("/value");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionConfigSelectGroup(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.group;
   if (x === undefined) return rt.failAt("/group", "missing required property");
   if (!v_SessionConfigGroupId(x)) return rt.at("/group");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
   if (!v_23(x)) return rt.at("/options");
@@ -1672,11 +1672,11 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
 }
 
 function v_SessionConfigGroupId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigSelect(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentValue;
   if (x === undefined) return rt.failAt("/currentValue", "missing required property");
@@ -1688,16 +1688,16 @@ function v_SessionConfigSelect(v: any): true | undefined {
 }
 
 function v_SessionConfigBoolean(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentValue;
   if (x === undefined) return rt.failAt("/currentValue", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/currentValue");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/currentValue");
   return true;
 }
 
 function v_LoadSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
@@ -1709,7 +1709,7 @@ function v_LoadSessionResponse(v: any): true | undefined {
 }
 
 function v_25(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionInfo(x)) return rt.atKey(i);
@@ -1718,42 +1718,42 @@ function v_25(v: any): true | undefined {
 }
 
 function v_ListSessionsResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessions;
   if (x === undefined) return rt.failAt("/sessions", "missing required property");
   if (!v_25(x)) return rt.at("/sessions");
   x = v.nextCursor;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/nextCursor");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/nextCursor");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionInfo(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
   if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v.archived;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null"))) return rt.at("/archived");
+  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/archived");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_DeleteSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1761,7 +1761,7 @@ function v_DeleteSessionResponse(v: any): true | undefined {
 }
 
 function v_ForkSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1776,7 +1776,7 @@ function v_ForkSessionResponse(v: any): true | undefined {
 }
 
 function v_ArchiveSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1784,7 +1784,7 @@ function v_ArchiveSessionResponse(v: any): true | undefined {
 }
 
 function v_UnarchiveSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1792,7 +1792,7 @@ function v_UnarchiveSessionResponse(v: any): true | undefined {
 }
 
 function v_SessionStatusResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.status;
   if (x === undefined) return rt.failAt("/status", "missing required property");
@@ -1803,22 +1803,22 @@ function v_SessionStatusResponse(v: any): true | undefined {
 }
 
 function v_SessionStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SetSessionTitleResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ResumeSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
@@ -1830,7 +1830,7 @@ function v_ResumeSessionResponse(v: any): true | undefined {
 }
 
 function v_CloseSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1838,7 +1838,7 @@ function v_CloseSessionResponse(v: any): true | undefined {
 }
 
 function v_SetSessionModeResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -1846,7 +1846,7 @@ function v_SetSessionModeResponse(v: any): true | undefined {
 }
 
 function v_SetSessionConfigOptionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
@@ -1857,7 +1857,7 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
 }
 
 function v_PromptResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.stopReason;
   if (x === undefined) return rt.failAt("/stopReason", "missing required property");
@@ -1870,27 +1870,27 @@ function v_PromptResponse(v: any): true | undefined {
 }
 
 function v_StopReason(v: any): true | undefined {
-  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") || rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
+  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") || rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\"", v));
 }
 
 function v_Usage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.totalTokens;
   if (x === undefined) return rt.failAt("/totalTokens", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/totalTokens");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/totalTokens");
   x = v.inputTokens;
   if (x === undefined) return rt.failAt("/inputTokens", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/inputTokens");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/inputTokens");
   x = v.outputTokens;
   if (x === undefined) return rt.failAt("/outputTokens", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/outputTokens");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/outputTokens");
   x = v.thoughtTokens;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/thoughtTokens");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/thoughtTokens");
   x = v.cachedReadTokens;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/cachedReadTokens");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/cachedReadTokens");
   x = v.cachedWriteTokens;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/cachedWriteTokens");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/cachedWriteTokens");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
@@ -1901,19 +1901,19 @@ function v_ExtResponse(v: any): true | undefined {
 }
 
 function v_Error(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.code;
   if (x === undefined) return rt.failAt("/code", "missing required property");
   if (!v_ErrorCode(x)) return rt.at("/code");
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   return true;
 }
 
 function v_ErrorCode(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer", v));
 }
 
 function v_26(v: any): true | undefined {
@@ -1925,18 +1925,18 @@ function v_26(v: any): true | undefined {
 }
 
 function v_AgentNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_26(x))) return rt.at("/params");
   return true;
 }
 
 function v_SessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2026,7 +2026,7 @@ function v_SessionUpdateSessionMessageChunk(v: any): true | undefined {
 }
 
 function v_SessionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.sessionUpdate;
   let ok: true | undefined;
   switch (t) {
@@ -2094,11 +2094,11 @@ function v_SessionUpdate(v: any): true | undefined {
 }
 
 function v_MessageId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
@@ -2111,16 +2111,16 @@ function v_ContentChunk(v: any): true | undefined {
 }
 
 function v_ToolCall(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
   x = v.kind;
   if (x !== undefined && !v_ToolKind(x)) return rt.at("/kind");
   x = v.status;
@@ -2135,11 +2135,11 @@ function v_ToolCall(v: any): true | undefined {
 }
 
 function v_PlanEntry(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v.priority;
   if (x === undefined) return rt.failAt("/priority", "missing required property");
   if (!v_PlanEntryPriority(x)) return rt.at("/priority");
@@ -2152,15 +2152,15 @@ function v_PlanEntry(v: any): true | undefined {
 }
 
 function v_PlanEntryPriority(v: any): true | undefined {
-  return ((v === "high" || v === "medium" || v === "low") || rt.fail("expected one of \"high\", \"medium\", \"low\""));
+  return ((v === "high" || v === "medium" || v === "low") || rt.fail("expected one of \"high\", \"medium\", \"low\"", v));
 }
 
 function v_PlanEntryStatus(v: any): true | undefined {
-  return ((v === "pending" || v === "in_progress" || v === "completed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\"", v));
 }
 
 function v_27(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PlanEntry(x)) return rt.atKey(i);
@@ -2169,7 +2169,7 @@ function v_27(v: any): true | undefined {
 }
 
 function v_Plan(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.entries;
   if (x === undefined) return rt.failAt("/entries", "missing required property");
@@ -2192,7 +2192,7 @@ function v_PlanUpdateContentMarkdown(v: any): true | undefined {
 }
 
 function v_PlanUpdateContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2212,11 +2212,11 @@ function v_PlanUpdateContent(v: any): true | undefined {
 }
 
 function v_PlanId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_PlanItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
@@ -2230,35 +2230,35 @@ function v_PlanItems(v: any): true | undefined {
 }
 
 function v_PlanFile(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
   if (!v_PlanId(x)) return rt.at("/planId");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PlanMarkdown(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
   if (!v_PlanId(x)) return rt.at("/planId");
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PlanUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.plan;
   if (x === undefined) return rt.failAt("/plan", "missing required property");
@@ -2269,7 +2269,7 @@ function v_PlanUpdate(v: any): true | undefined {
 }
 
 function v_PlanRemoved(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
@@ -2280,14 +2280,14 @@ function v_PlanRemoved(v: any): true | undefined {
 }
 
 function v_AvailableCommand(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/description");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
   x = v._meta;
@@ -2301,18 +2301,18 @@ function v_AvailableCommandInput(v: any): true | undefined {
 }
 
 function v_UnstructuredCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.hint;
   if (x === undefined) return rt.failAt("/hint", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/hint");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/hint");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_28(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AvailableCommand(x)) return rt.atKey(i);
@@ -2321,7 +2321,7 @@ function v_28(v: any): true | undefined {
 }
 
 function v_AvailableCommandsUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
@@ -2332,7 +2332,7 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
 }
 
 function v_CurrentModeUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentModeId;
   if (x === undefined) return rt.failAt("/currentModeId", "missing required property");
@@ -2343,7 +2343,7 @@ function v_CurrentModeUpdate(v: any): true | undefined {
 }
 
 function v_ConfigOptionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
@@ -2354,40 +2354,40 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
 }
 
 function v_SessionInfoUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Cost(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.amount;
   if (x === undefined) return rt.failAt("/amount", "missing required property");
-  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number"))) return rt.at("/amount");
+  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number", x))) return rt.at("/amount");
   x = v.currency;
   if (x === undefined) return rt.failAt("/currency", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/currency");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/currency");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_UsageUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.used;
   if (x === undefined) return rt.failAt("/used", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/used");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/used");
   x = v.size;
   if (x === undefined) return rt.failAt("/size", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/size");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/size");
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
   x = v._meta;
@@ -2396,35 +2396,35 @@ function v_UsageUpdate(v: any): true | undefined {
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_Notice(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.severity;
   if (x === undefined) return rt.failAt("/severity", "missing required property");
   if (!v_NoticeSeverity(x)) return rt.at("/severity");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters"))) return rt.at("/title");
+  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_CompactionStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_29(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return rt.atKey(i);
@@ -2433,7 +2433,7 @@ function v_29(v: any): true | undefined {
 }
 
 function v_CompactionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compactionId;
   if (x === undefined) return rt.failAt("/compactionId", "missing required property");
@@ -2444,14 +2444,14 @@ function v_CompactionUpdate(v: any): true | undefined {
   x = v.summary;
   if (x !== undefined && !(x === null || v_29(x))) return rt.at("/summary");
   x = v.error;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/error");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/error");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionSummaryChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compactionId;
   if (x === undefined) return rt.failAt("/compactionId", "missing required property");
@@ -2465,7 +2465,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
 }
 
 function v_SubagentSessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cancel;
   if (x !== undefined && !(x === null || v_SessionCancelCapabilities(x))) return rt.at("/cancel");
@@ -2475,7 +2475,7 @@ function v_SubagentSessionCapabilities(v: any): true | undefined {
 }
 
 function v_SessionCancelCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2503,7 +2503,7 @@ function v_StateUpdateOther(v: any): true | undefined {
 }
 
 function v_StateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.state;
   let ok: true | undefined;
   switch (t) {
@@ -2526,7 +2526,7 @@ function v_StateUpdate(v: any): true | undefined {
 }
 
 function v_RunningStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2534,7 +2534,7 @@ function v_RunningStateUpdate(v: any): true | undefined {
 }
 
 function v_ErrorStopReason(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.error;
   if (x !== undefined && !(x === null || v_Error(x))) return rt.at("/error");
@@ -2570,7 +2570,7 @@ function v_IdleStateUpdateOther(v: any): true | undefined {
 }
 
 function v_30(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.stopReason;
   let ok: true | undefined;
   switch (t) {
@@ -2599,19 +2599,19 @@ function v_30(v: any): true | undefined {
 }
 
 function v_IdleStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.usage;
   if (x !== undefined && !(x === null || v_Usage(x))) return rt.at("/usage");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   x = v.stopReason;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/stopReason");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/stopReason");
   return v_30(v);
 }
 
 function v_RequiresActionStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2619,7 +2619,7 @@ function v_RequiresActionStateUpdate(v: any): true | undefined {
 }
 
 function v_UnknownStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2627,21 +2627,21 @@ function v_UnknownStateUpdate(v: any): true | undefined {
 }
 
 function v_SubagentUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_SubagentSessionCapabilities(x))) return rt.at("/capabilities");
   x = v.state;
   if (x !== undefined && !(x === null || v_StateUpdate(x))) return rt.at("/state");
   x = v.cwd;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/cwd");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
   if (x !== undefined && !(x === null || v_6(x))) return rt.at("/additionalDirectories");
   x = v._meta;
@@ -2650,7 +2650,7 @@ function v_SubagentUpdate(v: any): true | undefined {
 }
 
 function v_SessionMessage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2671,7 +2671,7 @@ function v_SessionMessage(v: any): true | undefined {
 }
 
 function v_SessionMessageChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2685,7 +2685,7 @@ function v_SessionMessageChunk(v: any): true | undefined {
 }
 
 function v_CompleteElicitationNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.elicitationId;
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
@@ -2696,7 +2696,7 @@ function v_CompleteElicitationNotification(v: any): true | undefined {
 }
 
 function v_AuthStatusUpdateNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.state;
   if (x === undefined) return rt.failAt("/state", "missing required property");
@@ -2739,21 +2739,21 @@ function v_31(v: any): true | undefined {
 }
 
 function v_ClientRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_31(x))) return rt.at("/params");
   return true;
 }
 
 function v_InitializeRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.protocolVersion;
   if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
@@ -2768,12 +2768,12 @@ function v_InitializeRequest(v: any): true | undefined {
 }
 
 function v_ClientCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.fs;
   if (x !== undefined && !v_FileSystemCapabilities(x)) return rt.at("/fs");
   x = v.terminal;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/terminal");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/terminal");
   x = v.session;
   if (x !== undefined && !(x === null || v_ClientSessionCapabilities(x))) return rt.at("/session");
   x = v.subagents;
@@ -2790,19 +2790,19 @@ function v_ClientCapabilities(v: any): true | undefined {
 }
 
 function v_FileSystemCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.readTextFile;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/readTextFile");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/readTextFile");
   x = v.writeTextFile;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/writeTextFile");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/writeTextFile");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ClientSessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compaction;
   if (x !== undefined && !(x === null || v_CompactionCapabilities(x))) return rt.at("/compaction");
@@ -2816,12 +2816,12 @@ function v_ClientSessionCapabilities(v: any): true | undefined {
 }
 
 function v_CompactionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
 
 function v_SessionConfigOptionsCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.boolean;
   if (x !== undefined && !(x === null || v_BooleanConfigOptionCapabilities(x))) return rt.at("/boolean");
@@ -2831,7 +2831,7 @@ function v_SessionConfigOptionsCapabilities(v: any): true | undefined {
 }
 
 function v_BooleanConfigOptionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2839,12 +2839,12 @@ function v_BooleanConfigOptionCapabilities(v: any): true | undefined {
 }
 
 function v_NoticeCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
 
 function v_SubagentCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2852,7 +2852,7 @@ function v_SubagentCapabilities(v: any): true | undefined {
 }
 
 function v_PlanCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2860,17 +2860,17 @@ function v_PlanCapabilities(v: any): true | undefined {
 }
 
 function v_AuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminal;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/terminal");
+  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/terminal");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.form;
   if (x !== undefined && !(x === null || v_ElicitationFormCapabilities(x))) return rt.at("/form");
@@ -2882,7 +2882,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
 }
 
 function v_ElicitationFormCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2890,7 +2890,7 @@ function v_ElicitationFormCapabilities(v: any): true | undefined {
 }
 
 function v_ElicitationUrlCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2898,7 +2898,7 @@ function v_ElicitationUrlCapabilities(v: any): true | undefined {
 }
 
 function v_AuthenticateRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
@@ -2909,7 +2909,7 @@ function v_AuthenticateRequest(v: any): true | undefined {
 }
 
 function v_ListProvidersRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2917,7 +2917,7 @@ function v_ListProvidersRequest(v: any): true | undefined {
 }
 
 function v_SetProviderRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.providerId;
   if (x === undefined) return rt.failAt("/providerId", "missing required property");
@@ -2927,7 +2927,7 @@ function v_SetProviderRequest(v: any): true | undefined {
   if (!v_LlmProtocol(x)) return rt.at("/apiType");
   x = v.baseUrl;
   if (x === undefined) return rt.failAt("/baseUrl", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/baseUrl");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/baseUrl");
   x = v.headers;
   if (x !== undefined && !v_16(x)) return rt.at("/headers");
   x = v._meta;
@@ -2936,7 +2936,7 @@ function v_SetProviderRequest(v: any): true | undefined {
 }
 
 function v_DisableProviderRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.providerId;
   if (x === undefined) return rt.failAt("/providerId", "missing required property");
@@ -2947,7 +2947,7 @@ function v_DisableProviderRequest(v: any): true | undefined {
 }
 
 function v_LogoutRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2955,7 +2955,7 @@ function v_LogoutRequest(v: any): true | undefined {
 }
 
 function v_AuthStatusRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -2963,7 +2963,7 @@ function v_AuthStatusRequest(v: any): true | undefined {
 }
 
 function v_32(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_McpServer(x)) return rt.atKey(i);
@@ -2972,11 +2972,11 @@ function v_32(v: any): true | undefined {
 }
 
 function v_NewSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
   if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
@@ -3002,7 +3002,7 @@ function v_McpServerAcpVariant(v: any): true | undefined {
 }
 
 function v_McpServer(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -3024,21 +3024,21 @@ function v_McpServer(v: any): true | undefined {
 }
 
 function v_HttpHeader(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_33(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_HttpHeader(x)) return rt.atKey(i);
@@ -3047,14 +3047,14 @@ function v_33(v: any): true | undefined {
 }
 
 function v_McpServerHttp(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
   if (x === undefined) return rt.failAt("/headers", "missing required property");
   if (!v_33(x)) return rt.at("/headers");
@@ -3064,14 +3064,14 @@ function v_McpServerHttp(v: any): true | undefined {
 }
 
 function v_McpServerSse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
   if (x === undefined) return rt.failAt("/headers", "missing required property");
   if (!v_33(x)) return rt.at("/headers");
@@ -3081,11 +3081,11 @@ function v_McpServerSse(v: any): true | undefined {
 }
 
 function v_McpServerAcp(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.serverId;
   if (x === undefined) return rt.failAt("/serverId", "missing required property");
   if (!v_McpServerAcpId(x)) return rt.at("/serverId");
@@ -3095,14 +3095,14 @@ function v_McpServerAcp(v: any): true | undefined {
 }
 
 function v_McpServerStdio(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.command;
   if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/command");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
   x = v.args;
   if (x === undefined) return rt.failAt("/args", "missing required property");
   if (!v_6(x)) return rt.at("/args");
@@ -3115,7 +3115,7 @@ function v_McpServerStdio(v: any): true | undefined {
 }
 
 function v_SystemPrompt(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.mode;
   if (x === undefined) return rt.failAt("/mode", "missing required property");
@@ -3129,18 +3129,18 @@ function v_SystemPrompt(v: any): true | undefined {
 }
 
 function v_SystemPromptMode(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_LoadSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.mcpServers;
   if (x === undefined) return rt.failAt("/mcpServers", "missing required property");
   if (!v_32(x)) return rt.at("/mcpServers");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
   if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.sessionId;
@@ -3154,12 +3154,12 @@ function v_LoadSessionRequest(v: any): true | undefined {
 }
 
 function v_ListSessionsRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cwd;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/cwd");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cwd");
   x = v.cursor;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/cursor");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cursor");
   x = v.archived;
   if (x !== undefined && !(x === null || v_SessionArchiveFilter(x))) return rt.at("/archived");
   x = v._meta;
@@ -3168,11 +3168,11 @@ function v_ListSessionsRequest(v: any): true | undefined {
 }
 
 function v_SessionArchiveFilter(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_DeleteSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3183,14 +3183,14 @@ function v_DeleteSessionRequest(v: any): true | undefined {
 }
 
 function v_ForkSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
   if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
@@ -3203,7 +3203,7 @@ function v_ForkSessionRequest(v: any): true | undefined {
 }
 
 function v_ArchiveSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3214,7 +3214,7 @@ function v_ArchiveSessionRequest(v: any): true | undefined {
 }
 
 function v_UnarchiveSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3225,7 +3225,7 @@ function v_UnarchiveSessionRequest(v: any): true | undefined {
 }
 
 function v_SessionStatusRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3236,28 +3236,28 @@ function v_SessionStatusRequest(v: any): true | undefined {
 }
 
 function v_SetSessionTitleRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ResumeSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/cwd");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
   if (x !== undefined && !v_6(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
@@ -3270,7 +3270,7 @@ function v_ResumeSessionRequest(v: any): true | undefined {
 }
 
 function v_CloseSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3281,7 +3281,7 @@ function v_CloseSessionRequest(v: any): true | undefined {
 }
 
 function v_SetSessionModeRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3298,12 +3298,12 @@ function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/value");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/value");
   return true;
 }
 
 function v_34(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
@@ -3312,7 +3312,7 @@ function v_34(v: any): true | undefined {
 }
 
 function v_35(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -3328,7 +3328,7 @@ function v_35(v: any): true | undefined {
 }
 
 function v_SetSessionConfigOptionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3342,7 +3342,7 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
 }
 
 function v_PromptRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3371,7 +3371,7 @@ function v_36(v: any): true | undefined {
 }
 
 function v_37(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -3389,7 +3389,7 @@ function v_ClientResponse(v: any): true | undefined {
 }
 
 function v_WriteTextFileResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -3397,18 +3397,18 @@ function v_WriteTextFileResponse(v: any): true | undefined {
 }
 
 function v_ReadTextFileResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.outcome;
   if (x === undefined) return rt.failAt("/outcome", "missing required property");
@@ -3427,7 +3427,7 @@ function v_RequestPermissionOutcomeSelected(v: any): true | undefined {
 }
 
 function v_RequestPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.outcome;
   let ok: true | undefined;
   switch (t) {
@@ -3444,7 +3444,7 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
 }
 
 function v_SelectedPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.optionId;
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
@@ -3455,7 +3455,7 @@ function v_SelectedPermissionOutcome(v: any): true | undefined {
 }
 
 function v_CreateTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
@@ -3466,14 +3466,14 @@ function v_CreateTerminalResponse(v: any): true | undefined {
 }
 
 function v_TerminalOutputResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.output;
   if (x === undefined) return rt.failAt("/output", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/output");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/output");
   x = v.truncated;
   if (x === undefined) return rt.failAt("/truncated", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/truncated");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/truncated");
   x = v.exitStatus;
   if (x !== undefined && !(x === null || v_TerminalExitStatus(x))) return rt.at("/exitStatus");
   x = v._meta;
@@ -3482,19 +3482,19 @@ function v_TerminalOutputResponse(v: any): true | undefined {
 }
 
 function v_TerminalExitStatus(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/exitCode");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/exitCode");
   x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/signal");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ReleaseTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -3502,19 +3502,19 @@ function v_ReleaseTerminalResponse(v: any): true | undefined {
 }
 
 function v_WaitForTerminalExitResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/exitCode");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/exitCode");
   x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/signal");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_KillTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -3538,7 +3538,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
 }
 
 function v_38(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let ok: true | undefined;
   switch (t) {
@@ -3558,7 +3558,7 @@ function v_38(v: any): true | undefined {
 }
 
 function v_CreateElicitationResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
@@ -3566,16 +3566,16 @@ function v_CreateElicitationResponse(v: any): true | undefined {
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number"))) return true;
-  if ((typeof v === "boolean" || rt.fail("expected a boolean"))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
+  if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
   if (v_6(v)) return true;
   return rt.fail("matches no alternative");
 }
 
 function v_39(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationContentValue(x)) return rt.atKey(k);
@@ -3584,7 +3584,7 @@ function v_39(v: any): true | undefined {
 }
 
 function v_ElicitationAcceptAction(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x !== undefined && !(x === null || v_39(x))) return rt.at("/content");
@@ -3592,7 +3592,7 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
 }
 
 function v_40(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
@@ -3602,7 +3602,7 @@ function v_40(v: any): true | undefined {
 }
 
 function v_41(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.error;
   if (x === undefined) return rt.failAt("/error", "missing required property");
@@ -3619,14 +3619,14 @@ function v_MessageMcpResponse(v: any): true | undefined {
 }
 
 function v_McpError(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.code;
   if (x === undefined) return rt.failAt("/code", "missing required property");
-  if (!(Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 || rt.fail("expected an integer (int32) in [-2147483648, 2147483647]"))) return rt.at("/code");
+  if (!(Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 || rt.fail("expected an integer (int32) in [-2147483648, 2147483647]", x))) return rt.at("/code");
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   return true;
 }
 
@@ -3638,18 +3638,18 @@ function v_42(v: any): true | undefined {
 }
 
 function v_ClientNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_42(x))) return rt.at("/params");
   return true;
 }
 
 function v_CancelNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3660,7 +3660,7 @@ function v_CancelNotification(v: any): true | undefined {
 }
 
 function v_MessageMcpNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.serverId;
   if (x === undefined) return rt.failAt("/serverId", "missing required property");
@@ -3670,7 +3670,7 @@ function v_MessageMcpNotification(v: any): true | undefined {
   if (!v_McpRequestId(x)) return rt.at("/requestId");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/params");
   x = v._meta;
@@ -3679,7 +3679,7 @@ function v_MessageMcpNotification(v: any): true | undefined {
 }
 
 function v_CancelRequestNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestId;
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
@@ -3696,14 +3696,14 @@ function v_43(v: any): true | undefined {
 }
 
 function v_ProxyRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_43(x))) return rt.at("/params");
   return true;
@@ -3714,11 +3714,11 @@ function v_InitializeProxyRequest(v: any): true | undefined {
 }
 
 function v_ProxySuccessorRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;
@@ -3731,7 +3731,7 @@ function v_44(v: any): true | undefined {
 }
 
 function v_45(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -3762,22 +3762,22 @@ function v_46(v: any): true | undefined {
 }
 
 function v_ProxyNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_46(x))) return rt.at("/params");
   return true;
 }
 
 function v_ProxySuccessorNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v._meta;
   if (x !== undefined && !(x === null || v_1(x))) return rt.at("/_meta");
   return true;

@@ -20,27 +20,27 @@ function v_0(v: any): true | undefined {
 }
 
 function v_AgentRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_0(x))) return rt.at("/params");
   return true;
 }
 
 function v_RequestId(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
   return rt.fail("matches no alternative");
 }
 
 function v_1(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -50,21 +50,21 @@ function v_1(v: any): true | undefined {
 }
 
 function v_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
 
 function v_RequestPermissionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.subject;
   if (x !== undefined && !(x === null || v_RequestPermissionSubject(x))) return rt.at("/subject");
   x = v.options;
@@ -76,7 +76,7 @@ function v_RequestPermissionRequest(v: any): true | undefined {
 }
 
 function v_SessionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_RequestPermissionSubjectToolCall(v: any): true | undefined {
@@ -92,7 +92,7 @@ function v_RequestPermissionSubjectOther(v: any): true | undefined {
 }
 
 function v_RequestPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -109,7 +109,7 @@ function v_RequestPermissionSubject(v: any): true | undefined {
 }
 
 function v_3(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallContent(x)) return rt.atKey(i);
@@ -118,7 +118,7 @@ function v_3(v: any): true | undefined {
 }
 
 function v_4(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallLocation(x)) return rt.atKey(i);
@@ -127,15 +127,15 @@ function v_4(v: any): true | undefined {
 }
 
 function v_ToolCallUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.kind;
   if (x !== undefined && !(x === null || v_ToolKind(x))) return rt.at("/kind");
   x = v.status;
@@ -152,15 +152,15 @@ function v_ToolCallUpdate(v: any): true | undefined {
 }
 
 function v_ToolCallId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ToolKind(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ToolCallStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ToolCallContentContent(v: any): true | undefined {
@@ -180,7 +180,7 @@ function v_ToolCallContentOther(v: any): true | undefined {
 }
 
 function v_ToolCallContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -224,7 +224,7 @@ function v_ContentBlockOther(v: any): true | undefined {
 }
 
 function v_ContentBlock(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -250,7 +250,7 @@ function v_ContentBlock(v: any): true | undefined {
 }
 
 function v_5(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_Role(x)) return rt.atKey(i);
@@ -259,29 +259,29 @@ function v_5(v: any): true | undefined {
 }
 
 function v_Annotations(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.audience;
   if (x !== undefined && !(x === null || v_5(x))) return rt.at("/audience");
   x = v.lastModified;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/lastModified");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/lastModified");
   x = v.priority;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || rt.fail("expected a number or null"))) return rt.at("/priority");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || rt.fail("expected a number or null", x))) return rt.at("/priority");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Role(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_TextContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
@@ -290,20 +290,20 @@ function v_TextContent(v: any): true | undefined {
 }
 
 function v_MediaType(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ImageContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v.mimeType;
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
   if (!v_MediaType(x)) return rt.at("/mimeType");
   x = v.uri;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/uri");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/uri");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
@@ -312,11 +312,11 @@ function v_ImageContent(v: any): true | undefined {
 }
 
 function v_AudioContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v.mimeType;
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
   if (!v_MediaType(x)) return rt.at("/mimeType");
@@ -328,20 +328,20 @@ function v_AudioContent(v: any): true | undefined {
 }
 
 function v_6(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(i);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
   }
   return true;
 }
 
 function v_Icon(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.src;
   if (x === undefined) return rt.failAt("/src", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/src");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/src");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.sizes;
@@ -354,11 +354,11 @@ function v_Icon(v: any): true | undefined {
 }
 
 function v_IconTheme(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_7(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_Icon(x)) return rt.atKey(i);
@@ -367,24 +367,24 @@ function v_7(v: any): true | undefined {
 }
 
 function v_ResourceLink(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.icons;
   if (x !== undefined && !(x === null || v_7(x))) return rt.at("/icons");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.size;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/size");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/size");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
@@ -399,14 +399,14 @@ function v_EmbeddedResourceResource(v: any): true | undefined {
 }
 
 function v_TextResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
@@ -415,14 +415,14 @@ function v_TextResourceContents(v: any): true | undefined {
 }
 
 function v_BlobResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.blob;
   if (x === undefined) return rt.failAt("/blob", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/blob");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/blob");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
@@ -431,7 +431,7 @@ function v_BlobResourceContents(v: any): true | undefined {
 }
 
 function v_EmbeddedResource(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.resource;
   if (x === undefined) return rt.failAt("/resource", "missing required property");
@@ -444,7 +444,7 @@ function v_EmbeddedResource(v: any): true | undefined {
 }
 
 function v_Content(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
@@ -479,7 +479,7 @@ function v_DiffChangeOther(v: any): true | undefined {
 }
 
 function v_8(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.operation;
   let ok: true | undefined;
   switch (t) {
@@ -505,7 +505,7 @@ function v_8(v: any): true | undefined {
 }
 
 function v_DiffChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.fileType;
   if (x !== undefined && !(x === null || v_DiffFileType(x))) return rt.at("/fileType");
@@ -517,15 +517,15 @@ function v_DiffChange(v: any): true | undefined {
 }
 
 function v_DiffFileType(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_AbsolutePath(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_DiffPathChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
@@ -534,7 +534,7 @@ function v_DiffPathChange(v: any): true | undefined {
 }
 
 function v_DiffPathPairChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.oldPath;
   if (x === undefined) return rt.failAt("/oldPath", "missing required property");
@@ -546,25 +546,25 @@ function v_DiffPathPairChange(v: any): true | undefined {
 }
 
 function v_DiffPatch(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.format;
   if (x === undefined) return rt.failAt("/format", "missing required property");
   if (!v_DiffPatchFormat(x)) return rt.at("/format");
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_DiffPatchFormat(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_9(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_DiffChange(x)) return rt.atKey(i);
@@ -573,7 +573,7 @@ function v_9(v: any): true | undefined {
 }
 
 function v_Diff(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.changes;
   if (x === undefined) return rt.failAt("/changes", "missing required property");
@@ -586,11 +586,11 @@ function v_Diff(v: any): true | undefined {
 }
 
 function v_TerminalId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_Terminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
@@ -601,20 +601,20 @@ function v_Terminal(v: any): true | undefined {
 }
 
 function v_ToolCallLocation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/path");
   x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [1, 4294967295] or null"))) return rt.at("/line");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [1, 4294967295] or null", x))) return rt.at("/line");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ToolCallCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cancel;
   if (x !== undefined && !(x === null || v_ToolCallCancelCapabilities(x))) return rt.at("/cancel");
@@ -624,7 +624,7 @@ function v_ToolCallCapabilities(v: any): true | undefined {
 }
 
 function v_ToolCallCancelCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -632,7 +632,7 @@ function v_ToolCallCancelCapabilities(v: any): true | undefined {
 }
 
 function v_ToolCallPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCall;
   if (x === undefined) return rt.failAt("/toolCall", "missing required property");
@@ -643,11 +643,11 @@ function v_ToolCallPermissionSubject(v: any): true | undefined {
 }
 
 function v_CommandPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.command;
   if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/command");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
@@ -661,14 +661,14 @@ function v_CommandPermissionSubject(v: any): true | undefined {
 }
 
 function v_PermissionOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.optionId;
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.kind;
   if (x === undefined) return rt.failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return rt.at("/kind");
@@ -678,11 +678,11 @@ function v_PermissionOption(v: any): true | undefined {
 }
 
 function v_PermissionOptionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_PermissionOptionKind(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_CreateElicitationRequestForm(v: any): true | undefined {
@@ -705,7 +705,7 @@ function v_CreateElicitationRequestOther(v: any): true | undefined {
 }
 
 function v_11(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let ok: true | undefined;
   switch (t) {
@@ -722,18 +722,18 @@ function v_11(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return v_11(v);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -744,7 +744,7 @@ function v_ElicitationSessionScope(v: any): true | undefined {
 }
 
 function v_ElicitationRequestScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestId;
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
@@ -753,7 +753,7 @@ function v_ElicitationRequestScope(v: any): true | undefined {
 }
 
 function v_12(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationPropertySchema(x)) return rt.atKey(k);
@@ -762,27 +762,27 @@ function v_12(v: any): true | undefined {
 }
 
 function v_ElicitationSchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.type;
   if (x === undefined) return rt.failAt("/type", "missing required property");
   if (!v_ElicitationSchemaType(x)) return rt.at("/type");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.properties;
   if (x === undefined) return rt.failAt("/properties", "missing required property");
   if (!v_12(x)) return rt.at("/properties");
   x = v.required;
   if (x !== undefined && !(x === null || v_6(x))) return rt.at("/required");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ElicitationSchemaType(v: any): true | undefined {
-  return ((v === "object") || rt.fail("expected one of \"object\""));
+  return ((v === "object") || rt.fail("expected one of \"object\"", v));
 }
 
 function v_ElicitationPropertySchemaString(v: any): true | undefined {
@@ -810,7 +810,7 @@ function v_ElicitationPropertySchemaOther(v: any): true | undefined {
 }
 
 function v_ElicitationPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -836,37 +836,37 @@ function v_ElicitationPropertySchema(v: any): true | undefined {
 }
 
 function v_StringFormat(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_EnumOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.const;
   if (x === undefined) return rt.failAt("/const", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/const");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/const");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_13(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(i);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
   }
   return true;
 }
 
 function v_14(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -876,22 +876,22 @@ function v_14(v: any): true | undefined {
 }
 
 function v_StringPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/minLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/minLength");
   x = v.maxLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/maxLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/maxLength");
   x = v.pattern;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/pattern");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/pattern");
   x = v.format;
   if (x !== undefined && !(x === null || v_StringFormat(x))) return rt.at("/format");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/default");
   x = v.enum;
   if (x !== undefined && !(x === null || v_13(x))) return rt.at("/enum");
   x = v.oneOf;
@@ -902,50 +902,50 @@ function v_StringPropertySchema(v: any): true | undefined {
 }
 
 function v_NumberPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_IntegerPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_BooleanPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/default");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
@@ -960,7 +960,7 @@ function v_MultiSelectItemsOther(v: any): true | undefined {
 }
 
 function v_MultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -976,7 +976,7 @@ function v_MultiSelectItems(v: any): true | undefined {
 }
 
 function v_StringMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.enum;
   if (x === undefined) return rt.failAt("/enum", "missing required property");
@@ -987,7 +987,7 @@ function v_StringMultiSelectItems(v: any): true | undefined {
 }
 
 function v_TitledMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.anyOf;
   if (x === undefined) return rt.failAt("/anyOf", "missing required property");
@@ -998,16 +998,16 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
 }
 
 function v_MultiSelectPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/minItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/minItems");
   x = v.maxItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/maxItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/maxItems");
   x = v.items;
   if (x === undefined) return rt.failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return rt.at("/items");
@@ -1019,7 +1019,7 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestedSchema;
   if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
@@ -1028,23 +1028,23 @@ function v_ElicitationFormMode(v: any): true | undefined {
 }
 
 function v_ElicitationId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ElicitationUrlMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.elicitationId;
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   return v_10(v);
 }
 
 function v_MessageMcpRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.serverId;
   if (x === undefined) return rt.failAt("/serverId", "missing required property");
@@ -1054,7 +1054,7 @@ function v_MessageMcpRequest(v: any): true | undefined {
   if (!v_McpRequestId(x)) return rt.at("/requestId");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/params");
   x = v._meta;
@@ -1063,11 +1063,11 @@ function v_MessageMcpRequest(v: any): true | undefined {
 }
 
 function v_McpServerAcpId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_McpRequestId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ExtRequest(v: any): true | undefined {
@@ -1101,7 +1101,7 @@ function v_15(v: any): true | undefined {
 }
 
 function v_16(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -1113,13 +1113,13 @@ function v_16(v: any): true | undefined {
 }
 
 function v_17(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
   return rt.fail("matches no alternative");
 }
 
 function v_18(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -1137,7 +1137,7 @@ function v_AgentResponse(v: any): true | undefined {
 }
 
 function v_19(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthMethod(x)) return rt.atKey(i);
@@ -1146,7 +1146,7 @@ function v_19(v: any): true | undefined {
 }
 
 function v_InitializeResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.protocolVersion;
   if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
@@ -1164,27 +1164,27 @@ function v_InitializeResponse(v: any): true | undefined {
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]", v));
 }
 
 function v_Implementation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.version;
   if (x === undefined) return rt.failAt("/version", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/version");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/version");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_AgentCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.session;
   if (x !== undefined && !(x === null || v_SessionCapabilities(x))) return rt.at("/session");
@@ -1198,7 +1198,7 @@ function v_AgentCapabilities(v: any): true | undefined {
 }
 
 function v_SessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.prompt;
   if (x !== undefined && !(x === null || v_PromptCapabilities(x))) return rt.at("/prompt");
@@ -1224,7 +1224,7 @@ function v_SessionCapabilities(v: any): true | undefined {
 }
 
 function v_PromptCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.image;
   if (x !== undefined && !(x === null || v_PromptImageCapabilities(x))) return rt.at("/image");
@@ -1238,7 +1238,7 @@ function v_PromptCapabilities(v: any): true | undefined {
 }
 
 function v_PromptImageCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1246,7 +1246,7 @@ function v_PromptImageCapabilities(v: any): true | undefined {
 }
 
 function v_PromptAudioCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1254,7 +1254,7 @@ function v_PromptAudioCapabilities(v: any): true | undefined {
 }
 
 function v_PromptEmbeddedContextCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1262,7 +1262,7 @@ function v_PromptEmbeddedContextCapabilities(v: any): true | undefined {
 }
 
 function v_McpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.stdio;
   if (x !== undefined && !(x === null || v_McpStdioCapabilities(x))) return rt.at("/stdio");
@@ -1276,7 +1276,7 @@ function v_McpCapabilities(v: any): true | undefined {
 }
 
 function v_McpStdioCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1284,7 +1284,7 @@ function v_McpStdioCapabilities(v: any): true | undefined {
 }
 
 function v_McpHttpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1292,7 +1292,7 @@ function v_McpHttpCapabilities(v: any): true | undefined {
 }
 
 function v_McpAcpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1300,7 +1300,7 @@ function v_McpAcpCapabilities(v: any): true | undefined {
 }
 
 function v_SessionDeleteCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1308,7 +1308,7 @@ function v_SessionDeleteCapabilities(v: any): true | undefined {
 }
 
 function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1316,7 +1316,7 @@ function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
 }
 
 function v_SessionSystemPromptCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.mode;
   if (x !== undefined && !(x === null || v_SessionSystemPromptModeCapabilities(x))) return rt.at("/mode");
@@ -1326,7 +1326,7 @@ function v_SessionSystemPromptCapabilities(v: any): true | undefined {
 }
 
 function v_SessionSystemPromptModeCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.override;
   if (x !== undefined && !(x === null || v_SessionSystemPromptOverrideCapabilities(x))) return rt.at("/override");
@@ -1336,7 +1336,7 @@ function v_SessionSystemPromptModeCapabilities(v: any): true | undefined {
 }
 
 function v_SessionSystemPromptOverrideCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1344,7 +1344,7 @@ function v_SessionSystemPromptOverrideCapabilities(v: any): true | undefined {
 }
 
 function v_SessionForkCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1352,7 +1352,7 @@ function v_SessionForkCapabilities(v: any): true | undefined {
 }
 
 function v_SessionArchiveCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1360,7 +1360,7 @@ function v_SessionArchiveCapabilities(v: any): true | undefined {
 }
 
 function v_SessionStatusCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1368,7 +1368,7 @@ function v_SessionStatusCapabilities(v: any): true | undefined {
 }
 
 function v_SessionTitleCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1376,7 +1376,7 @@ function v_SessionTitleCapabilities(v: any): true | undefined {
 }
 
 function v_AgentAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.status;
   if (x !== undefined && !(x === null || v_AuthStatusCapabilities(x))) return rt.at("/status");
@@ -1386,7 +1386,7 @@ function v_AgentAuthCapabilities(v: any): true | undefined {
 }
 
 function v_AuthStatusCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1394,7 +1394,7 @@ function v_AuthStatusCapabilities(v: any): true | undefined {
 }
 
 function v_ProvidersCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1416,12 +1416,12 @@ function v_AuthMethodOther(v: any): true | undefined {
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   return true;
 }
 
 function v_AuthMethod(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1438,25 +1438,25 @@ function v_AuthMethod(v: any): true | undefined {
 }
 
 function v_AuthMethodId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_EnvVariable(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_20(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnvVariable(x)) return rt.atKey(i);
@@ -1465,16 +1465,16 @@ function v_20(v: any): true | undefined {
 }
 
 function v_AuthMethodTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.args;
   if (x !== undefined && !v_6(x)) return rt.at("/args");
   x = v.env;
@@ -1485,23 +1485,23 @@ function v_AuthMethodTerminal(v: any): true | undefined {
 }
 
 function v_AuthMethodAgent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_LoginAuthResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1509,7 +1509,7 @@ function v_LoginAuthResponse(v: any): true | undefined {
 }
 
 function v_21(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ProviderInfo(x)) return rt.atKey(i);
@@ -1518,7 +1518,7 @@ function v_21(v: any): true | undefined {
 }
 
 function v_ListProvidersResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.providers;
   if (x === undefined) return rt.failAt("/providers", "missing required property");
@@ -1529,7 +1529,7 @@ function v_ListProvidersResponse(v: any): true | undefined {
 }
 
 function v_22(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_LlmProtocol(x)) return rt.atKey(i);
@@ -1538,7 +1538,7 @@ function v_22(v: any): true | undefined {
 }
 
 function v_ProviderInfo(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.providerId;
   if (x === undefined) return rt.failAt("/providerId", "missing required property");
@@ -1548,7 +1548,7 @@ function v_ProviderInfo(v: any): true | undefined {
   if (!v_22(x)) return rt.at("/supported");
   x = v.required;
   if (x === undefined) return rt.failAt("/required", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/required");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/required");
   x = v.current;
   if (x !== undefined && !(x === null || v_ProviderCurrentConfig(x))) return rt.at("/current");
   x = v._meta;
@@ -1557,29 +1557,29 @@ function v_ProviderInfo(v: any): true | undefined {
 }
 
 function v_ProviderId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_LlmProtocol(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ProviderCurrentConfig(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.apiType;
   if (x === undefined) return rt.failAt("/apiType", "missing required property");
   if (!v_LlmProtocol(x)) return rt.at("/apiType");
   x = v.baseUrl;
   if (x === undefined) return rt.failAt("/baseUrl", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/baseUrl");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/baseUrl");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SetProviderResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1587,7 +1587,7 @@ function v_SetProviderResponse(v: any): true | undefined {
 }
 
 function v_DisableProviderResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1595,7 +1595,7 @@ function v_DisableProviderResponse(v: any): true | undefined {
 }
 
 function v_LogoutAuthResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1603,7 +1603,7 @@ function v_LogoutAuthResponse(v: any): true | undefined {
 }
 
 function v_23(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthAccount(x)) return rt.atKey(i);
@@ -1612,7 +1612,7 @@ function v_23(v: any): true | undefined {
 }
 
 function v_AuthStatusResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.state;
   if (x === undefined) return rt.failAt("/state", "missing required property");
@@ -1625,30 +1625,30 @@ function v_AuthStatusResponse(v: any): true | undefined {
 }
 
 function v_AuthState(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_AuthAccount(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.label;
   if (x === undefined) return rt.failAt("/label", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/label");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/label");
   x = v.active;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null"))) return rt.at("/active");
+  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/active");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
   x = v.email;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/email");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/email");
   x = v.organization;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/organization");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/organization");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_24(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigOption(x)) return rt.atKey(i);
@@ -1657,7 +1657,7 @@ function v_24(v: any): true | undefined {
 }
 
 function v_25(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AvailableCommand(x)) return rt.atKey(i);
@@ -1666,7 +1666,7 @@ function v_25(v: any): true | undefined {
 }
 
 function v_NewSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1693,7 +1693,7 @@ function v_SessionConfigOptionOther(v: any): true | undefined {
 }
 
 function v_26(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1710,16 +1710,16 @@ function v_26(v: any): true | undefined {
 }
 
 function v_SessionConfigOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configId;
   if (x === undefined) return rt.failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return rt.at("/configId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
   x = v._meta;
@@ -1728,19 +1728,19 @@ function v_SessionConfigOption(v: any): true | undefined {
 }
 
 function v_SessionConfigId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigOptionCategory(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigValueId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_27(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1750,7 +1750,7 @@ function v_27(v: any): true | undefined {
 }
 
 function v_28(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1766,30 +1766,30 @@ function v_SessionConfigSelectOptions(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!v_SessionConfigValueId(x)) return rt.at("/value");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionConfigSelectGroup(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.groupId;
   if (x === undefined) return rt.failAt("/groupId", "missing required property");
   if (!v_SessionConfigGroupId(x)) return rt.at("/groupId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
   if (!v_27(x)) return rt.at("/options");
@@ -1799,11 +1799,11 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
 }
 
 function v_SessionConfigGroupId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_SessionConfigSelect(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentValue;
   if (x === undefined) return rt.failAt("/currentValue", "missing required property");
@@ -1815,11 +1815,11 @@ function v_SessionConfigSelect(v: any): true | undefined {
 }
 
 function v_SessionConfigBoolean(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentValue;
   if (x === undefined) return rt.failAt("/currentValue", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/currentValue");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/currentValue");
   return true;
 }
 
@@ -1831,15 +1831,15 @@ function v_AvailableCommandOther(v: any): true | undefined {
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/description");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
   return true;
 }
 
 function v_AvailableCommand(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1861,7 +1861,7 @@ function v_AvailableCommandInputOther(v: any): true | undefined {
 }
 
 function v_AvailableCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1875,25 +1875,25 @@ function v_AvailableCommandInput(v: any): true | undefined {
 }
 
 function v_TextCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.hint;
   if (x === undefined) return rt.failAt("/hint", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/hint");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/hint");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Command(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/description");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
   x = v._meta;
@@ -1902,7 +1902,7 @@ function v_Command(v: any): true | undefined {
 }
 
 function v_29(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionInfo(x)) return rt.atKey(i);
@@ -1911,7 +1911,7 @@ function v_29(v: any): true | undefined {
 }
 
 function v_ListSessionsResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessions;
   if (x === undefined) return rt.failAt("/sessions", "missing required property");
@@ -1924,7 +1924,7 @@ function v_ListSessionsResponse(v: any): true | undefined {
 }
 
 function v_30(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AbsolutePath(x)) return rt.atKey(i);
@@ -1933,7 +1933,7 @@ function v_30(v: any): true | undefined {
 }
 
 function v_SessionInfo(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1944,22 +1944,22 @@ function v_SessionInfo(v: any): true | undefined {
   x = v.additionalDirectories;
   if (x !== undefined && !v_30(x)) return rt.at("/additionalDirectories");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v.archived;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null"))) return rt.at("/archived");
+  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/archived");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_SessionListCursor(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_DeleteSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1967,7 +1967,7 @@ function v_DeleteSessionResponse(v: any): true | undefined {
 }
 
 function v_ForkSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1982,7 +1982,7 @@ function v_ForkSessionResponse(v: any): true | undefined {
 }
 
 function v_ArchiveSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1990,7 +1990,7 @@ function v_ArchiveSessionResponse(v: any): true | undefined {
 }
 
 function v_UnarchiveSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -1998,7 +1998,7 @@ function v_UnarchiveSessionResponse(v: any): true | undefined {
 }
 
 function v_SessionStatusResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.status;
   if (x === undefined) return rt.failAt("/status", "missing required property");
@@ -2011,7 +2011,7 @@ function v_SessionStatusResponse(v: any): true | undefined {
 }
 
 function v_SessionStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_StateUpdateRunning(v: any): true | undefined {
@@ -2035,7 +2035,7 @@ function v_StateUpdateOther(v: any): true | undefined {
 }
 
 function v_StateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.state;
   let ok: true | undefined;
   switch (t) {
@@ -2074,7 +2074,7 @@ function v_BackgroundWorkOther(v: any): true | undefined {
 }
 
 function v_BackgroundWork(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2094,7 +2094,7 @@ function v_BackgroundWork(v: any): true | undefined {
 }
 
 function v_BackgroundTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
@@ -2105,7 +2105,7 @@ function v_BackgroundTerminal(v: any): true | undefined {
 }
 
 function v_BackgroundToolCall(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
@@ -2116,7 +2116,7 @@ function v_BackgroundToolCall(v: any): true | undefined {
 }
 
 function v_BackgroundSubagent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2127,7 +2127,7 @@ function v_BackgroundSubagent(v: any): true | undefined {
 }
 
 function v_31(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_BackgroundWork(x)) return rt.atKey(i);
@@ -2136,7 +2136,7 @@ function v_31(v: any): true | undefined {
 }
 
 function v_RunningStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
   if (x !== undefined && !(x === null || v_31(x))) return rt.at("/background");
@@ -2146,21 +2146,21 @@ function v_RunningStateUpdate(v: any): true | undefined {
 }
 
 function v_Error(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.code;
   if (x === undefined) return rt.failAt("/code", "missing required property");
   if (!v_ErrorCode(x)) return rt.at("/code");
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v.data;
   if (x !== undefined && !(x === null || v_ErrorData(x))) return rt.at("/data");
   return true;
 }
 
 function v_ErrorCode(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer", v));
 }
 
 function v_ErrorData(v: any): true | undefined {
@@ -2171,7 +2171,7 @@ function v_ErrorData(v: any): true | undefined {
 }
 
 function v_32(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ProtocolVersion(x)) return rt.atKey(i);
@@ -2180,7 +2180,7 @@ function v_32(v: any): true | undefined {
 }
 
 function v_UnsupportedProtocolVersionErrorData(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requested;
   if (x === undefined) return rt.failAt("/requested", "missing required property");
@@ -2194,7 +2194,7 @@ function v_UnsupportedProtocolVersionErrorData(v: any): true | undefined {
 }
 
 function v_SessionNotFoundErrorData(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2205,7 +2205,7 @@ function v_SessionNotFoundErrorData(v: any): true | undefined {
 }
 
 function v_ErrorStopReason(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.error;
   if (x !== undefined && !(x === null || v_Error(x))) return rt.at("/error");
@@ -2213,23 +2213,23 @@ function v_ErrorStopReason(v: any): true | undefined {
 }
 
 function v_Usage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.totalTokens;
   if (x === undefined) return rt.failAt("/totalTokens", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/totalTokens");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/totalTokens");
   x = v.inputTokens;
   if (x === undefined) return rt.failAt("/inputTokens", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/inputTokens");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/inputTokens");
   x = v.outputTokens;
   if (x === undefined) return rt.failAt("/outputTokens", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/outputTokens");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/outputTokens");
   x = v.thoughtTokens;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/thoughtTokens");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/thoughtTokens");
   x = v.cachedReadTokens;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/cachedReadTokens");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/cachedReadTokens");
   x = v.cachedWriteTokens;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/cachedWriteTokens");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/cachedWriteTokens");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
@@ -2264,7 +2264,7 @@ function v_IdleStateUpdateOther(v: any): true | undefined {
 }
 
 function v_33(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.stopReason;
   let ok: true | undefined;
   switch (t) {
@@ -2293,7 +2293,7 @@ function v_33(v: any): true | undefined {
 }
 
 function v_IdleStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.usage;
   if (x !== undefined && !(x === null || v_Usage(x))) return rt.at("/usage");
@@ -2302,12 +2302,12 @@ function v_IdleStateUpdate(v: any): true | undefined {
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   x = v.stopReason;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/stopReason");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/stopReason");
   return v_33(v);
 }
 
 function v_RequiresActionStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
   if (x !== undefined && !(x === null || v_31(x))) return rt.at("/background");
@@ -2317,7 +2317,7 @@ function v_RequiresActionStateUpdate(v: any): true | undefined {
 }
 
 function v_UnknownStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
   if (x !== undefined && !(x === null || v_31(x))) return rt.at("/background");
@@ -2327,18 +2327,18 @@ function v_UnknownStateUpdate(v: any): true | undefined {
 }
 
 function v_SetSessionTitleResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ResumeSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x !== undefined && !v_24(x)) return rt.at("/configOptions");
@@ -2350,7 +2350,7 @@ function v_ResumeSessionResponse(v: any): true | undefined {
 }
 
 function v_CloseSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -2358,7 +2358,7 @@ function v_CloseSessionResponse(v: any): true | undefined {
 }
 
 function v_CancelToolCallResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -2366,7 +2366,7 @@ function v_CancelToolCallResponse(v: any): true | undefined {
 }
 
 function v_CancelTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -2374,7 +2374,7 @@ function v_CancelTerminalResponse(v: any): true | undefined {
 }
 
 function v_SetSessionConfigOptionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
@@ -2385,7 +2385,7 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
 }
 
 function v_PromptResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2396,7 +2396,7 @@ function v_PromptResponse(v: any): true | undefined {
 }
 
 function v_MessageId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ExtResponse(v: any): true | undefined {
@@ -2412,18 +2412,18 @@ function v_34(v: any): true | undefined {
 }
 
 function v_AgentNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_34(x))) return rt.at("/params");
   return true;
 }
 
 function v_UpdateSessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2533,7 +2533,7 @@ function v_SessionUpdateOther(v: any): true | undefined {
 }
 
 function v_SessionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.sessionUpdate;
   let ok: true | undefined;
   switch (t) {
@@ -2613,7 +2613,7 @@ function v_SessionUpdate(v: any): true | undefined {
 }
 
 function v_ContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2627,7 +2627,7 @@ function v_ContentChunk(v: any): true | undefined {
 }
 
 function v_35(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return rt.atKey(i);
@@ -2636,7 +2636,7 @@ function v_35(v: any): true | undefined {
 }
 
 function v_UserMessage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2649,7 +2649,7 @@ function v_UserMessage(v: any): true | undefined {
 }
 
 function v_AgentMessage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2662,7 +2662,7 @@ function v_AgentMessage(v: any): true | undefined {
 }
 
 function v_AgentThought(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2675,7 +2675,7 @@ function v_AgentThought(v: any): true | undefined {
 }
 
 function v_ToolCallContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
@@ -2689,44 +2689,44 @@ function v_ToolCallContentChunk(v: any): true | undefined {
 }
 
 function v_TerminalOutput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalExitStatus(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/exitCode");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/exitCode");
   x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/signal");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalSize(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cols;
   if (x === undefined) return rt.failAt("/cols", "missing required property");
-  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]"))) return rt.at("/cols");
+  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]", x))) return rt.at("/cols");
   x = v.rows;
   if (x === undefined) return rt.failAt("/rows", "missing required property");
-  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]"))) return rt.at("/rows");
+  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]", x))) return rt.at("/rows");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_TerminalCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cancel;
   if (x !== undefined && !(x === null || v_TerminalCancelCapabilities(x))) return rt.at("/cancel");
@@ -2736,7 +2736,7 @@ function v_TerminalCapabilities(v: any): true | undefined {
 }
 
 function v_TerminalCancelCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -2744,13 +2744,13 @@ function v_TerminalCancelCapabilities(v: any): true | undefined {
 }
 
 function v_TerminalUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v.command;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/command");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/command");
   x = v.cwd;
   if (x !== undefined && !(x === null || v_AbsolutePath(x))) return rt.at("/cwd");
   x = v.output;
@@ -2767,14 +2767,14 @@ function v_TerminalUpdate(v: any): true | undefined {
 }
 
 function v_TerminalOutputChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
@@ -2801,7 +2801,7 @@ function v_PlanUpdateContentOther(v: any): true | undefined {
 }
 
 function v_PlanUpdateContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2821,15 +2821,15 @@ function v_PlanUpdateContent(v: any): true | undefined {
 }
 
 function v_PlanId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_PlanEntry(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v.priority;
   if (x === undefined) return rt.failAt("/priority", "missing required property");
   if (!v_PlanEntryPriority(x)) return rt.at("/priority");
@@ -2842,15 +2842,15 @@ function v_PlanEntry(v: any): true | undefined {
 }
 
 function v_PlanEntryPriority(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_PlanEntryStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_36(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PlanEntry(x)) return rt.atKey(i);
@@ -2859,7 +2859,7 @@ function v_36(v: any): true | undefined {
 }
 
 function v_PlanItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
@@ -2873,35 +2873,35 @@ function v_PlanItems(v: any): true | undefined {
 }
 
 function v_PlanFile(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
   if (!v_PlanId(x)) return rt.at("/planId");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PlanMarkdown(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
   if (!v_PlanId(x)) return rt.at("/planId");
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_PlanUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.plan;
   if (x === undefined) return rt.failAt("/plan", "missing required property");
@@ -2912,7 +2912,7 @@ function v_PlanUpdate(v: any): true | undefined {
 }
 
 function v_PlanRemoved(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
@@ -2923,7 +2923,7 @@ function v_PlanRemoved(v: any): true | undefined {
 }
 
 function v_AvailableCommandsUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
@@ -2934,7 +2934,7 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
 }
 
 function v_ConfigOptionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
@@ -2945,40 +2945,40 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
 }
 
 function v_SessionInfoUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_Cost(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.amount;
   if (x === undefined) return rt.failAt("/amount", "missing required property");
-  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number"))) return rt.at("/amount");
+  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number", x))) return rt.at("/amount");
   x = v.currency;
   if (x === undefined) return rt.failAt("/currency", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/currency");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/currency");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_UsageUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.used;
   if (x === undefined) return rt.failAt("/used", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/used");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/used");
   x = v.size;
   if (x === undefined) return rt.failAt("/size", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/size");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/size");
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
   x = v._meta;
@@ -2987,35 +2987,35 @@ function v_UsageUpdate(v: any): true | undefined {
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_Notice(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.severity;
   if (x === undefined) return rt.failAt("/severity", "missing required property");
   if (!v_NoticeSeverity(x)) return rt.at("/severity");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters"))) return rt.at("/title");
+  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_CompactionStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_CompactionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compactionId;
   if (x === undefined) return rt.failAt("/compactionId", "missing required property");
@@ -3026,14 +3026,14 @@ function v_CompactionUpdate(v: any): true | undefined {
   x = v.summary;
   if (x !== undefined && !(x === null || v_35(x))) return rt.at("/summary");
   x = v.error;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/error");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/error");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_CompactionSummaryChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compactionId;
   if (x === undefined) return rt.failAt("/compactionId", "missing required property");
@@ -3047,7 +3047,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
 }
 
 function v_SubagentSessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cancel;
   if (x !== undefined && !(x === null || v_SessionCancelCapabilities(x))) return rt.at("/cancel");
@@ -3057,7 +3057,7 @@ function v_SubagentSessionCapabilities(v: any): true | undefined {
 }
 
 function v_SessionCancelCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3065,15 +3065,15 @@ function v_SessionCancelCapabilities(v: any): true | undefined {
 }
 
 function v_SubagentUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_SubagentSessionCapabilities(x))) return rt.at("/capabilities");
   x = v.state;
@@ -3088,7 +3088,7 @@ function v_SubagentUpdate(v: any): true | undefined {
 }
 
 function v_SessionMessage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -3109,7 +3109,7 @@ function v_SessionMessage(v: any): true | undefined {
 }
 
 function v_SessionMessageChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -3123,7 +3123,7 @@ function v_SessionMessageChunk(v: any): true | undefined {
 }
 
 function v_CompleteElicitationNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.elicitationId;
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
@@ -3134,7 +3134,7 @@ function v_CompleteElicitationNotification(v: any): true | undefined {
 }
 
 function v_AuthStatusUpdateNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.state;
   if (x === undefined) return rt.failAt("/state", "missing required property");
@@ -3177,21 +3177,21 @@ function v_37(v: any): true | undefined {
 }
 
 function v_ClientRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_37(x))) return rt.at("/params");
   return true;
 }
 
 function v_InitializeRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.protocolVersion;
   if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
@@ -3207,7 +3207,7 @@ function v_InitializeRequest(v: any): true | undefined {
 }
 
 function v_ClientCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.auth;
   if (x !== undefined && !(x === null || v_ClientAuthCapabilities(x))) return rt.at("/auth");
@@ -3219,7 +3219,7 @@ function v_ClientCapabilities(v: any): true | undefined {
 }
 
 function v_ClientAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminal;
   if (x !== undefined && !(x === null || v_TerminalAuthCapabilities(x))) return rt.at("/terminal");
@@ -3229,7 +3229,7 @@ function v_ClientAuthCapabilities(v: any): true | undefined {
 }
 
 function v_TerminalAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3237,7 +3237,7 @@ function v_TerminalAuthCapabilities(v: any): true | undefined {
 }
 
 function v_ElicitationCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.form;
   if (x !== undefined && !(x === null || v_ElicitationFormCapabilities(x))) return rt.at("/form");
@@ -3249,7 +3249,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
 }
 
 function v_ElicitationFormCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3257,7 +3257,7 @@ function v_ElicitationFormCapabilities(v: any): true | undefined {
 }
 
 function v_ElicitationUrlCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3265,7 +3265,7 @@ function v_ElicitationUrlCapabilities(v: any): true | undefined {
 }
 
 function v_LoginAuthRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
@@ -3276,7 +3276,7 @@ function v_LoginAuthRequest(v: any): true | undefined {
 }
 
 function v_ListProvidersRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3284,16 +3284,16 @@ function v_ListProvidersRequest(v: any): true | undefined {
 }
 
 function v_38(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(k);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(k);
   }
   return true;
 }
 
 function v_SetProviderRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.providerId;
   if (x === undefined) return rt.failAt("/providerId", "missing required property");
@@ -3303,7 +3303,7 @@ function v_SetProviderRequest(v: any): true | undefined {
   if (!v_LlmProtocol(x)) return rt.at("/apiType");
   x = v.baseUrl;
   if (x === undefined) return rt.failAt("/baseUrl", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/baseUrl");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/baseUrl");
   x = v.headers;
   if (x !== undefined && !v_38(x)) return rt.at("/headers");
   x = v._meta;
@@ -3312,7 +3312,7 @@ function v_SetProviderRequest(v: any): true | undefined {
 }
 
 function v_DisableProviderRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.providerId;
   if (x === undefined) return rt.failAt("/providerId", "missing required property");
@@ -3323,7 +3323,7 @@ function v_DisableProviderRequest(v: any): true | undefined {
 }
 
 function v_LogoutAuthRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3331,7 +3331,7 @@ function v_LogoutAuthRequest(v: any): true | undefined {
 }
 
 function v_AuthStatusRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3339,7 +3339,7 @@ function v_AuthStatusRequest(v: any): true | undefined {
 }
 
 function v_39(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_McpServer(x)) return rt.atKey(i);
@@ -3348,7 +3348,7 @@ function v_39(v: any): true | undefined {
 }
 
 function v_NewSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
@@ -3381,7 +3381,7 @@ function v_McpServerOther(v: any): true | undefined {
 }
 
 function v_McpServer(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -3401,21 +3401,21 @@ function v_McpServer(v: any): true | undefined {
 }
 
 function v_HttpHeader(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_40(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_HttpHeader(x)) return rt.atKey(i);
@@ -3424,14 +3424,14 @@ function v_40(v: any): true | undefined {
 }
 
 function v_McpServerHttp(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
   if (x !== undefined && !v_40(x)) return rt.at("/headers");
   x = v._meta;
@@ -3440,11 +3440,11 @@ function v_McpServerHttp(v: any): true | undefined {
 }
 
 function v_McpServerAcp(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.serverId;
   if (x === undefined) return rt.failAt("/serverId", "missing required property");
   if (!v_McpServerAcpId(x)) return rt.at("/serverId");
@@ -3454,11 +3454,11 @@ function v_McpServerAcp(v: any): true | undefined {
 }
 
 function v_McpServerStdio(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.command;
   if (x === undefined) return rt.failAt("/command", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/command");
@@ -3472,7 +3472,7 @@ function v_McpServerStdio(v: any): true | undefined {
 }
 
 function v_SystemPrompt(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.mode;
   if (x === undefined) return rt.failAt("/mode", "missing required property");
@@ -3486,11 +3486,11 @@ function v_SystemPrompt(v: any): true | undefined {
 }
 
 function v_SystemPromptMode(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_ListSessionsRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cwd;
   if (x !== undefined && !(x === null || v_AbsolutePath(x))) return rt.at("/cwd");
@@ -3504,11 +3504,11 @@ function v_ListSessionsRequest(v: any): true | undefined {
 }
 
 function v_SessionArchiveFilter(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function v_DeleteSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3519,7 +3519,7 @@ function v_DeleteSessionRequest(v: any): true | undefined {
 }
 
 function v_ForkSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3539,7 +3539,7 @@ function v_ForkSessionRequest(v: any): true | undefined {
 }
 
 function v_ArchiveSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3550,7 +3550,7 @@ function v_ArchiveSessionRequest(v: any): true | undefined {
 }
 
 function v_UnarchiveSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3561,7 +3561,7 @@ function v_UnarchiveSessionRequest(v: any): true | undefined {
 }
 
 function v_SessionStatusRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3572,21 +3572,21 @@ function v_SessionStatusRequest(v: any): true | undefined {
 }
 
 function v_SetSessionTitleRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_ResumeSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3616,7 +3616,7 @@ function v_ReplayFromOther(v: any): true | undefined {
 }
 
 function v_ReplayFrom(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -3630,7 +3630,7 @@ function v_ReplayFrom(v: any): true | undefined {
 }
 
 function v_ReplayFromStart(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3638,7 +3638,7 @@ function v_ReplayFromStart(v: any): true | undefined {
 }
 
 function v_CloseSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3649,7 +3649,7 @@ function v_CloseSessionRequest(v: any): true | undefined {
 }
 
 function v_CancelToolCallRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3663,7 +3663,7 @@ function v_CancelToolCallRequest(v: any): true | undefined {
 }
 
 function v_CancelTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3688,7 +3688,7 @@ function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/value");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/value");
   return true;
 }
 
@@ -3700,7 +3700,7 @@ function v_SetSessionConfigOptionRequestOther(v: any): true | undefined {
 }
 
 function v_41(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -3717,7 +3717,7 @@ function v_41(v: any): true | undefined {
 }
 
 function v_SetSessionConfigOptionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3731,7 +3731,7 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
 }
 
 function v_42(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3741,7 +3741,7 @@ function v_42(v: any): true | undefined {
 }
 
 function v_PromptRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3763,7 +3763,7 @@ function v_43(v: any): true | undefined {
 }
 
 function v_44(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -3781,7 +3781,7 @@ function v_ClientResponse(v: any): true | undefined {
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.outcome;
   if (x === undefined) return rt.failAt("/outcome", "missing required property");
@@ -3804,7 +3804,7 @@ function v_RequestPermissionOutcomeOther(v: any): true | undefined {
 }
 
 function v_RequestPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.outcome;
   let ok: true | undefined;
   switch (t) {
@@ -3821,7 +3821,7 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
 }
 
 function v_CancelledPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3829,7 +3829,7 @@ function v_CancelledPermissionOutcome(v: any): true | undefined {
 }
 
 function v_SelectedPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.optionId;
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
@@ -3856,7 +3856,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
 }
 
 function v_45(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let ok: true | undefined;
   switch (t) {
@@ -3876,7 +3876,7 @@ function v_45(v: any): true | undefined {
 }
 
 function v_CreateElicitationResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
@@ -3884,17 +3884,17 @@ function v_CreateElicitationResponse(v: any): true | undefined {
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number"))) return true;
-  if ((typeof v === "boolean" || rt.fail("expected a boolean"))) return true;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
+  if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
   if (v_6(v)) return true;
   if (true) return true;
   return rt.fail("matches no alternative");
 }
 
 function v_46(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationContentValue(x)) return rt.atKey(k);
@@ -3903,7 +3903,7 @@ function v_46(v: any): true | undefined {
 }
 
 function v_ElicitationAcceptAction(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x !== undefined && !(x === null || v_46(x))) return rt.at("/content");
@@ -3911,7 +3911,7 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
 }
 
 function v_47(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
@@ -3921,7 +3921,7 @@ function v_47(v: any): true | undefined {
 }
 
 function v_48(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.error;
   if (x === undefined) return rt.failAt("/error", "missing required property");
@@ -3938,14 +3938,14 @@ function v_MessageMcpResponse(v: any): true | undefined {
 }
 
 function v_McpError(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.code;
   if (x === undefined) return rt.failAt("/code", "missing required property");
-  if (!(Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 || rt.fail("expected an integer (int32) in [-2147483648, 2147483647]"))) return rt.at("/code");
+  if (!(Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 || rt.fail("expected an integer (int32) in [-2147483648, 2147483647]", x))) return rt.at("/code");
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   return true;
 }
 
@@ -3957,18 +3957,18 @@ function v_49(v: any): true | undefined {
 }
 
 function v_ClientNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_49(x))) return rt.at("/params");
   return true;
 }
 
 function v_CancelSessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -3979,7 +3979,7 @@ function v_CancelSessionNotification(v: any): true | undefined {
 }
 
 function v_MessageMcpNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.serverId;
   if (x === undefined) return rt.failAt("/serverId", "missing required property");
@@ -3989,7 +3989,7 @@ function v_MessageMcpNotification(v: any): true | undefined {
   if (!v_McpRequestId(x)) return rt.at("/requestId");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/params");
   x = v._meta;
@@ -3998,7 +3998,7 @@ function v_MessageMcpNotification(v: any): true | undefined {
 }
 
 function v_CancelRequestNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestId;
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
@@ -4015,14 +4015,14 @@ function v_50(v: any): true | undefined {
 }
 
 function v_ProxyRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_50(x))) return rt.at("/params");
   return true;
@@ -4033,11 +4033,11 @@ function v_InitializeProxyRequest(v: any): true | undefined {
 }
 
 function v_ProxySuccessorRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
@@ -4050,7 +4050,7 @@ function v_51(v: any): true | undefined {
 }
 
 function v_52(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
@@ -4081,22 +4081,22 @@ function v_53(v: any): true | undefined {
 }
 
 function v_ProxyNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_53(x))) return rt.at("/params");
   return true;
 }
 
 function v_ProxySuccessorNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v._meta;
   if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
   return true;
