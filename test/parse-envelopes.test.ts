@@ -148,5 +148,7 @@ function checkResult(surface: Surface, envelope: string, entry: MethodEntry): vo
   expect(validatorOf(surface, envelope)(response).value).toBe(response);
 
   // A result that does not fit the method's type fails (ProxySuccessorResponse is any JSON).
-  expect(askingParser(surface, envelope)(entry.method, { id: 9, result: 5 }).ok).toBe(parserOf(surface, entry.result!)(5).ok);
+  const bad = askingParser(surface, envelope)(entry.method, { id: 9, result: 5 });
+  expect(bad.ok).toBe(parserOf(surface, entry.result!)(5).ok);
+  if (!bad.ok) expect(bad.issues?.[0]?.path).toBe("/result");
 }

@@ -4,7 +4,7 @@
  * value. Long strings are cut; objects and arrays are named, not printed.
  */
 import { describe, expect, it } from "vitest";
-import { parserOf, validatorOf } from "./support/surfaces.js";
+import { ENTRIES, parserOf, validatorOf } from "./support/surfaces.js";
 
 const CASES = [
   { type: "ToolCallUpdate", input: { toolCallId: 5 }, path: "/toolCallId", message: "expected a string, got number 5" },
@@ -25,6 +25,14 @@ describe("issues name the expected and the received value", () => {
       });
     }
   }
+
+  it("a union no alternative matches reports the alternative that got deepest into the value", () => {
+    expect(validatorOf("v2/unstable", "AgentResponse")({ id: 1 }).issues).toEqual([{ path: "/result", message: "missing required property" }]);
+    const response = { id: 1, result: { stopReason: 5 } };
+    const parse = (ENTRIES["v1"].parse as unknown as Record<string, (m: string, v: unknown) => { issues?: unknown }>).AgentResponseFor!;
+    expect(parse("session/prompt", response).issues).toEqual([{ path: "/result/stopReason", message: expect.stringMatching(/^expected one of .*, got number 5$/) }]);
+    expect(validatorOf("v2/unstable", "RequestId")(1.5).issues).toEqual([{ path: "", message: "matches no alternative, got number 1.5" }]);
+  });
 
   it("parse reports the same where the failure is not forgiven", () => {
     expect(parserOf("v2/unstable", "PromptRequest")({ sessionId: true, prompt: [] }).issues).toEqual([{ path: "/sessionId", message: "expected a string, got boolean true" }]);

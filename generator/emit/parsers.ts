@@ -289,10 +289,10 @@ class ParserWriter {
     return this.pool.internConst("K_", literalList(names));
   }
 
-  /** First alternative that decodes wins (serde's untagged enums). */
+  /** First alternative that decodes wins (serde's untagged enums); else the deepest failure. */
   private union(node: UnionNode): string {
-    const tries = node.options.map((o) => `  y = ${this.decode(o.node, "v")};\n  if (y !== undefined) return y;`);
-    return `  let y: any;\n${tries.join("\n")}\n  return rt.fail("matches no alternative");\n`;
+    const tries = node.options.map((o, i) => `  y = ${this.decode(o.node, "v")};\n  if (y !== undefined) return y;\n  best = ${i ? "rt.deeper(best)" : "rt.failure()"};`);
+    return `  let y: any, best: rt.Failure;\n${tries.join("\n")}\n  return rt.noAlternative(best, v);\n`;
   }
 }
 

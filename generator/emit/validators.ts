@@ -151,7 +151,10 @@ class ValidatorWriter {
 
   private union(node: UnionNode): string {
     const options = node.options.map((o) => this.check(o.node, "v"));
-    if (!node.exclusive) return `${options.map((o) => `  if (${o}) return true;`).join("\n")}\n  return rt.fail("matches no alternative");\n`;
+    if (!node.exclusive) {
+      const tries = options.map((o, i) => `  if (${o}) return true;\n  best = ${i ? "rt.deeper(best)" : "rt.failure()"};`);
+      return `  let best: rt.Failure;\n${tries.join("\n")}\n  return rt.noAlternative(best, v);\n`;
+    }
     return `  let n = 0;\n${options.map((o) => `  if (${o}) n++;`).join("\n")}\n  return n === 1 || rt.fail(n ? "matches more than one alternative (oneOf)" : "matches no alternative");\n`;
   }
 }

@@ -48,6 +48,34 @@ export function atKey(key: string | number): undefined {
   return undefined;
 }
 
+/** A failure as recorded so far: its path segments (innermost first) and message. */
+export interface Failure {
+  readonly trail: readonly string[];
+  readonly reason: string;
+}
+
+/** The current failure, to compare the alternatives of a union. */
+export function failure(): Failure {
+  return { trail, reason };
+}
+
+/** Whichever of `best` and the current failure got deeper into the value. */
+export function deeper(best: Failure): Failure {
+  return trail.length > best.trail.length ? { trail, reason } : best;
+}
+
+/**
+ * Ends a union no alternative matched: the failure of the alternative that got
+ * deepest into the value (e.g. `/result/stopReason` of a response), or, when
+ * none got inside it, "matches no alternative".
+ */
+export function noAlternative(best: Failure, value: unknown): undefined {
+  if (best.trail.length === 0) return fail("matches no alternative", value);
+  trail = [...best.trail];
+  reason = best.reason;
+  return undefined;
+}
+
 /** Wraps a decoded value (or the failure marker) into a `Result`. */
 export function finish<T>(value: unknown): Result<T> {
   if (value !== undefined) return { ok: true, value: value as T };

@@ -75,14 +75,17 @@ function p_AgentRequest(v: any): any {
 }
 
 function p_RequestId(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = (v === null ? v : rt.fail("expected null", v));
   if (y !== undefined) return y;
+  best = rt.failure();
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_1(v: any): any {
@@ -620,12 +623,14 @@ function p_ResourceLink(v: any): any {
 }
 
 function p_EmbeddedResourceResource(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_TextResourceContents(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
@@ -1123,12 +1128,14 @@ function p_CreateElicitationRequestUrl(v: any): any {
 }
 
 function p_8(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_ElicitationRequestScope(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 const K_9 = ["message", "_meta"];
@@ -1842,12 +1849,14 @@ function p_18(v: any): any {
 }
 
 function p_AgentResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_16(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_18(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_19(v: any): any {
@@ -2578,12 +2587,14 @@ function p_25(v: any): any {
 }
 
 function p_SessionConfigSelectOptions(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_24(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_25(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -3391,10 +3402,11 @@ function p_AvailableCommand(v: any): any {
 }
 
 function p_AvailableCommandInput(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_UnstructuredCommandInput(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.failure();
+  return rt.noAlternative(best, v);
 }
 
 function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
@@ -4717,12 +4729,14 @@ function p_41(v: any): any {
 }
 
 function p_ClientResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_41(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_18(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_WriteTextFileResponse(v: any, out: any): true | undefined {
@@ -5040,18 +5054,23 @@ function p_CreateElicitationResponse(v: any): any {
 }
 
 function p_ElicitationContentValue(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
+  best = rt.failure();
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = p_6(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_44(v: any): any {

@@ -12,17 +12,28 @@ import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
 
 function v_0(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_WriteTextFileRequest(v)) return true;
+  best = rt.failure();
   if (v_ReadTextFileRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_RequestPermissionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CreateTerminalRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_TerminalOutputRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ReleaseTerminalRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_WaitForTerminalExitRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_KillTerminalRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CreateElicitationRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_AgentRequest(v: any): true | undefined {
@@ -40,10 +51,14 @@ function v_AgentRequest(v: any): true | undefined {
 }
 
 function v_RequestId(v: any): true | undefined {
+  let best: rt.Failure;
   if ((v === null || rt.fail("expected null", v))) return true;
+  best = rt.failure();
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.deeper(best);
   if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_1(v: any): true | undefined {
@@ -346,9 +361,12 @@ function v_ResourceLink(v: any): true | undefined {
 }
 
 function v_EmbeddedResourceResource(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_TextResourceContents(v)) return true;
+  best = rt.failure();
   if (v_BlobResourceContents(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_TextResourceContents(v: any): true | undefined {
@@ -595,9 +613,12 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
 }
 
 function v_8(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_ElicitationSessionScope(v)) return true;
+  best = rt.failure();
   if (v_ElicitationRequestScope(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
@@ -935,20 +956,34 @@ function v_ExtRequest(v: any): true | undefined {
 }
 
 function v_12(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeResponse(v)) return true;
+  best = rt.failure();
   if (v_AuthenticateResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_LogoutResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_NewSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_LoadSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ListSessionsResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_DeleteSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ResumeSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CloseSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionModeResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionConfigOptionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_PromptResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtResponse(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_13(v: any): true | undefined {
@@ -976,9 +1011,12 @@ function v_14(v: any): true | undefined {
 }
 
 function v_AgentResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_13(v)) return true;
+  best = rt.failure();
   if (v_14(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_15(v: any): true | undefined {
@@ -1373,9 +1411,12 @@ function v_21(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_20(v)) return true;
+  best = rt.failure();
   if (v_21(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -1573,10 +1614,14 @@ function v_ErrorCode(v: any): true | undefined {
 }
 
 function v_23(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_SessionNotification(v)) return true;
+  best = rt.failure();
   if (v_CompleteElicitationNotification(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_AgentNotification(v: any): true | undefined {
@@ -1816,8 +1861,10 @@ function v_AvailableCommand(v: any): true | undefined {
 }
 
 function v_AvailableCommandInput(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_UnstructuredCommandInput(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.failure();
+  return rt.noAlternative(best, v);
 }
 
 function v_UnstructuredCommandInput(v: any): true | undefined {
@@ -2000,20 +2047,34 @@ function v_ExtNotification(v: any): true | undefined {
 }
 
 function v_27(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeRequest(v)) return true;
+  best = rt.failure();
   if (v_AuthenticateRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_LogoutRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_NewSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_LoadSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ListSessionsRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_DeleteSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ResumeSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CloseSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionModeRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionConfigOptionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_PromptRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ClientRequest(v: any): true | undefined {
@@ -2450,17 +2511,28 @@ function v_PromptRequest(v: any): true | undefined {
 }
 
 function v_32(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_WriteTextFileResponse(v)) return true;
+  best = rt.failure();
   if (v_ReadTextFileResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_RequestPermissionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CreateTerminalResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_TerminalOutputResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ReleaseTerminalResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_WaitForTerminalExitResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_KillTerminalResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CreateElicitationResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtResponse(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_33(v: any): true | undefined {
@@ -2476,9 +2548,12 @@ function v_33(v: any): true | undefined {
 }
 
 function v_ClientResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_33(v)) return true;
+  best = rt.failure();
   if (v_14(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_WriteTextFileResponse(v: any): true | undefined {
@@ -2659,12 +2734,18 @@ function v_CreateElicitationResponse(v: any): true | undefined {
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
+  let best: rt.Failure;
   if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  best = rt.failure();
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.deeper(best);
   if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
+  best = rt.deeper(best);
   if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
+  best = rt.deeper(best);
   if (v_6(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_35(v: any): true | undefined {
@@ -2685,9 +2766,12 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
 }
 
 function v_36(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_CancelNotification(v)) return true;
+  best = rt.failure();
   if (v_ExtNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ClientNotification(v: any): true | undefined {

@@ -61,12 +61,14 @@ function p_AgentRequest(v: any): any {
 }
 
 function p_RequestId(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
+  best = rt.failure();
   y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_1(v: any): any {
@@ -655,12 +657,14 @@ function p_ResourceLink(v: any): any {
 }
 
 function p_EmbeddedResourceResource(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_TextResourceContents(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
@@ -1206,12 +1210,14 @@ function p_CreateElicitationRequestUrl(v: any): any {
 }
 
 function p_11(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_ElicitationRequestScope(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 const K_12 = ["message", "_meta"];
@@ -1903,12 +1909,14 @@ function p_19(v: any): any {
 }
 
 function p_20(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
+  best = rt.failure();
   y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_21(v: any, out: any): true | undefined {
@@ -1937,12 +1945,14 @@ function p_22(v: any): any {
 }
 
 function p_AgentResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_19(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_22(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_23(v: any): any {
@@ -2651,12 +2661,14 @@ function p_30(v: any): any {
 }
 
 function p_SessionConfigSelectOptions(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_29(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_30(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -3183,14 +3195,17 @@ function p_ErrorCode(v: any): any {
 }
 
 function p_ErrorData(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_UnsupportedProtocolVersionErrorData(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_SessionNotFoundErrorData(v);
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = rt.copyJson(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_34(v: any): any {
@@ -5385,12 +5400,14 @@ function p_49(v: any): any {
 }
 
 function p_ClientResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_49(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_22(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_RequestPermissionResponse(v: any, out: any): true | undefined {
@@ -5547,20 +5564,26 @@ function p_CreateElicitationResponse(v: any): any {
 }
 
 function p_ElicitationContentValue(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
+  best = rt.failure();
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = p_15(v);
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = rt.copyJson(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_52(v: any): any {

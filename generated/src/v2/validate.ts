@@ -12,10 +12,14 @@ import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
 
 function v_0(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_RequestPermissionRequest(v)) return true;
+  best = rt.failure();
   if (v_CreateElicitationRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_AgentRequest(v: any): true | undefined {
@@ -33,9 +37,12 @@ function v_AgentRequest(v: any): true | undefined {
 }
 
 function v_RequestId(v: any): true | undefined {
+  let best: rt.Failure;
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.failure();
   if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_1(v: any): true | undefined {
@@ -392,9 +399,12 @@ function v_ResourceLink(v: any): true | undefined {
 }
 
 function v_EmbeddedResourceResource(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_TextResourceContents(v)) return true;
+  best = rt.failure();
   if (v_BlobResourceContents(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_TextResourceContents(v: any): true | undefined {
@@ -1047,20 +1057,34 @@ function v_ExtRequest(v: any): true | undefined {
 }
 
 function v_15(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeResponse(v)) return true;
+  best = rt.failure();
   if (v_LoginAuthResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_LogoutAuthResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_NewSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ListSessionsResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_DeleteSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ResumeSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CloseSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CancelToolCallResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CancelTerminalResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionConfigOptionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_PromptResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtResponse(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_16(v: any): true | undefined {
@@ -1076,9 +1100,12 @@ function v_16(v: any): true | undefined {
 }
 
 function v_17(v: any): true | undefined {
+  let best: rt.Failure;
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.failure();
   if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_18(v: any): true | undefined {
@@ -1094,9 +1121,12 @@ function v_18(v: any): true | undefined {
 }
 
 function v_AgentResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_16(v)) return true;
+  best = rt.failure();
   if (v_18(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_19(v: any): true | undefined {
@@ -1492,9 +1522,12 @@ function v_25(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_24(v)) return true;
+  best = rt.failure();
   if (v_25(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -1781,10 +1814,14 @@ function v_ErrorCode(v: any): true | undefined {
 }
 
 function v_ErrorData(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_UnsupportedProtocolVersionErrorData(v)) return true;
+  best = rt.failure();
   if (v_SessionNotFoundErrorData(v)) return true;
+  best = rt.deeper(best);
   if (true) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_28(v: any): true | undefined {
@@ -1822,10 +1859,14 @@ function v_SessionNotFoundErrorData(v: any): true | undefined {
 }
 
 function v_29(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_UpdateSessionNotification(v)) return true;
+  best = rt.failure();
   if (v_CompleteElicitationNotification(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_AgentNotification(v: any): true | undefined {
@@ -2591,20 +2632,34 @@ function v_ExtNotification(v: any): true | undefined {
 }
 
 function v_34(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeRequest(v)) return true;
+  best = rt.failure();
   if (v_LoginAuthRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_LogoutAuthRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_NewSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ListSessionsRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_DeleteSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ResumeSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CloseSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CancelToolCallRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CancelTerminalRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionConfigOptionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_PromptRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ClientRequest(v: any): true | undefined {
@@ -3015,10 +3070,14 @@ function v_PromptRequest(v: any): true | undefined {
 }
 
 function v_39(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_RequestPermissionResponse(v)) return true;
+  best = rt.failure();
   if (v_CreateElicitationResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtResponse(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_40(v: any): true | undefined {
@@ -3034,9 +3093,12 @@ function v_40(v: any): true | undefined {
 }
 
 function v_ClientResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_40(v)) return true;
+  best = rt.failure();
   if (v_18(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
@@ -3143,13 +3205,20 @@ function v_CreateElicitationResponse(v: any): true | undefined {
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
+  let best: rt.Failure;
   if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  best = rt.failure();
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.deeper(best);
   if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
+  best = rt.deeper(best);
   if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
+  best = rt.deeper(best);
   if (v_6(v)) return true;
+  best = rt.deeper(best);
   if (true) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_42(v: any): true | undefined {
@@ -3170,9 +3239,12 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
 }
 
 function v_43(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_CancelSessionNotification(v)) return true;
+  best = rt.failure();
   if (v_ExtNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ClientNotification(v: any): true | undefined {

@@ -12,18 +12,30 @@ import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
 
 function v_0(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_WriteTextFileRequest(v)) return true;
+  best = rt.failure();
   if (v_ReadTextFileRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_RequestPermissionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CreateTerminalRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_TerminalOutputRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ReleaseTerminalRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_WaitForTerminalExitRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_KillTerminalRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CreateElicitationRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_MessageMcpRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_AgentRequest(v: any): true | undefined {
@@ -41,10 +53,14 @@ function v_AgentRequest(v: any): true | undefined {
 }
 
 function v_RequestId(v: any): true | undefined {
+  let best: rt.Failure;
   if ((v === null || rt.fail("expected null", v))) return true;
+  best = rt.failure();
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.deeper(best);
   if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_1(v: any): true | undefined {
@@ -347,9 +363,12 @@ function v_ResourceLink(v: any): true | undefined {
 }
 
 function v_EmbeddedResourceResource(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_TextResourceContents(v)) return true;
+  best = rt.failure();
   if (v_BlobResourceContents(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_TextResourceContents(v: any): true | undefined {
@@ -596,9 +615,12 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
 }
 
 function v_8(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_ElicitationSessionScope(v)) return true;
+  best = rt.failure();
   if (v_ElicitationRequestScope(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
@@ -963,29 +985,52 @@ function v_ExtRequest(v: any): true | undefined {
 }
 
 function v_12(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeResponse(v)) return true;
+  best = rt.failure();
   if (v_AuthenticateResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ListProvidersResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SetProviderResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_DisableProviderResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_LogoutResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_AuthStatusResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_NewSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_LoadSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ListSessionsResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_DeleteSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ForkSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ArchiveSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_UnarchiveSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SessionStatusResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionTitleResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ResumeSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CloseSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionModeResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionConfigOptionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_PromptResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtResponse(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_13(v: any): true | undefined {
@@ -1013,9 +1058,12 @@ function v_14(v: any): true | undefined {
 }
 
 function v_AgentResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_13(v)) return true;
+  best = rt.failure();
   if (v_14(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_15(v: any): true | undefined {
@@ -1633,9 +1681,12 @@ function v_24(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_23(v)) return true;
+  best = rt.failure();
   if (v_24(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -1917,11 +1968,16 @@ function v_ErrorCode(v: any): true | undefined {
 }
 
 function v_26(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_SessionNotification(v)) return true;
+  best = rt.failure();
   if (v_CompleteElicitationNotification(v)) return true;
+  best = rt.deeper(best);
   if (v_AuthStatusUpdateNotification(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_AgentNotification(v: any): true | undefined {
@@ -2296,8 +2352,10 @@ function v_AvailableCommand(v: any): true | undefined {
 }
 
 function v_AvailableCommandInput(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_UnstructuredCommandInput(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.failure();
+  return rt.noAlternative(best, v);
 }
 
 function v_UnstructuredCommandInput(v: any): true | undefined {
@@ -2713,29 +2771,52 @@ function v_ExtNotification(v: any): true | undefined {
 }
 
 function v_31(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeRequest(v)) return true;
+  best = rt.failure();
   if (v_AuthenticateRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ListProvidersRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetProviderRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_DisableProviderRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_LogoutRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_AuthStatusRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_NewSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_LoadSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ListSessionsRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_DeleteSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ForkSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ArchiveSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_UnarchiveSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SessionStatusRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionTitleRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ResumeSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CloseSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionModeRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionConfigOptionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_PromptRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ClientRequest(v: any): true | undefined {
@@ -3356,18 +3437,30 @@ function v_PromptRequest(v: any): true | undefined {
 }
 
 function v_36(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_WriteTextFileResponse(v)) return true;
+  best = rt.failure();
   if (v_ReadTextFileResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_RequestPermissionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CreateTerminalResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_TerminalOutputResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ReleaseTerminalResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_WaitForTerminalExitResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_KillTerminalResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CreateElicitationResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_MessageMcpResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtResponse(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_37(v: any): true | undefined {
@@ -3383,9 +3476,12 @@ function v_37(v: any): true | undefined {
 }
 
 function v_ClientResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_37(v)) return true;
+  best = rt.failure();
   if (v_14(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_WriteTextFileResponse(v: any): true | undefined {
@@ -3566,12 +3662,18 @@ function v_CreateElicitationResponse(v: any): true | undefined {
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
+  let best: rt.Failure;
   if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  best = rt.failure();
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.deeper(best);
   if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
+  best = rt.deeper(best);
   if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
+  best = rt.deeper(best);
   if (v_6(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_39(v: any): true | undefined {
@@ -3613,9 +3715,12 @@ function v_41(v: any): true | undefined {
 }
 
 function v_MessageMcpResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_40(v)) return true;
+  best = rt.failure();
   if (v_41(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_McpError(v: any): true | undefined {
@@ -3631,10 +3736,14 @@ function v_McpError(v: any): true | undefined {
 }
 
 function v_42(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_CancelNotification(v)) return true;
+  best = rt.failure();
   if (v_MessageMcpNotification(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ClientNotification(v: any): true | undefined {
@@ -3690,9 +3799,12 @@ function v_CancelRequestNotification(v: any): true | undefined {
 }
 
 function v_43(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeProxyRequest(v)) return true;
+  best = rt.failure();
   if (v_ProxySuccessorRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ProxyRequest(v: any): true | undefined {
@@ -3725,9 +3837,12 @@ function v_ProxySuccessorRequest(v: any): true | undefined {
 }
 
 function v_44(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeProxyResponse(v)) return true;
+  best = rt.failure();
   if (v_ProxySuccessorResponse(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_45(v: any): true | undefined {
@@ -3743,9 +3858,12 @@ function v_45(v: any): true | undefined {
 }
 
 function v_ProxyResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_45(v)) return true;
+  best = rt.failure();
   if (v_14(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_InitializeProxyResponse(v: any): true | undefined {
@@ -3757,8 +3875,10 @@ function v_ProxySuccessorResponse(v: any): true | undefined {
 }
 
 function v_46(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_ProxySuccessorNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.failure();
+  return rt.noAlternative(best, v);
 }
 
 function v_ProxyNotification(v: any): true | undefined {

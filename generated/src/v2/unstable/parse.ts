@@ -63,12 +63,14 @@ function p_AgentRequest(v: any): any {
 }
 
 function p_RequestId(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
+  best = rt.failure();
   y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_1(v: any): any {
@@ -657,12 +659,14 @@ function p_ResourceLink(v: any): any {
 }
 
 function p_EmbeddedResourceResource(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_TextResourceContents(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
@@ -1208,12 +1212,14 @@ function p_CreateElicitationRequestUrl(v: any): any {
 }
 
 function p_11(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_ElicitationRequestScope(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 const K_12 = ["message", "_meta"];
@@ -1974,12 +1980,14 @@ function p_19(v: any): any {
 }
 
 function p_20(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
+  best = rt.failure();
   y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_21(v: any, out: any): true | undefined {
@@ -2008,12 +2016,14 @@ function p_22(v: any): any {
 }
 
 function p_AgentResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_19(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_22(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_23(v: any): any {
@@ -3179,12 +3189,14 @@ function p_33(v: any): any {
 }
 
 function p_SessionConfigSelectOptions(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_32(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_33(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -3873,14 +3885,17 @@ function p_ErrorCode(v: any): any {
 }
 
 function p_ErrorData(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_UnsupportedProtocolVersionErrorData(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_SessionNotFoundErrorData(v);
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = rt.copyJson(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_38(v: any): any {
@@ -6857,12 +6872,14 @@ function p_53(v: any): any {
 }
 
 function p_ClientResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_53(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_22(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_RequestPermissionResponse(v: any, out: any): true | undefined {
@@ -7019,20 +7036,26 @@ function p_CreateElicitationResponse(v: any): any {
 }
 
 function p_ElicitationContentValue(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
+  best = rt.failure();
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = p_15(v);
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = rt.copyJson(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_56(v: any): any {
@@ -7111,12 +7134,14 @@ function p_60(v: any): any {
 }
 
 function p_MessageMcpResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_58(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_60(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 const K_61 = ["code", "message", "data"];
@@ -7389,12 +7414,14 @@ function p_66(v: any): any {
 }
 
 function p_ProxyResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_66(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_22(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_InitializeProxyResponse(v: any): any {

@@ -12,11 +12,16 @@ import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
 
 function v_0(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_RequestPermissionRequest(v)) return true;
+  best = rt.failure();
   if (v_CreateElicitationRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_MessageMcpRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_AgentRequest(v: any): true | undefined {
@@ -34,9 +39,12 @@ function v_AgentRequest(v: any): true | undefined {
 }
 
 function v_RequestId(v: any): true | undefined {
+  let best: rt.Failure;
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.failure();
   if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_1(v: any): true | undefined {
@@ -393,9 +401,12 @@ function v_ResourceLink(v: any): true | undefined {
 }
 
 function v_EmbeddedResourceResource(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_TextResourceContents(v)) return true;
+  best = rt.failure();
   if (v_BlobResourceContents(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_TextResourceContents(v: any): true | undefined {
@@ -1075,29 +1086,52 @@ function v_ExtRequest(v: any): true | undefined {
 }
 
 function v_15(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeResponse(v)) return true;
+  best = rt.failure();
   if (v_LoginAuthResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ListProvidersResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SetProviderResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_DisableProviderResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_LogoutAuthResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_AuthStatusResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_NewSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ListSessionsResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_DeleteSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ForkSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ArchiveSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_UnarchiveSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SessionStatusResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionTitleResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ResumeSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CloseSessionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CancelToolCallResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_CancelTerminalResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionConfigOptionResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_PromptResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtResponse(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_16(v: any): true | undefined {
@@ -1113,9 +1147,12 @@ function v_16(v: any): true | undefined {
 }
 
 function v_17(v: any): true | undefined {
+  let best: rt.Failure;
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.failure();
   if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_18(v: any): true | undefined {
@@ -1131,9 +1168,12 @@ function v_18(v: any): true | undefined {
 }
 
 function v_AgentResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_16(v)) return true;
+  best = rt.failure();
   if (v_18(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_19(v: any): true | undefined {
@@ -1760,9 +1800,12 @@ function v_28(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_27(v)) return true;
+  best = rt.failure();
   if (v_28(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -2164,10 +2207,14 @@ function v_ErrorCode(v: any): true | undefined {
 }
 
 function v_ErrorData(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_UnsupportedProtocolVersionErrorData(v)) return true;
+  best = rt.failure();
   if (v_SessionNotFoundErrorData(v)) return true;
+  best = rt.deeper(best);
   if (true) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_32(v: any): true | undefined {
@@ -2404,11 +2451,16 @@ function v_ExtResponse(v: any): true | undefined {
 }
 
 function v_34(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_UpdateSessionNotification(v)) return true;
+  best = rt.failure();
   if (v_CompleteElicitationNotification(v)) return true;
+  best = rt.deeper(best);
   if (v_AuthStatusUpdateNotification(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_AgentNotification(v: any): true | undefined {
@@ -3151,29 +3203,52 @@ function v_ExtNotification(v: any): true | undefined {
 }
 
 function v_37(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeRequest(v)) return true;
+  best = rt.failure();
   if (v_LoginAuthRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ListProvidersRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetProviderRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_DisableProviderRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_LogoutAuthRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_AuthStatusRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_NewSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ListSessionsRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_DeleteSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ForkSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ArchiveSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_UnarchiveSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SessionStatusRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionTitleRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ResumeSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CloseSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CancelToolCallRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CancelTerminalRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionConfigOptionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_PromptRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ClientRequest(v: any): true | undefined {
@@ -3755,11 +3830,16 @@ function v_PromptRequest(v: any): true | undefined {
 }
 
 function v_43(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_RequestPermissionResponse(v)) return true;
+  best = rt.failure();
   if (v_CreateElicitationResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_MessageMcpResponse(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtResponse(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_44(v: any): true | undefined {
@@ -3775,9 +3855,12 @@ function v_44(v: any): true | undefined {
 }
 
 function v_ClientResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_44(v)) return true;
+  best = rt.failure();
   if (v_18(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
@@ -3884,13 +3967,20 @@ function v_CreateElicitationResponse(v: any): true | undefined {
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
+  let best: rt.Failure;
   if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  best = rt.failure();
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.deeper(best);
   if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
+  best = rt.deeper(best);
   if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
+  best = rt.deeper(best);
   if (v_6(v)) return true;
+  best = rt.deeper(best);
   if (true) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_46(v: any): true | undefined {
@@ -3932,9 +4022,12 @@ function v_48(v: any): true | undefined {
 }
 
 function v_MessageMcpResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_47(v)) return true;
+  best = rt.failure();
   if (v_48(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_McpError(v: any): true | undefined {
@@ -3950,10 +4043,14 @@ function v_McpError(v: any): true | undefined {
 }
 
 function v_49(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_CancelSessionNotification(v)) return true;
+  best = rt.failure();
   if (v_MessageMcpNotification(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ClientNotification(v: any): true | undefined {
@@ -4009,9 +4106,12 @@ function v_CancelRequestNotification(v: any): true | undefined {
 }
 
 function v_50(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeProxyRequest(v)) return true;
+  best = rt.failure();
   if (v_ProxySuccessorRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ProxyRequest(v: any): true | undefined {
@@ -4044,9 +4144,12 @@ function v_ProxySuccessorRequest(v: any): true | undefined {
 }
 
 function v_51(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeProxyResponse(v)) return true;
+  best = rt.failure();
   if (v_ProxySuccessorResponse(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_52(v: any): true | undefined {
@@ -4062,9 +4165,12 @@ function v_52(v: any): true | undefined {
 }
 
 function v_ProxyResponse(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_52(v)) return true;
+  best = rt.failure();
   if (v_18(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_InitializeProxyResponse(v: any): true | undefined {
@@ -4076,8 +4182,10 @@ function v_ProxySuccessorResponse(v: any): true | undefined {
 }
 
 function v_53(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_ProxySuccessorNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.failure();
+  return rt.noAlternative(best, v);
 }
 
 function v_ProxyNotification(v: any): true | undefined {
