@@ -1,7 +1,7 @@
 /**
  * Issue 9.3: untyped JSON (`rawInput`, `rawOutput`, `_meta`) as deep and as
- * large as `JSON.parse` reads it. `parse`, `validate` and `build` of v1 and
- * v2/unstable must return (never throw `Maximum call stack size exceeded`),
+ * large as `JSON.parse` reads it. `parse`, `validate`, `build` and
+ * `parseOwned` of v1 and v2/unstable must return (never throw `Maximum call stack size exceeded`),
  * copy every level with `__proto__` as plain data (S34), and leave the input
  * as it was. The checks below walk values iteratively: `JSON.stringify` and
  * vitest's equality would themselves overflow the stack at these depths.
@@ -59,6 +59,7 @@ function notificationType(surface: (typeof SURFACES)[number]): string {
 function roundTrip(surface: (typeof SURFACES)[number], field: Field, raw: unknown, twin: unknown): void {
   const entry = ENTRIES[surface] as unknown as {
     parse: Record<string, (v: unknown) => { ok: boolean; value?: unknown }>;
+    parseOwned: Record<string, (v: unknown) => { ok: boolean; value?: unknown }>;
     validate: Record<string, (v: unknown) => { ok: boolean; value?: unknown }>;
     build: Record<string, (id: string) => Record<string, (v: unknown) => unknown> & { build(): unknown }>;
   };
@@ -80,6 +81,11 @@ function roundTrip(surface: (typeof SURFACES)[number], field: Field, raw: unknow
 
   // The input is untouched: it still equals an identical value made apart from it.
   expect(equalFreshCopy(twin, raw)).toBe(true);
+
+  // The owned-tree path takes the twin (now ours to give) and returns it as it is.
+  const owned = message(twin, field);
+  const result = entry.parseOwned[type]!(owned);
+  expect(result.ok && result.value).toBe(owned);
   expect(Object.keys(Object.prototype)).toEqual([]);
 }
 
