@@ -128,35 +128,31 @@ export function put(target: Record<string, unknown>, key: string, value: unknown
  */
 export function copyJson(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
-  const root = shallowCopy(value);
-  // Each pending copy still holds its source's children; they are replaced by copies in turn.
-  const pending: (unknown[] | Record<string, unknown>)[] = [root];
-  for (let copy = pending.pop(); copy !== undefined; copy = pending.pop()) {
-    if (Array.isArray(copy)) {
-      for (let i = 0; i < copy.length; i++) {
-        const child = copy[i];
-        if (typeof child === "object" && child !== null) pending.push((copy[i] = shallowCopy(child)));
-      }
+  const root = emptyLike(value);
+  // Pairs of a source container and its copy, whose members are still to be copied.
+  const pending: unknown[] = [value, root];
+  while (pending.length > 0) {
+    const target = pending.pop() as Record<string, unknown>;
+    const source = pending.pop() as Record<string, unknown>;
+    if (Array.isArray(source)) {
+      for (let i = 0; i < source.length; i++) (target as unknown as unknown[]).push(copyMember(source[i], pending));
     } else {
-      for (const key of Object.keys(copy)) {
-        const child = copy[key];
-        if (typeof child === "object" && child !== null) {
-          const fresh = shallowCopy(child);
-          put(copy, key, fresh);
-          pending.push(fresh);
-        }
-      }
+      for (const key of Object.keys(source)) put(target, key, copyMember(source[key], pending));
     }
   }
   return root;
 }
 
-/** A copy of one array or object level; its children are still the source's. */
-function shallowCopy(value: object): unknown[] | Record<string, unknown> {
-  if (Array.isArray(value)) return value.slice();
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) put(out, key, (value as Record<string, unknown>)[key]);
-  return out;
+/** A primitive as it is; a container as a fresh empty one, queued to be filled from the source. */
+function copyMember(member: unknown, pending: unknown[]): unknown {
+  if (typeof member !== "object" || member === null) return member;
+  const copy = emptyLike(member);
+  pending.push(member, copy);
+  return copy;
+}
+
+function emptyLike(value: object): Record<string, unknown> | unknown[] {
+  return Array.isArray(value) ? [] : {};
 }
 
 /** Copies every own property of `source` except `skip` into `target`, deep and raw (custom variants, S27). */
