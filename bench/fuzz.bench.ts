@@ -13,7 +13,7 @@
  * replace, delete or insert a value anywhere (`__proto__`, `constructor`, ...
  * as keys; wrong types, huge integers, vendor tags as values), retag a union,
  * or, for one message in 2,000, nest a value 10^3, 10^4 or 10^5 levels deep.
- * Each message then goes through `validate.X`, `parse.X` (`parse.XFor` for
+ * Each message then goes through `validate.X` (and `{ all: true }` when invalid), `parse.X` (`parse.XFor` for
  * responses), `parseOwned.X` (on its own copy), and, when it carries a session
  * update: `parse.SessionUpdate`, `reduceSession`, `apply.<payload type>`,
  * `applyMeta`, and a `build.SessionUpdateToolCallUpdate` holding the message as
@@ -223,6 +223,8 @@ interface Counts {
   prototypeChanges: number;
   ownedDisagreements: number;
   buildInvalid: number;
+  /** `validate.X(v, { all: true })` gave another verdict than `validate.X(v)`, or no issue. */
+  allIssuesWrong: number;
   deep: number;
 }
 
@@ -292,6 +294,10 @@ function run(surface: Surface, messages: number, seed: number, counts: Counts): 
       asked ? entry.parseOwned[`${s.type}For`]!(asked, owned) : entry.parseOwned[s.type]!(owned),
     );
     if (validated?.ok && validated.value !== value) counts.mutations++; // validate returns its input itself
+    if (validated && !validated.ok) {
+      const all = call(`validate.${s.type} (all issues)`, () => entry.validate[s.type]!(value, { all: true }));
+      if (all && (all.ok || all.issues.length === 0)) counts.allIssuesWrong++;
+    }
     if (parsed && ownedResult && fingerprint(parsed, true) !== fingerprint(ownedResult, true)) counts.ownedDisagreements++;
     if ((parsed?.ok && !plainPrototypes(parsed.value)) || (ownedResult?.ok && !plainPrototypes(ownedResult.value))) counts.prototypeChanges++;
 
@@ -323,7 +329,7 @@ function run(surface: Surface, messages: number, seed: number, counts: Counts): 
 function main(): void {
   const messages = Math.ceil((numberArg("messages") ?? 1_000_000) / 2);
   const seed = numberArg("seed") ?? 9;
-  const counts: Counts = { calls: new Map(), throws: new Map(), firstThrows: [], mutations: 0, prototypeChanges: 0, ownedDisagreements: 0, buildInvalid: 0, deep: 0 };
+  const counts: Counts = { calls: new Map(), throws: new Map(), firstThrows: [], mutations: 0, prototypeChanges: 0, ownedDisagreements: 0, buildInvalid: 0, allIssuesWrong: 0, deep: 0 };
   const start = performance.now();
   for (const surface of ["v2/unstable", "v1"] as const) {
     const t0 = performance.now();
@@ -335,10 +341,11 @@ function main(): void {
   console.log(`total: ${(2 * messages).toLocaleString("en-US")} messages (${counts.deep} nested 10^3..10^5 deep), ` +
     `${calls.toLocaleString("en-US")} calls into ${counts.calls.size} functions, ${((performance.now() - start) / 1000).toFixed(1)} s`);
   console.log(`throws: ${throws}; input mutations: ${counts.mutations}; prototype changes: ${counts.prototypeChanges}; ` +
-    `parseOwned != parse: ${counts.ownedDisagreements}; built values failing validate: ${counts.buildInvalid}`);
+    `parseOwned != parse: ${counts.ownedDisagreements}; built values failing validate: ${counts.buildInvalid}; ` +
+    `validate { all: true } verdict or issues wrong: ${counts.allIssuesWrong}`);
   for (const [name, n] of [...counts.throws].sort()) console.log(`  ${name} threw ${n} of ${counts.calls.get(name)} calls`);
   for (const line of counts.firstThrows) console.log(`  first: ${line}`);
-  if (throws || counts.mutations || counts.prototypeChanges || counts.ownedDisagreements || counts.buildInvalid) process.exitCode = 1;
+  if (throws || counts.mutations || counts.prototypeChanges || counts.ownedDisagreements || counts.buildInvalid || counts.allIssuesWrong) process.exitCode = 1;
 }
 
 main();

@@ -8,9 +8,11 @@
 import { ident, jsDoc, literal, ownRead } from "../code.js";
 import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
 import { decodeModule, expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
+import { CollectorWriter } from "./validate-all.js";
 
 class ValidatorWriter {
   private readonly pool = new FunctionPool();
+  private readonly collectors = new CollectorWriter(this.pool, (node, x) => this.check(node, x));
 
   constructor(private readonly ir: SchemaIR) {}
 
@@ -18,11 +20,13 @@ class ValidatorWriter {
     const exports: string[] = [];
     for (const def of this.ir.defs) {
       this.pool.add(`function v_${ident(def.name)}(v: any): true | undefined {\n${this.body(def.node)}}\n`);
+      this.collectors.definition(def.name, def.node);
       exports.push(this.wrapper(def));
     }
     const doc = [
       "Strict validators, one per `$defs` type: each accepts exactly what JSON Schema 2020-12 accepts",
       "(S31), with integer formats enforced as ranges (S30), `x-*` keywords and other formats ignored.",
+      "The first issue is reported; `validate.X(value, { all: true })` reports every issue, in document order.",
     ];
     return decodeModule(this.ir, { doc, pool: this.pool, wrappers: exports, prefix: "validate" });
   }
@@ -30,7 +34,11 @@ class ValidatorWriter {
   private wrapper(def: Def): string {
     // The module doc says what every validator guarantees; one line per function keeps the .d.ts small.
     const doc = jsDoc([`Strict check of \`${def.name}\` (JSON Schema 2020-12, S31); returns the input itself when valid.`]);
-    return `${doc}function validate_${def.name}(value: unknown): Result<T.${def.name}> {\n  return v_${def.name}(value) ? { ok: true, value: value as T.${def.name} } : rt.finish(undefined);\n}\n`;
+    return (
+      `${doc}function validate_${def.name}(value: unknown, options?: rt.ValidateOptions): Result<T.${def.name}> {\n` +
+      `  if (v_${def.name}(value)) return { ok: true, value: value as T.${def.name} };\n` +
+      `  return options?.all ? rt.allIssues(value, c_${def.name}) : rt.finish(undefined);\n}\n`
+    );
   }
 
   /** An expression: `true` when `x` fits `node`, `undefined` (after `fail`) otherwise. */

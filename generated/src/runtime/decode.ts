@@ -3,6 +3,14 @@
 
 import type { Issue, Result } from "./result.js";
 
+export type { Issue };
+
+/** Options of `validate.X(value, options)`. */
+export interface ValidateOptions {
+  /** Every issue, in document order, instead of the first one (slower; only on invalid input). */
+  readonly all?: boolean;
+}
+
 /*
  * Helpers shared by the generated `validate` and `parse` functions.
  *
@@ -185,4 +193,65 @@ export function exactKeys(value: object, known: number): boolean {
   let n = 0;
   for (const _ in value) n++;
   return n === known;
+}
+
+/** Pushes an issue at `path` (the all-issues path of `validate`); returns nothing. */
+export function issue(out: Issue[], path: string, message: string, received: unknown = NOTHING): undefined {
+  out.push({ path, message: received === NOTHING ? message : `${message}, got ${describe(received)}` });
+  return undefined;
+}
+
+/** `path` extended by one array index or object key (escaped per RFC 6901). */
+export function pointer(path: string, key: string | number): string {
+  return `${path}/${String(key).replaceAll("~", "~0").replaceAll("/", "~1")}`;
+}
+
+/** No alternative of a union holds: the issues of the one whose issues go deepest into the value. */
+export function deepestIssues(out: Issue[], path: string, value: unknown, alternatives: readonly ((into: Issue[]) => void)[]): undefined {
+  let best: Issue[] = [];
+  let depth = -1;
+  for (const collect of alternatives) {
+    const found: Issue[] = [];
+    collect(found);
+    const deepest = Math.max(...found.map((i) => i.path.split("/").length));
+    if (found.length && deepest > depth) [best, depth] = [found, deepest];
+  }
+  if (depth <= path.split("/").length) return issue(out, path, "matches no alternative", value);
+  out.push(...best);
+  return undefined;
+}
+
+/**
+ * The all-issues result of an invalid value: every issue a collector finds, in
+ * document order (keys in the order the value has them; a missing property
+ * after its object's keys), or the fast path's issue should it find none.
+ */
+export function allIssues(value: unknown, collect: (v: unknown, p: string, out: Issue[]) => void): Result<never> {
+  const first = finish<never>(undefined);
+  const out: Issue[] = [];
+  collect(value, "", out);
+  if (out.length === 0) return first;
+  const order = out.map((i) => documentPosition(value, i.path));
+  const sorted = out.map((_, n) => n).sort((a, b) => comparePositions(order[a]!, order[b]!) || a - b);
+  return { ok: false, issues: sorted.map((n) => out[n]!) };
+}
+
+/** The position of a pointer in `value`: per level, the index of the key among the container's keys. */
+function documentPosition(value: unknown, path: string): number[] {
+  const position: number[] = [];
+  let at: unknown = value;
+  for (const raw of path.split("/").slice(1)) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (typeof at !== "object" || at === null) break;
+    const keys = Object.keys(at);
+    const index = Array.isArray(at) ? Number(key) : keys.indexOf(key);
+    position.push(index < 0 ? keys.length : index);
+    at = index < 0 ? undefined : (at as Record<string, unknown>)[key];
+  }
+  return position;
+}
+
+function comparePositions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
 }
