@@ -11,13 +11,16 @@ import type { JsonSchema } from "./route.js";
 
 const SCHEMA_ID = "acp-v2-unstable";
 
-/** Integer widths (S30): enforced as ranges by the S31 oracle, ignored by the plain anchor. */
+/**
+ * Integer widths (S30): enforced as ranges by the S31 oracle, ignored by the plain anchor.
+ * 64-bit bounds are the doubles `JSON.parse` rounds them to (2^63, 2^64), inclusive.
+ */
 const INTEGER_FORMATS: Record<string, (n: number) => boolean> = {
   int32: (n) => n >= -(2 ** 31) && n < 2 ** 31,
   uint16: (n) => n >= 0 && n < 2 ** 16,
   uint32: (n) => n >= 0 && n < 2 ** 32,
-  int64: (n) => n >= -(2 ** 63) && n < 2 ** 63,
-  uint64: (n) => n >= 0 && n < 2 ** 64,
+  int64: (n) => n >= -(2 ** 63) && n <= 2 ** 63,
+  uint64: (n) => n >= 0 && n <= 2 ** 64,
 };
 
 export interface AjvOptions {

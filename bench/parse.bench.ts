@@ -75,6 +75,8 @@ type Result = { ok: true; value: unknown } | { ok: false; issues: { path: string
 export interface Ours {
   parse: Record<string, ((value: unknown) => Result) | undefined>;
   validate: Record<string, ((value: unknown) => Result) | undefined>;
+  /** The owned-tree decode path (absent in builds before it). */
+  parseOwned?: Record<string, ((value: unknown) => Result) | undefined>;
 }
 
 const OURS_DEFAULT = new URL("../generated/src/v2/unstable/index.ts", import.meta.url);
@@ -124,6 +126,8 @@ async function contenders(): Promise<{ list: Contender[]; notes: string[] }> {
   else {
     list.push({ name: "JSON.parse + ours parse", resolve: ourCheck(ours.parse, "parse") });
     list.push({ name: "JSON.parse + ours validate", resolve: ourCheck(ours.validate, "validate") });
+    // The tree JSON.parse made in the pass is owned by it: the owned path may return it as is.
+    if (ours.parseOwned) list.push({ name: "JSON.parse + ours parseOwned (owned tree)", resolve: ourCheck(ours.parseOwned, "parseOwned") });
   }
   return { list, notes };
 }

@@ -17,6 +17,7 @@ import { runtimeDir } from "./emit/shared.js";
 import { emitTypes } from "./emit/types.js";
 import { emitMethods } from "./emit/methods.js";
 import { emitPackage } from "./emit/package.js";
+import { emitParseOwned } from "./emit/parse-owned.js";
 import { emitParsers } from "./emit/parsers.js";
 import { emitValidators } from "./emit/validators.js";
 import type { SchemaIR, Surface } from "./ir.js";
@@ -113,6 +114,7 @@ export const SURFACE_MODULES: readonly SurfaceModule[] = [
   { file: "types.ts", emit: emitTypes, exports: "type" },
   { file: "validate.ts", emit: emitValidators, exports: "validate" },
   { file: "parse.ts", emit: emitParsers, exports: "parse" },
+  { file: "parse-owned.ts", emit: emitParseOwned, exports: "parseOwned" },
   { file: "methods.ts", emit: emitMethods, exports: "value" },
   { file: "build.ts", emit: emitBuilders, exports: "build" },
   { file: "apply.ts", emit: emitApply, exports: "apply" },

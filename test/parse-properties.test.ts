@@ -4,7 +4,7 @@
  * replace, delete or insert values anywhere (including `__proto__` and
  * `constructor` keys) or change a tag. For every mutant:
  * - neither function throws, and Object.prototype gains nothing (S34);
- * - `validate` agrees with ajv on the schema (S31);
+ * - `validate` agrees with ajv on the schema (S31), with `{ all: true }` too;
  * - when `validate` accepts, `parse` accepts too and returns the input minus
  *   dropped unknown properties (a sub-value of the input) that validates;
  * - `parse` is idempotent on its own output.
@@ -109,6 +109,7 @@ describe("validate and parse on mutated messages (property-based)", () => {
         const parsed = parserOf(seed.surface, seed.type)(value);
         expect(Object.keys(Object.prototype)).toEqual([]);
         expect(validated.ok).toBe(ajvValid(seed.surface, seed.type, value));
+        expect((validatorOf(seed.surface, seed.type) as (v: unknown, o: { all: boolean }) => { ok: boolean })(value, { all: true }).ok).toBe(validated.ok);
         if (validated.ok) {
           expect(parsed.ok).toBe(true);
           expect(isSubValue(parsed.value, value)).toBe(true);

@@ -56,17 +56,16 @@ function integerTest(x: string, format: IntFormat | undefined): string {
 }
 
 /**
- * A comparison against an exact integer bound. JSON numbers arrive as doubles:
- * when the bound itself is not a double (2^63 - 1, 2^64 - 1) the comparison
- * uses the nearest double strictly, which is exact for every double value.
+ * A comparison against an integer bound (S30). JSON numbers arrive as doubles,
+ * and `JSON.parse` rounds the text of a 64-bit bound (u64::MAX, i64::MAX) to
+ * 2^64 / 2^63, so the bound is the double the exact bound rounds to, inclusive:
+ * uint64 <= 2^64, int64 within +-2^63; 32-bit bounds are doubles and stay exact.
  */
 function bound(x: string, exact: bigint | undefined, side: "min" | "max"): string[] {
   if (exact === undefined) return [];
-  const nearest = Number(exact);
-  const rounded = BigInt(nearest);
-  const text = rounded === exact ? exact.toString() : String(nearest);
-  if (side === "min") return [rounded < exact ? `${x} > ${text}` : `${x} >= ${text}`];
-  return [rounded > exact ? `${x} < ${text}` : `${x} <= ${text}`];
+  const rounded = Number(exact);
+  const text = BigInt(rounded) === exact ? exact.toString() : String(rounded);
+  return [side === "min" ? `${x} >= ${text}` : `${x} <= ${text}`];
 }
 
 /** The failure message for a scalar node. */
@@ -142,21 +141,36 @@ export class FunctionPool {
   }
 }
 
+/** What a decode module holds besides the shared imports. */
+export interface DecodeModule {
+  readonly doc: readonly string[];
+  readonly pool: FunctionPool;
+  /** One exported wrapper per def, named `<prefix>_X`. */
+  readonly wrappers: readonly string[];
+  readonly prefix: string;
+  /** Further wrapper names (`<prefix>_<name>`), exported as `<name>` after the defs. */
+  readonly extra?: readonly string[];
+  /** Import statements besides the types and the decode runtime. */
+  readonly imports?: readonly string[];
+}
+
 /**
- * The layout shared by `parse.ts` and `validate.ts`: module doc, imports of the
- * types and the decode runtime, the pooled helpers, one exported wrapper per
- * def (`<prefix>_X`) and the export list that names each wrapper `X`.
+ * The layout shared by `parse.ts`, `validate.ts` and `parse-json.ts`: module doc,
+ * imports of the types and the decode runtime, the pooled helpers, one exported
+ * wrapper per def (`<prefix>_X`) and the export list that names each wrapper `X`.
  */
-export function decodeModule(ir: SchemaIR, doc: readonly string[], pool: FunctionPool, wrappers: readonly string[], prefix: string): string {
+export function decodeModule(ir: SchemaIR, module: DecodeModule): string {
   const runtime = runtimeDir(ir);
+  const names = [...ir.defs.map((d) => d.name), ...(module.extra ?? [])];
   return [
-    jsDoc([...doc, "@module"]),
+    jsDoc([...module.doc, "@module"]),
     `import type * as T from "./types.js";`,
     `import type { Result } from ${literal(`${runtime}/result.js`)};`,
     `import * as rt from ${literal(`${runtime}/decode.js`)};`,
+    ...(module.imports ?? []),
     "",
-    pool.text(),
-    ...wrappers,
-    `export {\n${ir.defs.map((d) => `  ${prefix}_${d.name} as ${d.name},`).join("\n")}\n};\n`,
+    module.pool.text(),
+    ...module.wrappers,
+    `export {\n${names.map((name) => `  ${module.prefix}_${name} as ${name},`).join("\n")}\n};\n`,
   ].join("\n");
 }

@@ -8,9 +8,11 @@
 import { ident, jsDoc, literal, ownRead } from "../code.js";
 import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
 import { decodeModule, expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
+import { CollectorWriter } from "./validate-all.js";
 
 class ValidatorWriter {
   private readonly pool = new FunctionPool();
+  private readonly collectors = new CollectorWriter(this.pool, (node, x) => this.check(node, x));
 
   constructor(private readonly ir: SchemaIR) {}
 
@@ -18,24 +20,30 @@ class ValidatorWriter {
     const exports: string[] = [];
     for (const def of this.ir.defs) {
       this.pool.add(`function v_${ident(def.name)}(v: any): true | undefined {\n${this.body(def.node)}}\n`);
+      this.collectors.definition(def.name, def.node);
       exports.push(this.wrapper(def));
     }
     const doc = [
       "Strict validators, one per `$defs` type: each accepts exactly what JSON Schema 2020-12 accepts",
       "(S31), with integer formats enforced as ranges (S30), `x-*` keywords and other formats ignored.",
+      "The first issue is reported; `validate.X(value, { all: true })` reports every issue, in document order.",
     ];
-    return decodeModule(this.ir, doc, this.pool, exports, "validate");
+    return decodeModule(this.ir, { doc, pool: this.pool, wrappers: exports, prefix: "validate" });
   }
 
   private wrapper(def: Def): string {
     // The module doc says what every validator guarantees; one line per function keeps the .d.ts small.
     const doc = jsDoc([`Strict check of \`${def.name}\` (JSON Schema 2020-12, S31); returns the input itself when valid.`]);
-    return `${doc}function validate_${def.name}(value: unknown): Result<T.${def.name}> {\n  return v_${def.name}(value) ? { ok: true, value: value as T.${def.name} } : rt.finish(undefined);\n}\n`;
+    return (
+      `${doc}function validate_${def.name}(value: unknown, options?: rt.ValidateOptions): Result<T.${def.name}> {\n` +
+      `  if (v_${def.name}(value)) return { ok: true, value: value as T.${def.name} };\n` +
+      `  return options?.all ? rt.allIssues(value, c_${def.name}) : rt.finish(undefined);\n}\n`
+    );
   }
 
   /** An expression: `true` when `x` fits `node`, `undefined` (after `fail`) otherwise. */
   private check(node: Node, x: string): string {
-    if (isScalar(node)) return `(${scalarTest(node, x)} || rt.fail(${literal(expectation(node))}))`;
+    if (isScalar(node)) return `(${scalarTest(node, x)} || rt.fail(${literal(expectation(node))}, ${x}))`;
     switch (node.kind) {
       case "ref":
         return `v_${ident(node.name)}(${x})`;
@@ -43,7 +51,7 @@ class ValidatorWriter {
         return "true";
       case "nullable":
         if (isScalar(node.inner)) {
-          return `(${x} === null || ${scalarTest(node.inner, x)} || rt.fail(${literal(`${expectation(node.inner)} or null`)}))`;
+          return `(${x} === null || ${scalarTest(node.inner, x)} || rt.fail(${literal(`${expectation(node.inner)} or null`)}, ${x}))`;
         }
         return `(${x} === null || ${this.check(node.inner, x)})`;
       default:
@@ -65,12 +73,12 @@ class ValidatorWriter {
         const min = node.minItems ? `  if (v.length < ${node.minItems}) return rt.fail(${literal(`expected at least ${node.minItems} item(s)`)});\n` : "";
         const item = this.check(node.items, "x");
         const loop = item === "true" ? "" : `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    if (!${item}) return rt.atKey(i);\n  }\n`;
-        return `  if (!Array.isArray(v)) return rt.fail("expected an array");\n${min}${loop}  return true;\n`;
+        return `  if (!Array.isArray(v)) return rt.fail("expected an array", v);\n${min}${loop}  return true;\n`;
       }
       case "record": {
         const value = this.check(node.values, "x");
         const loop = value === "true" ? "" : `  for (const k of Object.keys(v)) {\n    const x = v[k];\n    if (!${value}) return rt.atKey(k);\n  }\n`;
-        return `  if (!rt.isObject(v)) return rt.fail("expected an object");\n${loop}  return true;\n`;
+        return `  if (!rt.isObject(v)) return rt.fail("expected an object", v);\n${loop}  return true;\n`;
       }
       case "tagged":
         return this.tagged(node);
@@ -83,7 +91,7 @@ class ValidatorWriter {
 
   private object(node: ObjectNode): string {
     const tail = node.mixin ? `  return ${this.check(node.mixin, "v")};` : "  return true;";
-    return `  if (!rt.isObject(v)) return rt.fail("expected an object");\n${withLocals(this.fields(node.fields), tail)}`;
+    return `  if (!rt.isObject(v)) return rt.fail("expected an object", v);\n${withLocals(this.fields(node.fields), tail)}`;
   }
 
   /** Checks of declared properties (`x-*` tolerance keywords are ignored: S31). */
@@ -108,7 +116,7 @@ class ValidatorWriter {
       ? `t === undefined || t === null || rt.failAt(${seg}, "expected a string or null")`
       : `rt.failAt(${seg}, t === undefined ? "missing required property" : "expected a string")`;
     const lines = [
-      `  if (!rt.isObject(v)) return rt.fail("expected an object");`,
+      `  if (!rt.isObject(v)) return rt.fail("expected an object", v);`,
       `  const t = ${ownRead("v", node.tag)};`,
       "  let ok: true | undefined;",
       "  switch (t) {",
@@ -151,7 +159,10 @@ class ValidatorWriter {
 
   private union(node: UnionNode): string {
     const options = node.options.map((o) => this.check(o.node, "v"));
-    if (!node.exclusive) return `${options.map((o) => `  if (${o}) return true;`).join("\n")}\n  return rt.fail("matches no alternative");\n`;
+    if (!node.exclusive) {
+      const tries = options.map((o, i) => `  if (${o}) return true;\n  best = ${i ? "rt.deeper(best)" : "rt.failure()"};`);
+      return `  let best: rt.Failure;\n${tries.join("\n")}\n  return rt.noAlternative(best, v);\n`;
+    }
     return `  let n = 0;\n${options.map((o) => `  if (${o}) n++;`).join("\n")}\n  return n === 1 || rt.fail(n ? "matches more than one alternative (oneOf)" : "matches no alternative");\n`;
   }
 }

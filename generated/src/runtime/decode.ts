@@ -3,6 +3,14 @@
 
 import type { Issue, Result } from "./result.js";
 
+export type { Issue };
+
+/** Options of `validate.X(value, options)`. */
+export interface ValidateOptions {
+  /** Every issue, in document order, instead of the first one (slower; only on invalid input). */
+  readonly all?: boolean;
+}
+
 /*
  * Helpers shared by the generated `validate` and `parse` functions.
  *
@@ -18,11 +26,25 @@ import type { Issue, Result } from "./result.js";
 let trail: string[] = [];
 let reason = "";
 
-/** Records a failure at the current value; returns the failure marker. */
-export function fail(message: string): undefined {
+const NOTHING = Symbol("nothing");
+
+/**
+ * Records a failure at the current value; returns the failure marker. With
+ * `received`, the message names it too (`expected a string, got number 5`).
+ */
+export function fail(message: string, received: unknown = NOTHING): undefined {
   trail = [];
-  reason = message;
+  reason = received === NOTHING ? message : `${message}, got ${describe(received)}`;
   return undefined;
+}
+
+/** A short description of a received value for messages (strings cut at 40 characters). */
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
+  return `${typeof value} ${String(value)}`;
 }
 
 /** Adds a path segment (already escaped, with its leading `/`) to the current failure. */
@@ -34,6 +56,34 @@ export function at(segment: string): undefined {
 /** Adds an array index or object key to the current failure (escaped per RFC 6901). */
 export function atKey(key: string | number): undefined {
   trail.push("/" + String(key).replaceAll("~", "~0").replaceAll("/", "~1"));
+  return undefined;
+}
+
+/** A failure as recorded so far: its path segments (innermost first) and message. */
+export interface Failure {
+  readonly trail: readonly string[];
+  readonly reason: string;
+}
+
+/** The current failure, to compare the alternatives of a union. */
+export function failure(): Failure {
+  return { trail, reason };
+}
+
+/** Whichever of `best` and the current failure got deeper into the value. */
+export function deeper(best: Failure): Failure {
+  return trail.length > best.trail.length ? { trail, reason } : best;
+}
+
+/**
+ * Ends a union no alternative matched: the failure of the alternative that got
+ * deepest into the value (e.g. `/result/stopReason` of a response), or, when
+ * none got inside it, "matches no alternative".
+ */
+export function noAlternative(best: Failure, value: unknown): undefined {
+  if (best.trail.length === 0) return fail("matches no alternative", value);
+  trail = [...best.trail];
+  reason = best.reason;
   return undefined;
 }
 
@@ -80,13 +130,37 @@ export function put(target: Record<string, unknown>, key: string, value: unknown
   else target[key] = value;
 }
 
-/** A fresh deep copy of a JSON value; every key, `__proto__` included, stays plain data (S29, S34). */
+/**
+ * A fresh deep copy of a JSON value; every key, `__proto__` included, stays plain data (S29, S34).
+ * Iterative: `JSON.parse` reads values nested a million levels deep, more than any call stack.
+ */
 export function copyJson(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJson);
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) put(out, key, copyJson((value as Record<string, unknown>)[key]));
-  return out;
+  const root = emptyLike(value);
+  // Pairs of a source container and its copy, whose members are still to be copied.
+  const pending: unknown[] = [value, root];
+  while (pending.length > 0) {
+    const target = pending.pop() as Record<string, unknown>;
+    const source = pending.pop() as Record<string, unknown>;
+    if (Array.isArray(source)) {
+      for (let i = 0; i < source.length; i++) (target as unknown as unknown[]).push(copyMember(source[i], pending));
+    } else {
+      for (const key of Object.keys(source)) put(target, key, copyMember(source[key], pending));
+    }
+  }
+  return root;
+}
+
+/** A primitive as it is; a container as a fresh empty one, queued to be filled from the source. */
+function copyMember(member: unknown, pending: unknown[]): unknown {
+  if (typeof member !== "object" || member === null) return member;
+  const copy = emptyLike(member);
+  pending.push(member, copy);
+  return copy;
+}
+
+function emptyLike(value: object): Record<string, unknown> | unknown[] {
+  return Array.isArray(value) ? [] : {};
 }
 
 /** Copies every own property of `source` except `skip` into `target`, deep and raw (custom variants, S27). */
@@ -105,4 +179,79 @@ export function merge(target: Record<string, unknown>, source: Record<string, un
 export function failAt(segment: string, message: string): undefined {
   fail(message);
   return at(segment);
+}
+
+/**
+ * True when a check that accounted for `known` keys of `value` saw all of them
+ * (`Infinity`: the value keeps every key, e.g. a custom variant; negative: the
+ * check failed). An unknown key means the tolerant parser would drop it (S29).
+ */
+export function exactKeys(value: object, known: number): boolean {
+  if (known < 0) return false;
+  if (known === Infinity) return true;
+  // Inherited enumerable keys (a polluted Object.prototype) only make the count differ: the caller then copies.
+  let n = 0;
+  for (const _ in value) n++;
+  return n === known;
+}
+
+/** Pushes an issue at `path` (the all-issues path of `validate`); returns nothing. */
+export function issue(out: Issue[], path: string, message: string, received: unknown = NOTHING): undefined {
+  out.push({ path, message: received === NOTHING ? message : `${message}, got ${describe(received)}` });
+  return undefined;
+}
+
+/** `path` extended by one array index or object key (escaped per RFC 6901). */
+export function pointer(path: string, key: string | number): string {
+  return `${path}/${String(key).replaceAll("~", "~0").replaceAll("/", "~1")}`;
+}
+
+/** No alternative of a union holds: the issues of the one whose issues go deepest into the value. */
+export function deepestIssues(out: Issue[], path: string, value: unknown, alternatives: readonly ((into: Issue[]) => void)[]): undefined {
+  let best: Issue[] = [];
+  let depth = -1;
+  for (const collect of alternatives) {
+    const found: Issue[] = [];
+    collect(found);
+    const deepest = Math.max(...found.map((i) => i.path.split("/").length));
+    if (found.length && deepest > depth) [best, depth] = [found, deepest];
+  }
+  if (depth <= path.split("/").length) return issue(out, path, "matches no alternative", value);
+  out.push(...best);
+  return undefined;
+}
+
+/**
+ * The all-issues result of an invalid value: every issue a collector finds, in
+ * document order (keys in the order the value has them; a missing property
+ * after its object's keys), or the fast path's issue should it find none.
+ */
+export function allIssues(value: unknown, collect: (v: unknown, p: string, out: Issue[]) => void): Result<never> {
+  const first = finish<never>(undefined);
+  const out: Issue[] = [];
+  collect(value, "", out);
+  if (out.length === 0) return first;
+  const order = out.map((i) => documentPosition(value, i.path));
+  const sorted = out.map((_, n) => n).sort((a, b) => comparePositions(order[a]!, order[b]!) || a - b);
+  return { ok: false, issues: sorted.map((n) => out[n]!) };
+}
+
+/** The position of a pointer in `value`: per level, the index of the key among the container's keys. */
+function documentPosition(value: unknown, path: string): number[] {
+  const position: number[] = [];
+  let at: unknown = value;
+  for (const raw of path.split("/").slice(1)) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (typeof at !== "object" || at === null) break;
+    const keys = Object.keys(at);
+    const index = Array.isArray(at) ? Number(key) : keys.indexOf(key);
+    position.push(index < 0 ? keys.length : index);
+    at = index < 0 ? undefined : (at as Record<string, unknown>)[key];
+  }
+  return position;
+}
+
+function comparePositions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
 }

@@ -6,6 +6,11 @@
  * default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to
  * the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh
  * value (the input is never mutated) or the issue that made it fail, and never throws.
+ *
+ * JSON-RPC envelopes (`ClientRequest`, `AgentNotification`, ...) decode `params` with the type
+ * of their `method`; a method outside the table is an extension and its params are kept raw.
+ * A response names no method: `parse.AgentResponse` keeps `result` raw, and
+ * `parse.AgentResponseFor(method, value)` decodes it with the result type of `method`.
  * @module
  */
 
@@ -13,29 +18,29 @@ import type * as T from "./types.js";
 import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
 
-function p_0(v: any): any {
-  let y: any;
-  y = p_WriteTextFileRequest(v);
-  if (y !== undefined) return y;
-  y = p_ReadTextFileRequest(v);
-  if (y !== undefined) return y;
-  y = p_RequestPermissionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_TerminalOutputRequest(v);
-  if (y !== undefined) return y;
-  y = p_ReleaseTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_WaitForTerminalExitRequest(v);
-  if (y !== undefined) return y;
-  y = p_KillTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_0(method: unknown, v: any): any {
+  switch (method) {
+    case "fs/write_text_file":
+      return p_WriteTextFileRequest(v);
+    case "fs/read_text_file":
+      return p_ReadTextFileRequest(v);
+    case "session/request_permission":
+      return p_RequestPermissionRequest(v);
+    case "terminal/create":
+      return p_CreateTerminalRequest(v);
+    case "terminal/output":
+      return p_TerminalOutputRequest(v);
+    case "terminal/release":
+      return p_ReleaseTerminalRequest(v);
+    case "terminal/wait_for_exit":
+      return p_WaitForTerminalExitRequest(v);
+    case "terminal/kill":
+      return p_KillTerminalRequest(v);
+    case "elicitation/create":
+      return p_CreateElicitationRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_AgentRequest(v: any, out: any): true | undefined {
@@ -49,14 +54,14 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_0(x));
+    y = (x === null ? null : m_0(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -64,24 +69,27 @@ function f_AgentRequest(v: any, out: any): true | undefined {
 }
 
 function p_AgentRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentRequest(v, out) && out;
 }
 
 function p_RequestId(v: any): any {
-  let y: any;
-  y = (v === null ? v : rt.fail("expected null"));
+  let y: any, best: rt.Failure;
+  y = (v === null ? v : rt.fail("expected null", v));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  best = rt.failure();
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  best = rt.deeper(best);
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_1(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -103,14 +111,14 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -124,13 +132,13 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
 }
 
 function p_WriteTextFileRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WriteTextFileRequest(v, out) && out;
 }
 
 function p_SessionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ReadTextFileRequest(v: any, out: any): true | undefined {
@@ -144,20 +152,20 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.line = y;
     else return rt.at("/line");
   }
   x = v.limit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.limit = y;
     else return rt.at("/limit");
   }
@@ -170,13 +178,13 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
 }
 
 function p_ReadTextFileRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReadTextFileRequest(v, out) && out;
 }
 
 function p_2(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -219,13 +227,13 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequestPermissionRequest(v, out) && out;
 }
 
 function p_3(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -237,7 +245,7 @@ function p_3(v: any): any {
 }
 
 function p_4(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -269,12 +277,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.name = y;
   }
   x = v.content;
@@ -306,21 +314,21 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_ToolCallId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ToolKind(v: any): any {
-  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") ? v : rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
+  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") ? v : rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\"", v));
 }
 
 function p_ToolCallStatus(v: any): any {
-  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\"", v));
 }
 
 function p_ToolCallContentContent(v: any): any {
@@ -339,7 +347,7 @@ function p_ToolCallContentTerminal(v: any): any {
 }
 
 function p_ToolCallContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -384,7 +392,7 @@ function p_ContentBlockResource(v: any): any {
 }
 
 function p_ContentBlock(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -410,7 +418,7 @@ function p_ContentBlock(v: any): any {
 }
 
 function p_5(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -430,12 +438,12 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v.lastModified;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.lastModified = y;
   }
   x = v.priority;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.priority = y;
   }
   x = v._meta;
@@ -447,13 +455,13 @@ function f_Annotations(v: any, out: any): true | undefined {
 }
 
 function p_Annotations(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Annotations(v, out) && out;
 }
 
 function p_Role(v: any): any {
-  return ((v === "assistant" || v === "user") ? v : rt.fail("expected one of \"assistant\", \"user\""));
+  return ((v === "assistant" || v === "user") ? v : rt.fail("expected one of \"assistant\", \"user\"", v));
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
@@ -465,7 +473,7 @@ function f_TextContent(v: any, out: any): true | undefined {
   }
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
@@ -479,7 +487,7 @@ function f_TextContent(v: any, out: any): true | undefined {
 }
 
 function p_TextContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextContent(v, out) && out;
 }
@@ -493,21 +501,21 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
   else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
   }
   else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.uri = y;
   }
   x = v._meta;
@@ -519,7 +527,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
 }
 
 function p_ImageContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ImageContent(v, out) && out;
 }
@@ -533,14 +541,14 @@ function f_AudioContent(v: any, out: any): true | undefined {
   }
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
   else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
   }
@@ -554,7 +562,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
 }
 
 function p_AudioContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AudioContent(v, out) && out;
 }
@@ -568,34 +576,34 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.size = y;
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -609,37 +617,39 @@ function f_ResourceLink(v: any, out: any): true | undefined {
 }
 
 function p_ResourceLink(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResourceLink(v, out) && out;
 }
 
 function p_EmbeddedResourceResource(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_TextResourceContents(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
   else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -653,7 +663,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_TextResourceContents(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
 }
@@ -662,19 +672,19 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.blob;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.blob = y;
     else return rt.at("/blob");
   }
   else return rt.failAt("/blob", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -688,7 +698,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_BlobResourceContents(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
 }
@@ -716,7 +726,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
 }
 
 function p_EmbeddedResource(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
 }
@@ -739,7 +749,7 @@ function f_Content(v: any, out: any): true | undefined {
 }
 
 function p_Content(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Content(v, out) && out;
 }
@@ -748,19 +758,19 @@ function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.oldText;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.oldText = y;
   }
   x = v.newText;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.newText = y;
     else return rt.at("/newText");
   }
@@ -774,13 +784,13 @@ function f_Diff(v: any, out: any): true | undefined {
 }
 
 function p_Diff(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Diff(v, out) && out;
 }
 
 function p_TerminalId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_Terminal(v: any, out: any): true | undefined {
@@ -801,7 +811,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 }
 
 function p_Terminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Terminal(v, out) && out;
 }
@@ -810,14 +820,14 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.line = y;
   }
   x = v._meta;
@@ -829,7 +839,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallLocation(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallLocation(v, out) && out;
 }
@@ -845,7 +855,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -866,25 +876,25 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 }
 
 function p_PermissionOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PermissionOption(v, out) && out;
 }
 
 function p_PermissionOptionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_PermissionOptionKind(v: any): any {
-  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
+  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\"", v));
 }
 
 function p_6(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
@@ -892,7 +902,7 @@ function p_6(v: any): any {
 }
 
 function p_7(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -914,7 +924,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
   }
@@ -933,13 +943,13 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   }
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
   x = v.outputByteLimit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.outputByteLimit = y;
     else return rt.at("/outputByteLimit");
   }
@@ -952,7 +962,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_CreateTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateTerminalRequest(v, out) && out;
 }
@@ -961,14 +971,14 @@ function f_EnvVariable(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -982,7 +992,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 }
 
 function p_EnvVariable(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EnvVariable(v, out) && out;
 }
@@ -1012,7 +1022,7 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalOutputRequest(v, out) && out;
 }
@@ -1042,7 +1052,7 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_ReleaseTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReleaseTerminalRequest(v, out) && out;
 }
@@ -1072,7 +1082,7 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
 }
 
 function p_WaitForTerminalExitRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WaitForTerminalExitRequest(v, out) && out;
 }
@@ -1102,7 +1112,7 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_KillTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_KillTerminalRequest(v, out) && out;
 }
@@ -1118,12 +1128,14 @@ function p_CreateElicitationRequestUrl(v: any): any {
 }
 
 function p_8(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_ElicitationRequestScope(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 const K_9 = ["message", "_meta"];
@@ -1134,7 +1146,7 @@ function p_CreateElicitationRequestOther(v: any): any {
 }
 
 function p_10(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let y: any;
   switch (t) {
@@ -1154,7 +1166,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -1171,7 +1183,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
 }
 
 function p_CreateElicitationRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateElicitationRequest(v, out) && out;
 }
@@ -1194,7 +1206,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSessionScope(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationSessionScope(v, out) && out;
 }
@@ -1212,13 +1224,13 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationRequestScope(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationRequestScope(v, out) && out;
 }
 
 function p_11(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1238,7 +1250,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.properties;
@@ -1255,7 +1267,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1267,13 +1279,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationSchema(v, out) && out;
 }
 
 function p_ElicitationSchemaType(v: any): any {
-  return ((v === "object") ? v : rt.fail("expected one of \"object\""));
+  return ((v === "object") ? v : rt.fail("expected one of \"object\"", v));
 }
 
 function p_ElicitationPropertySchemaString(v: any): any {
@@ -1306,7 +1318,7 @@ function p_ElicitationPropertySchemaOther(v: any): any {
 }
 
 function p_ElicitationPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1332,28 +1344,28 @@ function p_ElicitationPropertySchema(v: any): any {
 }
 
 function p_StringFormat(v: any): any {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
+  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\"", v));
 }
 
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.const = y;
     else return rt.at("/const");
   }
   else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1365,13 +1377,13 @@ function f_EnumOption(v: any, out: any): true | undefined {
 }
 
 function p_EnumOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EnumOption(v, out) && out;
 }
 
 function p_12(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1386,29 +1398,29 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.minLength = y;
     else return rt.at("/minLength");
   }
   x = v.maxLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.maxLength = y;
     else return rt.at("/maxLength");
   }
   x = v.pattern;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.pattern = y;
     else return rt.at("/pattern");
   }
@@ -1420,7 +1432,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v.enum;
@@ -1444,7 +1456,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_StringPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
 }
@@ -1453,29 +1465,29 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1487,7 +1499,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_NumberPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
 }
@@ -1496,29 +1508,29 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1530,7 +1542,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_IntegerPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
 }
@@ -1539,17 +1551,17 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1561,7 +1573,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_BooleanPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BooleanPropertySchema(v, out) && out;
 }
@@ -1576,7 +1588,7 @@ function p_MultiSelectItemsOther(v: any): any {
 }
 
 function p_MultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1608,7 +1620,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_StringMultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_StringMultiSelectItems(v, out) && out;
 }
@@ -1631,17 +1643,17 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_TitledMultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
 function p_13(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) continue;
     out.push(y);
   }
@@ -1652,23 +1664,23 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.minItems = y;
     else return rt.at("/minItems");
   }
   x = v.maxItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.maxItems = y;
     else return rt.at("/maxItems");
   }
@@ -1693,7 +1705,7 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_MultiSelectPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_MultiSelectPropertySchema(v, out) && out;
 }
@@ -1714,13 +1726,13 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_ElicitationId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -1734,7 +1746,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
   else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -1746,7 +1758,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationUrlMode(v, out) && out;
 }
@@ -1755,35 +1767,35 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_14(v: any): any {
-  let y: any;
-  y = p_InitializeResponse(v);
-  if (y !== undefined) return y;
-  y = p_AuthenticateResponse(v);
-  if (y !== undefined) return y;
-  y = p_LogoutResponse(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_LoadSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsResponse(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionModeResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionResponse(v);
-  if (y !== undefined) return y;
-  y = p_PromptResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_14(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeResponse(v);
+    case "authenticate":
+      return p_AuthenticateResponse(v);
+    case "logout":
+      return p_LogoutResponse(v);
+    case "session/new":
+      return p_NewSessionResponse(v);
+    case "session/load":
+      return p_LoadSessionResponse(v);
+    case "session/list":
+      return p_ListSessionsResponse(v);
+    case "session/delete":
+      return p_DeleteSessionResponse(v);
+    case "session/resume":
+      return p_ResumeSessionResponse(v);
+    case "session/close":
+      return p_CloseSessionResponse(v);
+    case "session/set_mode":
+      return p_SetSessionModeResponse(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionResponse(v);
+    case "session/prompt":
+      return p_PromptResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
 function f_15(v: any, out: any): true | undefined {
@@ -1797,7 +1809,7 @@ function f_15(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_14(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_14(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -1806,7 +1818,7 @@ function f_15(v: any, out: any): true | undefined {
 }
 
 function p_16(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_15(v, out) && out;
 }
@@ -1831,22 +1843,24 @@ function f_17(v: any, out: any): true | undefined {
 }
 
 function p_18(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_17(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_16(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_18(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_19(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1890,20 +1904,20 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 }
 
 function p_InitializeResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_InitializeResponse(v, out) && out;
 }
 
 function p_ProtocolVersion(v: any): any {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]", v));
 }
 
 function f_AgentCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.loadSession;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.loadSession = y;
   }
   x = v.promptCapabilities;
@@ -1935,7 +1949,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
 }
@@ -1944,17 +1958,17 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.image;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.image = y;
   }
   x = v.audio;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.audio = y;
   }
   x = v.embeddedContext;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.embeddedContext = y;
   }
   x = v._meta;
@@ -1966,7 +1980,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptCapabilities(v, out) && out;
 }
@@ -1975,12 +1989,12 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.http;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.http = y;
   }
   x = v.sse;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.sse = y;
   }
   x = v._meta;
@@ -1992,7 +2006,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpCapabilities(v, out) && out;
 }
@@ -2033,7 +2047,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionCapabilities(v, out) && out;
 }
@@ -2049,7 +2063,7 @@ function f_SessionListCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionListCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionListCapabilities(v, out) && out;
 }
@@ -2065,7 +2079,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionDeleteCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionDeleteCapabilities(v, out) && out;
 }
@@ -2081,7 +2095,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
 }
 
 function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
@@ -2097,7 +2111,7 @@ function f_SessionResumeCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionResumeCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionResumeCapabilities(v, out) && out;
 }
@@ -2113,7 +2127,7 @@ function f_SessionCloseCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCloseCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionCloseCapabilities(v, out) && out;
 }
@@ -2134,7 +2148,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentAuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentAuthCapabilities(v, out) && out;
 }
@@ -2150,7 +2164,7 @@ function f_LogoutCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_LogoutCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutCapabilities(v, out) && out;
 }
@@ -2161,7 +2175,7 @@ function p_AuthMethodTerminalVariant(v: any): any {
 }
 
 function p_AuthMethod(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2176,15 +2190,15 @@ function p_AuthMethod(v: any): any {
 }
 
 function p_AuthMethodId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_20(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) return rt.atKey(k);
     rt.put(out, k, y);
   }
@@ -2202,14 +2216,14 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.args;
@@ -2233,7 +2247,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodTerminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
 }
@@ -2249,14 +2263,14 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2268,7 +2282,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodAgent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthMethodAgent(v, out) && out;
 }
@@ -2277,19 +2291,19 @@ function f_Implementation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.version;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.version = y;
     else return rt.at("/version");
   }
@@ -2303,7 +2317,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 }
 
 function p_Implementation(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Implementation(v, out) && out;
 }
@@ -2319,7 +2333,7 @@ function f_AuthenticateResponse(v: any, out: any): true | undefined {
 }
 
 function p_AuthenticateResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthenticateResponse(v, out) && out;
 }
@@ -2335,13 +2349,13 @@ function f_LogoutResponse(v: any, out: any): true | undefined {
 }
 
 function p_LogoutResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutResponse(v, out) && out;
 }
 
 function p_21(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2380,13 +2394,13 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NewSessionResponse(v, out) && out;
 }
 
 function p_22(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2422,13 +2436,13 @@ function f_SessionModeState(v: any, out: any): true | undefined {
 }
 
 function p_SessionModeState(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionModeState(v, out) && out;
 }
 
 function p_SessionModeId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_SessionMode(v: any, out: any): true | undefined {
@@ -2442,14 +2456,14 @@ function f_SessionMode(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2461,7 +2475,7 @@ function f_SessionMode(v: any, out: any): true | undefined {
 }
 
 function p_SessionMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionMode(v, out) && out;
 }
@@ -2477,7 +2491,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
 }
 
 function p_23(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2504,14 +2518,14 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.category;
@@ -2531,25 +2545,25 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigOption(v, out) && out;
 }
 
 function p_SessionConfigId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_SessionConfigOptionCategory(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_SessionConfigValueId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_24(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2561,7 +2575,7 @@ function p_24(v: any): any {
 }
 
 function p_25(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2573,12 +2587,14 @@ function p_25(v: any): any {
 }
 
 function p_SessionConfigSelectOptions(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_24(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_25(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -2592,14 +2608,14 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2611,13 +2627,13 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
 function p_26(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2639,7 +2655,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/group", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -2660,13 +2676,13 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectGroup(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
 function p_SessionConfigGroupId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_SessionConfigSelect(v: any, out: any): true | undefined {
@@ -2689,7 +2705,7 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelect(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelect(v, out) && out;
 }
@@ -2698,7 +2714,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.currentValue;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
   }
@@ -2707,7 +2723,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigBoolean(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigBoolean(v, out) && out;
 }
@@ -2733,13 +2749,13 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_LoadSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LoadSessionResponse(v, out) && out;
 }
 
 function p_27(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2761,7 +2777,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessions", "missing required property");
   x = v.nextCursor;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.nextCursor = y;
   }
   x = v._meta;
@@ -2773,7 +2789,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListSessionsResponse(v, out) && out;
 }
@@ -2789,7 +2805,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -2801,12 +2817,12 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -2818,7 +2834,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfo(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionInfo(v, out) && out;
 }
@@ -2834,7 +2850,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DeleteSessionResponse(v, out) && out;
 }
@@ -2860,7 +2876,7 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResumeSessionResponse(v, out) && out;
 }
@@ -2876,7 +2892,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CloseSessionResponse(v, out) && out;
 }
@@ -2892,7 +2908,7 @@ function f_SetSessionModeResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionModeResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionModeResponse(v, out) && out;
 }
@@ -2915,7 +2931,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
@@ -2938,13 +2954,13 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 }
 
 function p_PromptResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptResponse(v, out) && out;
 }
 
 function p_StopReason(v: any): any {
-  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
+  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\"", v));
 }
 
 function p_ExtResponse(v: any): any {
@@ -2962,7 +2978,7 @@ function f_Error(v: any, out: any): true | undefined {
   else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -2976,38 +2992,38 @@ function f_Error(v: any, out: any): true | undefined {
 }
 
 function p_Error(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Error(v, out) && out;
 }
 
 function p_ErrorCode(v: any): any {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer", v));
 }
 
-function p_28(v: any): any {
-  let y: any;
-  y = p_SessionNotification(v);
-  if (y !== undefined) return y;
-  y = p_CompleteElicitationNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_28(method: unknown, v: any): any {
+  switch (method) {
+    case "session/update":
+      return p_SessionNotification(v);
+    case "elicitation/complete":
+      return p_CompleteElicitationNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_AgentNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_28(x));
+    y = (x === null ? null : m_28(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3015,7 +3031,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
 }
 
 function p_AgentNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentNotification(v, out) && out;
 }
@@ -3045,7 +3061,7 @@ function f_SessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_SessionNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionNotification(v, out) && out;
 }
@@ -3121,7 +3137,7 @@ function p_SessionUpdateCompactionSummaryChunk(v: any): any {
 }
 
 function p_SessionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.sessionUpdate;
   let y: any;
   switch (t) {
@@ -3174,7 +3190,7 @@ function p_SessionUpdate(v: any): any {
 }
 
 function p_MessageId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ContentChunk(v: any, out: any): true | undefined {
@@ -3200,7 +3216,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ContentChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ContentChunk(v, out) && out;
 }
@@ -3216,14 +3232,14 @@ function f_ToolCall(v: any, out: any): true | undefined {
   else return rt.failAt("/toolCallId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.name = y;
   }
   x = v.kind;
@@ -3265,7 +3281,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
 }
 
 function p_ToolCall(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCall(v, out) && out;
 }
@@ -3274,7 +3290,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -3302,21 +3318,21 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 }
 
 function p_PlanEntry(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanEntry(v, out) && out;
 }
 
 function p_PlanEntryPriority(v: any): any {
-  return ((v === "high" || v === "medium" || v === "low") ? v : rt.fail("expected one of \"high\", \"medium\", \"low\""));
+  return ((v === "high" || v === "medium" || v === "low") ? v : rt.fail("expected one of \"high\", \"medium\", \"low\"", v));
 }
 
 function p_PlanEntryStatus(v: any): any {
-  return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\"", v));
 }
 
 function p_29(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3345,7 +3361,7 @@ function f_Plan(v: any, out: any): true | undefined {
 }
 
 function p_Plan(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Plan(v, out) && out;
 }
@@ -3354,14 +3370,14 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.description = y;
     else return rt.at("/description");
   }
@@ -3380,23 +3396,24 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommand(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AvailableCommand(v, out) && out;
 }
 
 function p_AvailableCommandInput(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_UnstructuredCommandInput(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.failure();
+  return rt.noAlternative(best, v);
 }
 
 function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.hint = y;
     else return rt.at("/hint");
   }
@@ -3410,13 +3427,13 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
 }
 
 function p_UnstructuredCommandInput(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
 function p_30(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3445,7 +3462,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommandsUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AvailableCommandsUpdate(v, out) && out;
 }
@@ -3468,7 +3485,7 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CurrentModeUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CurrentModeUpdate(v, out) && out;
 }
@@ -3491,7 +3508,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ConfigOptionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
 }
@@ -3500,12 +3517,12 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -3517,7 +3534,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfoUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
 }
@@ -3526,14 +3543,14 @@ function f_Cost(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.amount;
   if (x !== undefined) {
-    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number"));
+    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number", x));
     if (y !== undefined) out.amount = y;
     else return rt.at("/amount");
   }
   else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.currency = y;
     else return rt.at("/currency");
   }
@@ -3547,7 +3564,7 @@ function f_Cost(v: any, out: any): true | undefined {
 }
 
 function p_Cost(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Cost(v, out) && out;
 }
@@ -3556,14 +3573,14 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.used;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.used = y;
     else return rt.at("/used");
   }
   else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.size = y;
     else return rt.at("/size");
   }
@@ -3582,13 +3599,13 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UsageUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_NoticeSeverity(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -3602,14 +3619,14 @@ function f_Notice(v: any, out: any): true | undefined {
   else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters"));
+    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -3621,21 +3638,21 @@ function f_Notice(v: any, out: any): true | undefined {
 }
 
 function p_Notice(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Notice(v, out) && out;
 }
 
 function p_CompactionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_CompactionStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_31(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3669,7 +3686,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v.error;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.error = y;
   }
   x = v._meta;
@@ -3681,7 +3698,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CompactionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
 }
@@ -3711,7 +3728,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 }
 
 function p_CompactionSummaryChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompactionSummaryChunk(v, out) && out;
 }
@@ -3734,7 +3751,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 }
 
 function p_CompleteElicitationNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompleteElicitationNotification(v, out) && out;
 }
@@ -3743,35 +3760,35 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_32(v: any): any {
-  let y: any;
-  y = p_InitializeRequest(v);
-  if (y !== undefined) return y;
-  y = p_AuthenticateRequest(v);
-  if (y !== undefined) return y;
-  y = p_LogoutRequest(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_LoadSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsRequest(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionModeRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionRequest(v);
-  if (y !== undefined) return y;
-  y = p_PromptRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_32(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeRequest(v);
+    case "authenticate":
+      return p_AuthenticateRequest(v);
+    case "logout":
+      return p_LogoutRequest(v);
+    case "session/new":
+      return p_NewSessionRequest(v);
+    case "session/load":
+      return p_LoadSessionRequest(v);
+    case "session/list":
+      return p_ListSessionsRequest(v);
+    case "session/delete":
+      return p_DeleteSessionRequest(v);
+    case "session/resume":
+      return p_ResumeSessionRequest(v);
+    case "session/close":
+      return p_CloseSessionRequest(v);
+    case "session/set_mode":
+      return p_SetSessionModeRequest(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionRequest(v);
+    case "session/prompt":
+      return p_PromptRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_ClientRequest(v: any, out: any): true | undefined {
@@ -3785,14 +3802,14 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_32(x));
+    y = (x === null ? null : m_32(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3800,7 +3817,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
 }
 
 function p_ClientRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientRequest(v, out) && out;
 }
@@ -3833,7 +3850,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 }
 
 function p_InitializeRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
 }
@@ -3847,7 +3864,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v.terminal;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.terminal = y;
   }
   x = v.session;
@@ -3874,7 +3891,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientCapabilities(v, out) && out;
 }
@@ -3883,12 +3900,12 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.readTextFile;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.readTextFile = y;
   }
   x = v.writeTextFile;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.writeTextFile = y;
   }
   x = v._meta;
@@ -3900,7 +3917,7 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_FileSystemCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_FileSystemCapabilities(v, out) && out;
 }
@@ -3931,13 +3948,13 @@ function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientSessionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientSessionCapabilities(v, out) && out;
 }
 
 function p_CompactionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -3964,7 +3981,7 @@ function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined 
 }
 
 function p_SessionConfigOptionsCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigOptionsCapabilities(v, out) && out;
 }
@@ -3980,13 +3997,13 @@ function f_BooleanConfigOptionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_BooleanConfigOptionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BooleanConfigOptionCapabilities(v, out) && out;
 }
 
 function p_NoticeCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -4001,7 +4018,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminal;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.terminal = y;
   }
   x = v._meta;
@@ -4013,7 +4030,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthCapabilities(v, out) && out;
 }
@@ -4039,7 +4056,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationCapabilities(v, out) && out;
 }
@@ -4055,7 +4072,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationFormCapabilities(v, out) && out;
 }
@@ -4071,7 +4088,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
 }
@@ -4094,7 +4111,7 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
 }
 
 function p_AuthenticateRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthenticateRequest(v, out) && out;
 }
@@ -4110,13 +4127,13 @@ function f_LogoutRequest(v: any, out: any): true | undefined {
 }
 
 function p_LogoutRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutRequest(v, out) && out;
 }
 
 function p_33(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4131,7 +4148,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -4158,7 +4175,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NewSessionRequest(v, out) && out;
 }
@@ -4174,7 +4191,7 @@ function p_McpServerSseVariant(v: any): any {
 }
 
 function p_McpServer(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4195,14 +4212,14 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -4216,13 +4233,13 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 }
 
 function p_HttpHeader(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_HttpHeader(v, out) && out;
 }
 
 function p_34(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4237,14 +4254,14 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -4265,7 +4282,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerHttp(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
 }
@@ -4274,14 +4291,14 @@ function f_McpServerSse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -4302,7 +4319,7 @@ function f_McpServerSse(v: any, out: any): true | undefined {
 }
 
 function p_McpServerSse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerSse(v, out) && out;
 }
@@ -4311,14 +4328,14 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
   }
@@ -4346,7 +4363,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 }
 
 function p_McpServerStdio(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerStdio(v, out) && out;
 }
@@ -4362,7 +4379,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/mcpServers", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -4389,7 +4406,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_LoadSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LoadSessionRequest(v, out) && out;
 }
@@ -4398,13 +4415,13 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
   x = v.cursor;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.cursor = y;
     else return rt.at("/cursor");
   }
@@ -4417,7 +4434,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListSessionsRequest(v, out) && out;
 }
@@ -4440,7 +4457,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
 }
@@ -4456,7 +4473,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -4482,7 +4499,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResumeSessionRequest(v, out) && out;
 }
@@ -4505,7 +4522,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
 }
@@ -4535,7 +4552,7 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionModeRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionModeRequest(v, out) && out;
 }
@@ -4545,7 +4562,7 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -4566,13 +4583,13 @@ function f_35(v: any, out: any): true | undefined {
 }
 
 function p_36(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_35(v, out) && out;
 }
 
 function p_37(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4614,13 +4631,13 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
 function p_38(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4656,34 +4673,34 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 }
 
 function p_PromptRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptRequest(v, out) && out;
 }
 
-function p_39(v: any): any {
-  let y: any;
-  y = p_WriteTextFileResponse(v);
-  if (y !== undefined) return y;
-  y = p_ReadTextFileResponse(v);
-  if (y !== undefined) return y;
-  y = p_RequestPermissionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_TerminalOutputResponse(v);
-  if (y !== undefined) return y;
-  y = p_ReleaseTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_WaitForTerminalExitResponse(v);
-  if (y !== undefined) return y;
-  y = p_KillTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_39(method: unknown, v: any): any {
+  switch (method) {
+    case "fs/write_text_file":
+      return p_WriteTextFileResponse(v);
+    case "fs/read_text_file":
+      return p_ReadTextFileResponse(v);
+    case "session/request_permission":
+      return p_RequestPermissionResponse(v);
+    case "terminal/create":
+      return p_CreateTerminalResponse(v);
+    case "terminal/output":
+      return p_TerminalOutputResponse(v);
+    case "terminal/release":
+      return p_ReleaseTerminalResponse(v);
+    case "terminal/wait_for_exit":
+      return p_WaitForTerminalExitResponse(v);
+    case "terminal/kill":
+      return p_KillTerminalResponse(v);
+    case "elicitation/create":
+      return p_CreateElicitationResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
 function f_40(v: any, out: any): true | undefined {
@@ -4697,7 +4714,7 @@ function f_40(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_39(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_39(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -4706,18 +4723,20 @@ function f_40(v: any, out: any): true | undefined {
 }
 
 function p_41(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_40(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_41(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_18(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_WriteTextFileResponse(v: any, out: any): true | undefined {
@@ -4731,7 +4750,7 @@ function f_WriteTextFileResponse(v: any, out: any): true | undefined {
 }
 
 function p_WriteTextFileResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WriteTextFileResponse(v, out) && out;
 }
@@ -4740,7 +4759,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -4754,7 +4773,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
 }
 
 function p_ReadTextFileResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReadTextFileResponse(v, out) && out;
 }
@@ -4777,7 +4796,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequestPermissionResponse(v, out) && out;
 }
@@ -4793,7 +4812,7 @@ function p_RequestPermissionOutcomeSelected(v: any): any {
 }
 
 function p_RequestPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.outcome;
   let y: any;
   switch (t) {
@@ -4827,7 +4846,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_SelectedPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
 }
@@ -4850,7 +4869,7 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_CreateTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateTerminalResponse(v, out) && out;
 }
@@ -4859,14 +4878,14 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.output;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.output = y;
     else return rt.at("/output");
   }
   else return rt.failAt("/output", "missing required property");
   x = v.truncated;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.truncated = y;
     else return rt.at("/truncated");
   }
@@ -4885,7 +4904,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalOutputResponse(v, out) && out;
 }
@@ -4894,12 +4913,12 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -4911,7 +4930,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
 }
 
 function p_TerminalExitStatus(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalExitStatus(v, out) && out;
 }
@@ -4927,7 +4946,7 @@ function f_ReleaseTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_ReleaseTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReleaseTerminalResponse(v, out) && out;
 }
@@ -4936,12 +4955,12 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -4953,7 +4972,7 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
 }
 
 function p_WaitForTerminalExitResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WaitForTerminalExitResponse(v, out) && out;
 }
@@ -4969,7 +4988,7 @@ function f_KillTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_KillTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_KillTerminalResponse(v, out) && out;
 }
@@ -4996,7 +5015,7 @@ function p_CreateElicitationResponseOther(v: any): any {
 }
 
 function p_43(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let y: any;
   switch (t) {
@@ -5029,28 +5048,33 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
 }
 
 function p_CreateElicitationResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
 }
 
 function p_ElicitationContentValue(v: any): any {
-  let y: any;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  let y: any, best: rt.Failure;
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  best = rt.failure();
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number"));
+  best = rt.deeper(best);
+  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number", v));
   if (y !== undefined) return y;
-  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean"));
+  best = rt.deeper(best);
+  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = p_6(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_44(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5073,32 +5097,32 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationAcceptAction(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function p_45(v: any): any {
-  let y: any;
-  y = p_CancelNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_45(method: unknown, v: any): any {
+  switch (method) {
+    case "session/cancel":
+      return p_CancelNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_ClientNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_45(x));
+    y = (x === null ? null : m_45(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5106,7 +5130,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
 }
 
 function p_ClientNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientNotification(v, out) && out;
 }
@@ -5129,7 +5153,7 @@ function f_CancelNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelNotification(v, out) && out;
 }
@@ -5152,10 +5176,12 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelRequestNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelRequestNotification(v, out) && out;
 }
+
+let askedMethod: string | undefined;
 
 /**
  * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
@@ -5550,10 +5576,23 @@ function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `AgentResponseFor`.
  */
 function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
   return rt.finish(p_AgentResponse(value));
+}
+
+/**
+ * Tolerant decoding of `AgentResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_AgentResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -6278,10 +6317,23 @@ function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ClientResponseFor`.
  */
 function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
   return rt.finish(p_ClientResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ClientResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ClientResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -6582,4 +6634,6 @@ export {
   parse_ClientNotification as ClientNotification,
   parse_CancelNotification as CancelNotification,
   parse_CancelRequestNotification as CancelRequestNotification,
+  parse_AgentResponseFor as AgentResponseFor,
+  parse_ClientResponseFor as ClientResponseFor,
 };

@@ -6,6 +6,11 @@
  * default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to
  * the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh
  * value (the input is never mutated) or the issue that made it fail, and never throws.
+ *
+ * JSON-RPC envelopes (`ClientRequest`, `AgentNotification`, ...) decode `params` with the type
+ * of their `method`; a method outside the table is an extension and its params are kept raw.
+ * A response names no method: `parse.AgentResponse` keeps `result` raw, and
+ * `parse.AgentResponseFor(method, value)` decodes it with the result type of `method`.
  * @module
  */
 
@@ -13,15 +18,15 @@ import type * as T from "./types.js";
 import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
 
-function p_0(v: any): any {
-  let y: any;
-  y = p_RequestPermissionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_0(method: unknown, v: any): any {
+  switch (method) {
+    case "session/request_permission":
+      return p_RequestPermissionRequest(v);
+    case "elicitation/create":
+      return p_CreateElicitationRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_AgentRequest(v: any, out: any): true | undefined {
@@ -35,14 +40,14 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_0(x));
+    y = (x === null ? null : m_0(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -50,22 +55,24 @@ function f_AgentRequest(v: any, out: any): true | undefined {
 }
 
 function p_AgentRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentRequest(v, out) && out;
 }
 
 function p_RequestId(v: any): any {
-  let y: any;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  let y: any, best: rt.Failure;
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  best = rt.failure();
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_1(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -73,12 +80,11 @@ function p_1(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
 function p_2(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -100,14 +106,14 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.subject;
@@ -132,13 +138,13 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequestPermissionRequest(v, out) && out;
 }
 
 function p_SessionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_RequestPermissionSubjectToolCall(v: any): any {
@@ -156,7 +162,7 @@ function p_RequestPermissionSubjectOther(v: any): any {
 }
 
 function p_RequestPermissionSubject(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -173,7 +179,7 @@ function p_RequestPermissionSubject(v: any): any {
 }
 
 function p_3(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -185,7 +191,7 @@ function p_3(v: any): any {
 }
 
 function p_4(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -207,12 +213,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/toolCallId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.name = y;
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.kind;
@@ -259,21 +265,21 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_ToolCallId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ToolKind(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ToolCallStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ToolCallContentContent(v: any): any {
@@ -296,7 +302,7 @@ function p_ToolCallContentOther(v: any): any {
 }
 
 function p_ToolCallContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -345,7 +351,7 @@ function p_ContentBlockOther(v: any): any {
 }
 
 function p_ContentBlock(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -371,7 +377,7 @@ function p_ContentBlock(v: any): any {
 }
 
 function p_5(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -391,12 +397,12 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v.lastModified;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.lastModified = y;
   }
   x = v.priority;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.priority = y;
   }
   x = v._meta;
@@ -408,20 +414,20 @@ function f_Annotations(v: any, out: any): true | undefined {
 }
 
 function p_Annotations(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Annotations(v, out) && out;
 }
 
 function p_Role(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
@@ -440,20 +446,20 @@ function f_TextContent(v: any, out: any): true | undefined {
 }
 
 function p_TextContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextContent(v, out) && out;
 }
 
 function p_MediaType(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ImageContent(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
@@ -467,7 +473,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
   else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.uri = y;
   }
   x = v.annotations;
@@ -484,7 +490,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
 }
 
 function p_ImageContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ImageContent(v, out) && out;
 }
@@ -493,7 +499,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
@@ -519,17 +525,17 @@ function f_AudioContent(v: any, out: any): true | undefined {
 }
 
 function p_AudioContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AudioContent(v, out) && out;
 }
 
 function p_6(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) continue;
     out.push(y);
   }
@@ -540,7 +546,7 @@ function f_Icon(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.src;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.src = y;
     else return rt.at("/src");
   }
@@ -569,17 +575,17 @@ function f_Icon(v: any, out: any): true | undefined {
 }
 
 function p_Icon(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Icon(v, out) && out;
 }
 
 function p_IconTheme(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_7(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -594,26 +600,26 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
   else return rt.failAt("/uri", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.icons;
@@ -628,7 +634,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.size;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.size = y;
   }
   x = v.annotations;
@@ -645,32 +651,34 @@ function f_ResourceLink(v: any, out: any): true | undefined {
 }
 
 function p_ResourceLink(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResourceLink(v, out) && out;
 }
 
 function p_EmbeddedResourceResource(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_TextResourceContents(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
   else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -689,7 +697,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_TextResourceContents(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
 }
@@ -698,14 +706,14 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.blob;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.blob = y;
     else return rt.at("/blob");
   }
   else return rt.failAt("/blob", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -724,7 +732,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_BlobResourceContents(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
 }
@@ -752,7 +760,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
 }
 
 function p_EmbeddedResource(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
 }
@@ -775,7 +783,7 @@ function f_Content(v: any, out: any): true | undefined {
 }
 
 function p_Content(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Content(v, out) && out;
 }
@@ -812,7 +820,7 @@ function p_DiffChangeOther(v: any): any {
 }
 
 function p_9(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.operation;
   let y: any;
   switch (t) {
@@ -861,17 +869,17 @@ function f_DiffChange(v: any, out: any): true | undefined {
 }
 
 function p_DiffChange(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DiffChange(v, out) && out;
 }
 
 function p_DiffFileType(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_AbsolutePath(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_DiffPathChange(v: any, out: any): true | undefined {
@@ -887,7 +895,7 @@ function f_DiffPathChange(v: any, out: any): true | undefined {
 }
 
 function p_DiffPathChange(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DiffPathChange(v, out) && out;
 }
@@ -912,7 +920,7 @@ function f_DiffPathPairChange(v: any, out: any): true | undefined {
 }
 
 function p_DiffPathPairChange(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DiffPathPairChange(v, out) && out;
 }
@@ -928,7 +936,7 @@ function f_DiffPatch(v: any, out: any): true | undefined {
   else return rt.failAt("/format", "missing required property");
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
@@ -942,17 +950,17 @@ function f_DiffPatch(v: any, out: any): true | undefined {
 }
 
 function p_DiffPatch(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DiffPatch(v, out) && out;
 }
 
 function p_DiffPatchFormat(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_10(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -986,13 +994,13 @@ function f_Diff(v: any, out: any): true | undefined {
 }
 
 function p_Diff(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Diff(v, out) && out;
 }
 
 function p_TerminalId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_Terminal(v: any, out: any): true | undefined {
@@ -1013,7 +1021,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 }
 
 function p_Terminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Terminal(v, out) && out;
 }
@@ -1029,7 +1037,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [1, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [1, 4294967295] or null", x));
     if (y !== undefined) out.line = y;
   }
   x = v._meta;
@@ -1041,7 +1049,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallLocation(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallLocation(v, out) && out;
 }
@@ -1062,7 +1070,7 @@ function f_ToolCallCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallCapabilities(v, out) && out;
 }
@@ -1078,7 +1086,7 @@ function f_ToolCallCancelCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallCancelCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallCancelCapabilities(v, out) && out;
 }
@@ -1101,7 +1109,7 @@ function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallPermissionSubject(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallPermissionSubject(v, out) && out;
 }
@@ -1110,7 +1118,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
   }
@@ -1141,7 +1149,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
 }
 
 function p_CommandPermissionSubject(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CommandPermissionSubject(v, out) && out;
 }
@@ -1157,7 +1165,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -1178,17 +1186,17 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 }
 
 function p_PermissionOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PermissionOption(v, out) && out;
 }
 
 function p_PermissionOptionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_PermissionOptionKind(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_CreateElicitationRequestForm(v: any): any {
@@ -1202,12 +1210,14 @@ function p_CreateElicitationRequestUrl(v: any): any {
 }
 
 function p_11(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_ElicitationRequestScope(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 const K_12 = ["message", "_meta"];
@@ -1218,7 +1228,7 @@ function p_CreateElicitationRequestOther(v: any): any {
 }
 
 function p_13(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let y: any;
   switch (t) {
@@ -1238,7 +1248,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -1255,7 +1265,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
 }
 
 function p_CreateElicitationRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateElicitationRequest(v, out) && out;
 }
@@ -1278,7 +1288,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSessionScope(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationSessionScope(v, out) && out;
 }
@@ -1296,13 +1306,13 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationRequestScope(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationRequestScope(v, out) && out;
 }
 
 function p_14(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1314,11 +1324,11 @@ function p_14(v: any): any {
 }
 
 function p_15(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
@@ -1336,7 +1346,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   else return rt.failAt("/type", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.properties;
@@ -1354,7 +1364,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1366,13 +1376,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationSchema(v, out) && out;
 }
 
 function p_ElicitationSchemaType(v: any): any {
-  return ((v === "object") ? v : rt.fail("expected one of \"object\""));
+  return ((v === "object") ? v : rt.fail("expected one of \"object\"", v));
 }
 
 function p_ElicitationPropertySchemaString(v: any): any {
@@ -1405,7 +1415,7 @@ function p_ElicitationPropertySchemaOther(v: any): any {
 }
 
 function p_ElicitationPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1431,28 +1441,28 @@ function p_ElicitationPropertySchema(v: any): any {
 }
 
 function p_StringFormat(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.const = y;
     else return rt.at("/const");
   }
   else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1464,26 +1474,13 @@ function f_EnumOption(v: any, out: any): true | undefined {
 }
 
 function p_EnumOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EnumOption(v, out) && out;
 }
 
 function p_16(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
-    if (y === undefined) return rt.atKey(i);
-    out.push(y);
-  }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_17(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1491,7 +1488,6 @@ function p_17(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -1499,29 +1495,29 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.minLength = y;
     else return rt.at("/minLength");
   }
   x = v.maxLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.maxLength = y;
     else return rt.at("/maxLength");
   }
   x = v.pattern;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.pattern = y;
     else return rt.at("/pattern");
   }
@@ -1533,18 +1529,18 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_16(x));
+    y = (x === null ? null : p_15(x));
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_17(x));
+    y = (x === null ? null : p_16(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
@@ -1557,7 +1553,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_StringPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
 }
@@ -1566,29 +1562,29 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1600,7 +1596,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_NumberPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
 }
@@ -1609,29 +1605,29 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1643,7 +1639,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_IntegerPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
 }
@@ -1652,17 +1648,17 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1674,7 +1670,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_BooleanPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BooleanPropertySchema(v, out) && out;
 }
@@ -1689,7 +1685,7 @@ function p_MultiSelectItemsOther(v: any): any {
 }
 
 function p_MultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1707,7 +1703,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_16(x);
+    y = p_15(x);
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
@@ -1721,7 +1717,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_StringMultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_StringMultiSelectItems(v, out) && out;
 }
@@ -1730,7 +1726,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_17(x);
+    y = p_16(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
   }
@@ -1744,7 +1740,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_TitledMultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TitledMultiSelectItems(v, out) && out;
 }
@@ -1753,23 +1749,23 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.minItems = y;
     else return rt.at("/minItems");
   }
   x = v.maxItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.maxItems = y;
     else return rt.at("/maxItems");
   }
@@ -1794,7 +1790,7 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_MultiSelectPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_MultiSelectPropertySchema(v, out) && out;
 }
@@ -1815,13 +1811,13 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_ElicitationId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -1835,7 +1831,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
   else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -1847,7 +1843,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationUrlMode(v, out) && out;
 }
@@ -1856,38 +1852,38 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_18(v: any): any {
-  let y: any;
-  y = p_InitializeResponse(v);
-  if (y !== undefined) return y;
-  y = p_LoginAuthResponse(v);
-  if (y !== undefined) return y;
-  y = p_LogoutAuthResponse(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsResponse(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CancelToolCallResponse(v);
-  if (y !== undefined) return y;
-  y = p_CancelTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionResponse(v);
-  if (y !== undefined) return y;
-  y = p_PromptResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_17(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeResponse(v);
+    case "auth/login":
+      return p_LoginAuthResponse(v);
+    case "auth/logout":
+      return p_LogoutAuthResponse(v);
+    case "session/new":
+      return p_NewSessionResponse(v);
+    case "session/list":
+      return p_ListSessionsResponse(v);
+    case "session/delete":
+      return p_DeleteSessionResponse(v);
+    case "session/resume":
+      return p_ResumeSessionResponse(v);
+    case "session/close":
+      return p_CloseSessionResponse(v);
+    case "tool_call/cancel":
+      return p_CancelToolCallResponse(v);
+    case "terminal/cancel":
+      return p_CancelTerminalResponse(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionResponse(v);
+    case "session/prompt":
+      return p_PromptResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
-function f_19(v: any, out: any): true | undefined {
+function f_18(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -1898,7 +1894,7 @@ function f_19(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_18(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_17(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -1906,26 +1902,28 @@ function f_19(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_20(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_19(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_19(v, out) && out;
+  return f_18(v, out) && out;
 }
 
-function p_21(v: any): any {
-  let y: any;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+function p_20(v: any): any {
+  let y: any, best: rt.Failure;
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  best = rt.failure();
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function f_22(v: any, out: any): true | undefined {
+function f_21(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_20(x));
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
   }
@@ -1940,23 +1938,25 @@ function f_22(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_23(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_22(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_22(v, out) && out;
+  return f_21(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
-  let y: any;
-  y = p_20(v);
+  let y: any, best: rt.Failure;
+  y = p_19(v);
   if (y !== undefined) return y;
-  y = p_23(v);
+  best = rt.failure();
+  y = p_22(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function p_24(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_23(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1990,7 +1990,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_23(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v._meta;
@@ -2002,32 +2002,32 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 }
 
 function p_InitializeResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_InitializeResponse(v, out) && out;
 }
 
 function p_ProtocolVersion(v: any): any {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]", v));
 }
 
 function f_Implementation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.version;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.version = y;
     else return rt.at("/version");
   }
@@ -2041,7 +2041,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 }
 
 function p_Implementation(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Implementation(v, out) && out;
 }
@@ -2067,7 +2067,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
 }
@@ -2103,7 +2103,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionCapabilities(v, out) && out;
 }
@@ -2134,7 +2134,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptCapabilities(v, out) && out;
 }
@@ -2150,7 +2150,7 @@ function f_PromptImageCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptImageCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptImageCapabilities(v, out) && out;
 }
@@ -2166,7 +2166,7 @@ function f_PromptAudioCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptAudioCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptAudioCapabilities(v, out) && out;
 }
@@ -2182,7 +2182,7 @@ function f_PromptEmbeddedContextCapabilities(v: any, out: any): true | undefined
 }
 
 function p_PromptEmbeddedContextCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptEmbeddedContextCapabilities(v, out) && out;
 }
@@ -2208,7 +2208,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpCapabilities(v, out) && out;
 }
@@ -2224,7 +2224,7 @@ function f_McpStdioCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpStdioCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpStdioCapabilities(v, out) && out;
 }
@@ -2240,7 +2240,7 @@ function f_McpHttpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpHttpCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpHttpCapabilities(v, out) && out;
 }
@@ -2256,7 +2256,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionDeleteCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionDeleteCapabilities(v, out) && out;
 }
@@ -2272,7 +2272,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
 }
 
 function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
@@ -2288,7 +2288,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentAuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentAuthCapabilities(v, out) && out;
 }
@@ -2310,12 +2310,12 @@ function p_AuthMethodOther(v: any): any {
   if (p_AuthMethodId(x) === undefined) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/name");
+  if ((typeof x === "string" ? x : rt.fail("expected a string", x)) === undefined) return rt.at("/name");
   return rt.copyJson(v);
 }
 
 function p_AuthMethod(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2332,21 +2332,21 @@ function p_AuthMethod(v: any): any {
 }
 
 function p_AuthMethodId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_EnvVariable(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -2360,13 +2360,13 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 }
 
 function p_EnvVariable(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EnvVariable(v, out) && out;
 }
 
-function p_25(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_24(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2388,14 +2388,14 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   else return rt.failAt("/methodId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.args;
@@ -2406,7 +2406,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_25(x);
+    y = x === null ? [] : p_24(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -2419,7 +2419,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodTerminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
 }
@@ -2435,14 +2435,14 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   else return rt.failAt("/methodId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2454,7 +2454,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodAgent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthMethodAgent(v, out) && out;
 }
@@ -2470,7 +2470,7 @@ function f_LoginAuthResponse(v: any, out: any): true | undefined {
 }
 
 function p_LoginAuthResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LoginAuthResponse(v, out) && out;
 }
@@ -2486,13 +2486,13 @@ function f_LogoutAuthResponse(v: any, out: any): true | undefined {
 }
 
 function p_LogoutAuthResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutAuthResponse(v, out) && out;
 }
 
-function p_26(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_25(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2503,8 +2503,8 @@ function p_26(v: any): any {
   return out;
 }
 
-function p_27(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_26(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2526,12 +2526,12 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_25(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_26(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -2543,7 +2543,7 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NewSessionResponse(v, out) && out;
 }
@@ -2558,14 +2558,14 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-const K_28 = ["configId", "name", "description", "category", "_meta"];
+const K_27 = ["configId", "name", "description", "category", "_meta"];
 
 function p_SessionConfigOptionOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_28);
+  return rt.copyRawExcept(v, {}, K_27);
 }
 
-function p_29(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_28(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2592,14 +2592,14 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   else return rt.failAt("/configId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.category;
@@ -2612,32 +2612,32 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_29(v);
+  const m = p_28(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
 }
 
 function p_SessionConfigOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigOption(v, out) && out;
 }
 
 function p_SessionConfigId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_SessionConfigOptionCategory(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_SessionConfigValueId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_30(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_29(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2645,12 +2645,11 @@ function p_30(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
-function p_31(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_30(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2658,17 +2657,18 @@ function p_31(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
 function p_SessionConfigSelectOptions(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
+  y = p_29(v);
+  if (y !== undefined) return y;
+  best = rt.failure();
   y = p_30(v);
   if (y !== undefined) return y;
-  y = p_31(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -2682,14 +2682,14 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2701,13 +2701,13 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_32(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_31(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2715,7 +2715,6 @@ function p_32(v: any): any {
     if (y === undefined) continue;
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -2730,14 +2729,14 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/groupId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_32(x);
+    y = p_31(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
@@ -2751,13 +2750,13 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectGroup(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
 function p_SessionConfigGroupId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_SessionConfigSelect(v: any, out: any): true | undefined {
@@ -2780,7 +2779,7 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelect(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelect(v, out) && out;
 }
@@ -2789,7 +2788,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.currentValue;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
   }
@@ -2798,7 +2797,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigBoolean(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigBoolean(v, out) && out;
 }
@@ -2812,15 +2811,15 @@ function p_AvailableCommandOther(v: any): any {
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/name");
+  if ((typeof x === "string" ? x : rt.fail("expected a string", x)) === undefined) return rt.at("/name");
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
-  if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/description");
+  if ((typeof x === "string" ? x : rt.fail("expected a string", x)) === undefined) return rt.at("/description");
   return rt.copyJson(v);
 }
 
 function p_AvailableCommand(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2843,7 +2842,7 @@ function p_AvailableCommandInputOther(v: any): any {
 }
 
 function p_AvailableCommandInput(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2860,7 +2859,7 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.hint = y;
     else return rt.at("/hint");
   }
@@ -2874,7 +2873,7 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
 }
 
 function p_TextCommandInput(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextCommandInput(v, out) && out;
 }
@@ -2883,14 +2882,14 @@ function f_Command(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.description = y;
     else return rt.at("/description");
   }
@@ -2909,13 +2908,13 @@ function f_Command(v: any, out: any): true | undefined {
 }
 
 function p_Command(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Command(v, out) && out;
 }
 
-function p_33(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_32(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2930,7 +2929,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_33(x);
+    y = p_32(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -2950,13 +2949,13 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListSessionsResponse(v, out) && out;
 }
 
-function p_34(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_33(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2985,18 +2984,18 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -3008,13 +3007,13 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfo(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionInfo(v, out) && out;
 }
 
 function p_SessionListCursor(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_DeleteSessionResponse(v: any, out: any): true | undefined {
@@ -3028,7 +3027,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DeleteSessionResponse(v, out) && out;
 }
@@ -3037,12 +3036,12 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_25(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_26(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -3054,7 +3053,7 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResumeSessionResponse(v, out) && out;
 }
@@ -3070,7 +3069,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CloseSessionResponse(v, out) && out;
 }
@@ -3086,7 +3085,7 @@ function f_CancelToolCallResponse(v: any, out: any): true | undefined {
 }
 
 function p_CancelToolCallResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelToolCallResponse(v, out) && out;
 }
@@ -3102,7 +3101,7 @@ function f_CancelTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_CancelTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelTerminalResponse(v, out) && out;
 }
@@ -3111,7 +3110,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_25(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -3125,7 +3124,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
@@ -3148,13 +3147,13 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 }
 
 function p_PromptResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptResponse(v, out) && out;
 }
 
 function p_MessageId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ExtResponse(v: any): any {
@@ -3172,7 +3171,7 @@ function f_Error(v: any, out: any): true | undefined {
   else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -3186,28 +3185,31 @@ function f_Error(v: any, out: any): true | undefined {
 }
 
 function p_Error(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Error(v, out) && out;
 }
 
 function p_ErrorCode(v: any): any {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer", v));
 }
 
 function p_ErrorData(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_UnsupportedProtocolVersionErrorData(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_SessionNotFoundErrorData(v);
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = rt.copyJson(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function p_35(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_34(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3229,7 +3231,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
   else return rt.failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_35(x);
+    y = p_34(x);
     if (y !== undefined) out.supported = y;
     else return rt.at("/supported");
   }
@@ -3243,7 +3245,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
 }
 
 function p_UnsupportedProtocolVersionErrorData(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnsupportedProtocolVersionErrorData(v, out) && out;
 }
@@ -3266,34 +3268,34 @@ function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
 }
 
 function p_SessionNotFoundErrorData(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionNotFoundErrorData(v, out) && out;
 }
 
-function p_36(v: any): any {
-  let y: any;
-  y = p_UpdateSessionNotification(v);
-  if (y !== undefined) return y;
-  y = p_CompleteElicitationNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_35(method: unknown, v: any): any {
+  switch (method) {
+    case "session/update":
+      return p_UpdateSessionNotification(v);
+    case "elicitation/complete":
+      return p_CompleteElicitationNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_AgentNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : m_35(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3301,7 +3303,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
 }
 
 function p_AgentNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentNotification(v, out) && out;
 }
@@ -3331,7 +3333,7 @@ function f_UpdateSessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_UpdateSessionNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UpdateSessionNotification(v, out) && out;
 }
@@ -3437,7 +3439,7 @@ function p_SessionUpdateOther(v: any): any {
 }
 
 function p_SessionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.sessionUpdate;
   let y: any;
   switch (t) {
@@ -3529,13 +3531,13 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ContentChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ContentChunk(v, out) && out;
 }
 
-function p_37(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_36(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3557,7 +3559,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -3569,7 +3571,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
 }
 
 function p_UserMessage(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UserMessage(v, out) && out;
 }
@@ -3585,7 +3587,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -3597,7 +3599,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
 }
 
 function p_AgentMessage(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentMessage(v, out) && out;
 }
@@ -3613,7 +3615,7 @@ function f_AgentThought(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -3625,7 +3627,7 @@ function f_AgentThought(v: any, out: any): true | undefined {
 }
 
 function p_AgentThought(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentThought(v, out) && out;
 }
@@ -3645,7 +3647,7 @@ function p_BackgroundWorkOther(v: any): any {
 }
 
 function p_BackgroundWork(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -3679,7 +3681,7 @@ function f_BackgroundTerminal(v: any, out: any): true | undefined {
 }
 
 function p_BackgroundTerminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BackgroundTerminal(v, out) && out;
 }
@@ -3702,13 +3704,13 @@ function f_BackgroundToolCall(v: any, out: any): true | undefined {
 }
 
 function p_BackgroundToolCall(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BackgroundToolCall(v, out) && out;
 }
 
-function p_38(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_37(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3723,7 +3725,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -3735,7 +3737,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_RunningStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RunningStateUpdate(v, out) && out;
 }
@@ -3751,7 +3753,7 @@ function f_ErrorStopReason(v: any, out: any): true | undefined {
 }
 
 function p_ErrorStopReason(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ErrorStopReason(v, out) && out;
 }
@@ -3786,14 +3788,14 @@ function p_IdleStateUpdateError(v: any): any {
   return f_ErrorStopReason(v, out) && out;
 }
 
-const K_39 = ["background", "_meta"];
+const K_38 = ["background", "_meta"];
 
 function p_IdleStateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_39);
+  return rt.copyRawExcept(v, {}, K_38);
 }
 
-function p_40(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_39(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
   let y: any;
@@ -3826,7 +3828,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -3834,14 +3836,14 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_40(v);
+  const m = p_39(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
 }
 
 function p_IdleStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_IdleStateUpdate(v, out) && out;
 }
@@ -3850,7 +3852,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -3862,7 +3864,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_RequiresActionStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequiresActionStateUpdate(v, out) && out;
 }
@@ -3887,7 +3889,7 @@ function p_StateUpdateOther(v: any): any {
 }
 
 function p_StateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.state;
   let y: any;
   switch (t) {
@@ -3931,7 +3933,7 @@ function f_ToolCallContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallContentChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallContentChunk(v, out) && out;
 }
@@ -3940,7 +3942,7 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
@@ -3954,7 +3956,7 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutput(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalOutput(v, out) && out;
 }
@@ -3963,12 +3965,12 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -3980,7 +3982,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
 }
 
 function p_TerminalExitStatus(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalExitStatus(v, out) && out;
 }
@@ -3989,14 +3991,14 @@ function f_TerminalSize(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cols;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]"));
+    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]", x));
     if (y !== undefined) out.cols = y;
     else return rt.at("/cols");
   }
   else return rt.failAt("/cols", "missing required property");
   x = v.rows;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]"));
+    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]", x));
     if (y !== undefined) out.rows = y;
     else return rt.at("/rows");
   }
@@ -4010,7 +4012,7 @@ function f_TerminalSize(v: any, out: any): true | undefined {
 }
 
 function p_TerminalSize(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalSize(v, out) && out;
 }
@@ -4031,7 +4033,7 @@ function f_TerminalCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_TerminalCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalCapabilities(v, out) && out;
 }
@@ -4047,7 +4049,7 @@ function f_TerminalCancelCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_TerminalCancelCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalCancelCapabilities(v, out) && out;
 }
@@ -4063,7 +4065,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/terminalId", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.command = y;
   }
   x = v.cwd;
@@ -4100,7 +4102,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
 }
 
 function p_TerminalUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalUpdate(v, out) && out;
 }
@@ -4116,7 +4118,7 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
   else return rt.failAt("/terminalId", "missing required property");
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
@@ -4130,7 +4132,7 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalOutputChunk(v, out) && out;
 }
@@ -4149,7 +4151,7 @@ function p_PlanUpdateContentOther(v: any): any {
 }
 
 function p_PlanUpdateContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4163,14 +4165,14 @@ function p_PlanUpdateContent(v: any): any {
 }
 
 function p_PlanId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_PlanEntry(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -4198,21 +4200,21 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 }
 
 function p_PlanEntry(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanEntry(v, out) && out;
 }
 
 function p_PlanEntryPriority(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_PlanEntryStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_41(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_40(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4234,7 +4236,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_41(x);
+    y = p_40(x);
     if (y !== undefined) out.entries = y;
     else return rt.at("/entries");
   }
@@ -4248,7 +4250,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
 }
 
 function p_PlanItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanItems(v, out) && out;
 }
@@ -4271,7 +4273,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
 }
 
 function p_PlanUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanUpdate(v, out) && out;
 }
@@ -4280,7 +4282,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_26(x);
     if (y !== undefined) out.availableCommands = y;
     else return rt.at("/availableCommands");
   }
@@ -4294,7 +4296,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommandsUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AvailableCommandsUpdate(v, out) && out;
 }
@@ -4303,7 +4305,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_25(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -4317,7 +4319,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ConfigOptionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
 }
@@ -4326,12 +4328,12 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -4343,7 +4345,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfoUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
 }
@@ -4352,14 +4354,14 @@ function f_Cost(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.amount;
   if (x !== undefined) {
-    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number"));
+    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number", x));
     if (y !== undefined) out.amount = y;
     else return rt.at("/amount");
   }
   else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.currency = y;
     else return rt.at("/currency");
   }
@@ -4373,7 +4375,7 @@ function f_Cost(v: any, out: any): true | undefined {
 }
 
 function p_Cost(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Cost(v, out) && out;
 }
@@ -4382,14 +4384,14 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.used;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.used = y;
     else return rt.at("/used");
   }
   else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.size = y;
     else return rt.at("/size");
   }
@@ -4408,13 +4410,13 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UsageUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_NoticeSeverity(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -4428,14 +4430,14 @@ function f_Notice(v: any, out: any): true | undefined {
   else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters"));
+    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -4447,17 +4449,17 @@ function f_Notice(v: any, out: any): true | undefined {
 }
 
 function p_Notice(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Notice(v, out) && out;
 }
 
 function p_CompactionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_CompactionStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_CompactionUpdate(v: any, out: any): true | undefined {
@@ -4478,12 +4480,12 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.error = y;
   }
   x = v._meta;
@@ -4495,7 +4497,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CompactionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
 }
@@ -4525,7 +4527,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 }
 
 function p_CompactionSummaryChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompactionSummaryChunk(v, out) && out;
 }
@@ -4548,7 +4550,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 }
 
 function p_CompleteElicitationNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompleteElicitationNotification(v, out) && out;
 }
@@ -4557,35 +4559,35 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_42(v: any): any {
-  let y: any;
-  y = p_InitializeRequest(v);
-  if (y !== undefined) return y;
-  y = p_LoginAuthRequest(v);
-  if (y !== undefined) return y;
-  y = p_LogoutAuthRequest(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsRequest(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CancelToolCallRequest(v);
-  if (y !== undefined) return y;
-  y = p_CancelTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionRequest(v);
-  if (y !== undefined) return y;
-  y = p_PromptRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_41(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeRequest(v);
+    case "auth/login":
+      return p_LoginAuthRequest(v);
+    case "auth/logout":
+      return p_LogoutAuthRequest(v);
+    case "session/new":
+      return p_NewSessionRequest(v);
+    case "session/list":
+      return p_ListSessionsRequest(v);
+    case "session/delete":
+      return p_DeleteSessionRequest(v);
+    case "session/resume":
+      return p_ResumeSessionRequest(v);
+    case "session/close":
+      return p_CloseSessionRequest(v);
+    case "tool_call/cancel":
+      return p_CancelToolCallRequest(v);
+    case "terminal/cancel":
+      return p_CancelTerminalRequest(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionRequest(v);
+    case "session/prompt":
+      return p_PromptRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_ClientRequest(v: any, out: any): true | undefined {
@@ -4599,14 +4601,14 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : m_41(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4614,7 +4616,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
 }
 
 function p_ClientRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientRequest(v, out) && out;
 }
@@ -4649,7 +4651,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 }
 
 function p_InitializeRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
 }
@@ -4675,7 +4677,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientCapabilities(v, out) && out;
 }
@@ -4696,7 +4698,7 @@ function f_ClientAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientAuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientAuthCapabilities(v, out) && out;
 }
@@ -4712,7 +4714,7 @@ function f_TerminalAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_TerminalAuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalAuthCapabilities(v, out) && out;
 }
@@ -4738,7 +4740,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationCapabilities(v, out) && out;
 }
@@ -4754,7 +4756,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationFormCapabilities(v, out) && out;
 }
@@ -4770,7 +4772,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
 }
@@ -4793,7 +4795,7 @@ function f_LoginAuthRequest(v: any, out: any): true | undefined {
 }
 
 function p_LoginAuthRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LoginAuthRequest(v, out) && out;
 }
@@ -4809,13 +4811,13 @@ function f_LogoutAuthRequest(v: any, out: any): true | undefined {
 }
 
 function p_LogoutAuthRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutAuthRequest(v, out) && out;
 }
 
-function p_43(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_42(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4837,13 +4839,13 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_43(x);
+    y = x === null ? [] : p_42(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -4856,7 +4858,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NewSessionRequest(v, out) && out;
 }
@@ -4876,7 +4878,7 @@ function p_McpServerOther(v: any): any {
 }
 
 function p_McpServer(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4896,14 +4898,14 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -4917,13 +4919,13 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 }
 
 function p_HttpHeader(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_HttpHeader(v, out) && out;
 }
 
-function p_44(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_43(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4938,21 +4940,21 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
   else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_44(x);
+    y = x === null ? [] : p_43(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -4965,7 +4967,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerHttp(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
 }
@@ -4974,7 +4976,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -4994,7 +4996,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_25(x);
+    y = x === null ? [] : p_24(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -5007,7 +5009,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 }
 
 function p_McpServerStdio(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerStdio(v, out) && out;
 }
@@ -5035,7 +5037,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListSessionsRequest(v, out) && out;
 }
@@ -5058,7 +5060,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
 }
@@ -5081,13 +5083,13 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_33(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_43(x);
+    y = x === null ? [] : p_42(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -5106,7 +5108,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResumeSessionRequest(v, out) && out;
 }
@@ -5121,7 +5123,7 @@ function p_ReplayFromOther(v: any): any {
 }
 
 function p_ReplayFrom(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -5145,7 +5147,7 @@ function f_ReplayFromStart(v: any, out: any): true | undefined {
 }
 
 function p_ReplayFromStart(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReplayFromStart(v, out) && out;
 }
@@ -5168,7 +5170,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
 }
@@ -5198,7 +5200,7 @@ function f_CancelToolCallRequest(v: any, out: any): true | undefined {
 }
 
 function p_CancelToolCallRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelToolCallRequest(v, out) && out;
 }
@@ -5228,7 +5230,7 @@ function f_CancelTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_CancelTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelTerminalRequest(v, out) && out;
 }
@@ -5251,7 +5253,7 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -5259,18 +5261,18 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   return out;
 }
 
-const K_45 = ["sessionId", "configId", "_meta"];
+const K_44 = ["sessionId", "configId", "_meta"];
 
 function p_SetSessionConfigOptionRequestOther(v: any): any {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (rt.copyJson(x) === undefined) return rt.at("/value");
-  return rt.copyRawExcept(v, {}, K_45);
+  return rt.copyRawExcept(v, {}, K_44);
 }
 
-function p_46(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_45(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -5307,20 +5309,20 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_46(v);
+  const m = p_45(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
 }
 
 function p_SetSessionConfigOptionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
-function p_47(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_46(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5328,7 +5330,6 @@ function p_47(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -5343,7 +5344,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_47(x);
+    y = p_46(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
   }
@@ -5357,23 +5358,23 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 }
 
 function p_PromptRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptRequest(v, out) && out;
 }
 
-function p_48(v: any): any {
-  let y: any;
-  y = p_RequestPermissionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_47(method: unknown, v: any): any {
+  switch (method) {
+    case "session/request_permission":
+      return p_RequestPermissionResponse(v);
+    case "elicitation/create":
+      return p_CreateElicitationResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
-function f_49(v: any, out: any): true | undefined {
+function f_48(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -5384,7 +5385,7 @@ function f_49(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_48(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_47(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -5392,19 +5393,21 @@ function f_49(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_50(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_49(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_49(v, out) && out;
+  return f_48(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
-  let y: any;
-  y = p_50(v);
+  let y: any, best: rt.Failure;
+  y = p_49(v);
   if (y !== undefined) return y;
-  y = p_23(v);
+  best = rt.failure();
+  y = p_22(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_RequestPermissionResponse(v: any, out: any): true | undefined {
@@ -5425,7 +5428,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequestPermissionResponse(v, out) && out;
 }
@@ -5445,7 +5448,7 @@ function p_RequestPermissionOutcomeOther(v: any): any {
 }
 
 function p_RequestPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.outcome;
   let y: any;
   switch (t) {
@@ -5472,7 +5475,7 @@ function f_CancelledPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_CancelledPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelledPermissionOutcome(v, out) && out;
 }
@@ -5495,7 +5498,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_SelectedPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
 }
@@ -5515,14 +5518,14 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
-const K_51 = ["_meta"];
+const K_50 = ["_meta"];
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_51);
+  return rt.copyRawExcept(v, {}, K_50);
 }
 
-function p_52(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_51(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let y: any;
   switch (t) {
@@ -5548,37 +5551,43 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_52(v);
+  const m = p_51(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
 }
 
 function p_CreateElicitationResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
 }
 
 function p_ElicitationContentValue(v: any): any {
-  let y: any;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  let y: any, best: rt.Failure;
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  best = rt.failure();
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number"));
+  best = rt.deeper(best);
+  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number", v));
   if (y !== undefined) return y;
-  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean"));
+  best = rt.deeper(best);
+  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = p_15(v);
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = rt.copyJson(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function p_53(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_52(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5593,7 +5602,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_53(x));
+    y = (x === null ? null : p_52(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -5601,32 +5610,32 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationAcceptAction(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function p_54(v: any): any {
-  let y: any;
-  y = p_CancelSessionNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_53(method: unknown, v: any): any {
+  switch (method) {
+    case "session/cancel":
+      return p_CancelSessionNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_ClientNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_54(x));
+    y = (x === null ? null : m_53(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5634,7 +5643,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
 }
 
 function p_ClientNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientNotification(v, out) && out;
 }
@@ -5657,7 +5666,7 @@ function f_CancelSessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelSessionNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelSessionNotification(v, out) && out;
 }
@@ -5680,10 +5689,12 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelRequestNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelRequestNotification(v, out) && out;
 }
+
+let askedMethod: string | undefined;
 
 /**
  * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
@@ -6127,10 +6138,23 @@ function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `AgentResponseFor`.
  */
 function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
   return rt.finish(p_AgentResponse(value));
+}
+
+/**
+ * Tolerant decoding of `AgentResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_AgentResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -6988,10 +7012,23 @@ function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ClientResponseFor`.
  */
 function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
   return rt.finish(p_ClientResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ClientResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ClientResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -7262,4 +7299,6 @@ export {
   parse_ClientNotification as ClientNotification,
   parse_CancelSessionNotification as CancelSessionNotification,
   parse_CancelRequestNotification as CancelRequestNotification,
+  parse_AgentResponseFor as AgentResponseFor,
+  parse_ClientResponseFor as ClientResponseFor,
 };

@@ -4,6 +4,7 @@
 /**
  * Strict validators, one per `$defs` type: each accepts exactly what JSON Schema 2020-12 accepts
  * (S31), with integer formats enforced as ranges (S30), `x-*` keywords and other formats ignored.
+ * The first issue is reported; `validate.X(value, { all: true })` reports every issue, in document order.
  * @module
  */
 
@@ -12,34 +13,60 @@ import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
 
 function v_0(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_RequestPermissionRequest(v)) return true;
+  best = rt.failure();
   if (v_CreateElicitationRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_AgentRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
   if (x !== undefined && !(x === null || v_0(x))) return rt.at("/params");
   return true;
 }
 
-function v_RequestId(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
-  return rt.fail("matches no alternative");
+function c_1(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_RequestPermissionRequest(v) ? 1 : 0) + (v_CreateElicitationRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
 }
 
-function v_1(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_AgentRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
+  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_1(x, p + "/params", out); } }
+}
+
+function v_RequestId(v: any): true | undefined {
+  let best: rt.Failure;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.failure();
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
+}
+
+function c_RequestId(v: any, p: string, out: rt.Issue[]): void {
+  const n = ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }]);
+}
+
+function v_2(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -48,34 +75,58 @@ function v_1(v: any): true | undefined {
   return true;
 }
 
-function v_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function v_3(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
 
 function v_RequestPermissionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.subject;
   if (x !== undefined && !(x === null || v_RequestPermissionSubject(x))) return rt.at("/subject");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_1(x)) return rt.at("/options");
+  if (!v_2(x)) return rt.at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_4(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
+  for (let i = 0; i < v.length; i++) c_PermissionOption(v[i], rt.pointer(p, i), out);
+}
+
+function c_5(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+}
+
+function c_RequestPermissionRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v.subject; if (x !== undefined) { if (x !== null) c_RequestPermissionSubject(x, p + "/subject", out); } }
+  { const x: any = v.options; if (x !== undefined) { c_4(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_SessionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_SessionId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_RequestPermissionSubjectToolCall(v: any): true | undefined {
@@ -91,7 +142,7 @@ function v_RequestPermissionSubjectOther(v: any): true | undefined {
 }
 
 function v_RequestPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -107,8 +158,30 @@ function v_RequestPermissionSubject(v: any): true | undefined {
   return ok;
 }
 
-function v_3(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_6(v: any, p: string, out: rt.Issue[]): void {
+  c_ToolCallPermissionSubject(v, p, out);
+}
+
+function c_7(v: any, p: string, out: rt.Issue[]): void {
+  c_CommandPermissionSubject(v, p, out);
+}
+
+function c_8(v: any, p: string, out: rt.Issue[]): void {
+}
+
+function c_RequestPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "tool_call": c_6(v, p, out); break;
+    case "command": c_7(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
+function v_9(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallContent(x)) return rt.atKey(i);
@@ -116,8 +189,8 @@ function v_3(v: any): true | undefined {
   return true;
 }
 
-function v_4(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function v_10(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ToolCallLocation(x)) return rt.atKey(i);
@@ -126,40 +199,75 @@ function v_4(v: any): true | undefined {
 }
 
 function v_ToolCallUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/name");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.kind;
   if (x !== undefined && !(x === null || v_ToolKind(x))) return rt.at("/kind");
   x = v.status;
   if (x !== undefined && !(x === null || v_ToolCallStatus(x))) return rt.at("/status");
   x = v.content;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_9(x))) return rt.at("/content");
   x = v.locations;
-  if (x !== undefined && !(x === null || v_4(x))) return rt.at("/locations");
+  if (x !== undefined && !(x === null || v_10(x))) return rt.at("/locations");
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_ToolCallCapabilities(x))) return rt.at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_11(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_ToolCallContent(v[i], rt.pointer(p, i), out);
+}
+
+function c_12(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_ToolCallLocation(v[i], rt.pointer(p, i), out);
+}
+
+function c_ToolCallUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
+  { const x: any = v.name; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x); } }
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.kind; if (x !== undefined) { if (x !== null) c_ToolKind(x, p + "/kind", out); } }
+  { const x: any = v.status; if (x !== undefined) { if (x !== null) c_ToolCallStatus(x, p + "/status", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_11(x, p + "/content", out); } }
+  { const x: any = v.locations; if (x !== undefined) { if (x !== null) c_12(x, p + "/locations", out); } }
+  { const x: any = v.capabilities; if (x !== undefined) { if (x !== null) c_ToolCallCapabilities(x, p + "/capabilities", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ToolCallId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_ToolCallId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_ToolKind(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_ToolKind(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_ToolCallStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_ToolCallStatus(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_ToolCallContentContent(v: any): true | undefined {
@@ -179,7 +287,7 @@ function v_ToolCallContentOther(v: any): true | undefined {
 }
 
 function v_ToolCallContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -196,6 +304,30 @@ function v_ToolCallContent(v: any): true | undefined {
       ok = typeof t === "string" ? v_ToolCallContentOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   return ok;
+}
+
+function c_13(v: any, p: string, out: rt.Issue[]): void {
+  c_Content(v, p, out);
+}
+
+function c_14(v: any, p: string, out: rt.Issue[]): void {
+  c_Diff(v, p, out);
+}
+
+function c_15(v: any, p: string, out: rt.Issue[]): void {
+  c_Terminal(v, p, out);
+}
+
+function c_ToolCallContent(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "content": c_13(v, p, out); break;
+    case "diff": c_14(v, p, out); break;
+    case "terminal": c_15(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
 }
 
 function v_ContentBlockText(v: any): true | undefined {
@@ -223,7 +355,7 @@ function v_ContentBlockOther(v: any): true | undefined {
 }
 
 function v_ContentBlock(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -248,8 +380,42 @@ function v_ContentBlock(v: any): true | undefined {
   return ok;
 }
 
-function v_5(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_16(v: any, p: string, out: rt.Issue[]): void {
+  c_TextContent(v, p, out);
+}
+
+function c_17(v: any, p: string, out: rt.Issue[]): void {
+  c_ImageContent(v, p, out);
+}
+
+function c_18(v: any, p: string, out: rt.Issue[]): void {
+  c_AudioContent(v, p, out);
+}
+
+function c_19(v: any, p: string, out: rt.Issue[]): void {
+  c_ResourceLink(v, p, out);
+}
+
+function c_20(v: any, p: string, out: rt.Issue[]): void {
+  c_EmbeddedResource(v, p, out);
+}
+
+function c_ContentBlock(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "text": c_16(v, p, out); break;
+    case "image": c_17(v, p, out); break;
+    case "audio": c_18(v, p, out); break;
+    case "resource_link": c_19(v, p, out); break;
+    case "resource": c_20(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
+function v_21(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_Role(x)) return rt.atKey(i);
@@ -258,106 +424,169 @@ function v_5(v: any): true | undefined {
 }
 
 function v_Annotations(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.audience;
-  if (x !== undefined && !(x === null || v_5(x))) return rt.at("/audience");
+  if (x !== undefined && !(x === null || v_21(x))) return rt.at("/audience");
   x = v.lastModified;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/lastModified");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/lastModified");
   x = v.priority;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || rt.fail("expected a number or null"))) return rt.at("/priority");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || rt.fail("expected a number or null", x))) return rt.at("/priority");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_22(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_Role(v[i], rt.pointer(p, i), out);
+}
+
+function c_Annotations(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.audience; if (x !== undefined) { if (x !== null) c_22(x, p + "/audience", out); } }
+  { const x: any = v.lastModified; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/lastModified", "expected a string or null", x); } }
+  { const x: any = v.priority; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)) rt.issue(out, p + "/priority", "expected a number or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_Role(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_Role(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_TextContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_TextContent(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
+  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_MediaType(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_MediaType(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_ImageContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v.mimeType;
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
   if (!v_MediaType(x)) return rt.at("/mimeType");
   x = v.uri;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/uri");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/uri");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_ImageContent(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
+  { const x: any = v.mimeType; if (x !== undefined) { c_MediaType(x, p + "/mimeType", out); } else rt.issue(out, p + "/mimeType", "missing required property"); }
+  { const x: any = v.uri; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/uri", "expected a string or null", x); } }
+  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_AudioContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v.mimeType;
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
   if (!v_MediaType(x)) return rt.at("/mimeType");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_6(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_AudioContent(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
+  { const x: any = v.mimeType; if (x !== undefined) { c_MediaType(x, p + "/mimeType", out); } else rt.issue(out, p + "/mimeType", "missing required property"); }
+  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_23(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(i);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
   }
   return true;
 }
 
 function v_Icon(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.src;
   if (x === undefined) return rt.failAt("/src", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/src");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/src");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.sizes;
-  if (x !== undefined && !(x === null || v_6(x))) return rt.at("/sizes");
+  if (x !== undefined && !(x === null || v_23(x))) return rt.at("/sizes");
   x = v.theme;
   if (x !== undefined && !(x === null || v_IconTheme(x))) return rt.at("/theme");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_IconTheme(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+function c_24(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) if (!(typeof v[i] === "string")) rt.issue(out, rt.pointer(p, i), "expected a string", v[i]);
 }
 
-function v_7(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_Icon(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.src; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/src", "expected a string", x); } else rt.issue(out, p + "/src", "missing required property"); }
+  { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
+  { const x: any = v.sizes; if (x !== undefined) { if (x !== null) c_24(x, p + "/sizes", out); } }
+  { const x: any = v.theme; if (x !== undefined) { if (x !== null) c_IconTheme(x, p + "/theme", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_IconTheme(v: any): true | undefined {
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_IconTheme(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
+}
+
+function v_25(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_Icon(x)) return rt.atKey(i);
@@ -366,71 +595,114 @@ function v_7(v: any): true | undefined {
 }
 
 function v_ResourceLink(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.icons;
-  if (x !== undefined && !(x === null || v_7(x))) return rt.at("/icons");
+  if (x !== undefined && !(x === null || v_25(x))) return rt.at("/icons");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.size;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/size");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/size");
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_26(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_Icon(v[i], rt.pointer(p, i), out);
+}
+
+function c_ResourceLink(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v.icons; if (x !== undefined) { if (x !== null) c_26(x, p + "/icons", out); } }
+  { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
+  { const x: any = v.size; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
+  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_EmbeddedResourceResource(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_TextResourceContents(v)) return true;
+  best = rt.failure();
   if (v_BlobResourceContents(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
+}
+
+function c_EmbeddedResourceResource(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_TextResourceContents(v) ? 1 : 0) + (v_BlobResourceContents(v) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_TextResourceContents(v, p, q); }, (q: rt.Issue[]) => { c_BlobResourceContents(v, p, q); }]);
 }
 
 function v_TextResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_TextResourceContents(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
+  { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
+  { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_BlobResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.blob;
   if (x === undefined) return rt.failAt("/blob", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/blob");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/blob");
   x = v.uri;
   if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/uri");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_BlobResourceContents(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.blob; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/blob", "expected a string", x); } else rt.issue(out, p + "/blob", "missing required property"); }
+  { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
+  { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_EmbeddedResource(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.resource;
   if (x === undefined) return rt.failAt("/resource", "missing required property");
@@ -438,19 +710,32 @@ function v_EmbeddedResource(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_EmbeddedResource(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.resource; if (x !== undefined) { c_EmbeddedResourceResource(x, p + "/resource", out); } else rt.issue(out, p + "/resource", "missing required property"); }
+  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_Content(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_Content(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_DiffChangeAdd(v: any): true | undefined {
@@ -477,8 +762,8 @@ function v_DiffChangeOther(v: any): true | undefined {
   return true;
 }
 
-function v_8(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function v_27(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.operation;
   let ok: true | undefined;
   switch (t) {
@@ -504,27 +789,65 @@ function v_8(v: any): true | undefined {
 }
 
 function v_DiffChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.fileType;
   if (x !== undefined && !(x === null || v_DiffFileType(x))) return rt.at("/fileType");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
-  return v_8(v);
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  return v_27(v);
+}
+
+function c_28(v: any, p: string, out: rt.Issue[]): void {
+  c_DiffPathChange(v, p, out);
+}
+
+function c_29(v: any, p: string, out: rt.Issue[]): void {
+  c_DiffPathPairChange(v, p, out);
+}
+
+function c_30(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.operation;
+  const mark = out.length;
+  switch (t) {
+    case "add": c_28(v, p, out); break;
+    case "delete": c_28(v, p, out); break;
+    case "modify": c_28(v, p, out); break;
+    case "move": c_29(v, p, out); break;
+    case "copy": c_29(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/operation", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
+function c_DiffChange(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.fileType; if (x !== undefined) { if (x !== null) c_DiffFileType(x, p + "/fileType", out); } }
+  { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  c_30(v, p, out);
 }
 
 function v_DiffFileType(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_DiffFileType(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_AbsolutePath(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_AbsolutePath(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_DiffPathChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
@@ -532,8 +855,13 @@ function v_DiffPathChange(v: any): true | undefined {
   return true;
 }
 
+function c_DiffPathChange(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.path; if (x !== undefined) { c_AbsolutePath(x, p + "/path", out); } else rt.issue(out, p + "/path", "missing required property"); }
+}
+
 function v_DiffPathPairChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.oldPath;
   if (x === undefined) return rt.failAt("/oldPath", "missing required property");
@@ -544,26 +872,43 @@ function v_DiffPathPairChange(v: any): true | undefined {
   return true;
 }
 
+function c_DiffPathPairChange(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.oldPath; if (x !== undefined) { c_AbsolutePath(x, p + "/oldPath", out); } else rt.issue(out, p + "/oldPath", "missing required property"); }
+  { const x: any = v.path; if (x !== undefined) { c_AbsolutePath(x, p + "/path", out); } else rt.issue(out, p + "/path", "missing required property"); }
+}
+
 function v_DiffPatch(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.format;
   if (x === undefined) return rt.failAt("/format", "missing required property");
   if (!v_DiffPatchFormat(x)) return rt.at("/format");
   x = v.text;
   if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/text");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_DiffPatchFormat(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+function c_DiffPatch(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.format; if (x !== undefined) { c_DiffPatchFormat(x, p + "/format", out); } else rt.issue(out, p + "/format", "missing required property"); }
+  { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
-function v_9(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function v_DiffPatchFormat(v: any): true | undefined {
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_DiffPatchFormat(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
+}
+
+function v_31(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_DiffChange(x)) return rt.atKey(i);
@@ -572,81 +917,127 @@ function v_9(v: any): true | undefined {
 }
 
 function v_Diff(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.changes;
   if (x === undefined) return rt.failAt("/changes", "missing required property");
-  if (!v_9(x)) return rt.at("/changes");
+  if (!v_31(x)) return rt.at("/changes");
   x = v.patch;
   if (x !== undefined && !(x === null || v_DiffPatch(x))) return rt.at("/patch");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_32(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_DiffChange(v[i], rt.pointer(p, i), out);
+}
+
+function c_Diff(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.changes; if (x !== undefined) { c_32(x, p + "/changes", out); } else rt.issue(out, p + "/changes", "missing required property"); }
+  { const x: any = v.patch; if (x !== undefined) { if (x !== null) c_DiffPatch(x, p + "/patch", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_TerminalId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_TerminalId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_Terminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_Terminal(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ToolCallLocation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.path;
   if (x === undefined) return rt.failAt("/path", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/path");
   x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [1, 4294967295] or null"))) return rt.at("/line");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [1, 4294967295] or null", x))) return rt.at("/line");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_ToolCallLocation(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.path; if (x !== undefined) { c_AbsolutePath(x, p + "/path", out); } else rt.issue(out, p + "/path", "missing required property"); }
+  { const x: any = v.line; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [1, 4294967295] or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ToolCallCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cancel;
   if (x !== undefined && !(x === null || v_ToolCallCancelCapabilities(x))) return rt.at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_ToolCallCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.cancel; if (x !== undefined) { if (x !== null) c_ToolCallCancelCapabilities(x, p + "/cancel", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallCancelCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_ToolCallCancelCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ToolCallPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCall;
   if (x === undefined) return rt.failAt("/toolCall", "missing required property");
   if (!v_ToolCallUpdate(x)) return rt.at("/toolCall");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_ToolCallPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.toolCall; if (x !== undefined) { c_ToolCallUpdate(x, p + "/toolCall", out); } else rt.issue(out, p + "/toolCall", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_CommandPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.command;
   if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/command");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
@@ -655,33 +1046,58 @@ function v_CommandPermissionSubject(v: any): true | undefined {
   x = v.terminalId;
   if (x !== undefined && !(x === null || v_TerminalId(x))) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_CommandPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.command; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/command", "expected a string", x); } else rt.issue(out, p + "/command", "missing required property"); }
+  { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
+  { const x: any = v.toolCallId; if (x !== undefined) { if (x !== null) c_ToolCallId(x, p + "/toolCallId", out); } }
+  { const x: any = v.terminalId; if (x !== undefined) { if (x !== null) c_TerminalId(x, p + "/terminalId", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_PermissionOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.optionId;
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.kind;
   if (x === undefined) return rt.failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return rt.at("/kind");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_PermissionOption(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.kind; if (x !== undefined) { c_PermissionOptionKind(x, p + "/kind", out); } else rt.issue(out, p + "/kind", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_PermissionOptionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_PermissionOptionId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_PermissionOptionKind(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_PermissionOptionKind(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_CreateElicitationRequestForm(v: any): true | undefined {
@@ -692,7 +1108,7 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
   return v_ElicitationUrlMode(v);
 }
 
-function v_10(v: any): true | undefined {
+function v_33(v: any): true | undefined {
   let n = 0;
   if (v_ElicitationSessionScope(v)) n++;
   if (v_ElicitationRequestScope(v)) n++;
@@ -700,11 +1116,11 @@ function v_10(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
-  return v_10(v);
+  return v_33(v);
 }
 
-function v_11(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function v_34(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let ok: true | undefined;
   switch (t) {
@@ -721,18 +1137,55 @@ function v_11(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
-  return v_11(v);
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  return v_34(v);
+}
+
+function c_35(v: any, p: string, out: rt.Issue[]): void {
+  c_ElicitationFormMode(v, p, out);
+}
+
+function c_36(v: any, p: string, out: rt.Issue[]): void {
+  c_ElicitationUrlMode(v, p, out);
+}
+
+function c_37(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_ElicitationSessionScope(v) ? 1 : 0) + (v_ElicitationRequestScope(v) ? 1 : 0);
+  if (n > 1) return rt.issue(out, p, "matches more than one alternative (oneOf)");
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }]);
+}
+
+function c_38(v: any, p: string, out: rt.Issue[]): void {
+  c_37(v, p, out);
+}
+
+function c_39(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.mode;
+  const mark = out.length;
+  switch (t) {
+    case "form": c_35(v, p, out); break;
+    case "url": c_36(v, p, out); break;
+    default: if (typeof t === "string") c_38(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
+function c_CreateElicitationRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  c_39(v, p, out);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -742,8 +1195,14 @@ function v_ElicitationSessionScope(v: any): true | undefined {
   return true;
 }
 
+function c_ElicitationSessionScope(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v.toolCallId; if (x !== undefined) { if (x !== null) c_ToolCallId(x, p + "/toolCallId", out); } }
+}
+
 function v_ElicitationRequestScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestId;
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
@@ -751,8 +1210,13 @@ function v_ElicitationRequestScope(v: any): true | undefined {
   return true;
 }
 
-function v_12(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function c_ElicitationRequestScope(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
+}
+
+function v_40(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationPropertySchema(x)) return rt.atKey(k);
@@ -761,27 +1225,46 @@ function v_12(v: any): true | undefined {
 }
 
 function v_ElicitationSchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.type;
   if (x === undefined) return rt.failAt("/type", "missing required property");
   if (!v_ElicitationSchemaType(x)) return rt.at("/type");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.properties;
   if (x === undefined) return rt.failAt("/properties", "missing required property");
-  if (!v_12(x)) return rt.at("/properties");
+  if (!v_40(x)) return rt.at("/properties");
   x = v.required;
-  if (x !== undefined && !(x === null || v_6(x))) return rt.at("/required");
+  if (x !== undefined && !(x === null || v_23(x))) return rt.at("/required");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_41(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  for (const k of Object.keys(v)) c_ElicitationPropertySchema(v[k], rt.pointer(p, k), out);
+}
+
+function c_ElicitationSchema(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.type; if (x !== undefined) { c_ElicitationSchemaType(x, p + "/type", out); } else rt.issue(out, p + "/type", "missing required property"); }
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.properties; if (x !== undefined) { c_41(x, p + "/properties", out); } else rt.issue(out, p + "/properties", "missing required property"); }
+  { const x: any = v.required; if (x !== undefined) { if (x !== null) c_24(x, p + "/required", out); } }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ElicitationSchemaType(v: any): true | undefined {
-  return ((v === "object") || rt.fail("expected one of \"object\""));
+  return ((v === "object") || rt.fail("expected one of \"object\"", v));
+}
+
+function c_ElicitationSchemaType(v: any, p: string, out: rt.Issue[]): void {
+  if (!((v === "object"))) rt.issue(out, p, "expected one of \"object\"", v);
 }
 
 function v_ElicitationPropertySchemaString(v: any): true | undefined {
@@ -809,7 +1292,7 @@ function v_ElicitationPropertySchemaOther(v: any): true | undefined {
 }
 
 function v_ElicitationPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -834,38 +1317,84 @@ function v_ElicitationPropertySchema(v: any): true | undefined {
   return ok;
 }
 
+function c_42(v: any, p: string, out: rt.Issue[]): void {
+  c_StringPropertySchema(v, p, out);
+}
+
+function c_43(v: any, p: string, out: rt.Issue[]): void {
+  c_NumberPropertySchema(v, p, out);
+}
+
+function c_44(v: any, p: string, out: rt.Issue[]): void {
+  c_IntegerPropertySchema(v, p, out);
+}
+
+function c_45(v: any, p: string, out: rt.Issue[]): void {
+  c_BooleanPropertySchema(v, p, out);
+}
+
+function c_46(v: any, p: string, out: rt.Issue[]): void {
+  c_MultiSelectPropertySchema(v, p, out);
+}
+
+function c_ElicitationPropertySchema(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "string": c_42(v, p, out); break;
+    case "number": c_43(v, p, out); break;
+    case "integer": c_44(v, p, out); break;
+    case "boolean": c_45(v, p, out); break;
+    case "array": c_46(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_StringFormat(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_StringFormat(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_EnumOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.const;
   if (x === undefined) return rt.failAt("/const", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/const");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/const");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/title");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_13(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_EnumOption(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.const; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/const", "expected a string", x); } else rt.issue(out, p + "/const", "missing required property"); }
+  { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_47(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.atKey(i);
+    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
   }
   return true;
 }
 
-function v_14(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function v_48(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -875,79 +1404,133 @@ function v_14(v: any): true | undefined {
 }
 
 function v_StringPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/minLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/minLength");
   x = v.maxLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null"))) return rt.at("/maxLength");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/maxLength");
   x = v.pattern;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/pattern");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/pattern");
   x = v.format;
   if (x !== undefined && !(x === null || v_StringFormat(x))) return rt.at("/format");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/default");
   x = v.enum;
-  if (x !== undefined && !(x === null || v_13(x))) return rt.at("/enum");
+  if (x !== undefined && !(x === null || v_47(x))) return rt.at("/enum");
   x = v.oneOf;
-  if (x !== undefined && !(x === null || v_14(x))) return rt.at("/oneOf");
+  if (x !== undefined && !(x === null || v_48(x))) return rt.at("/oneOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_49(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
+  for (let i = 0; i < v.length; i++) if (!(typeof v[i] === "string")) rt.issue(out, rt.pointer(p, i), "expected a string", v[i]);
+}
+
+function c_50(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
+  for (let i = 0; i < v.length; i++) c_EnumOption(v[i], rt.pointer(p, i), out);
+}
+
+function c_StringPropertySchema(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v.minLength; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/minLength", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
+  { const x: any = v.maxLength; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/maxLength", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
+  { const x: any = v.pattern; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/pattern", "expected a string or null", x); } }
+  { const x: any = v.format; if (x !== undefined) { if (x !== null) c_StringFormat(x, p + "/format", out); } }
+  { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/default", "expected a string or null", x); } }
+  { const x: any = v.enum; if (x !== undefined) { if (x !== null) c_49(x, p + "/enum", out); } }
+  { const x: any = v.oneOf; if (x !== undefined) { if (x !== null) c_50(x, p + "/oneOf", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_NumberPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_NumberPropertySchema(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/minimum", "expected a number or null", x); } }
+  { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/maximum", "expected a number or null", x); } }
+  { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/default", "expected a number or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_IntegerPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minimum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/minimum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/minimum");
   x = v.maximum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/maximum");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/maximum");
   x = v.default;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_IntegerPropertySchema(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/minimum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
+  { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/maximum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
+  { const x: any = v.default; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/default", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_BooleanPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null"))) return rt.at("/default");
+  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_BooleanPropertySchema(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "boolean")) rt.issue(out, p + "/default", "expected a boolean or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_MultiSelectItemsString(v: any): true | undefined {
@@ -959,7 +1542,7 @@ function v_MultiSelectItemsOther(v: any): true | undefined {
 }
 
 function v_MultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -974,119 +1557,195 @@ function v_MultiSelectItems(v: any): true | undefined {
   return rt.fail("matches no variant");
 }
 
+function c_51(v: any, p: string, out: rt.Issue[]): void {
+  c_StringMultiSelectItems(v, p, out);
+}
+
+function c_MultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "string": c_51(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+  if (out.length > mark && (v_TitledMultiSelectItems(v) ? 1 : 0) === 1) out.length = mark;
+}
+
 function v_StringMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.enum;
   if (x === undefined) return rt.failAt("/enum", "missing required property");
-  if (!v_13(x)) return rt.at("/enum");
+  if (!v_47(x)) return rt.at("/enum");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_StringMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.enum; if (x !== undefined) { c_49(x, p + "/enum", out); } else rt.issue(out, p + "/enum", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_TitledMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.anyOf;
   if (x === undefined) return rt.failAt("/anyOf", "missing required property");
-  if (!v_14(x)) return rt.at("/anyOf");
+  if (!v_48(x)) return rt.at("/anyOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_TitledMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.anyOf; if (x !== undefined) { c_50(x, p + "/anyOf", out); } else rt.issue(out, p + "/anyOf", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_MultiSelectPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.minItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/minItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/minItems");
   x = v.maxItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"))) return rt.at("/maxItems");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/maxItems");
   x = v.items;
   if (x === undefined) return rt.failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return rt.at("/items");
   x = v.default;
-  if (x !== undefined && !(x === null || v_6(x))) return rt.at("/default");
+  if (x !== undefined && !(x === null || v_23(x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_MultiSelectPropertySchema(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v.minItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/minItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
+  { const x: any = v.maxItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/maxItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
+  { const x: any = v.items; if (x !== undefined) { c_MultiSelectItems(x, p + "/items", out); } else rt.issue(out, p + "/items", "missing required property"); }
+  { const x: any = v.default; if (x !== undefined) { if (x !== null) c_24(x, p + "/default", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ElicitationFormMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestedSchema;
   if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
   if (!v_ElicitationSchema(x)) return rt.at("/requestedSchema");
-  return v_10(v);
+  return v_33(v);
+}
+
+function c_ElicitationFormMode(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.requestedSchema; if (x !== undefined) { c_ElicitationSchema(x, p + "/requestedSchema", out); } else rt.issue(out, p + "/requestedSchema", "missing required property"); }
+  c_37(v, p, out);
 }
 
 function v_ElicitationId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_ElicitationId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_ElicitationUrlMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.elicitationId;
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
-  return v_10(v);
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
+  return v_33(v);
+}
+
+function c_ElicitationUrlMode(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
+  { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
+  c_37(v, p, out);
 }
 
 function v_ExtRequest(v: any): true | undefined {
   return true;
 }
 
-function v_15(v: any): true | undefined {
-  if (v_InitializeResponse(v)) return true;
-  if (v_LoginAuthResponse(v)) return true;
-  if (v_LogoutAuthResponse(v)) return true;
-  if (v_NewSessionResponse(v)) return true;
-  if (v_ListSessionsResponse(v)) return true;
-  if (v_DeleteSessionResponse(v)) return true;
-  if (v_ResumeSessionResponse(v)) return true;
-  if (v_CloseSessionResponse(v)) return true;
-  if (v_CancelToolCallResponse(v)) return true;
-  if (v_CancelTerminalResponse(v)) return true;
-  if (v_SetSessionConfigOptionResponse(v)) return true;
-  if (v_PromptResponse(v)) return true;
-  if (v_ExtResponse(v)) return true;
-  return rt.fail("matches no alternative");
+function c_ExtRequest(v: any, p: string, out: rt.Issue[]): void {
+  
 }
 
-function v_16(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function v_52(v: any): true | undefined {
+  let best: rt.Failure;
+  if (v_InitializeResponse(v)) return true;
+  best = rt.failure();
+  if (v_LoginAuthResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_LogoutAuthResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_NewSessionResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_ListSessionsResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_DeleteSessionResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_ResumeSessionResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_CloseSessionResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_CancelToolCallResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_CancelTerminalResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_SetSessionConfigOptionResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_PromptResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_ExtResponse(v)) return true;
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
+}
+
+function v_53(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_15(x)) return rt.at("/result");
+  if (!v_52(x)) return rt.at("/result");
   return true;
 }
 
-function v_17(v: any): true | undefined {
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
-  return rt.fail("matches no alternative");
+function v_54(v: any): true | undefined {
+  let best: rt.Failure;
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.failure();
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function v_18(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function v_55(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!(x === null || v_17(x))) return rt.at("/id");
+  if (!(x === null || v_54(x))) return rt.at("/id");
   x = v.error;
   if (x === undefined) return rt.failAt("/error", "missing required property");
   if (!v_Error(x)) return rt.at("/error");
@@ -1094,13 +1753,46 @@ function v_18(v: any): true | undefined {
 }
 
 function v_AgentResponse(v: any): true | undefined {
-  if (v_16(v)) return true;
-  if (v_18(v)) return true;
-  return rt.fail("matches no alternative");
+  let best: rt.Failure;
+  if (v_53(v)) return true;
+  best = rt.failure();
+  if (v_55(v)) return true;
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function v_19(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_56(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_InitializeResponse(v) ? 1 : 0) + (v_LoginAuthResponse(v) ? 1 : 0) + (v_LogoutAuthResponse(v) ? 1 : 0) + (v_NewSessionResponse(v) ? 1 : 0) + (v_ListSessionsResponse(v) ? 1 : 0) + (v_DeleteSessionResponse(v) ? 1 : 0) + (v_ResumeSessionResponse(v) ? 1 : 0) + (v_CloseSessionResponse(v) ? 1 : 0) + (v_CancelToolCallResponse(v) ? 1 : 0) + (v_CancelTerminalResponse(v) ? 1 : 0) + (v_SetSessionConfigOptionResponse(v) ? 1 : 0) + (v_PromptResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
+}
+
+function c_57(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
+  { const x: any = v.result; if (x !== undefined) { c_56(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+}
+
+function c_58(v: any, p: string, out: rt.Issue[]): void {
+  const n = ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }]);
+}
+
+function c_59(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.id; if (x !== undefined) { if (x !== null) c_58(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
+  { const x: any = v.error; if (x !== undefined) { c_Error(x, p + "/error", out); } else rt.issue(out, p + "/error", "missing required property"); }
+}
+
+function c_AgentResponse(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_53(v) ? 1 : 0) + (v_55(v) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_57(v, p, q); }, (q: rt.Issue[]) => { c_59(v, p, q); }]);
+}
+
+function v_60(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AuthMethod(x)) return rt.atKey(i);
@@ -1109,7 +1801,7 @@ function v_19(v: any): true | undefined {
 }
 
 function v_InitializeResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.protocolVersion;
   if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
@@ -1120,46 +1812,79 @@ function v_InitializeResponse(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !v_AgentCapabilities(x)) return rt.at("/capabilities");
   x = v.authMethods;
-  if (x !== undefined && !v_19(x)) return rt.at("/authMethods");
+  if (x !== undefined && !v_60(x)) return rt.at("/authMethods");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_61(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_AuthMethod(v[i], rt.pointer(p, i), out);
+}
+
+function c_InitializeResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
+  { const x: any = v.info; if (x !== undefined) { c_Implementation(x, p + "/info", out); } else rt.issue(out, p + "/info", "missing required property"); }
+  { const x: any = v.capabilities; if (x !== undefined) { c_AgentCapabilities(x, p + "/capabilities", out); } }
+  { const x: any = v.authMethods; if (x !== undefined) { c_61(x, p + "/authMethods", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]", v));
+}
+
+function c_ProtocolVersion(v: any, p: string, out: rt.Issue[]): void {
+  if (!(Number.isInteger(v) && v >= 0 && v <= 65535)) rt.issue(out, p, "expected an integer (uint16) in [0, 65535]", v);
 }
 
 function v_Implementation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.version;
   if (x === undefined) return rt.failAt("/version", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/version");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/version");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_Implementation(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.version; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/version", "expected a string", x); } else rt.issue(out, p + "/version", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_AgentCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.session;
   if (x !== undefined && !(x === null || v_SessionCapabilities(x))) return rt.at("/session");
   x = v.auth;
   if (x !== undefined && !(x === null || v_AgentAuthCapabilities(x))) return rt.at("/auth");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_AgentCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.session; if (x !== undefined) { if (x !== null) c_SessionCapabilities(x, p + "/session", out); } }
+  { const x: any = v.auth; if (x !== undefined) { if (x !== null) c_AgentAuthCapabilities(x, p + "/auth", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_SessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.prompt;
   if (x !== undefined && !(x === null || v_PromptCapabilities(x))) return rt.at("/prompt");
@@ -1170,12 +1895,21 @@ function v_SessionCapabilities(v: any): true | undefined {
   x = v.additionalDirectories;
   if (x !== undefined && !(x === null || v_SessionAdditionalDirectoriesCapabilities(x))) return rt.at("/additionalDirectories");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_SessionCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.prompt; if (x !== undefined) { if (x !== null) c_PromptCapabilities(x, p + "/prompt", out); } }
+  { const x: any = v.mcp; if (x !== undefined) { if (x !== null) c_McpCapabilities(x, p + "/mcp", out); } }
+  { const x: any = v.delete; if (x !== undefined) { if (x !== null) c_SessionDeleteCapabilities(x, p + "/delete", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { if (x !== null) c_SessionAdditionalDirectoriesCapabilities(x, p + "/additionalDirectories", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_PromptCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.image;
   if (x !== undefined && !(x === null || v_PromptImageCapabilities(x))) return rt.at("/image");
@@ -1184,84 +1918,139 @@ function v_PromptCapabilities(v: any): true | undefined {
   x = v.embeddedContext;
   if (x !== undefined && !(x === null || v_PromptEmbeddedContextCapabilities(x))) return rt.at("/embeddedContext");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_PromptCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.image; if (x !== undefined) { if (x !== null) c_PromptImageCapabilities(x, p + "/image", out); } }
+  { const x: any = v.audio; if (x !== undefined) { if (x !== null) c_PromptAudioCapabilities(x, p + "/audio", out); } }
+  { const x: any = v.embeddedContext; if (x !== undefined) { if (x !== null) c_PromptEmbeddedContextCapabilities(x, p + "/embeddedContext", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_PromptImageCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_PromptImageCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_PromptAudioCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_PromptAudioCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_PromptEmbeddedContextCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_PromptEmbeddedContextCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_McpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.stdio;
   if (x !== undefined && !(x === null || v_McpStdioCapabilities(x))) return rt.at("/stdio");
   x = v.http;
   if (x !== undefined && !(x === null || v_McpHttpCapabilities(x))) return rt.at("/http");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_McpCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.stdio; if (x !== undefined) { if (x !== null) c_McpStdioCapabilities(x, p + "/stdio", out); } }
+  { const x: any = v.http; if (x !== undefined) { if (x !== null) c_McpHttpCapabilities(x, p + "/http", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_McpStdioCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_McpStdioCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_McpHttpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_McpHttpCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_SessionDeleteCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_SessionDeleteCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_SessionAdditionalDirectoriesCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_AgentAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_AgentAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_AuthMethodTerminalVariant(v: any): true | undefined {
@@ -1279,12 +2068,12 @@ function v_AuthMethodOther(v: any): true | undefined {
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   return true;
 }
 
 function v_AuthMethod(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1300,26 +2089,61 @@ function v_AuthMethod(v: any): true | undefined {
   return ok;
 }
 
+function c_62(v: any, p: string, out: rt.Issue[]): void {
+  c_AuthMethodTerminal(v, p, out);
+}
+
+function c_63(v: any, p: string, out: rt.Issue[]): void {
+  c_AuthMethodAgent(v, p, out);
+}
+
+function c_64(v: any, p: string, out: rt.Issue[]): void {
+  { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+}
+
+function c_AuthMethod(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "terminal": c_62(v, p, out); break;
+    case "agent": c_63(v, p, out); break;
+    default: if (typeof t === "string") c_64(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_AuthMethodId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_AuthMethodId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_EnvVariable(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_20(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_EnvVariable(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_65(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_EnvVariable(x)) return rt.atKey(i);
@@ -1328,59 +2152,92 @@ function v_20(v: any): true | undefined {
 }
 
 function v_AuthMethodTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.args;
-  if (x !== undefined && !v_6(x)) return rt.at("/args");
+  if (x !== undefined && !v_23(x)) return rt.at("/args");
   x = v.env;
-  if (x !== undefined && !v_20(x)) return rt.at("/env");
+  if (x !== undefined && !v_65(x)) return rt.at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_66(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_EnvVariable(v[i], rt.pointer(p, i), out);
+}
+
+function c_AuthMethodTerminal(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v.args; if (x !== undefined) { c_24(x, p + "/args", out); } }
+  { const x: any = v.env; if (x !== undefined) { c_66(x, p + "/env", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_AuthMethodAgent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_AuthMethodAgent(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_LoginAuthResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_LoginAuthResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_LogoutAuthResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_21(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_LogoutAuthResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_67(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionConfigOption(x)) return rt.atKey(i);
@@ -1388,8 +2245,8 @@ function v_21(v: any): true | undefined {
   return true;
 }
 
-function v_22(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function v_68(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AvailableCommand(x)) return rt.atKey(i);
@@ -1398,18 +2255,36 @@ function v_22(v: any): true | undefined {
 }
 
 function v_NewSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.configOptions;
-  if (x !== undefined && !v_21(x)) return rt.at("/configOptions");
+  if (x !== undefined && !v_67(x)) return rt.at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_22(x)) return rt.at("/availableCommands");
+  if (x !== undefined && !v_68(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_69(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_SessionConfigOption(v[i], rt.pointer(p, i), out);
+}
+
+function c_70(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_AvailableCommand(v[i], rt.pointer(p, i), out);
+}
+
+function c_NewSessionResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v.configOptions; if (x !== undefined) { c_69(x, p + "/configOptions", out); } }
+  { const x: any = v.availableCommands; if (x !== undefined) { c_70(x, p + "/availableCommands", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_SessionConfigOptionSelect(v: any): true | undefined {
@@ -1424,8 +2299,8 @@ function v_SessionConfigOptionOther(v: any): true | undefined {
   return true;
 }
 
-function v_23(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function v_71(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1442,37 +2317,78 @@ function v_23(v: any): true | undefined {
 }
 
 function v_SessionConfigOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configId;
   if (x === undefined) return rt.failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return rt.at("/configId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
-  return v_23(v);
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  return v_71(v);
+}
+
+function c_72(v: any, p: string, out: rt.Issue[]): void {
+  c_SessionConfigSelect(v, p, out);
+}
+
+function c_73(v: any, p: string, out: rt.Issue[]): void {
+  c_SessionConfigBoolean(v, p, out);
+}
+
+function c_74(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "select": c_72(v, p, out); break;
+    case "boolean": c_73(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
+function c_SessionConfigOption(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.configId; if (x !== undefined) { c_SessionConfigId(x, p + "/configId", out); } else rt.issue(out, p + "/configId", "missing required property"); }
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v.category; if (x !== undefined) { if (x !== null) c_SessionConfigOptionCategory(x, p + "/category", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  c_74(v, p, out);
 }
 
 function v_SessionConfigId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_SessionConfigId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_SessionConfigOptionCategory(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_SessionConfigOptionCategory(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_SessionConfigValueId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
-function v_24(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_SessionConfigValueId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
+}
+
+function v_75(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1481,8 +2397,8 @@ function v_24(v: any): true | undefined {
   return true;
 }
 
-function v_25(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function v_76(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1492,50 +2408,91 @@ function v_25(v: any): true | undefined {
 }
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
-  if (v_24(v)) return true;
-  if (v_25(v)) return true;
-  return rt.fail("matches no alternative");
+  let best: rt.Failure;
+  if (v_75(v)) return true;
+  best = rt.failure();
+  if (v_76(v)) return true;
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
+}
+
+function c_77(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
+  for (let i = 0; i < v.length; i++) c_SessionConfigSelectOption(v[i], rt.pointer(p, i), out);
+}
+
+function c_78(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
+  for (let i = 0; i < v.length; i++) c_SessionConfigSelectGroup(v[i], rt.pointer(p, i), out);
+}
+
+function c_SessionConfigSelectOptions(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_75(v) ? 1 : 0) + (v_76(v) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_77(v, p, q); }, (q: rt.Issue[]) => { c_78(v, p, q); }]);
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!v_SessionConfigValueId(x)) return rt.at("/value");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_SessionConfigSelectOption(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.value; if (x !== undefined) { c_SessionConfigValueId(x, p + "/value", out); } else rt.issue(out, p + "/value", "missing required property"); }
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_SessionConfigSelectGroup(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.groupId;
   if (x === undefined) return rt.failAt("/groupId", "missing required property");
   if (!v_SessionConfigGroupId(x)) return rt.at("/groupId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_24(x)) return rt.at("/options");
+  if (!v_75(x)) return rt.at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_SessionConfigSelectGroup(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.groupId; if (x !== undefined) { c_SessionConfigGroupId(x, p + "/groupId", out); } else rt.issue(out, p + "/groupId", "missing required property"); }
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.options; if (x !== undefined) { c_77(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_SessionConfigGroupId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_SessionConfigGroupId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_SessionConfigSelect(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentValue;
   if (x === undefined) return rt.failAt("/currentValue", "missing required property");
@@ -1546,13 +2503,24 @@ function v_SessionConfigSelect(v: any): true | undefined {
   return true;
 }
 
+function c_SessionConfigSelect(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.currentValue; if (x !== undefined) { c_SessionConfigValueId(x, p + "/currentValue", out); } else rt.issue(out, p + "/currentValue", "missing required property"); }
+  { const x: any = v.options; if (x !== undefined) { c_SessionConfigSelectOptions(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
+}
+
 function v_SessionConfigBoolean(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.currentValue;
   if (x === undefined) return rt.failAt("/currentValue", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/currentValue");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/currentValue");
   return true;
+}
+
+function c_SessionConfigBoolean(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.currentValue; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/currentValue", "expected a boolean", x); } else rt.issue(out, p + "/currentValue", "missing required property"); }
 }
 
 function v_AvailableCommandCommand(v: any): true | undefined {
@@ -1563,15 +2531,15 @@ function v_AvailableCommandOther(v: any): true | undefined {
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/description");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
   return true;
 }
 
 function v_AvailableCommand(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1584,6 +2552,25 @@ function v_AvailableCommand(v: any): true | undefined {
   return ok;
 }
 
+function c_79(v: any, p: string, out: rt.Issue[]): void {
+  c_Command(v, p, out);
+}
+
+function c_80(v: any, p: string, out: rt.Issue[]): void {
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.description; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x); } else rt.issue(out, p + "/description", "missing required property"); }
+}
+
+function c_AvailableCommand(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "command": c_79(v, p, out); break;
+    default: if (typeof t === "string") c_80(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_AvailableCommandInputText(v: any): true | undefined {
   return v_TextCommandInput(v);
 }
@@ -1593,7 +2580,7 @@ function v_AvailableCommandInputOther(v: any): true | undefined {
 }
 
 function v_AvailableCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -1606,35 +2593,63 @@ function v_AvailableCommandInput(v: any): true | undefined {
   return ok;
 }
 
+function c_81(v: any, p: string, out: rt.Issue[]): void {
+  c_TextCommandInput(v, p, out);
+}
+
+function c_AvailableCommandInput(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "text": c_81(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_TextCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.hint;
   if (x === undefined) return rt.failAt("/hint", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/hint");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/hint");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_TextCommandInput(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.hint; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/hint", "expected a string", x); } else rt.issue(out, p + "/hint", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_Command(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/description");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_26(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_Command(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.description; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x); } else rt.issue(out, p + "/description", "missing required property"); }
+  { const x: any = v.input; if (x !== undefined) { if (x !== null) c_AvailableCommandInput(x, p + "/input", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_82(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_SessionInfo(x)) return rt.atKey(i);
@@ -1643,20 +2658,32 @@ function v_26(v: any): true | undefined {
 }
 
 function v_ListSessionsResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessions;
   if (x === undefined) return rt.failAt("/sessions", "missing required property");
-  if (!v_26(x)) return rt.at("/sessions");
+  if (!v_82(x)) return rt.at("/sessions");
   x = v.nextCursor;
   if (x !== undefined && !(x === null || v_SessionListCursor(x))) return rt.at("/nextCursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_27(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_83(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_SessionInfo(v[i], rt.pointer(p, i), out);
+}
+
+function c_ListSessionsResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessions; if (x !== undefined) { c_83(x, p + "/sessions", out); } else rt.issue(out, p + "/sessions", "missing required property"); }
+  { const x: any = v.nextCursor; if (x !== undefined) { if (x !== null) c_SessionListCursor(x, p + "/nextCursor", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_84(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_AbsolutePath(x)) return rt.atKey(i);
@@ -1665,7 +2692,7 @@ function v_27(v: any): true | undefined {
 }
 
 function v_SessionInfo(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1674,121 +2701,208 @@ function v_SessionInfo(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_27(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_84(x)) return rt.at("/additionalDirectories");
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_85(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_AbsolutePath(v[i], rt.pointer(p, i), out);
+}
+
+function c_SessionInfo(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_85(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_SessionListCursor(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_SessionListCursor(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_DeleteSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_DeleteSessionResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_ResumeSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
-  if (x !== undefined && !v_21(x)) return rt.at("/configOptions");
+  if (x !== undefined && !v_67(x)) return rt.at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_22(x)) return rt.at("/availableCommands");
+  if (x !== undefined && !v_68(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_ResumeSessionResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.configOptions; if (x !== undefined) { c_69(x, p + "/configOptions", out); } }
+  { const x: any = v.availableCommands; if (x !== undefined) { c_70(x, p + "/availableCommands", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_CloseSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_CloseSessionResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_CancelToolCallResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_CancelToolCallResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_CancelTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_CancelTerminalResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionConfigOptionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_21(x)) return rt.at("/configOptions");
+  if (!v_67(x)) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_SetSessionConfigOptionResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.configOptions; if (x !== undefined) { c_69(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_PromptResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_PromptResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_MessageId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_MessageId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_ExtResponse(v: any): true | undefined {
   return true;
 }
 
+function c_ExtResponse(v: any, p: string, out: rt.Issue[]): void {
+  
+}
+
 function v_Error(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.code;
   if (x === undefined) return rt.failAt("/code", "missing required property");
   if (!v_ErrorCode(x)) return rt.at("/code");
   x = v.message;
   if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/message");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v.data;
   if (x !== undefined && !(x === null || v_ErrorData(x))) return rt.at("/data");
   return true;
 }
 
+function c_Error(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.code; if (x !== undefined) { c_ErrorCode(x, p + "/code", out); } else rt.issue(out, p + "/code", "missing required property"); }
+  { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
+  { const x: any = v.data; if (x !== undefined) { if (x !== null) c_ErrorData(x, p + "/data", out); } }
+}
+
 function v_ErrorCode(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer", v));
+}
+
+function c_ErrorCode(v: any, p: string, out: rt.Issue[]): void {
+  if (!(Number.isInteger(v) && v >= -2147483648 && v <= 2147483647)) rt.issue(out, p, "expected an integer", v);
 }
 
 function v_ErrorData(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_UnsupportedProtocolVersionErrorData(v)) return true;
+  best = rt.failure();
   if (v_SessionNotFoundErrorData(v)) return true;
+  best = rt.deeper(best);
   if (true) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function v_28(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_ErrorData(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_UnsupportedProtocolVersionErrorData(v) ? 1 : 0) + (v_SessionNotFoundErrorData(v) ? 1 : 0) + (true ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_UnsupportedProtocolVersionErrorData(v, p, q); }, (q: rt.Issue[]) => { c_SessionNotFoundErrorData(v, p, q); }, (q: rt.Issue[]) => {  }]);
+}
+
+function v_86(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ProtocolVersion(x)) return rt.atKey(i);
@@ -1797,50 +2911,84 @@ function v_28(v: any): true | undefined {
 }
 
 function v_UnsupportedProtocolVersionErrorData(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requested;
   if (x === undefined) return rt.failAt("/requested", "missing required property");
   if (!v_ProtocolVersion(x)) return rt.at("/requested");
   x = v.supported;
   if (x === undefined) return rt.failAt("/supported", "missing required property");
-  if (!v_28(x)) return rt.at("/supported");
+  if (!v_86(x)) return rt.at("/supported");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_87(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_ProtocolVersion(v[i], rt.pointer(p, i), out);
+}
+
+function c_UnsupportedProtocolVersionErrorData(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.requested; if (x !== undefined) { c_ProtocolVersion(x, p + "/requested", out); } else rt.issue(out, p + "/requested", "missing required property"); }
+  { const x: any = v.supported; if (x !== undefined) { c_87(x, p + "/supported", out); } else rt.issue(out, p + "/supported", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_SessionNotFoundErrorData(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_29(v: any): true | undefined {
+function c_SessionNotFoundErrorData(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_88(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_UpdateSessionNotification(v)) return true;
+  best = rt.failure();
   if (v_CompleteElicitationNotification(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_AgentNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_29(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_88(x))) return rt.at("/params");
   return true;
 }
 
+function c_89(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_UpdateSessionNotification(v) ? 1 : 0) + (v_CompleteElicitationNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_UpdateSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
+}
+
+function c_AgentNotification(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_89(x, p + "/params", out); } }
+}
+
 function v_UpdateSessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -1849,8 +2997,15 @@ function v_UpdateSessionNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/update", "missing required property");
   if (!v_SessionUpdate(x)) return rt.at("/update");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_UpdateSessionNotification(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v.update; if (x !== undefined) { c_SessionUpdate(x, p + "/update", out); } else rt.issue(out, p + "/update", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_SessionUpdateUserMessageChunk(v: any): true | undefined {
@@ -1934,7 +3089,7 @@ function v_SessionUpdateOther(v: any): true | undefined {
 }
 
 function v_SessionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.sessionUpdate;
   let ok: true | undefined;
   switch (t) {
@@ -2001,8 +3156,104 @@ function v_SessionUpdate(v: any): true | undefined {
   return ok;
 }
 
+function c_90(v: any, p: string, out: rt.Issue[]): void {
+  c_ContentChunk(v, p, out);
+}
+
+function c_91(v: any, p: string, out: rt.Issue[]): void {
+  c_UserMessage(v, p, out);
+}
+
+function c_92(v: any, p: string, out: rt.Issue[]): void {
+  c_AgentMessage(v, p, out);
+}
+
+function c_93(v: any, p: string, out: rt.Issue[]): void {
+  c_AgentThought(v, p, out);
+}
+
+function c_94(v: any, p: string, out: rt.Issue[]): void {
+  c_StateUpdate(v, p, out);
+}
+
+function c_95(v: any, p: string, out: rt.Issue[]): void {
+  c_ToolCallContentChunk(v, p, out);
+}
+
+function c_96(v: any, p: string, out: rt.Issue[]): void {
+  c_ToolCallUpdate(v, p, out);
+}
+
+function c_97(v: any, p: string, out: rt.Issue[]): void {
+  c_TerminalUpdate(v, p, out);
+}
+
+function c_98(v: any, p: string, out: rt.Issue[]): void {
+  c_TerminalOutputChunk(v, p, out);
+}
+
+function c_99(v: any, p: string, out: rt.Issue[]): void {
+  c_PlanUpdate(v, p, out);
+}
+
+function c_100(v: any, p: string, out: rt.Issue[]): void {
+  c_AvailableCommandsUpdate(v, p, out);
+}
+
+function c_101(v: any, p: string, out: rt.Issue[]): void {
+  c_ConfigOptionUpdate(v, p, out);
+}
+
+function c_102(v: any, p: string, out: rt.Issue[]): void {
+  c_SessionInfoUpdate(v, p, out);
+}
+
+function c_103(v: any, p: string, out: rt.Issue[]): void {
+  c_UsageUpdate(v, p, out);
+}
+
+function c_104(v: any, p: string, out: rt.Issue[]): void {
+  c_Notice(v, p, out);
+}
+
+function c_105(v: any, p: string, out: rt.Issue[]): void {
+  c_CompactionUpdate(v, p, out);
+}
+
+function c_106(v: any, p: string, out: rt.Issue[]): void {
+  c_CompactionSummaryChunk(v, p, out);
+}
+
+function c_SessionUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.sessionUpdate;
+  const mark = out.length;
+  switch (t) {
+    case "user_message_chunk": c_90(v, p, out); break;
+    case "user_message": c_91(v, p, out); break;
+    case "agent_message_chunk": c_90(v, p, out); break;
+    case "agent_message": c_92(v, p, out); break;
+    case "agent_thought_chunk": c_90(v, p, out); break;
+    case "agent_thought": c_93(v, p, out); break;
+    case "state_update": c_94(v, p, out); break;
+    case "tool_call_content_chunk": c_95(v, p, out); break;
+    case "tool_call_update": c_96(v, p, out); break;
+    case "terminal_update": c_97(v, p, out); break;
+    case "terminal_output_chunk": c_98(v, p, out); break;
+    case "plan_update": c_99(v, p, out); break;
+    case "available_commands_update": c_100(v, p, out); break;
+    case "config_option_update": c_101(v, p, out); break;
+    case "session_info_update": c_102(v, p, out); break;
+    case "usage_update": c_103(v, p, out); break;
+    case "notice": c_104(v, p, out); break;
+    case "compaction_update": c_105(v, p, out); break;
+    case "compaction_summary_chunk": c_106(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/sessionUpdate", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_ContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
@@ -2011,12 +3262,19 @@ function v_ContentChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_30(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_ContentChunk(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
+  { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_107(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_ContentBlock(x)) return rt.atKey(i);
@@ -2025,42 +3283,68 @@ function v_30(v: any): true | undefined {
 }
 
 function v_UserMessage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_30(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_107(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_108(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_ContentBlock(v[i], rt.pointer(p, i), out);
+}
+
+function c_UserMessage(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_108(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_AgentMessage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_30(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_107(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_AgentMessage(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_108(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_AgentThought(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.messageId;
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_30(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_107(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_AgentThought(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_108(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_BackgroundWorkTerminal(v: any): true | undefined {
@@ -2076,7 +3360,7 @@ function v_BackgroundWorkOther(v: any): true | undefined {
 }
 
 function v_BackgroundWork(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2092,30 +3376,61 @@ function v_BackgroundWork(v: any): true | undefined {
   return ok;
 }
 
+function c_109(v: any, p: string, out: rt.Issue[]): void {
+  c_BackgroundTerminal(v, p, out);
+}
+
+function c_110(v: any, p: string, out: rt.Issue[]): void {
+  c_BackgroundToolCall(v, p, out);
+}
+
+function c_BackgroundWork(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "terminal": c_109(v, p, out); break;
+    case "tool_call": c_110(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_BackgroundTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_BackgroundTerminal(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_BackgroundToolCall(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_31(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_BackgroundToolCall(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_111(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_BackgroundWork(x)) return rt.atKey(i);
@@ -2124,21 +3439,37 @@ function v_31(v: any): true | undefined {
 }
 
 function v_RunningStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_31(x))) return rt.at("/background");
+  if (x !== undefined && !(x === null || v_111(x))) return rt.at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_112(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_BackgroundWork(v[i], rt.pointer(p, i), out);
+}
+
+function c_RunningStateUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_112(x, p + "/background", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ErrorStopReason(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.error;
   if (x !== undefined && !(x === null || v_Error(x))) return rt.at("/error");
   return true;
+}
+
+function c_ErrorStopReason(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.error; if (x !== undefined) { if (x !== null) c_Error(x, p + "/error", out); } }
 }
 
 function v_IdleStateUpdateEndTurn(v: any): true | undefined {
@@ -2169,8 +3500,8 @@ function v_IdleStateUpdateOther(v: any): true | undefined {
   return true;
 }
 
-function v_32(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function v_113(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.stopReason;
   let ok: true | undefined;
   switch (t) {
@@ -2199,25 +3530,58 @@ function v_32(v: any): true | undefined {
 }
 
 function v_IdleStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_31(x))) return rt.at("/background");
+  if (x !== undefined && !(x === null || v_111(x))) return rt.at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   x = v.stopReason;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/stopReason");
-  return v_32(v);
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/stopReason");
+  return v_113(v);
+}
+
+function c_114(v: any, p: string, out: rt.Issue[]): void {
+  c_ErrorStopReason(v, p, out);
+}
+
+function c_115(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.stopReason;
+  const mark = out.length;
+  switch (t) {
+    case "end_turn": c_8(v, p, out); break;
+    case "max_tokens": c_8(v, p, out); break;
+    case "max_turn_requests": c_8(v, p, out); break;
+    case "refusal": c_8(v, p, out); break;
+    case "cancelled": c_8(v, p, out); break;
+    case "error": c_114(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else if (t !== undefined && t !== null) rt.issue(out, p + "/stopReason", "expected a string or null", t);
+  }
+}
+
+function c_IdleStateUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_112(x, p + "/background", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.stopReason; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/stopReason", "expected a string or null", x); } }
+  c_115(v, p, out);
 }
 
 function v_RequiresActionStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_31(x))) return rt.at("/background");
+  if (x !== undefined && !(x === null || v_111(x))) return rt.at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_RequiresActionStateUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_112(x, p + "/background", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_StateUpdateRunning(v: any): true | undefined {
@@ -2237,7 +3601,7 @@ function v_StateUpdateOther(v: any): true | undefined {
 }
 
 function v_StateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.state;
   let ok: true | undefined;
   switch (t) {
@@ -2256,8 +3620,32 @@ function v_StateUpdate(v: any): true | undefined {
   return ok;
 }
 
+function c_116(v: any, p: string, out: rt.Issue[]): void {
+  c_RunningStateUpdate(v, p, out);
+}
+
+function c_117(v: any, p: string, out: rt.Issue[]): void {
+  c_IdleStateUpdate(v, p, out);
+}
+
+function c_118(v: any, p: string, out: rt.Issue[]): void {
+  c_RequiresActionStateUpdate(v, p, out);
+}
+
+function c_StateUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.state;
+  const mark = out.length;
+  switch (t) {
+    case "running": c_116(v, p, out); break;
+    case "idle": c_117(v, p, out); break;
+    case "requires_action": c_118(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/state", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_ToolCallContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.toolCallId;
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
@@ -2266,73 +3654,111 @@ function v_ToolCallContentChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ToolCallContent(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_ToolCallContentChunk(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
+  { const x: any = v.content; if (x !== undefined) { c_ToolCallContent(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_TerminalOutput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_TerminalOutput(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_TerminalExitStatus(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"))) return rt.at("/exitCode");
+  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/exitCode");
   x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/signal");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_TerminalExitStatus(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.exitCode; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/exitCode", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
+  { const x: any = v.signal; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_TerminalSize(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cols;
   if (x === undefined) return rt.failAt("/cols", "missing required property");
-  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]"))) return rt.at("/cols");
+  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]", x))) return rt.at("/cols");
   x = v.rows;
   if (x === undefined) return rt.failAt("/rows", "missing required property");
-  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]"))) return rt.at("/rows");
+  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]", x))) return rt.at("/rows");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_TerminalSize(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.cols; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 1 && x <= 65535)) rt.issue(out, p + "/cols", "expected an integer (uint16) in [1, 65535]", x); } else rt.issue(out, p + "/cols", "missing required property"); }
+  { const x: any = v.rows; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 1 && x <= 65535)) rt.issue(out, p + "/rows", "expected an integer (uint16) in [1, 65535]", x); } else rt.issue(out, p + "/rows", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_TerminalCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cancel;
   if (x !== undefined && !(x === null || v_TerminalCancelCapabilities(x))) return rt.at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_TerminalCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.cancel; if (x !== undefined) { if (x !== null) c_TerminalCancelCapabilities(x, p + "/cancel", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_TerminalCancelCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_TerminalCancelCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_TerminalUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v.command;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/command");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/command");
   x = v.cwd;
   if (x !== undefined && !(x === null || v_AbsolutePath(x))) return rt.at("/cwd");
   x = v.output;
@@ -2344,22 +3770,41 @@ function v_TerminalUpdate(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_TerminalCapabilities(x))) return rt.at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_TerminalUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
+  { const x: any = v.command; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/command", "expected a string or null", x); } }
+  { const x: any = v.cwd; if (x !== undefined) { if (x !== null) c_AbsolutePath(x, p + "/cwd", out); } }
+  { const x: any = v.output; if (x !== undefined) { if (x !== null) c_TerminalOutput(x, p + "/output", out); } }
+  { const x: any = v.exitStatus; if (x !== undefined) { if (x !== null) c_TerminalExitStatus(x, p + "/exitStatus", out); } }
+  { const x: any = v.size; if (x !== undefined) { if (x !== null) c_TerminalSize(x, p + "/size", out); } }
+  { const x: any = v.capabilities; if (x !== undefined) { if (x !== null) c_TerminalCapabilities(x, p + "/capabilities", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_TerminalOutputChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminalId;
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v.data;
   if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/data");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_TerminalOutputChunk(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
+  { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_PlanUpdateContentItems(v: any): true | undefined {
@@ -2375,7 +3820,7 @@ function v_PlanUpdateContentOther(v: any): true | undefined {
 }
 
 function v_PlanUpdateContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2388,16 +3833,38 @@ function v_PlanUpdateContent(v: any): true | undefined {
   return ok;
 }
 
+function c_119(v: any, p: string, out: rt.Issue[]): void {
+  c_PlanItems(v, p, out);
+}
+
+function c_120(v: any, p: string, out: rt.Issue[]): void {
+  { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
+}
+
+function c_PlanUpdateContent(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "items": c_119(v, p, out); break;
+    default: if (typeof t === "string") c_120(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_PlanId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_PlanId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_PlanEntry(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/content");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v.priority;
   if (x === undefined) return rt.failAt("/priority", "missing required property");
   if (!v_PlanEntryPriority(x)) return rt.at("/priority");
@@ -2405,20 +3872,36 @@ function v_PlanEntry(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/status", "missing required property");
   if (!v_PlanEntryStatus(x)) return rt.at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_PlanEntry(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
+  { const x: any = v.priority; if (x !== undefined) { c_PlanEntryPriority(x, p + "/priority", out); } else rt.issue(out, p + "/priority", "missing required property"); }
+  { const x: any = v.status; if (x !== undefined) { c_PlanEntryStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_PlanEntryPriority(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_PlanEntryPriority(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_PlanEntryStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
-function v_33(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_PlanEntryStatus(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
+}
+
+function v_121(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_PlanEntry(x)) return rt.atKey(i);
@@ -2427,124 +3910,196 @@ function v_33(v: any): true | undefined {
 }
 
 function v_PlanItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.planId;
   if (x === undefined) return rt.failAt("/planId", "missing required property");
   if (!v_PlanId(x)) return rt.at("/planId");
   x = v.entries;
   if (x === undefined) return rt.failAt("/entries", "missing required property");
-  if (!v_33(x)) return rt.at("/entries");
+  if (!v_121(x)) return rt.at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_122(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_PlanEntry(v[i], rt.pointer(p, i), out);
+}
+
+function c_PlanItems(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
+  { const x: any = v.entries; if (x !== undefined) { c_122(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_PlanUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.plan;
   if (x === undefined) return rt.failAt("/plan", "missing required property");
   if (!v_PlanUpdateContent(x)) return rt.at("/plan");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_PlanUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.plan; if (x !== undefined) { c_PlanUpdateContent(x, p + "/plan", out); } else rt.issue(out, p + "/plan", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_AvailableCommandsUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
-  if (!v_22(x)) return rt.at("/availableCommands");
+  if (!v_68(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_AvailableCommandsUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.availableCommands; if (x !== undefined) { c_70(x, p + "/availableCommands", out); } else rt.issue(out, p + "/availableCommands", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_ConfigOptionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_21(x)) return rt.at("/configOptions");
+  if (!v_67(x)) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_ConfigOptionUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.configOptions; if (x !== undefined) { c_69(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_SessionInfoUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/title");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/updatedAt");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_SessionInfoUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
+  { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_Cost(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.amount;
   if (x === undefined) return rt.failAt("/amount", "missing required property");
-  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number"))) return rt.at("/amount");
+  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number", x))) return rt.at("/amount");
   x = v.currency;
   if (x === undefined) return rt.failAt("/currency", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/currency");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/currency");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_Cost(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.amount; if (x !== undefined) { if (!(typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/amount", "expected a number", x); } else rt.issue(out, p + "/amount", "missing required property"); }
+  { const x: any = v.currency; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/currency", "expected a string", x); } else rt.issue(out, p + "/currency", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_UsageUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.used;
   if (x === undefined) return rt.failAt("/used", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/used");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/used");
   x = v.size;
   if (x === undefined) return rt.failAt("/size", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x < 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"))) return rt.at("/size");
+  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/size");
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_UsageUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.used; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/used", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/used", "missing required property"); }
+  { const x: any = v.size; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/size", "missing required property"); }
+  { const x: any = v.cost; if (x !== undefined) { if (x !== null) c_Cost(x, p + "/cost", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_NoticeSeverity(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_NoticeSeverity(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_Notice(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.severity;
   if (x === undefined) return rt.failAt("/severity", "missing required property");
   if (!v_NoticeSeverity(x)) return rt.at("/severity");
   x = v.title;
   if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters"))) return rt.at("/title");
+  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters", x))) return rt.at("/title");
   x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/description");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_Notice(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.severity; if (x !== undefined) { c_NoticeSeverity(x, p + "/severity", out); } else rt.issue(out, p + "/severity", "missing required property"); }
+  { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string" && x.length >= 1)) rt.issue(out, p + "/title", "expected a string of at least 1 characters", x); } else rt.issue(out, p + "/title", "missing required property"); }
+  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_CompactionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_CompactionId(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_CompactionStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string"));
+  return (typeof v === "string" || rt.fail("expected a string", v));
+}
+
+function c_CompactionStatus(v: any, p: string, out: rt.Issue[]): void {
+  if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
 function v_CompactionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compactionId;
   if (x === undefined) return rt.failAt("/compactionId", "missing required property");
@@ -2553,16 +4108,25 @@ function v_CompactionUpdate(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/status", "missing required property");
   if (!v_CompactionStatus(x)) return rt.at("/status");
   x = v.summary;
-  if (x !== undefined && !(x === null || v_30(x))) return rt.at("/summary");
+  if (x !== undefined && !(x === null || v_107(x))) return rt.at("/summary");
   x = v.error;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null"))) return rt.at("/error");
+  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_CompactionUpdate(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
+  { const x: any = v.status; if (x !== undefined) { c_CompactionStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
+  { const x: any = v.summary; if (x !== undefined) { if (x !== null) c_108(x, p + "/summary", out); } }
+  { const x: any = v.error; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/error", "expected a string or null", x); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_CompactionSummaryChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.compactionId;
   if (x === undefined) return rt.failAt("/compactionId", "missing required property");
@@ -2571,58 +4135,102 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_CompactionSummaryChunk(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
+  { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_CompleteElicitationNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.elicitationId;
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_CompleteElicitationNotification(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_ExtNotification(v: any): true | undefined {
   return true;
 }
 
-function v_34(v: any): true | undefined {
+function c_ExtNotification(v: any, p: string, out: rt.Issue[]): void {
+  
+}
+
+function v_123(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_InitializeRequest(v)) return true;
+  best = rt.failure();
   if (v_LoginAuthRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_LogoutAuthRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_NewSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ListSessionsRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_DeleteSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ResumeSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CloseSessionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CancelToolCallRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_CancelTerminalRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_SetSessionConfigOptionRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_PromptRequest(v)) return true;
+  best = rt.deeper(best);
   if (v_ExtRequest(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ClientRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_34(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_123(x))) return rt.at("/params");
   return true;
 }
 
+function c_124(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_InitializeRequest(v) ? 1 : 0) + (v_LoginAuthRequest(v) ? 1 : 0) + (v_LogoutAuthRequest(v) ? 1 : 0) + (v_NewSessionRequest(v) ? 1 : 0) + (v_ListSessionsRequest(v) ? 1 : 0) + (v_DeleteSessionRequest(v) ? 1 : 0) + (v_ResumeSessionRequest(v) ? 1 : 0) + (v_CloseSessionRequest(v) ? 1 : 0) + (v_CancelToolCallRequest(v) ? 1 : 0) + (v_CancelTerminalRequest(v) ? 1 : 0) + (v_SetSessionConfigOptionRequest(v) ? 1 : 0) + (v_PromptRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
+}
+
+function c_ClientRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
+  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_124(x, p + "/params", out); } }
+}
+
 function v_InitializeRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.protocolVersion;
   if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
@@ -2633,89 +4241,143 @@ function v_InitializeRequest(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !v_ClientCapabilities(x)) return rt.at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_InitializeRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
+  { const x: any = v.info; if (x !== undefined) { c_Implementation(x, p + "/info", out); } else rt.issue(out, p + "/info", "missing required property"); }
+  { const x: any = v.capabilities; if (x !== undefined) { c_ClientCapabilities(x, p + "/capabilities", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ClientCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.auth;
   if (x !== undefined && !(x === null || v_ClientAuthCapabilities(x))) return rt.at("/auth");
   x = v.elicitation;
   if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return rt.at("/elicitation");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_ClientCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.auth; if (x !== undefined) { if (x !== null) c_ClientAuthCapabilities(x, p + "/auth", out); } }
+  { const x: any = v.elicitation; if (x !== undefined) { if (x !== null) c_ElicitationCapabilities(x, p + "/elicitation", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ClientAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.terminal;
   if (x !== undefined && !(x === null || v_TerminalAuthCapabilities(x))) return rt.at("/terminal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_ClientAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.terminal; if (x !== undefined) { if (x !== null) c_TerminalAuthCapabilities(x, p + "/terminal", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_TerminalAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_TerminalAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ElicitationCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.form;
   if (x !== undefined && !(x === null || v_ElicitationFormCapabilities(x))) return rt.at("/form");
   x = v.url;
   if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return rt.at("/url");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_ElicitationCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.form; if (x !== undefined) { if (x !== null) c_ElicitationFormCapabilities(x, p + "/form", out); } }
+  { const x: any = v.url; if (x !== undefined) { if (x !== null) c_ElicitationUrlCapabilities(x, p + "/url", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationFormCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_ElicitationFormCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationUrlCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_ElicitationUrlCapabilities(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_LoginAuthRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.methodId;
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_LoginAuthRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_LogoutAuthRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_35(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_LogoutAuthRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_125(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_McpServer(x)) return rt.atKey(i);
@@ -2724,18 +4386,31 @@ function v_35(v: any): true | undefined {
 }
 
 function v_NewSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_27(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_84(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_35(x)) return rt.at("/mcpServers");
+  if (x !== undefined && !v_125(x)) return rt.at("/mcpServers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_126(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_McpServer(v[i], rt.pointer(p, i), out);
+}
+
+function c_NewSessionRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_85(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_126(x, p + "/mcpServers", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_McpServerHttpVariant(v: any): true | undefined {
@@ -2751,7 +4426,7 @@ function v_McpServerOther(v: any): true | undefined {
 }
 
 function v_McpServer(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2767,22 +4442,48 @@ function v_McpServer(v: any): true | undefined {
   return ok;
 }
 
+function c_127(v: any, p: string, out: rt.Issue[]): void {
+  c_McpServerHttp(v, p, out);
+}
+
+function c_128(v: any, p: string, out: rt.Issue[]): void {
+  c_McpServerStdio(v, p, out);
+}
+
+function c_McpServer(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "http": c_127(v, p, out); break;
+    case "stdio": c_128(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_HttpHeader(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/value");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_36(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_HttpHeader(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_129(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (!v_HttpHeader(x)) return rt.atKey(i);
@@ -2791,64 +4492,99 @@ function v_36(v: any): true | undefined {
 }
 
 function v_McpServerHttp(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/url");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
-  if (x !== undefined && !v_36(x)) return rt.at("/headers");
+  if (x !== undefined && !v_129(x)) return rt.at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_130(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  for (let i = 0; i < v.length; i++) c_HttpHeader(v[i], rt.pointer(p, i), out);
+}
+
+function c_McpServerHttp(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
+  { const x: any = v.headers; if (x !== undefined) { c_130(x, p + "/headers", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_McpServerStdio(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/name");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.command;
   if (x === undefined) return rt.failAt("/command", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/command");
   x = v.args;
-  if (x !== undefined && !v_6(x)) return rt.at("/args");
+  if (x !== undefined && !v_23(x)) return rt.at("/args");
   x = v.env;
-  if (x !== undefined && !v_20(x)) return rt.at("/env");
+  if (x !== undefined && !v_65(x)) return rt.at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_McpServerStdio(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  { const x: any = v.command; if (x !== undefined) { c_AbsolutePath(x, p + "/command", out); } else rt.issue(out, p + "/command", "missing required property"); }
+  { const x: any = v.args; if (x !== undefined) { c_24(x, p + "/args", out); } }
+  { const x: any = v.env; if (x !== undefined) { c_66(x, p + "/env", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ListSessionsRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.cwd;
   if (x !== undefined && !(x === null || v_AbsolutePath(x))) return rt.at("/cwd");
   x = v.cursor;
   if (x !== undefined && !(x === null || v_SessionListCursor(x))) return rt.at("/cursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_ListSessionsRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.cwd; if (x !== undefined) { if (x !== null) c_AbsolutePath(x, p + "/cwd", out); } }
+  { const x: any = v.cursor; if (x !== undefined) { if (x !== null) c_SessionListCursor(x, p + "/cursor", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_DeleteSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_DeleteSessionRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_ResumeSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2857,14 +4593,24 @@ function v_ResumeSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_27(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_84(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_35(x)) return rt.at("/mcpServers");
+  if (x !== undefined && !v_125(x)) return rt.at("/mcpServers");
   x = v.replayFrom;
   if (x !== undefined && !(x === null || v_ReplayFrom(x))) return rt.at("/replayFrom");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_ResumeSessionRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_85(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_126(x, p + "/mcpServers", out); } }
+  { const x: any = v.replayFrom; if (x !== undefined) { if (x !== null) c_ReplayFrom(x, p + "/replayFrom", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_ReplayFromStartVariant(v: any): true | undefined {
@@ -2876,7 +4622,7 @@ function v_ReplayFromOther(v: any): true | undefined {
 }
 
 function v_ReplayFrom(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2889,27 +4635,52 @@ function v_ReplayFrom(v: any): true | undefined {
   return ok;
 }
 
+function c_131(v: any, p: string, out: rt.Issue[]): void {
+  c_ReplayFromStart(v, p, out);
+}
+
+function c_ReplayFrom(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "start": c_131(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_ReplayFromStart(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_ReplayFromStart(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_CloseSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_CloseSessionRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_CancelToolCallRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2918,12 +4689,19 @@ function v_CancelToolCallRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_CancelToolCallRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_CancelTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2932,8 +4710,15 @@ function v_CancelTerminalRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_CancelTerminalRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionConfigOptionRequestId(v: any): true | undefined {
@@ -2948,7 +4733,7 @@ function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean"))) return rt.at("/value");
+  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/value");
   return true;
 }
 
@@ -2959,8 +4744,8 @@ function v_SetSessionConfigOptionRequestOther(v: any): true | undefined {
   return true;
 }
 
-function v_37(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function v_132(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
   switch (t) {
@@ -2977,7 +4762,7 @@ function v_37(v: any): true | undefined {
 }
 
 function v_SetSessionConfigOptionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
@@ -2986,12 +4771,43 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return rt.at("/configId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
-  return v_37(v);
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  return v_132(v);
 }
 
-function v_38(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function c_133(v: any, p: string, out: rt.Issue[]): void {
+  { const x: any = v.value; if (x !== undefined) { c_SessionConfigValueId(x, p + "/value", out); } else rt.issue(out, p + "/value", "missing required property"); }
+}
+
+function c_134(v: any, p: string, out: rt.Issue[]): void {
+  { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/value", "expected a boolean", x); } else rt.issue(out, p + "/value", "missing required property"); }
+}
+
+function c_135(v: any, p: string, out: rt.Issue[]): void {
+  { const x: any = v.value; if (x !== undefined) {  } else rt.issue(out, p + "/value", "missing required property"); }
+}
+
+function c_136(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.type;
+  const mark = out.length;
+  switch (t) {
+    case "id": c_133(v, p, out); break;
+    case "boolean": c_134(v, p, out); break;
+    default: if (typeof t === "string") c_135(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
+function c_SetSessionConfigOptionRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v.configId; if (x !== undefined) { c_SessionConfigId(x, p + "/configId", out); } else rt.issue(out, p + "/configId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  c_136(v, p, out);
+}
+
+function v_137(v: any): true | undefined {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3001,53 +4817,97 @@ function v_38(v: any): true | undefined {
 }
 
 function v_PromptRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.prompt;
   if (x === undefined) return rt.failAt("/prompt", "missing required property");
-  if (!v_38(x)) return rt.at("/prompt");
+  if (!v_137(x)) return rt.at("/prompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_39(v: any): true | undefined {
-  if (v_RequestPermissionResponse(v)) return true;
-  if (v_CreateElicitationResponse(v)) return true;
-  if (v_ExtResponse(v)) return true;
-  return rt.fail("matches no alternative");
+function c_138(v: any, p: string, out: rt.Issue[]): void {
+  if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
+  if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
+  for (let i = 0; i < v.length; i++) c_ContentBlock(v[i], rt.pointer(p, i), out);
 }
 
-function v_40(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function c_PromptRequest(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v.prompt; if (x !== undefined) { c_138(x, p + "/prompt", out); } else rt.issue(out, p + "/prompt", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
+function v_139(v: any): true | undefined {
+  let best: rt.Failure;
+  if (v_RequestPermissionResponse(v)) return true;
+  best = rt.failure();
+  if (v_CreateElicitationResponse(v)) return true;
+  best = rt.deeper(best);
+  if (v_ExtResponse(v)) return true;
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
+}
+
+function v_140(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_39(x)) return rt.at("/result");
+  if (!v_139(x)) return rt.at("/result");
   return true;
 }
 
 function v_ClientResponse(v: any): true | undefined {
-  if (v_40(v)) return true;
-  if (v_18(v)) return true;
-  return rt.fail("matches no alternative");
+  let best: rt.Failure;
+  if (v_140(v)) return true;
+  best = rt.failure();
+  if (v_55(v)) return true;
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
+}
+
+function c_141(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_RequestPermissionResponse(v) ? 1 : 0) + (v_CreateElicitationResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
+}
+
+function c_142(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
+  { const x: any = v.result; if (x !== undefined) { c_141(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+}
+
+function c_ClientResponse(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_140(v) ? 1 : 0) + (v_55(v) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_142(v, p, q); }, (q: rt.Issue[]) => { c_59(v, p, q); }]);
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.outcome;
   if (x === undefined) return rt.failAt("/outcome", "missing required property");
   if (!v_RequestPermissionOutcome(x)) return rt.at("/outcome");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_RequestPermissionResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.outcome; if (x !== undefined) { c_RequestPermissionOutcome(x, p + "/outcome", out); } else rt.issue(out, p + "/outcome", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_RequestPermissionOutcomeCancelled(v: any): true | undefined {
@@ -3063,7 +4923,7 @@ function v_RequestPermissionOutcomeOther(v: any): true | undefined {
 }
 
 function v_RequestPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.outcome;
   let ok: true | undefined;
   switch (t) {
@@ -3079,23 +4939,53 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
   return ok;
 }
 
+function c_143(v: any, p: string, out: rt.Issue[]): void {
+  c_CancelledPermissionOutcome(v, p, out);
+}
+
+function c_144(v: any, p: string, out: rt.Issue[]): void {
+  c_SelectedPermissionOutcome(v, p, out);
+}
+
+function c_RequestPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.outcome;
+  const mark = out.length;
+  switch (t) {
+    case "cancelled": c_143(v, p, out); break;
+    case "selected": c_144(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/outcome", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
 function v_CancelledPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_CancelledPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_SelectedPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.optionId;
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_SelectedPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 function v_CreateElicitationResponseAccept(v: any): true | undefined {
@@ -3114,8 +5004,8 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
   return true;
 }
 
-function v_41(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function v_145(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let ok: true | undefined;
   switch (t) {
@@ -3135,25 +5025,60 @@ function v_41(v: any): true | undefined {
 }
 
 function v_CreateElicitationResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
-  return v_41(v);
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  return v_145(v);
+}
+
+function c_146(v: any, p: string, out: rt.Issue[]): void {
+  c_ElicitationAcceptAction(v, p, out);
+}
+
+function c_147(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  const t = v.action;
+  const mark = out.length;
+  switch (t) {
+    case "accept": c_146(v, p, out); break;
+    case "decline": c_8(v, p, out); break;
+    case "cancel": c_8(v, p, out); break;
+    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/action", t === undefined ? "missing required property" : "expected a string", t);
+  }
+}
+
+function c_CreateElicitationResponse(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  c_147(v, p, out);
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
-  if ((typeof v === "string" || rt.fail("expected a string"))) return true;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"))) return true;
-  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number"))) return true;
-  if ((typeof v === "boolean" || rt.fail("expected a boolean"))) return true;
-  if (v_6(v)) return true;
+  let best: rt.Failure;
+  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
+  best = rt.failure();
+  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
+  best = rt.deeper(best);
+  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
+  best = rt.deeper(best);
+  if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
+  best = rt.deeper(best);
+  if (v_23(v)) return true;
+  best = rt.deeper(best);
   if (true) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function v_42(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function c_ElicitationContentValue(v: any, p: string, out: rt.Issue[]): void {
+  const n = ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0) + ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v)) ? 1 : 0) + ((typeof v === "boolean" || rt.fail("expected a boolean", v)) ? 1 : 0) + (v_23(v) ? 1 : 0) + (true ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_24(v, p, q); }, (q: rt.Issue[]) => {  }]);
+}
+
+function v_148(v: any): true | undefined {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
     if (!v_ElicitationContentValue(x)) return rt.atKey(k);
@@ -3162,1429 +5087,1663 @@ function v_42(v: any): true | undefined {
 }
 
 function v_ElicitationAcceptAction(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
-  if (x !== undefined && !(x === null || v_42(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_148(x))) return rt.at("/content");
   return true;
 }
 
-function v_43(v: any): true | undefined {
+function c_149(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  for (const k of Object.keys(v)) c_ElicitationContentValue(v[k], rt.pointer(p, k), out);
+}
+
+function c_ElicitationAcceptAction(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_149(x, p + "/content", out); } }
+}
+
+function v_150(v: any): true | undefined {
+  let best: rt.Failure;
   if (v_CancelSessionNotification(v)) return true;
+  best = rt.failure();
   if (v_ExtNotification(v)) return true;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function v_ClientNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.method;
   if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string"))) return rt.at("/method");
+  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_43(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_150(x))) return rt.at("/params");
   return true;
 }
 
+function c_151(v: any, p: string, out: rt.Issue[]): void {
+  const n = (v_CancelSessionNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_CancelSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
+}
+
+function c_ClientNotification(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_151(x, p + "/params", out); } }
+}
+
 function v_CancelSessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
 }
 
+function c_CancelSessionNotification(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+}
+
 function v_CancelRequestNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.requestId;
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
   if (!v_RequestId(x)) return rt.at("/requestId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
   return true;
+}
+
+function c_CancelRequestNotification(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
 }
 
 /**
  * Strict check of `AgentRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return v_AgentRequest(value) ? { ok: true, value: value as T.AgentRequest } : rt.finish(undefined);
+function validate_AgentRequest(value: unknown, options?: rt.ValidateOptions): Result<T.AgentRequest> {
+  if (v_AgentRequest(value)) return { ok: true, value: value as T.AgentRequest };
+  return options?.all ? rt.allIssues(value, c_AgentRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_RequestId(value: unknown): Result<T.RequestId> {
-  return v_RequestId(value) ? { ok: true, value: value as T.RequestId } : rt.finish(undefined);
+function validate_RequestId(value: unknown, options?: rt.ValidateOptions): Result<T.RequestId> {
+  if (v_RequestId(value)) return { ok: true, value: value as T.RequestId };
+  return options?.all ? rt.allIssues(value, c_RequestId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return v_RequestPermissionRequest(value) ? { ok: true, value: value as T.RequestPermissionRequest } : rt.finish(undefined);
+function validate_RequestPermissionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionRequest> {
+  if (v_RequestPermissionRequest(value)) return { ok: true, value: value as T.RequestPermissionRequest };
+  return options?.all ? rt.allIssues(value, c_RequestPermissionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionId(value: unknown): Result<T.SessionId> {
-  return v_SessionId(value) ? { ok: true, value: value as T.SessionId } : rt.finish(undefined);
+function validate_SessionId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionId> {
+  if (v_SessionId(value)) return { ok: true, value: value as T.SessionId };
+  return options?.all ? rt.allIssues(value, c_SessionId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionSubject` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_RequestPermissionSubject(value: unknown): Result<T.RequestPermissionSubject> {
-  return v_RequestPermissionSubject(value) ? { ok: true, value: value as T.RequestPermissionSubject } : rt.finish(undefined);
+function validate_RequestPermissionSubject(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionSubject> {
+  if (v_RequestPermissionSubject(value)) return { ok: true, value: value as T.RequestPermissionSubject };
+  return options?.all ? rt.allIssues(value, c_RequestPermissionSubject) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return v_ToolCallUpdate(value) ? { ok: true, value: value as T.ToolCallUpdate } : rt.finish(undefined);
+function validate_ToolCallUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallUpdate> {
+  if (v_ToolCallUpdate(value)) return { ok: true, value: value as T.ToolCallUpdate };
+  return options?.all ? rt.allIssues(value, c_ToolCallUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return v_ToolCallId(value) ? { ok: true, value: value as T.ToolCallId } : rt.finish(undefined);
+function validate_ToolCallId(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallId> {
+  if (v_ToolCallId(value)) return { ok: true, value: value as T.ToolCallId };
+  return options?.all ? rt.allIssues(value, c_ToolCallId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolKind` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ToolKind(value: unknown): Result<T.ToolKind> {
-  return v_ToolKind(value) ? { ok: true, value: value as T.ToolKind } : rt.finish(undefined);
+function validate_ToolKind(value: unknown, options?: rt.ValidateOptions): Result<T.ToolKind> {
+  if (v_ToolKind(value)) return { ok: true, value: value as T.ToolKind };
+  return options?.all ? rt.allIssues(value, c_ToolKind) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return v_ToolCallStatus(value) ? { ok: true, value: value as T.ToolCallStatus } : rt.finish(undefined);
+function validate_ToolCallStatus(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallStatus> {
+  if (v_ToolCallStatus(value)) return { ok: true, value: value as T.ToolCallStatus };
+  return options?.all ? rt.allIssues(value, c_ToolCallStatus) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return v_ToolCallContent(value) ? { ok: true, value: value as T.ToolCallContent } : rt.finish(undefined);
+function validate_ToolCallContent(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallContent> {
+  if (v_ToolCallContent(value)) return { ok: true, value: value as T.ToolCallContent };
+  return options?.all ? rt.allIssues(value, c_ToolCallContent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ContentBlock` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return v_ContentBlock(value) ? { ok: true, value: value as T.ContentBlock } : rt.finish(undefined);
+function validate_ContentBlock(value: unknown, options?: rt.ValidateOptions): Result<T.ContentBlock> {
+  if (v_ContentBlock(value)) return { ok: true, value: value as T.ContentBlock };
+  return options?.all ? rt.allIssues(value, c_ContentBlock) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Annotations` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Annotations(value: unknown): Result<T.Annotations> {
-  return v_Annotations(value) ? { ok: true, value: value as T.Annotations } : rt.finish(undefined);
+function validate_Annotations(value: unknown, options?: rt.ValidateOptions): Result<T.Annotations> {
+  if (v_Annotations(value)) return { ok: true, value: value as T.Annotations };
+  return options?.all ? rt.allIssues(value, c_Annotations) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Role` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Role(value: unknown): Result<T.Role> {
-  return v_Role(value) ? { ok: true, value: value as T.Role } : rt.finish(undefined);
+function validate_Role(value: unknown, options?: rt.ValidateOptions): Result<T.Role> {
+  if (v_Role(value)) return { ok: true, value: value as T.Role };
+  return options?.all ? rt.allIssues(value, c_Role) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TextContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TextContent(value: unknown): Result<T.TextContent> {
-  return v_TextContent(value) ? { ok: true, value: value as T.TextContent } : rt.finish(undefined);
+function validate_TextContent(value: unknown, options?: rt.ValidateOptions): Result<T.TextContent> {
+  if (v_TextContent(value)) return { ok: true, value: value as T.TextContent };
+  return options?.all ? rt.allIssues(value, c_TextContent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MediaType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_MediaType(value: unknown): Result<T.MediaType> {
-  return v_MediaType(value) ? { ok: true, value: value as T.MediaType } : rt.finish(undefined);
+function validate_MediaType(value: unknown, options?: rt.ValidateOptions): Result<T.MediaType> {
+  if (v_MediaType(value)) return { ok: true, value: value as T.MediaType };
+  return options?.all ? rt.allIssues(value, c_MediaType) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ImageContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ImageContent(value: unknown): Result<T.ImageContent> {
-  return v_ImageContent(value) ? { ok: true, value: value as T.ImageContent } : rt.finish(undefined);
+function validate_ImageContent(value: unknown, options?: rt.ValidateOptions): Result<T.ImageContent> {
+  if (v_ImageContent(value)) return { ok: true, value: value as T.ImageContent };
+  return options?.all ? rt.allIssues(value, c_ImageContent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AudioContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AudioContent(value: unknown): Result<T.AudioContent> {
-  return v_AudioContent(value) ? { ok: true, value: value as T.AudioContent } : rt.finish(undefined);
+function validate_AudioContent(value: unknown, options?: rt.ValidateOptions): Result<T.AudioContent> {
+  if (v_AudioContent(value)) return { ok: true, value: value as T.AudioContent };
+  return options?.all ? rt.allIssues(value, c_AudioContent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Icon` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Icon(value: unknown): Result<T.Icon> {
-  return v_Icon(value) ? { ok: true, value: value as T.Icon } : rt.finish(undefined);
+function validate_Icon(value: unknown, options?: rt.ValidateOptions): Result<T.Icon> {
+  if (v_Icon(value)) return { ok: true, value: value as T.Icon };
+  return options?.all ? rt.allIssues(value, c_Icon) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `IconTheme` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_IconTheme(value: unknown): Result<T.IconTheme> {
-  return v_IconTheme(value) ? { ok: true, value: value as T.IconTheme } : rt.finish(undefined);
+function validate_IconTheme(value: unknown, options?: rt.ValidateOptions): Result<T.IconTheme> {
+  if (v_IconTheme(value)) return { ok: true, value: value as T.IconTheme };
+  return options?.all ? rt.allIssues(value, c_IconTheme) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ResourceLink` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return v_ResourceLink(value) ? { ok: true, value: value as T.ResourceLink } : rt.finish(undefined);
+function validate_ResourceLink(value: unknown, options?: rt.ValidateOptions): Result<T.ResourceLink> {
+  if (v_ResourceLink(value)) return { ok: true, value: value as T.ResourceLink };
+  return options?.all ? rt.allIssues(value, c_ResourceLink) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EmbeddedResourceResource` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return v_EmbeddedResourceResource(value) ? { ok: true, value: value as T.EmbeddedResourceResource } : rt.finish(undefined);
+function validate_EmbeddedResourceResource(value: unknown, options?: rt.ValidateOptions): Result<T.EmbeddedResourceResource> {
+  if (v_EmbeddedResourceResource(value)) return { ok: true, value: value as T.EmbeddedResourceResource };
+  return options?.all ? rt.allIssues(value, c_EmbeddedResourceResource) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TextResourceContents` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return v_TextResourceContents(value) ? { ok: true, value: value as T.TextResourceContents } : rt.finish(undefined);
+function validate_TextResourceContents(value: unknown, options?: rt.ValidateOptions): Result<T.TextResourceContents> {
+  if (v_TextResourceContents(value)) return { ok: true, value: value as T.TextResourceContents };
+  return options?.all ? rt.allIssues(value, c_TextResourceContents) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BlobResourceContents` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return v_BlobResourceContents(value) ? { ok: true, value: value as T.BlobResourceContents } : rt.finish(undefined);
+function validate_BlobResourceContents(value: unknown, options?: rt.ValidateOptions): Result<T.BlobResourceContents> {
+  if (v_BlobResourceContents(value)) return { ok: true, value: value as T.BlobResourceContents };
+  return options?.all ? rt.allIssues(value, c_BlobResourceContents) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EmbeddedResource` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return v_EmbeddedResource(value) ? { ok: true, value: value as T.EmbeddedResource } : rt.finish(undefined);
+function validate_EmbeddedResource(value: unknown, options?: rt.ValidateOptions): Result<T.EmbeddedResource> {
+  if (v_EmbeddedResource(value)) return { ok: true, value: value as T.EmbeddedResource };
+  return options?.all ? rt.allIssues(value, c_EmbeddedResource) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Content` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Content(value: unknown): Result<T.Content> {
-  return v_Content(value) ? { ok: true, value: value as T.Content } : rt.finish(undefined);
+function validate_Content(value: unknown, options?: rt.ValidateOptions): Result<T.Content> {
+  if (v_Content(value)) return { ok: true, value: value as T.Content };
+  return options?.all ? rt.allIssues(value, c_Content) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffChange` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_DiffChange(value: unknown): Result<T.DiffChange> {
-  return v_DiffChange(value) ? { ok: true, value: value as T.DiffChange } : rt.finish(undefined);
+function validate_DiffChange(value: unknown, options?: rt.ValidateOptions): Result<T.DiffChange> {
+  if (v_DiffChange(value)) return { ok: true, value: value as T.DiffChange };
+  return options?.all ? rt.allIssues(value, c_DiffChange) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffFileType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_DiffFileType(value: unknown): Result<T.DiffFileType> {
-  return v_DiffFileType(value) ? { ok: true, value: value as T.DiffFileType } : rt.finish(undefined);
+function validate_DiffFileType(value: unknown, options?: rt.ValidateOptions): Result<T.DiffFileType> {
+  if (v_DiffFileType(value)) return { ok: true, value: value as T.DiffFileType };
+  return options?.all ? rt.allIssues(value, c_DiffFileType) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AbsolutePath` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AbsolutePath(value: unknown): Result<T.AbsolutePath> {
-  return v_AbsolutePath(value) ? { ok: true, value: value as T.AbsolutePath } : rt.finish(undefined);
+function validate_AbsolutePath(value: unknown, options?: rt.ValidateOptions): Result<T.AbsolutePath> {
+  if (v_AbsolutePath(value)) return { ok: true, value: value as T.AbsolutePath };
+  return options?.all ? rt.allIssues(value, c_AbsolutePath) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffPathChange` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_DiffPathChange(value: unknown): Result<T.DiffPathChange> {
-  return v_DiffPathChange(value) ? { ok: true, value: value as T.DiffPathChange } : rt.finish(undefined);
+function validate_DiffPathChange(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPathChange> {
+  if (v_DiffPathChange(value)) return { ok: true, value: value as T.DiffPathChange };
+  return options?.all ? rt.allIssues(value, c_DiffPathChange) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffPathPairChange` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_DiffPathPairChange(value: unknown): Result<T.DiffPathPairChange> {
-  return v_DiffPathPairChange(value) ? { ok: true, value: value as T.DiffPathPairChange } : rt.finish(undefined);
+function validate_DiffPathPairChange(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPathPairChange> {
+  if (v_DiffPathPairChange(value)) return { ok: true, value: value as T.DiffPathPairChange };
+  return options?.all ? rt.allIssues(value, c_DiffPathPairChange) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffPatch` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_DiffPatch(value: unknown): Result<T.DiffPatch> {
-  return v_DiffPatch(value) ? { ok: true, value: value as T.DiffPatch } : rt.finish(undefined);
+function validate_DiffPatch(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPatch> {
+  if (v_DiffPatch(value)) return { ok: true, value: value as T.DiffPatch };
+  return options?.all ? rt.allIssues(value, c_DiffPatch) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffPatchFormat` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_DiffPatchFormat(value: unknown): Result<T.DiffPatchFormat> {
-  return v_DiffPatchFormat(value) ? { ok: true, value: value as T.DiffPatchFormat } : rt.finish(undefined);
+function validate_DiffPatchFormat(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPatchFormat> {
+  if (v_DiffPatchFormat(value)) return { ok: true, value: value as T.DiffPatchFormat };
+  return options?.all ? rt.allIssues(value, c_DiffPatchFormat) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Diff` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Diff(value: unknown): Result<T.Diff> {
-  return v_Diff(value) ? { ok: true, value: value as T.Diff } : rt.finish(undefined);
+function validate_Diff(value: unknown, options?: rt.ValidateOptions): Result<T.Diff> {
+  if (v_Diff(value)) return { ok: true, value: value as T.Diff };
+  return options?.all ? rt.allIssues(value, c_Diff) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TerminalId(value: unknown): Result<T.TerminalId> {
-  return v_TerminalId(value) ? { ok: true, value: value as T.TerminalId } : rt.finish(undefined);
+function validate_TerminalId(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalId> {
+  if (v_TerminalId(value)) return { ok: true, value: value as T.TerminalId };
+  return options?.all ? rt.allIssues(value, c_TerminalId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Terminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Terminal(value: unknown): Result<T.Terminal> {
-  return v_Terminal(value) ? { ok: true, value: value as T.Terminal } : rt.finish(undefined);
+function validate_Terminal(value: unknown, options?: rt.ValidateOptions): Result<T.Terminal> {
+  if (v_Terminal(value)) return { ok: true, value: value as T.Terminal };
+  return options?.all ? rt.allIssues(value, c_Terminal) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallLocation` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return v_ToolCallLocation(value) ? { ok: true, value: value as T.ToolCallLocation } : rt.finish(undefined);
+function validate_ToolCallLocation(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallLocation> {
+  if (v_ToolCallLocation(value)) return { ok: true, value: value as T.ToolCallLocation };
+  return options?.all ? rt.allIssues(value, c_ToolCallLocation) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ToolCallCapabilities(value: unknown): Result<T.ToolCallCapabilities> {
-  return v_ToolCallCapabilities(value) ? { ok: true, value: value as T.ToolCallCapabilities } : rt.finish(undefined);
+function validate_ToolCallCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallCapabilities> {
+  if (v_ToolCallCapabilities(value)) return { ok: true, value: value as T.ToolCallCapabilities };
+  return options?.all ? rt.allIssues(value, c_ToolCallCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallCancelCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ToolCallCancelCapabilities(value: unknown): Result<T.ToolCallCancelCapabilities> {
-  return v_ToolCallCancelCapabilities(value) ? { ok: true, value: value as T.ToolCallCancelCapabilities } : rt.finish(undefined);
+function validate_ToolCallCancelCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallCancelCapabilities> {
+  if (v_ToolCallCancelCapabilities(value)) return { ok: true, value: value as T.ToolCallCancelCapabilities };
+  return options?.all ? rt.allIssues(value, c_ToolCallCancelCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallPermissionSubject` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ToolCallPermissionSubject(value: unknown): Result<T.ToolCallPermissionSubject> {
-  return v_ToolCallPermissionSubject(value) ? { ok: true, value: value as T.ToolCallPermissionSubject } : rt.finish(undefined);
+function validate_ToolCallPermissionSubject(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallPermissionSubject> {
+  if (v_ToolCallPermissionSubject(value)) return { ok: true, value: value as T.ToolCallPermissionSubject };
+  return options?.all ? rt.allIssues(value, c_ToolCallPermissionSubject) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CommandPermissionSubject` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CommandPermissionSubject(value: unknown): Result<T.CommandPermissionSubject> {
-  return v_CommandPermissionSubject(value) ? { ok: true, value: value as T.CommandPermissionSubject } : rt.finish(undefined);
+function validate_CommandPermissionSubject(value: unknown, options?: rt.ValidateOptions): Result<T.CommandPermissionSubject> {
+  if (v_CommandPermissionSubject(value)) return { ok: true, value: value as T.CommandPermissionSubject };
+  return options?.all ? rt.allIssues(value, c_CommandPermissionSubject) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PermissionOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return v_PermissionOption(value) ? { ok: true, value: value as T.PermissionOption } : rt.finish(undefined);
+function validate_PermissionOption(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOption> {
+  if (v_PermissionOption(value)) return { ok: true, value: value as T.PermissionOption };
+  return options?.all ? rt.allIssues(value, c_PermissionOption) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PermissionOptionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return v_PermissionOptionId(value) ? { ok: true, value: value as T.PermissionOptionId } : rt.finish(undefined);
+function validate_PermissionOptionId(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOptionId> {
+  if (v_PermissionOptionId(value)) return { ok: true, value: value as T.PermissionOptionId };
+  return options?.all ? rt.allIssues(value, c_PermissionOptionId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PermissionOptionKind` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return v_PermissionOptionKind(value) ? { ok: true, value: value as T.PermissionOptionKind } : rt.finish(undefined);
+function validate_PermissionOptionKind(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOptionKind> {
+  if (v_PermissionOptionKind(value)) return { ok: true, value: value as T.PermissionOptionKind };
+  return options?.all ? rt.allIssues(value, c_PermissionOptionKind) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CreateElicitationRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return v_CreateElicitationRequest(value) ? { ok: true, value: value as T.CreateElicitationRequest } : rt.finish(undefined);
+function validate_CreateElicitationRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CreateElicitationRequest> {
+  if (v_CreateElicitationRequest(value)) return { ok: true, value: value as T.CreateElicitationRequest };
+  return options?.all ? rt.allIssues(value, c_CreateElicitationRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationSessionScope` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return v_ElicitationSessionScope(value) ? { ok: true, value: value as T.ElicitationSessionScope } : rt.finish(undefined);
+function validate_ElicitationSessionScope(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSessionScope> {
+  if (v_ElicitationSessionScope(value)) return { ok: true, value: value as T.ElicitationSessionScope };
+  return options?.all ? rt.allIssues(value, c_ElicitationSessionScope) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationRequestScope` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return v_ElicitationRequestScope(value) ? { ok: true, value: value as T.ElicitationRequestScope } : rt.finish(undefined);
+function validate_ElicitationRequestScope(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationRequestScope> {
+  if (v_ElicitationRequestScope(value)) return { ok: true, value: value as T.ElicitationRequestScope };
+  return options?.all ? rt.allIssues(value, c_ElicitationRequestScope) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationSchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return v_ElicitationSchema(value) ? { ok: true, value: value as T.ElicitationSchema } : rt.finish(undefined);
+function validate_ElicitationSchema(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSchema> {
+  if (v_ElicitationSchema(value)) return { ok: true, value: value as T.ElicitationSchema };
+  return options?.all ? rt.allIssues(value, c_ElicitationSchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationSchemaType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return v_ElicitationSchemaType(value) ? { ok: true, value: value as T.ElicitationSchemaType } : rt.finish(undefined);
+function validate_ElicitationSchemaType(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSchemaType> {
+  if (v_ElicitationSchemaType(value)) return { ok: true, value: value as T.ElicitationSchemaType };
+  return options?.all ? rt.allIssues(value, c_ElicitationSchemaType) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return v_ElicitationPropertySchema(value) ? { ok: true, value: value as T.ElicitationPropertySchema } : rt.finish(undefined);
+function validate_ElicitationPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationPropertySchema> {
+  if (v_ElicitationPropertySchema(value)) return { ok: true, value: value as T.ElicitationPropertySchema };
+  return options?.all ? rt.allIssues(value, c_ElicitationPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StringFormat` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_StringFormat(value: unknown): Result<T.StringFormat> {
-  return v_StringFormat(value) ? { ok: true, value: value as T.StringFormat } : rt.finish(undefined);
+function validate_StringFormat(value: unknown, options?: rt.ValidateOptions): Result<T.StringFormat> {
+  if (v_StringFormat(value)) return { ok: true, value: value as T.StringFormat };
+  return options?.all ? rt.allIssues(value, c_StringFormat) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EnumOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_EnumOption(value: unknown): Result<T.EnumOption> {
-  return v_EnumOption(value) ? { ok: true, value: value as T.EnumOption } : rt.finish(undefined);
+function validate_EnumOption(value: unknown, options?: rt.ValidateOptions): Result<T.EnumOption> {
+  if (v_EnumOption(value)) return { ok: true, value: value as T.EnumOption };
+  return options?.all ? rt.allIssues(value, c_EnumOption) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StringPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return v_StringPropertySchema(value) ? { ok: true, value: value as T.StringPropertySchema } : rt.finish(undefined);
+function validate_StringPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.StringPropertySchema> {
+  if (v_StringPropertySchema(value)) return { ok: true, value: value as T.StringPropertySchema };
+  return options?.all ? rt.allIssues(value, c_StringPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NumberPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return v_NumberPropertySchema(value) ? { ok: true, value: value as T.NumberPropertySchema } : rt.finish(undefined);
+function validate_NumberPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.NumberPropertySchema> {
+  if (v_NumberPropertySchema(value)) return { ok: true, value: value as T.NumberPropertySchema };
+  return options?.all ? rt.allIssues(value, c_NumberPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `IntegerPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return v_IntegerPropertySchema(value) ? { ok: true, value: value as T.IntegerPropertySchema } : rt.finish(undefined);
+function validate_IntegerPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.IntegerPropertySchema> {
+  if (v_IntegerPropertySchema(value)) return { ok: true, value: value as T.IntegerPropertySchema };
+  return options?.all ? rt.allIssues(value, c_IntegerPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BooleanPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return v_BooleanPropertySchema(value) ? { ok: true, value: value as T.BooleanPropertySchema } : rt.finish(undefined);
+function validate_BooleanPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.BooleanPropertySchema> {
+  if (v_BooleanPropertySchema(value)) return { ok: true, value: value as T.BooleanPropertySchema };
+  return options?.all ? rt.allIssues(value, c_BooleanPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return v_MultiSelectItems(value) ? { ok: true, value: value as T.MultiSelectItems } : rt.finish(undefined);
+function validate_MultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.MultiSelectItems> {
+  if (v_MultiSelectItems(value)) return { ok: true, value: value as T.MultiSelectItems };
+  return options?.all ? rt.allIssues(value, c_MultiSelectItems) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StringMultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return v_StringMultiSelectItems(value) ? { ok: true, value: value as T.StringMultiSelectItems } : rt.finish(undefined);
+function validate_StringMultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.StringMultiSelectItems> {
+  if (v_StringMultiSelectItems(value)) return { ok: true, value: value as T.StringMultiSelectItems };
+  return options?.all ? rt.allIssues(value, c_StringMultiSelectItems) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TitledMultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return v_TitledMultiSelectItems(value) ? { ok: true, value: value as T.TitledMultiSelectItems } : rt.finish(undefined);
+function validate_TitledMultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.TitledMultiSelectItems> {
+  if (v_TitledMultiSelectItems(value)) return { ok: true, value: value as T.TitledMultiSelectItems };
+  return options?.all ? rt.allIssues(value, c_TitledMultiSelectItems) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MultiSelectPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return v_MultiSelectPropertySchema(value) ? { ok: true, value: value as T.MultiSelectPropertySchema } : rt.finish(undefined);
+function validate_MultiSelectPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.MultiSelectPropertySchema> {
+  if (v_MultiSelectPropertySchema(value)) return { ok: true, value: value as T.MultiSelectPropertySchema };
+  return options?.all ? rt.allIssues(value, c_MultiSelectPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationFormMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return v_ElicitationFormMode(value) ? { ok: true, value: value as T.ElicitationFormMode } : rt.finish(undefined);
+function validate_ElicitationFormMode(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationFormMode> {
+  if (v_ElicitationFormMode(value)) return { ok: true, value: value as T.ElicitationFormMode };
+  return options?.all ? rt.allIssues(value, c_ElicitationFormMode) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return v_ElicitationId(value) ? { ok: true, value: value as T.ElicitationId } : rt.finish(undefined);
+function validate_ElicitationId(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationId> {
+  if (v_ElicitationId(value)) return { ok: true, value: value as T.ElicitationId };
+  return options?.all ? rt.allIssues(value, c_ElicitationId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationUrlMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return v_ElicitationUrlMode(value) ? { ok: true, value: value as T.ElicitationUrlMode } : rt.finish(undefined);
+function validate_ElicitationUrlMode(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationUrlMode> {
+  if (v_ElicitationUrlMode(value)) return { ok: true, value: value as T.ElicitationUrlMode };
+  return options?.all ? rt.allIssues(value, c_ElicitationUrlMode) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ExtRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return v_ExtRequest(value) ? { ok: true, value: value as T.ExtRequest } : rt.finish(undefined);
+function validate_ExtRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ExtRequest> {
+  if (v_ExtRequest(value)) return { ok: true, value: value as T.ExtRequest };
+  return options?.all ? rt.allIssues(value, c_ExtRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return v_AgentResponse(value) ? { ok: true, value: value as T.AgentResponse } : rt.finish(undefined);
+function validate_AgentResponse(value: unknown, options?: rt.ValidateOptions): Result<T.AgentResponse> {
+  if (v_AgentResponse(value)) return { ok: true, value: value as T.AgentResponse };
+  return options?.all ? rt.allIssues(value, c_AgentResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `InitializeResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return v_InitializeResponse(value) ? { ok: true, value: value as T.InitializeResponse } : rt.finish(undefined);
+function validate_InitializeResponse(value: unknown, options?: rt.ValidateOptions): Result<T.InitializeResponse> {
+  if (v_InitializeResponse(value)) return { ok: true, value: value as T.InitializeResponse };
+  return options?.all ? rt.allIssues(value, c_InitializeResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ProtocolVersion` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return v_ProtocolVersion(value) ? { ok: true, value: value as T.ProtocolVersion } : rt.finish(undefined);
+function validate_ProtocolVersion(value: unknown, options?: rt.ValidateOptions): Result<T.ProtocolVersion> {
+  if (v_ProtocolVersion(value)) return { ok: true, value: value as T.ProtocolVersion };
+  return options?.all ? rt.allIssues(value, c_ProtocolVersion) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Implementation` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Implementation(value: unknown): Result<T.Implementation> {
-  return v_Implementation(value) ? { ok: true, value: value as T.Implementation } : rt.finish(undefined);
+function validate_Implementation(value: unknown, options?: rt.ValidateOptions): Result<T.Implementation> {
+  if (v_Implementation(value)) return { ok: true, value: value as T.Implementation };
+  return options?.all ? rt.allIssues(value, c_Implementation) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return v_AgentCapabilities(value) ? { ok: true, value: value as T.AgentCapabilities } : rt.finish(undefined);
+function validate_AgentCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.AgentCapabilities> {
+  if (v_AgentCapabilities(value)) return { ok: true, value: value as T.AgentCapabilities };
+  return options?.all ? rt.allIssues(value, c_AgentCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return v_SessionCapabilities(value) ? { ok: true, value: value as T.SessionCapabilities } : rt.finish(undefined);
+function validate_SessionCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionCapabilities> {
+  if (v_SessionCapabilities(value)) return { ok: true, value: value as T.SessionCapabilities };
+  return options?.all ? rt.allIssues(value, c_SessionCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return v_PromptCapabilities(value) ? { ok: true, value: value as T.PromptCapabilities } : rt.finish(undefined);
+function validate_PromptCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptCapabilities> {
+  if (v_PromptCapabilities(value)) return { ok: true, value: value as T.PromptCapabilities };
+  return options?.all ? rt.allIssues(value, c_PromptCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptImageCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PromptImageCapabilities(value: unknown): Result<T.PromptImageCapabilities> {
-  return v_PromptImageCapabilities(value) ? { ok: true, value: value as T.PromptImageCapabilities } : rt.finish(undefined);
+function validate_PromptImageCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptImageCapabilities> {
+  if (v_PromptImageCapabilities(value)) return { ok: true, value: value as T.PromptImageCapabilities };
+  return options?.all ? rt.allIssues(value, c_PromptImageCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptAudioCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PromptAudioCapabilities(value: unknown): Result<T.PromptAudioCapabilities> {
-  return v_PromptAudioCapabilities(value) ? { ok: true, value: value as T.PromptAudioCapabilities } : rt.finish(undefined);
+function validate_PromptAudioCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptAudioCapabilities> {
+  if (v_PromptAudioCapabilities(value)) return { ok: true, value: value as T.PromptAudioCapabilities };
+  return options?.all ? rt.allIssues(value, c_PromptAudioCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptEmbeddedContextCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PromptEmbeddedContextCapabilities(value: unknown): Result<T.PromptEmbeddedContextCapabilities> {
-  return v_PromptEmbeddedContextCapabilities(value) ? { ok: true, value: value as T.PromptEmbeddedContextCapabilities } : rt.finish(undefined);
+function validate_PromptEmbeddedContextCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptEmbeddedContextCapabilities> {
+  if (v_PromptEmbeddedContextCapabilities(value)) return { ok: true, value: value as T.PromptEmbeddedContextCapabilities };
+  return options?.all ? rt.allIssues(value, c_PromptEmbeddedContextCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return v_McpCapabilities(value) ? { ok: true, value: value as T.McpCapabilities } : rt.finish(undefined);
+function validate_McpCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.McpCapabilities> {
+  if (v_McpCapabilities(value)) return { ok: true, value: value as T.McpCapabilities };
+  return options?.all ? rt.allIssues(value, c_McpCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpStdioCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_McpStdioCapabilities(value: unknown): Result<T.McpStdioCapabilities> {
-  return v_McpStdioCapabilities(value) ? { ok: true, value: value as T.McpStdioCapabilities } : rt.finish(undefined);
+function validate_McpStdioCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.McpStdioCapabilities> {
+  if (v_McpStdioCapabilities(value)) return { ok: true, value: value as T.McpStdioCapabilities };
+  return options?.all ? rt.allIssues(value, c_McpStdioCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpHttpCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_McpHttpCapabilities(value: unknown): Result<T.McpHttpCapabilities> {
-  return v_McpHttpCapabilities(value) ? { ok: true, value: value as T.McpHttpCapabilities } : rt.finish(undefined);
+function validate_McpHttpCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.McpHttpCapabilities> {
+  if (v_McpHttpCapabilities(value)) return { ok: true, value: value as T.McpHttpCapabilities };
+  return options?.all ? rt.allIssues(value, c_McpHttpCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionDeleteCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return v_SessionDeleteCapabilities(value) ? { ok: true, value: value as T.SessionDeleteCapabilities } : rt.finish(undefined);
+function validate_SessionDeleteCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionDeleteCapabilities> {
+  if (v_SessionDeleteCapabilities(value)) return { ok: true, value: value as T.SessionDeleteCapabilities };
+  return options?.all ? rt.allIssues(value, c_SessionDeleteCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionAdditionalDirectoriesCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return v_SessionAdditionalDirectoriesCapabilities(value) ? { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities } : rt.finish(undefined);
+function validate_SessionAdditionalDirectoriesCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionAdditionalDirectoriesCapabilities> {
+  if (v_SessionAdditionalDirectoriesCapabilities(value)) return { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities };
+  return options?.all ? rt.allIssues(value, c_SessionAdditionalDirectoriesCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return v_AgentAuthCapabilities(value) ? { ok: true, value: value as T.AgentAuthCapabilities } : rt.finish(undefined);
+function validate_AgentAuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.AgentAuthCapabilities> {
+  if (v_AgentAuthCapabilities(value)) return { ok: true, value: value as T.AgentAuthCapabilities };
+  return options?.all ? rt.allIssues(value, c_AgentAuthCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethod` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return v_AuthMethod(value) ? { ok: true, value: value as T.AuthMethod } : rt.finish(undefined);
+function validate_AuthMethod(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethod> {
+  if (v_AuthMethod(value)) return { ok: true, value: value as T.AuthMethod };
+  return options?.all ? rt.allIssues(value, c_AuthMethod) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethodId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return v_AuthMethodId(value) ? { ok: true, value: value as T.AuthMethodId } : rt.finish(undefined);
+function validate_AuthMethodId(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodId> {
+  if (v_AuthMethodId(value)) return { ok: true, value: value as T.AuthMethodId };
+  return options?.all ? rt.allIssues(value, c_AuthMethodId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EnvVariable` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return v_EnvVariable(value) ? { ok: true, value: value as T.EnvVariable } : rt.finish(undefined);
+function validate_EnvVariable(value: unknown, options?: rt.ValidateOptions): Result<T.EnvVariable> {
+  if (v_EnvVariable(value)) return { ok: true, value: value as T.EnvVariable };
+  return options?.all ? rt.allIssues(value, c_EnvVariable) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethodTerminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return v_AuthMethodTerminal(value) ? { ok: true, value: value as T.AuthMethodTerminal } : rt.finish(undefined);
+function validate_AuthMethodTerminal(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodTerminal> {
+  if (v_AuthMethodTerminal(value)) return { ok: true, value: value as T.AuthMethodTerminal };
+  return options?.all ? rt.allIssues(value, c_AuthMethodTerminal) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethodAgent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return v_AuthMethodAgent(value) ? { ok: true, value: value as T.AuthMethodAgent } : rt.finish(undefined);
+function validate_AuthMethodAgent(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodAgent> {
+  if (v_AuthMethodAgent(value)) return { ok: true, value: value as T.AuthMethodAgent };
+  return options?.all ? rt.allIssues(value, c_AuthMethodAgent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LoginAuthResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_LoginAuthResponse(value: unknown): Result<T.LoginAuthResponse> {
-  return v_LoginAuthResponse(value) ? { ok: true, value: value as T.LoginAuthResponse } : rt.finish(undefined);
+function validate_LoginAuthResponse(value: unknown, options?: rt.ValidateOptions): Result<T.LoginAuthResponse> {
+  if (v_LoginAuthResponse(value)) return { ok: true, value: value as T.LoginAuthResponse };
+  return options?.all ? rt.allIssues(value, c_LoginAuthResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LogoutAuthResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_LogoutAuthResponse(value: unknown): Result<T.LogoutAuthResponse> {
-  return v_LogoutAuthResponse(value) ? { ok: true, value: value as T.LogoutAuthResponse } : rt.finish(undefined);
+function validate_LogoutAuthResponse(value: unknown, options?: rt.ValidateOptions): Result<T.LogoutAuthResponse> {
+  if (v_LogoutAuthResponse(value)) return { ok: true, value: value as T.LogoutAuthResponse };
+  return options?.all ? rt.allIssues(value, c_LogoutAuthResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NewSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return v_NewSessionResponse(value) ? { ok: true, value: value as T.NewSessionResponse } : rt.finish(undefined);
+function validate_NewSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.NewSessionResponse> {
+  if (v_NewSessionResponse(value)) return { ok: true, value: value as T.NewSessionResponse };
+  return options?.all ? rt.allIssues(value, c_NewSessionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return v_SessionConfigOption(value) ? { ok: true, value: value as T.SessionConfigOption } : rt.finish(undefined);
+function validate_SessionConfigOption(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigOption> {
+  if (v_SessionConfigOption(value)) return { ok: true, value: value as T.SessionConfigOption };
+  return options?.all ? rt.allIssues(value, c_SessionConfigOption) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return v_SessionConfigId(value) ? { ok: true, value: value as T.SessionConfigId } : rt.finish(undefined);
+function validate_SessionConfigId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigId> {
+  if (v_SessionConfigId(value)) return { ok: true, value: value as T.SessionConfigId };
+  return options?.all ? rt.allIssues(value, c_SessionConfigId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigOptionCategory` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return v_SessionConfigOptionCategory(value) ? { ok: true, value: value as T.SessionConfigOptionCategory } : rt.finish(undefined);
+function validate_SessionConfigOptionCategory(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigOptionCategory> {
+  if (v_SessionConfigOptionCategory(value)) return { ok: true, value: value as T.SessionConfigOptionCategory };
+  return options?.all ? rt.allIssues(value, c_SessionConfigOptionCategory) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigValueId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return v_SessionConfigValueId(value) ? { ok: true, value: value as T.SessionConfigValueId } : rt.finish(undefined);
+function validate_SessionConfigValueId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigValueId> {
+  if (v_SessionConfigValueId(value)) return { ok: true, value: value as T.SessionConfigValueId };
+  return options?.all ? rt.allIssues(value, c_SessionConfigValueId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelectOptions` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return v_SessionConfigSelectOptions(value) ? { ok: true, value: value as T.SessionConfigSelectOptions } : rt.finish(undefined);
+function validate_SessionConfigSelectOptions(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectOptions> {
+  if (v_SessionConfigSelectOptions(value)) return { ok: true, value: value as T.SessionConfigSelectOptions };
+  return options?.all ? rt.allIssues(value, c_SessionConfigSelectOptions) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelectOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return v_SessionConfigSelectOption(value) ? { ok: true, value: value as T.SessionConfigSelectOption } : rt.finish(undefined);
+function validate_SessionConfigSelectOption(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectOption> {
+  if (v_SessionConfigSelectOption(value)) return { ok: true, value: value as T.SessionConfigSelectOption };
+  return options?.all ? rt.allIssues(value, c_SessionConfigSelectOption) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelectGroup` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return v_SessionConfigSelectGroup(value) ? { ok: true, value: value as T.SessionConfigSelectGroup } : rt.finish(undefined);
+function validate_SessionConfigSelectGroup(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectGroup> {
+  if (v_SessionConfigSelectGroup(value)) return { ok: true, value: value as T.SessionConfigSelectGroup };
+  return options?.all ? rt.allIssues(value, c_SessionConfigSelectGroup) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigGroupId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return v_SessionConfigGroupId(value) ? { ok: true, value: value as T.SessionConfigGroupId } : rt.finish(undefined);
+function validate_SessionConfigGroupId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigGroupId> {
+  if (v_SessionConfigGroupId(value)) return { ok: true, value: value as T.SessionConfigGroupId };
+  return options?.all ? rt.allIssues(value, c_SessionConfigGroupId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelect` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return v_SessionConfigSelect(value) ? { ok: true, value: value as T.SessionConfigSelect } : rt.finish(undefined);
+function validate_SessionConfigSelect(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelect> {
+  if (v_SessionConfigSelect(value)) return { ok: true, value: value as T.SessionConfigSelect };
+  return options?.all ? rt.allIssues(value, c_SessionConfigSelect) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigBoolean` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return v_SessionConfigBoolean(value) ? { ok: true, value: value as T.SessionConfigBoolean } : rt.finish(undefined);
+function validate_SessionConfigBoolean(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigBoolean> {
+  if (v_SessionConfigBoolean(value)) return { ok: true, value: value as T.SessionConfigBoolean };
+  return options?.all ? rt.allIssues(value, c_SessionConfigBoolean) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AvailableCommand` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return v_AvailableCommand(value) ? { ok: true, value: value as T.AvailableCommand } : rt.finish(undefined);
+function validate_AvailableCommand(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommand> {
+  if (v_AvailableCommand(value)) return { ok: true, value: value as T.AvailableCommand };
+  return options?.all ? rt.allIssues(value, c_AvailableCommand) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AvailableCommandInput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return v_AvailableCommandInput(value) ? { ok: true, value: value as T.AvailableCommandInput } : rt.finish(undefined);
+function validate_AvailableCommandInput(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommandInput> {
+  if (v_AvailableCommandInput(value)) return { ok: true, value: value as T.AvailableCommandInput };
+  return options?.all ? rt.allIssues(value, c_AvailableCommandInput) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TextCommandInput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TextCommandInput(value: unknown): Result<T.TextCommandInput> {
-  return v_TextCommandInput(value) ? { ok: true, value: value as T.TextCommandInput } : rt.finish(undefined);
+function validate_TextCommandInput(value: unknown, options?: rt.ValidateOptions): Result<T.TextCommandInput> {
+  if (v_TextCommandInput(value)) return { ok: true, value: value as T.TextCommandInput };
+  return options?.all ? rt.allIssues(value, c_TextCommandInput) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Command` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Command(value: unknown): Result<T.Command> {
-  return v_Command(value) ? { ok: true, value: value as T.Command } : rt.finish(undefined);
+function validate_Command(value: unknown, options?: rt.ValidateOptions): Result<T.Command> {
+  if (v_Command(value)) return { ok: true, value: value as T.Command };
+  return options?.all ? rt.allIssues(value, c_Command) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ListSessionsResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return v_ListSessionsResponse(value) ? { ok: true, value: value as T.ListSessionsResponse } : rt.finish(undefined);
+function validate_ListSessionsResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ListSessionsResponse> {
+  if (v_ListSessionsResponse(value)) return { ok: true, value: value as T.ListSessionsResponse };
+  return options?.all ? rt.allIssues(value, c_ListSessionsResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionInfo` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return v_SessionInfo(value) ? { ok: true, value: value as T.SessionInfo } : rt.finish(undefined);
+function validate_SessionInfo(value: unknown, options?: rt.ValidateOptions): Result<T.SessionInfo> {
+  if (v_SessionInfo(value)) return { ok: true, value: value as T.SessionInfo };
+  return options?.all ? rt.allIssues(value, c_SessionInfo) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionListCursor` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionListCursor(value: unknown): Result<T.SessionListCursor> {
-  return v_SessionListCursor(value) ? { ok: true, value: value as T.SessionListCursor } : rt.finish(undefined);
+function validate_SessionListCursor(value: unknown, options?: rt.ValidateOptions): Result<T.SessionListCursor> {
+  if (v_SessionListCursor(value)) return { ok: true, value: value as T.SessionListCursor };
+  return options?.all ? rt.allIssues(value, c_SessionListCursor) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DeleteSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return v_DeleteSessionResponse(value) ? { ok: true, value: value as T.DeleteSessionResponse } : rt.finish(undefined);
+function validate_DeleteSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.DeleteSessionResponse> {
+  if (v_DeleteSessionResponse(value)) return { ok: true, value: value as T.DeleteSessionResponse };
+  return options?.all ? rt.allIssues(value, c_DeleteSessionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ResumeSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return v_ResumeSessionResponse(value) ? { ok: true, value: value as T.ResumeSessionResponse } : rt.finish(undefined);
+function validate_ResumeSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ResumeSessionResponse> {
+  if (v_ResumeSessionResponse(value)) return { ok: true, value: value as T.ResumeSessionResponse };
+  return options?.all ? rt.allIssues(value, c_ResumeSessionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CloseSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return v_CloseSessionResponse(value) ? { ok: true, value: value as T.CloseSessionResponse } : rt.finish(undefined);
+function validate_CloseSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CloseSessionResponse> {
+  if (v_CloseSessionResponse(value)) return { ok: true, value: value as T.CloseSessionResponse };
+  return options?.all ? rt.allIssues(value, c_CloseSessionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelToolCallResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CancelToolCallResponse(value: unknown): Result<T.CancelToolCallResponse> {
-  return v_CancelToolCallResponse(value) ? { ok: true, value: value as T.CancelToolCallResponse } : rt.finish(undefined);
+function validate_CancelToolCallResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CancelToolCallResponse> {
+  if (v_CancelToolCallResponse(value)) return { ok: true, value: value as T.CancelToolCallResponse };
+  return options?.all ? rt.allIssues(value, c_CancelToolCallResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelTerminalResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CancelTerminalResponse(value: unknown): Result<T.CancelTerminalResponse> {
-  return v_CancelTerminalResponse(value) ? { ok: true, value: value as T.CancelTerminalResponse } : rt.finish(undefined);
+function validate_CancelTerminalResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CancelTerminalResponse> {
+  if (v_CancelTerminalResponse(value)) return { ok: true, value: value as T.CancelTerminalResponse };
+  return options?.all ? rt.allIssues(value, c_CancelTerminalResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SetSessionConfigOptionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return v_SetSessionConfigOptionResponse(value) ? { ok: true, value: value as T.SetSessionConfigOptionResponse } : rt.finish(undefined);
+function validate_SetSessionConfigOptionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.SetSessionConfigOptionResponse> {
+  if (v_SetSessionConfigOptionResponse(value)) return { ok: true, value: value as T.SetSessionConfigOptionResponse };
+  return options?.all ? rt.allIssues(value, c_SetSessionConfigOptionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return v_PromptResponse(value) ? { ok: true, value: value as T.PromptResponse } : rt.finish(undefined);
+function validate_PromptResponse(value: unknown, options?: rt.ValidateOptions): Result<T.PromptResponse> {
+  if (v_PromptResponse(value)) return { ok: true, value: value as T.PromptResponse };
+  return options?.all ? rt.allIssues(value, c_PromptResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MessageId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_MessageId(value: unknown): Result<T.MessageId> {
-  return v_MessageId(value) ? { ok: true, value: value as T.MessageId } : rt.finish(undefined);
+function validate_MessageId(value: unknown, options?: rt.ValidateOptions): Result<T.MessageId> {
+  if (v_MessageId(value)) return { ok: true, value: value as T.MessageId };
+  return options?.all ? rt.allIssues(value, c_MessageId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ExtResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return v_ExtResponse(value) ? { ok: true, value: value as T.ExtResponse } : rt.finish(undefined);
+function validate_ExtResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ExtResponse> {
+  if (v_ExtResponse(value)) return { ok: true, value: value as T.ExtResponse };
+  return options?.all ? rt.allIssues(value, c_ExtResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Error` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Error(value: unknown): Result<T.Error> {
-  return v_Error(value) ? { ok: true, value: value as T.Error } : rt.finish(undefined);
+function validate_Error(value: unknown, options?: rt.ValidateOptions): Result<T.Error> {
+  if (v_Error(value)) return { ok: true, value: value as T.Error };
+  return options?.all ? rt.allIssues(value, c_Error) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ErrorCode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return v_ErrorCode(value) ? { ok: true, value: value as T.ErrorCode } : rt.finish(undefined);
+function validate_ErrorCode(value: unknown, options?: rt.ValidateOptions): Result<T.ErrorCode> {
+  if (v_ErrorCode(value)) return { ok: true, value: value as T.ErrorCode };
+  return options?.all ? rt.allIssues(value, c_ErrorCode) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ErrorData` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ErrorData(value: unknown): Result<T.ErrorData> {
-  return v_ErrorData(value) ? { ok: true, value: value as T.ErrorData } : rt.finish(undefined);
+function validate_ErrorData(value: unknown, options?: rt.ValidateOptions): Result<T.ErrorData> {
+  if (v_ErrorData(value)) return { ok: true, value: value as T.ErrorData };
+  return options?.all ? rt.allIssues(value, c_ErrorData) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `UnsupportedProtocolVersionErrorData` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_UnsupportedProtocolVersionErrorData(value: unknown): Result<T.UnsupportedProtocolVersionErrorData> {
-  return v_UnsupportedProtocolVersionErrorData(value) ? { ok: true, value: value as T.UnsupportedProtocolVersionErrorData } : rt.finish(undefined);
+function validate_UnsupportedProtocolVersionErrorData(value: unknown, options?: rt.ValidateOptions): Result<T.UnsupportedProtocolVersionErrorData> {
+  if (v_UnsupportedProtocolVersionErrorData(value)) return { ok: true, value: value as T.UnsupportedProtocolVersionErrorData };
+  return options?.all ? rt.allIssues(value, c_UnsupportedProtocolVersionErrorData) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionNotFoundErrorData` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionNotFoundErrorData(value: unknown): Result<T.SessionNotFoundErrorData> {
-  return v_SessionNotFoundErrorData(value) ? { ok: true, value: value as T.SessionNotFoundErrorData } : rt.finish(undefined);
+function validate_SessionNotFoundErrorData(value: unknown, options?: rt.ValidateOptions): Result<T.SessionNotFoundErrorData> {
+  if (v_SessionNotFoundErrorData(value)) return { ok: true, value: value as T.SessionNotFoundErrorData };
+  return options?.all ? rt.allIssues(value, c_SessionNotFoundErrorData) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return v_AgentNotification(value) ? { ok: true, value: value as T.AgentNotification } : rt.finish(undefined);
+function validate_AgentNotification(value: unknown, options?: rt.ValidateOptions): Result<T.AgentNotification> {
+  if (v_AgentNotification(value)) return { ok: true, value: value as T.AgentNotification };
+  return options?.all ? rt.allIssues(value, c_AgentNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `UpdateSessionNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_UpdateSessionNotification(value: unknown): Result<T.UpdateSessionNotification> {
-  return v_UpdateSessionNotification(value) ? { ok: true, value: value as T.UpdateSessionNotification } : rt.finish(undefined);
+function validate_UpdateSessionNotification(value: unknown, options?: rt.ValidateOptions): Result<T.UpdateSessionNotification> {
+  if (v_UpdateSessionNotification(value)) return { ok: true, value: value as T.UpdateSessionNotification };
+  return options?.all ? rt.allIssues(value, c_UpdateSessionNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return v_SessionUpdate(value) ? { ok: true, value: value as T.SessionUpdate } : rt.finish(undefined);
+function validate_SessionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.SessionUpdate> {
+  if (v_SessionUpdate(value)) return { ok: true, value: value as T.SessionUpdate };
+  return options?.all ? rt.allIssues(value, c_SessionUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ContentChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return v_ContentChunk(value) ? { ok: true, value: value as T.ContentChunk } : rt.finish(undefined);
+function validate_ContentChunk(value: unknown, options?: rt.ValidateOptions): Result<T.ContentChunk> {
+  if (v_ContentChunk(value)) return { ok: true, value: value as T.ContentChunk };
+  return options?.all ? rt.allIssues(value, c_ContentChunk) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `UserMessage` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_UserMessage(value: unknown): Result<T.UserMessage> {
-  return v_UserMessage(value) ? { ok: true, value: value as T.UserMessage } : rt.finish(undefined);
+function validate_UserMessage(value: unknown, options?: rt.ValidateOptions): Result<T.UserMessage> {
+  if (v_UserMessage(value)) return { ok: true, value: value as T.UserMessage };
+  return options?.all ? rt.allIssues(value, c_UserMessage) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentMessage` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AgentMessage(value: unknown): Result<T.AgentMessage> {
-  return v_AgentMessage(value) ? { ok: true, value: value as T.AgentMessage } : rt.finish(undefined);
+function validate_AgentMessage(value: unknown, options?: rt.ValidateOptions): Result<T.AgentMessage> {
+  if (v_AgentMessage(value)) return { ok: true, value: value as T.AgentMessage };
+  return options?.all ? rt.allIssues(value, c_AgentMessage) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentThought` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AgentThought(value: unknown): Result<T.AgentThought> {
-  return v_AgentThought(value) ? { ok: true, value: value as T.AgentThought } : rt.finish(undefined);
+function validate_AgentThought(value: unknown, options?: rt.ValidateOptions): Result<T.AgentThought> {
+  if (v_AgentThought(value)) return { ok: true, value: value as T.AgentThought };
+  return options?.all ? rt.allIssues(value, c_AgentThought) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BackgroundWork` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_BackgroundWork(value: unknown): Result<T.BackgroundWork> {
-  return v_BackgroundWork(value) ? { ok: true, value: value as T.BackgroundWork } : rt.finish(undefined);
+function validate_BackgroundWork(value: unknown, options?: rt.ValidateOptions): Result<T.BackgroundWork> {
+  if (v_BackgroundWork(value)) return { ok: true, value: value as T.BackgroundWork };
+  return options?.all ? rt.allIssues(value, c_BackgroundWork) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BackgroundTerminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_BackgroundTerminal(value: unknown): Result<T.BackgroundTerminal> {
-  return v_BackgroundTerminal(value) ? { ok: true, value: value as T.BackgroundTerminal } : rt.finish(undefined);
+function validate_BackgroundTerminal(value: unknown, options?: rt.ValidateOptions): Result<T.BackgroundTerminal> {
+  if (v_BackgroundTerminal(value)) return { ok: true, value: value as T.BackgroundTerminal };
+  return options?.all ? rt.allIssues(value, c_BackgroundTerminal) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BackgroundToolCall` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_BackgroundToolCall(value: unknown): Result<T.BackgroundToolCall> {
-  return v_BackgroundToolCall(value) ? { ok: true, value: value as T.BackgroundToolCall } : rt.finish(undefined);
+function validate_BackgroundToolCall(value: unknown, options?: rt.ValidateOptions): Result<T.BackgroundToolCall> {
+  if (v_BackgroundToolCall(value)) return { ok: true, value: value as T.BackgroundToolCall };
+  return options?.all ? rt.allIssues(value, c_BackgroundToolCall) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RunningStateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
-  return v_RunningStateUpdate(value) ? { ok: true, value: value as T.RunningStateUpdate } : rt.finish(undefined);
+function validate_RunningStateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.RunningStateUpdate> {
+  if (v_RunningStateUpdate(value)) return { ok: true, value: value as T.RunningStateUpdate };
+  return options?.all ? rt.allIssues(value, c_RunningStateUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ErrorStopReason` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
-  return v_ErrorStopReason(value) ? { ok: true, value: value as T.ErrorStopReason } : rt.finish(undefined);
+function validate_ErrorStopReason(value: unknown, options?: rt.ValidateOptions): Result<T.ErrorStopReason> {
+  if (v_ErrorStopReason(value)) return { ok: true, value: value as T.ErrorStopReason };
+  return options?.all ? rt.allIssues(value, c_ErrorStopReason) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `IdleStateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
-  return v_IdleStateUpdate(value) ? { ok: true, value: value as T.IdleStateUpdate } : rt.finish(undefined);
+function validate_IdleStateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.IdleStateUpdate> {
+  if (v_IdleStateUpdate(value)) return { ok: true, value: value as T.IdleStateUpdate };
+  return options?.all ? rt.allIssues(value, c_IdleStateUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequiresActionStateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
-  return v_RequiresActionStateUpdate(value) ? { ok: true, value: value as T.RequiresActionStateUpdate } : rt.finish(undefined);
+function validate_RequiresActionStateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.RequiresActionStateUpdate> {
+  if (v_RequiresActionStateUpdate(value)) return { ok: true, value: value as T.RequiresActionStateUpdate };
+  return options?.all ? rt.allIssues(value, c_RequiresActionStateUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_StateUpdate(value: unknown): Result<T.StateUpdate> {
-  return v_StateUpdate(value) ? { ok: true, value: value as T.StateUpdate } : rt.finish(undefined);
+function validate_StateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.StateUpdate> {
+  if (v_StateUpdate(value)) return { ok: true, value: value as T.StateUpdate };
+  return options?.all ? rt.allIssues(value, c_StateUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallContentChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ToolCallContentChunk(value: unknown): Result<T.ToolCallContentChunk> {
-  return v_ToolCallContentChunk(value) ? { ok: true, value: value as T.ToolCallContentChunk } : rt.finish(undefined);
+function validate_ToolCallContentChunk(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallContentChunk> {
+  if (v_ToolCallContentChunk(value)) return { ok: true, value: value as T.ToolCallContentChunk };
+  return options?.all ? rt.allIssues(value, c_ToolCallContentChunk) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalOutput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TerminalOutput(value: unknown): Result<T.TerminalOutput> {
-  return v_TerminalOutput(value) ? { ok: true, value: value as T.TerminalOutput } : rt.finish(undefined);
+function validate_TerminalOutput(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalOutput> {
+  if (v_TerminalOutput(value)) return { ok: true, value: value as T.TerminalOutput };
+  return options?.all ? rt.allIssues(value, c_TerminalOutput) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalExitStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return v_TerminalExitStatus(value) ? { ok: true, value: value as T.TerminalExitStatus } : rt.finish(undefined);
+function validate_TerminalExitStatus(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalExitStatus> {
+  if (v_TerminalExitStatus(value)) return { ok: true, value: value as T.TerminalExitStatus };
+  return options?.all ? rt.allIssues(value, c_TerminalExitStatus) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalSize` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TerminalSize(value: unknown): Result<T.TerminalSize> {
-  return v_TerminalSize(value) ? { ok: true, value: value as T.TerminalSize } : rt.finish(undefined);
+function validate_TerminalSize(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalSize> {
+  if (v_TerminalSize(value)) return { ok: true, value: value as T.TerminalSize };
+  return options?.all ? rt.allIssues(value, c_TerminalSize) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TerminalCapabilities(value: unknown): Result<T.TerminalCapabilities> {
-  return v_TerminalCapabilities(value) ? { ok: true, value: value as T.TerminalCapabilities } : rt.finish(undefined);
+function validate_TerminalCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalCapabilities> {
+  if (v_TerminalCapabilities(value)) return { ok: true, value: value as T.TerminalCapabilities };
+  return options?.all ? rt.allIssues(value, c_TerminalCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalCancelCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TerminalCancelCapabilities(value: unknown): Result<T.TerminalCancelCapabilities> {
-  return v_TerminalCancelCapabilities(value) ? { ok: true, value: value as T.TerminalCancelCapabilities } : rt.finish(undefined);
+function validate_TerminalCancelCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalCancelCapabilities> {
+  if (v_TerminalCancelCapabilities(value)) return { ok: true, value: value as T.TerminalCancelCapabilities };
+  return options?.all ? rt.allIssues(value, c_TerminalCancelCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TerminalUpdate(value: unknown): Result<T.TerminalUpdate> {
-  return v_TerminalUpdate(value) ? { ok: true, value: value as T.TerminalUpdate } : rt.finish(undefined);
+function validate_TerminalUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalUpdate> {
+  if (v_TerminalUpdate(value)) return { ok: true, value: value as T.TerminalUpdate };
+  return options?.all ? rt.allIssues(value, c_TerminalUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalOutputChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TerminalOutputChunk(value: unknown): Result<T.TerminalOutputChunk> {
-  return v_TerminalOutputChunk(value) ? { ok: true, value: value as T.TerminalOutputChunk } : rt.finish(undefined);
+function validate_TerminalOutputChunk(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalOutputChunk> {
+  if (v_TerminalOutputChunk(value)) return { ok: true, value: value as T.TerminalOutputChunk };
+  return options?.all ? rt.allIssues(value, c_TerminalOutputChunk) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanUpdateContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
-  return v_PlanUpdateContent(value) ? { ok: true, value: value as T.PlanUpdateContent } : rt.finish(undefined);
+function validate_PlanUpdateContent(value: unknown, options?: rt.ValidateOptions): Result<T.PlanUpdateContent> {
+  if (v_PlanUpdateContent(value)) return { ok: true, value: value as T.PlanUpdateContent };
+  return options?.all ? rt.allIssues(value, c_PlanUpdateContent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PlanId(value: unknown): Result<T.PlanId> {
-  return v_PlanId(value) ? { ok: true, value: value as T.PlanId } : rt.finish(undefined);
+function validate_PlanId(value: unknown, options?: rt.ValidateOptions): Result<T.PlanId> {
+  if (v_PlanId(value)) return { ok: true, value: value as T.PlanId };
+  return options?.all ? rt.allIssues(value, c_PlanId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanEntry` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return v_PlanEntry(value) ? { ok: true, value: value as T.PlanEntry } : rt.finish(undefined);
+function validate_PlanEntry(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntry> {
+  if (v_PlanEntry(value)) return { ok: true, value: value as T.PlanEntry };
+  return options?.all ? rt.allIssues(value, c_PlanEntry) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanEntryPriority` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return v_PlanEntryPriority(value) ? { ok: true, value: value as T.PlanEntryPriority } : rt.finish(undefined);
+function validate_PlanEntryPriority(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntryPriority> {
+  if (v_PlanEntryPriority(value)) return { ok: true, value: value as T.PlanEntryPriority };
+  return options?.all ? rt.allIssues(value, c_PlanEntryPriority) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanEntryStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return v_PlanEntryStatus(value) ? { ok: true, value: value as T.PlanEntryStatus } : rt.finish(undefined);
+function validate_PlanEntryStatus(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntryStatus> {
+  if (v_PlanEntryStatus(value)) return { ok: true, value: value as T.PlanEntryStatus };
+  return options?.all ? rt.allIssues(value, c_PlanEntryStatus) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PlanItems(value: unknown): Result<T.PlanItems> {
-  return v_PlanItems(value) ? { ok: true, value: value as T.PlanItems } : rt.finish(undefined);
+function validate_PlanItems(value: unknown, options?: rt.ValidateOptions): Result<T.PlanItems> {
+  if (v_PlanItems(value)) return { ok: true, value: value as T.PlanItems };
+  return options?.all ? rt.allIssues(value, c_PlanItems) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
-  return v_PlanUpdate(value) ? { ok: true, value: value as T.PlanUpdate } : rt.finish(undefined);
+function validate_PlanUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.PlanUpdate> {
+  if (v_PlanUpdate(value)) return { ok: true, value: value as T.PlanUpdate };
+  return options?.all ? rt.allIssues(value, c_PlanUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AvailableCommandsUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return v_AvailableCommandsUpdate(value) ? { ok: true, value: value as T.AvailableCommandsUpdate } : rt.finish(undefined);
+function validate_AvailableCommandsUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommandsUpdate> {
+  if (v_AvailableCommandsUpdate(value)) return { ok: true, value: value as T.AvailableCommandsUpdate };
+  return options?.all ? rt.allIssues(value, c_AvailableCommandsUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ConfigOptionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return v_ConfigOptionUpdate(value) ? { ok: true, value: value as T.ConfigOptionUpdate } : rt.finish(undefined);
+function validate_ConfigOptionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.ConfigOptionUpdate> {
+  if (v_ConfigOptionUpdate(value)) return { ok: true, value: value as T.ConfigOptionUpdate };
+  return options?.all ? rt.allIssues(value, c_ConfigOptionUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionInfoUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return v_SessionInfoUpdate(value) ? { ok: true, value: value as T.SessionInfoUpdate } : rt.finish(undefined);
+function validate_SessionInfoUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.SessionInfoUpdate> {
+  if (v_SessionInfoUpdate(value)) return { ok: true, value: value as T.SessionInfoUpdate };
+  return options?.all ? rt.allIssues(value, c_SessionInfoUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Cost` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Cost(value: unknown): Result<T.Cost> {
-  return v_Cost(value) ? { ok: true, value: value as T.Cost } : rt.finish(undefined);
+function validate_Cost(value: unknown, options?: rt.ValidateOptions): Result<T.Cost> {
+  if (v_Cost(value)) return { ok: true, value: value as T.Cost };
+  return options?.all ? rt.allIssues(value, c_Cost) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `UsageUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return v_UsageUpdate(value) ? { ok: true, value: value as T.UsageUpdate } : rt.finish(undefined);
+function validate_UsageUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.UsageUpdate> {
+  if (v_UsageUpdate(value)) return { ok: true, value: value as T.UsageUpdate };
+  return options?.all ? rt.allIssues(value, c_UsageUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NoticeSeverity` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return v_NoticeSeverity(value) ? { ok: true, value: value as T.NoticeSeverity } : rt.finish(undefined);
+function validate_NoticeSeverity(value: unknown, options?: rt.ValidateOptions): Result<T.NoticeSeverity> {
+  if (v_NoticeSeverity(value)) return { ok: true, value: value as T.NoticeSeverity };
+  return options?.all ? rt.allIssues(value, c_NoticeSeverity) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Notice` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_Notice(value: unknown): Result<T.Notice> {
-  return v_Notice(value) ? { ok: true, value: value as T.Notice } : rt.finish(undefined);
+function validate_Notice(value: unknown, options?: rt.ValidateOptions): Result<T.Notice> {
+  if (v_Notice(value)) return { ok: true, value: value as T.Notice };
+  return options?.all ? rt.allIssues(value, c_Notice) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CompactionId(value: unknown): Result<T.CompactionId> {
-  return v_CompactionId(value) ? { ok: true, value: value as T.CompactionId } : rt.finish(undefined);
+function validate_CompactionId(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionId> {
+  if (v_CompactionId(value)) return { ok: true, value: value as T.CompactionId };
+  return options?.all ? rt.allIssues(value, c_CompactionId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return v_CompactionStatus(value) ? { ok: true, value: value as T.CompactionStatus } : rt.finish(undefined);
+function validate_CompactionStatus(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionStatus> {
+  if (v_CompactionStatus(value)) return { ok: true, value: value as T.CompactionStatus };
+  return options?.all ? rt.allIssues(value, c_CompactionStatus) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return v_CompactionUpdate(value) ? { ok: true, value: value as T.CompactionUpdate } : rt.finish(undefined);
+function validate_CompactionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionUpdate> {
+  if (v_CompactionUpdate(value)) return { ok: true, value: value as T.CompactionUpdate };
+  return options?.all ? rt.allIssues(value, c_CompactionUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionSummaryChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return v_CompactionSummaryChunk(value) ? { ok: true, value: value as T.CompactionSummaryChunk } : rt.finish(undefined);
+function validate_CompactionSummaryChunk(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionSummaryChunk> {
+  if (v_CompactionSummaryChunk(value)) return { ok: true, value: value as T.CompactionSummaryChunk };
+  return options?.all ? rt.allIssues(value, c_CompactionSummaryChunk) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompleteElicitationNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return v_CompleteElicitationNotification(value) ? { ok: true, value: value as T.CompleteElicitationNotification } : rt.finish(undefined);
+function validate_CompleteElicitationNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CompleteElicitationNotification> {
+  if (v_CompleteElicitationNotification(value)) return { ok: true, value: value as T.CompleteElicitationNotification };
+  return options?.all ? rt.allIssues(value, c_CompleteElicitationNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ExtNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return v_ExtNotification(value) ? { ok: true, value: value as T.ExtNotification } : rt.finish(undefined);
+function validate_ExtNotification(value: unknown, options?: rt.ValidateOptions): Result<T.ExtNotification> {
+  if (v_ExtNotification(value)) return { ok: true, value: value as T.ExtNotification };
+  return options?.all ? rt.allIssues(value, c_ExtNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return v_ClientRequest(value) ? { ok: true, value: value as T.ClientRequest } : rt.finish(undefined);
+function validate_ClientRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ClientRequest> {
+  if (v_ClientRequest(value)) return { ok: true, value: value as T.ClientRequest };
+  return options?.all ? rt.allIssues(value, c_ClientRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `InitializeRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return v_InitializeRequest(value) ? { ok: true, value: value as T.InitializeRequest } : rt.finish(undefined);
+function validate_InitializeRequest(value: unknown, options?: rt.ValidateOptions): Result<T.InitializeRequest> {
+  if (v_InitializeRequest(value)) return { ok: true, value: value as T.InitializeRequest };
+  return options?.all ? rt.allIssues(value, c_InitializeRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return v_ClientCapabilities(value) ? { ok: true, value: value as T.ClientCapabilities } : rt.finish(undefined);
+function validate_ClientCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ClientCapabilities> {
+  if (v_ClientCapabilities(value)) return { ok: true, value: value as T.ClientCapabilities };
+  return options?.all ? rt.allIssues(value, c_ClientCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ClientAuthCapabilities(value: unknown): Result<T.ClientAuthCapabilities> {
-  return v_ClientAuthCapabilities(value) ? { ok: true, value: value as T.ClientAuthCapabilities } : rt.finish(undefined);
+function validate_ClientAuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ClientAuthCapabilities> {
+  if (v_ClientAuthCapabilities(value)) return { ok: true, value: value as T.ClientAuthCapabilities };
+  return options?.all ? rt.allIssues(value, c_ClientAuthCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_TerminalAuthCapabilities(value: unknown): Result<T.TerminalAuthCapabilities> {
-  return v_TerminalAuthCapabilities(value) ? { ok: true, value: value as T.TerminalAuthCapabilities } : rt.finish(undefined);
+function validate_TerminalAuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalAuthCapabilities> {
+  if (v_TerminalAuthCapabilities(value)) return { ok: true, value: value as T.TerminalAuthCapabilities };
+  return options?.all ? rt.allIssues(value, c_TerminalAuthCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return v_ElicitationCapabilities(value) ? { ok: true, value: value as T.ElicitationCapabilities } : rt.finish(undefined);
+function validate_ElicitationCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationCapabilities> {
+  if (v_ElicitationCapabilities(value)) return { ok: true, value: value as T.ElicitationCapabilities };
+  return options?.all ? rt.allIssues(value, c_ElicitationCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationFormCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return v_ElicitationFormCapabilities(value) ? { ok: true, value: value as T.ElicitationFormCapabilities } : rt.finish(undefined);
+function validate_ElicitationFormCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationFormCapabilities> {
+  if (v_ElicitationFormCapabilities(value)) return { ok: true, value: value as T.ElicitationFormCapabilities };
+  return options?.all ? rt.allIssues(value, c_ElicitationFormCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationUrlCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return v_ElicitationUrlCapabilities(value) ? { ok: true, value: value as T.ElicitationUrlCapabilities } : rt.finish(undefined);
+function validate_ElicitationUrlCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationUrlCapabilities> {
+  if (v_ElicitationUrlCapabilities(value)) return { ok: true, value: value as T.ElicitationUrlCapabilities };
+  return options?.all ? rt.allIssues(value, c_ElicitationUrlCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LoginAuthRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_LoginAuthRequest(value: unknown): Result<T.LoginAuthRequest> {
-  return v_LoginAuthRequest(value) ? { ok: true, value: value as T.LoginAuthRequest } : rt.finish(undefined);
+function validate_LoginAuthRequest(value: unknown, options?: rt.ValidateOptions): Result<T.LoginAuthRequest> {
+  if (v_LoginAuthRequest(value)) return { ok: true, value: value as T.LoginAuthRequest };
+  return options?.all ? rt.allIssues(value, c_LoginAuthRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LogoutAuthRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_LogoutAuthRequest(value: unknown): Result<T.LogoutAuthRequest> {
-  return v_LogoutAuthRequest(value) ? { ok: true, value: value as T.LogoutAuthRequest } : rt.finish(undefined);
+function validate_LogoutAuthRequest(value: unknown, options?: rt.ValidateOptions): Result<T.LogoutAuthRequest> {
+  if (v_LogoutAuthRequest(value)) return { ok: true, value: value as T.LogoutAuthRequest };
+  return options?.all ? rt.allIssues(value, c_LogoutAuthRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NewSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return v_NewSessionRequest(value) ? { ok: true, value: value as T.NewSessionRequest } : rt.finish(undefined);
+function validate_NewSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.NewSessionRequest> {
+  if (v_NewSessionRequest(value)) return { ok: true, value: value as T.NewSessionRequest };
+  return options?.all ? rt.allIssues(value, c_NewSessionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpServer` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_McpServer(value: unknown): Result<T.McpServer> {
-  return v_McpServer(value) ? { ok: true, value: value as T.McpServer } : rt.finish(undefined);
+function validate_McpServer(value: unknown, options?: rt.ValidateOptions): Result<T.McpServer> {
+  if (v_McpServer(value)) return { ok: true, value: value as T.McpServer };
+  return options?.all ? rt.allIssues(value, c_McpServer) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `HttpHeader` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return v_HttpHeader(value) ? { ok: true, value: value as T.HttpHeader } : rt.finish(undefined);
+function validate_HttpHeader(value: unknown, options?: rt.ValidateOptions): Result<T.HttpHeader> {
+  if (v_HttpHeader(value)) return { ok: true, value: value as T.HttpHeader };
+  return options?.all ? rt.allIssues(value, c_HttpHeader) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpServerHttp` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return v_McpServerHttp(value) ? { ok: true, value: value as T.McpServerHttp } : rt.finish(undefined);
+function validate_McpServerHttp(value: unknown, options?: rt.ValidateOptions): Result<T.McpServerHttp> {
+  if (v_McpServerHttp(value)) return { ok: true, value: value as T.McpServerHttp };
+  return options?.all ? rt.allIssues(value, c_McpServerHttp) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpServerStdio` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return v_McpServerStdio(value) ? { ok: true, value: value as T.McpServerStdio } : rt.finish(undefined);
+function validate_McpServerStdio(value: unknown, options?: rt.ValidateOptions): Result<T.McpServerStdio> {
+  if (v_McpServerStdio(value)) return { ok: true, value: value as T.McpServerStdio };
+  return options?.all ? rt.allIssues(value, c_McpServerStdio) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ListSessionsRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return v_ListSessionsRequest(value) ? { ok: true, value: value as T.ListSessionsRequest } : rt.finish(undefined);
+function validate_ListSessionsRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ListSessionsRequest> {
+  if (v_ListSessionsRequest(value)) return { ok: true, value: value as T.ListSessionsRequest };
+  return options?.all ? rt.allIssues(value, c_ListSessionsRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DeleteSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return v_DeleteSessionRequest(value) ? { ok: true, value: value as T.DeleteSessionRequest } : rt.finish(undefined);
+function validate_DeleteSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.DeleteSessionRequest> {
+  if (v_DeleteSessionRequest(value)) return { ok: true, value: value as T.DeleteSessionRequest };
+  return options?.all ? rt.allIssues(value, c_DeleteSessionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ResumeSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return v_ResumeSessionRequest(value) ? { ok: true, value: value as T.ResumeSessionRequest } : rt.finish(undefined);
+function validate_ResumeSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ResumeSessionRequest> {
+  if (v_ResumeSessionRequest(value)) return { ok: true, value: value as T.ResumeSessionRequest };
+  return options?.all ? rt.allIssues(value, c_ResumeSessionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ReplayFrom` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ReplayFrom(value: unknown): Result<T.ReplayFrom> {
-  return v_ReplayFrom(value) ? { ok: true, value: value as T.ReplayFrom } : rt.finish(undefined);
+function validate_ReplayFrom(value: unknown, options?: rt.ValidateOptions): Result<T.ReplayFrom> {
+  if (v_ReplayFrom(value)) return { ok: true, value: value as T.ReplayFrom };
+  return options?.all ? rt.allIssues(value, c_ReplayFrom) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ReplayFromStart` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ReplayFromStart(value: unknown): Result<T.ReplayFromStart> {
-  return v_ReplayFromStart(value) ? { ok: true, value: value as T.ReplayFromStart } : rt.finish(undefined);
+function validate_ReplayFromStart(value: unknown, options?: rt.ValidateOptions): Result<T.ReplayFromStart> {
+  if (v_ReplayFromStart(value)) return { ok: true, value: value as T.ReplayFromStart };
+  return options?.all ? rt.allIssues(value, c_ReplayFromStart) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CloseSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return v_CloseSessionRequest(value) ? { ok: true, value: value as T.CloseSessionRequest } : rt.finish(undefined);
+function validate_CloseSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CloseSessionRequest> {
+  if (v_CloseSessionRequest(value)) return { ok: true, value: value as T.CloseSessionRequest };
+  return options?.all ? rt.allIssues(value, c_CloseSessionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelToolCallRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CancelToolCallRequest(value: unknown): Result<T.CancelToolCallRequest> {
-  return v_CancelToolCallRequest(value) ? { ok: true, value: value as T.CancelToolCallRequest } : rt.finish(undefined);
+function validate_CancelToolCallRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CancelToolCallRequest> {
+  if (v_CancelToolCallRequest(value)) return { ok: true, value: value as T.CancelToolCallRequest };
+  return options?.all ? rt.allIssues(value, c_CancelToolCallRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelTerminalRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CancelTerminalRequest(value: unknown): Result<T.CancelTerminalRequest> {
-  return v_CancelTerminalRequest(value) ? { ok: true, value: value as T.CancelTerminalRequest } : rt.finish(undefined);
+function validate_CancelTerminalRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CancelTerminalRequest> {
+  if (v_CancelTerminalRequest(value)) return { ok: true, value: value as T.CancelTerminalRequest };
+  return options?.all ? rt.allIssues(value, c_CancelTerminalRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SetSessionConfigOptionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return v_SetSessionConfigOptionRequest(value) ? { ok: true, value: value as T.SetSessionConfigOptionRequest } : rt.finish(undefined);
+function validate_SetSessionConfigOptionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.SetSessionConfigOptionRequest> {
+  if (v_SetSessionConfigOptionRequest(value)) return { ok: true, value: value as T.SetSessionConfigOptionRequest };
+  return options?.all ? rt.allIssues(value, c_SetSessionConfigOptionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return v_PromptRequest(value) ? { ok: true, value: value as T.PromptRequest } : rt.finish(undefined);
+function validate_PromptRequest(value: unknown, options?: rt.ValidateOptions): Result<T.PromptRequest> {
+  if (v_PromptRequest(value)) return { ok: true, value: value as T.PromptRequest };
+  return options?.all ? rt.allIssues(value, c_PromptRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return v_ClientResponse(value) ? { ok: true, value: value as T.ClientResponse } : rt.finish(undefined);
+function validate_ClientResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ClientResponse> {
+  if (v_ClientResponse(value)) return { ok: true, value: value as T.ClientResponse };
+  return options?.all ? rt.allIssues(value, c_ClientResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return v_RequestPermissionResponse(value) ? { ok: true, value: value as T.RequestPermissionResponse } : rt.finish(undefined);
+function validate_RequestPermissionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionResponse> {
+  if (v_RequestPermissionResponse(value)) return { ok: true, value: value as T.RequestPermissionResponse };
+  return options?.all ? rt.allIssues(value, c_RequestPermissionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return v_RequestPermissionOutcome(value) ? { ok: true, value: value as T.RequestPermissionOutcome } : rt.finish(undefined);
+function validate_RequestPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionOutcome> {
+  if (v_RequestPermissionOutcome(value)) return { ok: true, value: value as T.RequestPermissionOutcome };
+  return options?.all ? rt.allIssues(value, c_RequestPermissionOutcome) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelledPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CancelledPermissionOutcome(value: unknown): Result<T.CancelledPermissionOutcome> {
-  return v_CancelledPermissionOutcome(value) ? { ok: true, value: value as T.CancelledPermissionOutcome } : rt.finish(undefined);
+function validate_CancelledPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.CancelledPermissionOutcome> {
+  if (v_CancelledPermissionOutcome(value)) return { ok: true, value: value as T.CancelledPermissionOutcome };
+  return options?.all ? rt.allIssues(value, c_CancelledPermissionOutcome) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SelectedPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return v_SelectedPermissionOutcome(value) ? { ok: true, value: value as T.SelectedPermissionOutcome } : rt.finish(undefined);
+function validate_SelectedPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.SelectedPermissionOutcome> {
+  if (v_SelectedPermissionOutcome(value)) return { ok: true, value: value as T.SelectedPermissionOutcome };
+  return options?.all ? rt.allIssues(value, c_SelectedPermissionOutcome) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CreateElicitationResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return v_CreateElicitationResponse(value) ? { ok: true, value: value as T.CreateElicitationResponse } : rt.finish(undefined);
+function validate_CreateElicitationResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CreateElicitationResponse> {
+  if (v_CreateElicitationResponse(value)) return { ok: true, value: value as T.CreateElicitationResponse };
+  return options?.all ? rt.allIssues(value, c_CreateElicitationResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationContentValue` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return v_ElicitationContentValue(value) ? { ok: true, value: value as T.ElicitationContentValue } : rt.finish(undefined);
+function validate_ElicitationContentValue(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationContentValue> {
+  if (v_ElicitationContentValue(value)) return { ok: true, value: value as T.ElicitationContentValue };
+  return options?.all ? rt.allIssues(value, c_ElicitationContentValue) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationAcceptAction` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return v_ElicitationAcceptAction(value) ? { ok: true, value: value as T.ElicitationAcceptAction } : rt.finish(undefined);
+function validate_ElicitationAcceptAction(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationAcceptAction> {
+  if (v_ElicitationAcceptAction(value)) return { ok: true, value: value as T.ElicitationAcceptAction };
+  return options?.all ? rt.allIssues(value, c_ElicitationAcceptAction) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return v_ClientNotification(value) ? { ok: true, value: value as T.ClientNotification } : rt.finish(undefined);
+function validate_ClientNotification(value: unknown, options?: rt.ValidateOptions): Result<T.ClientNotification> {
+  if (v_ClientNotification(value)) return { ok: true, value: value as T.ClientNotification };
+  return options?.all ? rt.allIssues(value, c_ClientNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelSessionNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CancelSessionNotification(value: unknown): Result<T.CancelSessionNotification> {
-  return v_CancelSessionNotification(value) ? { ok: true, value: value as T.CancelSessionNotification } : rt.finish(undefined);
+function validate_CancelSessionNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CancelSessionNotification> {
+  if (v_CancelSessionNotification(value)) return { ok: true, value: value as T.CancelSessionNotification };
+  return options?.all ? rt.allIssues(value, c_CancelSessionNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelRequestNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
-function validate_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return v_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : rt.finish(undefined);
+function validate_CancelRequestNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CancelRequestNotification> {
+  if (v_CancelRequestNotification(value)) return { ok: true, value: value as T.CancelRequestNotification };
+  return options?.all ? rt.allIssues(value, c_CancelRequestNotification) : rt.finish(undefined);
 }
 
 export {

@@ -5,6 +5,7 @@ export type { Issue, Result } from "../../runtime/result.js";
 export type * from "./types.js";
 export * as validate from "./validate.js";
 export * as parse from "./parse.js";
+export * as parseOwned from "./parse-owned.js";
 export * from "./methods.js";
 export * as build from "./build.js";
 export * as apply from "./apply.js";

@@ -6,6 +6,11 @@
  * default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to
  * the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh
  * value (the input is never mutated) or the issue that made it fail, and never throws.
+ *
+ * JSON-RPC envelopes (`ClientRequest`, `AgentNotification`, ...) decode `params` with the type
+ * of their `method`; a method outside the table is an extension and its params are kept raw.
+ * A response names no method: `parse.AgentResponse` keeps `result` raw, and
+ * `parse.AgentResponseFor(method, value)` decodes it with the result type of `method`.
  * @module
  */
 
@@ -13,31 +18,31 @@ import type * as T from "./types.js";
 import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
 
-function p_0(v: any): any {
-  let y: any;
-  y = p_WriteTextFileRequest(v);
-  if (y !== undefined) return y;
-  y = p_ReadTextFileRequest(v);
-  if (y !== undefined) return y;
-  y = p_RequestPermissionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_TerminalOutputRequest(v);
-  if (y !== undefined) return y;
-  y = p_ReleaseTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_WaitForTerminalExitRequest(v);
-  if (y !== undefined) return y;
-  y = p_KillTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationRequest(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_0(method: unknown, v: any): any {
+  switch (method) {
+    case "fs/write_text_file":
+      return p_WriteTextFileRequest(v);
+    case "fs/read_text_file":
+      return p_ReadTextFileRequest(v);
+    case "session/request_permission":
+      return p_RequestPermissionRequest(v);
+    case "terminal/create":
+      return p_CreateTerminalRequest(v);
+    case "terminal/output":
+      return p_TerminalOutputRequest(v);
+    case "terminal/release":
+      return p_ReleaseTerminalRequest(v);
+    case "terminal/wait_for_exit":
+      return p_WaitForTerminalExitRequest(v);
+    case "terminal/kill":
+      return p_KillTerminalRequest(v);
+    case "elicitation/create":
+      return p_CreateElicitationRequest(v);
+    case "mcp/message":
+      return p_MessageMcpRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_AgentRequest(v: any, out: any): true | undefined {
@@ -51,14 +56,14 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_0(x));
+    y = (x === null ? null : m_0(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -66,24 +71,27 @@ function f_AgentRequest(v: any, out: any): true | undefined {
 }
 
 function p_AgentRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentRequest(v, out) && out;
 }
 
 function p_RequestId(v: any): any {
-  let y: any;
-  y = (v === null ? v : rt.fail("expected null"));
+  let y: any, best: rt.Failure;
+  y = (v === null ? v : rt.fail("expected null", v));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  best = rt.failure();
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  best = rt.deeper(best);
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_1(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -105,14 +113,14 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -126,13 +134,13 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
 }
 
 function p_WriteTextFileRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WriteTextFileRequest(v, out) && out;
 }
 
 function p_SessionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ReadTextFileRequest(v: any, out: any): true | undefined {
@@ -146,20 +154,20 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.line = y;
     else return rt.at("/line");
   }
   x = v.limit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.limit = y;
     else return rt.at("/limit");
   }
@@ -172,13 +180,13 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
 }
 
 function p_ReadTextFileRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReadTextFileRequest(v, out) && out;
 }
 
 function p_2(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -221,13 +229,13 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequestPermissionRequest(v, out) && out;
 }
 
 function p_3(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -239,7 +247,7 @@ function p_3(v: any): any {
 }
 
 function p_4(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -271,12 +279,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.name = y;
   }
   x = v.content;
@@ -308,21 +316,21 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_ToolCallId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ToolKind(v: any): any {
-  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") ? v : rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\""));
+  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") ? v : rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\"", v));
 }
 
 function p_ToolCallStatus(v: any): any {
-  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\"", v));
 }
 
 function p_ToolCallContentContent(v: any): any {
@@ -341,7 +349,7 @@ function p_ToolCallContentTerminal(v: any): any {
 }
 
 function p_ToolCallContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -386,7 +394,7 @@ function p_ContentBlockResource(v: any): any {
 }
 
 function p_ContentBlock(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -412,7 +420,7 @@ function p_ContentBlock(v: any): any {
 }
 
 function p_5(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -432,12 +440,12 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v.lastModified;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.lastModified = y;
   }
   x = v.priority;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.priority = y;
   }
   x = v._meta;
@@ -449,13 +457,13 @@ function f_Annotations(v: any, out: any): true | undefined {
 }
 
 function p_Annotations(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Annotations(v, out) && out;
 }
 
 function p_Role(v: any): any {
-  return ((v === "assistant" || v === "user") ? v : rt.fail("expected one of \"assistant\", \"user\""));
+  return ((v === "assistant" || v === "user") ? v : rt.fail("expected one of \"assistant\", \"user\"", v));
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
@@ -467,7 +475,7 @@ function f_TextContent(v: any, out: any): true | undefined {
   }
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
@@ -481,7 +489,7 @@ function f_TextContent(v: any, out: any): true | undefined {
 }
 
 function p_TextContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextContent(v, out) && out;
 }
@@ -495,21 +503,21 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
   else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
   }
   else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.uri = y;
   }
   x = v._meta;
@@ -521,7 +529,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
 }
 
 function p_ImageContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ImageContent(v, out) && out;
 }
@@ -535,14 +543,14 @@ function f_AudioContent(v: any, out: any): true | undefined {
   }
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
   else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
   }
@@ -556,7 +564,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
 }
 
 function p_AudioContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AudioContent(v, out) && out;
 }
@@ -570,34 +578,34 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.size = y;
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -611,37 +619,39 @@ function f_ResourceLink(v: any, out: any): true | undefined {
 }
 
 function p_ResourceLink(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResourceLink(v, out) && out;
 }
 
 function p_EmbeddedResourceResource(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_TextResourceContents(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
   else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -655,7 +665,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_TextResourceContents(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
 }
@@ -664,19 +674,19 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.blob;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.blob = y;
     else return rt.at("/blob");
   }
   else return rt.failAt("/blob", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.mimeType = y;
   }
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -690,7 +700,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_BlobResourceContents(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
 }
@@ -718,7 +728,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
 }
 
 function p_EmbeddedResource(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
 }
@@ -741,7 +751,7 @@ function f_Content(v: any, out: any): true | undefined {
 }
 
 function p_Content(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Content(v, out) && out;
 }
@@ -750,19 +760,19 @@ function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.oldText;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.oldText = y;
   }
   x = v.newText;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.newText = y;
     else return rt.at("/newText");
   }
@@ -776,13 +786,13 @@ function f_Diff(v: any, out: any): true | undefined {
 }
 
 function p_Diff(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Diff(v, out) && out;
 }
 
 function p_TerminalId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_Terminal(v: any, out: any): true | undefined {
@@ -803,7 +813,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 }
 
 function p_Terminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Terminal(v, out) && out;
 }
@@ -812,14 +822,14 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.path;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
   }
   else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.line = y;
   }
   x = v._meta;
@@ -831,7 +841,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallLocation(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallLocation(v, out) && out;
 }
@@ -847,7 +857,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -868,25 +878,25 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 }
 
 function p_PermissionOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PermissionOption(v, out) && out;
 }
 
 function p_PermissionOptionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_PermissionOptionKind(v: any): any {
-  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\""));
+  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\"", v));
 }
 
 function p_6(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
@@ -894,7 +904,7 @@ function p_6(v: any): any {
 }
 
 function p_7(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -916,7 +926,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
   }
@@ -935,13 +945,13 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   }
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
   x = v.outputByteLimit;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.outputByteLimit = y;
     else return rt.at("/outputByteLimit");
   }
@@ -954,7 +964,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_CreateTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateTerminalRequest(v, out) && out;
 }
@@ -963,14 +973,14 @@ function f_EnvVariable(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -984,7 +994,7 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 }
 
 function p_EnvVariable(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EnvVariable(v, out) && out;
 }
@@ -1014,7 +1024,7 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalOutputRequest(v, out) && out;
 }
@@ -1044,7 +1054,7 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_ReleaseTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReleaseTerminalRequest(v, out) && out;
 }
@@ -1074,7 +1084,7 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
 }
 
 function p_WaitForTerminalExitRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WaitForTerminalExitRequest(v, out) && out;
 }
@@ -1104,7 +1114,7 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_KillTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_KillTerminalRequest(v, out) && out;
 }
@@ -1120,12 +1130,14 @@ function p_CreateElicitationRequestUrl(v: any): any {
 }
 
 function p_8(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_ElicitationRequestScope(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 const K_9 = ["message", "_meta"];
@@ -1136,7 +1148,7 @@ function p_CreateElicitationRequestOther(v: any): any {
 }
 
 function p_10(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let y: any;
   switch (t) {
@@ -1156,7 +1168,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -1173,7 +1185,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
 }
 
 function p_CreateElicitationRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateElicitationRequest(v, out) && out;
 }
@@ -1196,7 +1208,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSessionScope(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationSessionScope(v, out) && out;
 }
@@ -1214,13 +1226,13 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationRequestScope(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationRequestScope(v, out) && out;
 }
 
 function p_11(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1240,7 +1252,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.properties;
@@ -1257,7 +1269,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1269,13 +1281,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationSchema(v, out) && out;
 }
 
 function p_ElicitationSchemaType(v: any): any {
-  return ((v === "object") ? v : rt.fail("expected one of \"object\""));
+  return ((v === "object") ? v : rt.fail("expected one of \"object\"", v));
 }
 
 function p_ElicitationPropertySchemaString(v: any): any {
@@ -1308,7 +1320,7 @@ function p_ElicitationPropertySchemaOther(v: any): any {
 }
 
 function p_ElicitationPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1334,28 +1346,28 @@ function p_ElicitationPropertySchema(v: any): any {
 }
 
 function p_StringFormat(v: any): any {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\""));
+  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") ? v : rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\"", v));
 }
 
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.const = y;
     else return rt.at("/const");
   }
   else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1367,13 +1379,13 @@ function f_EnumOption(v: any, out: any): true | undefined {
 }
 
 function p_EnumOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EnumOption(v, out) && out;
 }
 
 function p_12(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1388,29 +1400,29 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.minLength = y;
     else return rt.at("/minLength");
   }
   x = v.maxLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.maxLength = y;
     else return rt.at("/maxLength");
   }
   x = v.pattern;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.pattern = y;
     else return rt.at("/pattern");
   }
@@ -1422,7 +1434,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v.enum;
@@ -1446,7 +1458,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_StringPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
 }
@@ -1455,29 +1467,29 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1489,7 +1501,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_NumberPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
 }
@@ -1498,29 +1510,29 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1532,7 +1544,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_IntegerPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
 }
@@ -1541,17 +1553,17 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1563,7 +1575,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_BooleanPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BooleanPropertySchema(v, out) && out;
 }
@@ -1578,7 +1590,7 @@ function p_MultiSelectItemsOther(v: any): any {
 }
 
 function p_MultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1610,7 +1622,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_StringMultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_StringMultiSelectItems(v, out) && out;
 }
@@ -1633,17 +1645,17 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_TitledMultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
 function p_13(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) continue;
     out.push(y);
   }
@@ -1654,23 +1666,23 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.minItems = y;
     else return rt.at("/minItems");
   }
   x = v.maxItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.maxItems = y;
     else return rt.at("/maxItems");
   }
@@ -1695,7 +1707,7 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_MultiSelectPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_MultiSelectPropertySchema(v, out) && out;
 }
@@ -1716,13 +1728,13 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_ElicitationId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -1736,7 +1748,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
   else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -1748,7 +1760,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationUrlMode(v, out) && out;
 }
@@ -1771,7 +1783,7 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -1791,70 +1803,70 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
 }
 
 function p_MessageMcpRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_MessageMcpRequest(v, out) && out;
 }
 
 function p_McpServerAcpId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_McpRequestId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_14(v: any): any {
-  let y: any;
-  y = p_InitializeResponse(v);
-  if (y !== undefined) return y;
-  y = p_AuthenticateResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListProvidersResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetProviderResponse(v);
-  if (y !== undefined) return y;
-  y = p_DisableProviderResponse(v);
-  if (y !== undefined) return y;
-  y = p_LogoutResponse(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusResponse(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_LoadSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsResponse(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ForkSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ArchiveSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_UnarchiveSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_SessionStatusResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionTitleResponse(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionModeResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionResponse(v);
-  if (y !== undefined) return y;
-  y = p_PromptResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_14(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeResponse(v);
+    case "authenticate":
+      return p_AuthenticateResponse(v);
+    case "providers/list":
+      return p_ListProvidersResponse(v);
+    case "providers/set":
+      return p_SetProviderResponse(v);
+    case "providers/disable":
+      return p_DisableProviderResponse(v);
+    case "logout":
+      return p_LogoutResponse(v);
+    case "auth/status":
+      return p_AuthStatusResponse(v);
+    case "session/new":
+      return p_NewSessionResponse(v);
+    case "session/load":
+      return p_LoadSessionResponse(v);
+    case "session/list":
+      return p_ListSessionsResponse(v);
+    case "session/delete":
+      return p_DeleteSessionResponse(v);
+    case "session/fork":
+      return p_ForkSessionResponse(v);
+    case "session/archive":
+      return p_ArchiveSessionResponse(v);
+    case "session/unarchive":
+      return p_UnarchiveSessionResponse(v);
+    case "session/status":
+      return p_SessionStatusResponse(v);
+    case "session/set_title":
+      return p_SetSessionTitleResponse(v);
+    case "session/resume":
+      return p_ResumeSessionResponse(v);
+    case "session/close":
+      return p_CloseSessionResponse(v);
+    case "session/set_mode":
+      return p_SetSessionModeResponse(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionResponse(v);
+    case "session/prompt":
+      return p_PromptResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
 function f_15(v: any, out: any): true | undefined {
@@ -1868,7 +1880,7 @@ function f_15(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_14(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_14(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -1877,7 +1889,7 @@ function f_15(v: any, out: any): true | undefined {
 }
 
 function p_16(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_15(v, out) && out;
 }
@@ -1902,22 +1914,24 @@ function f_17(v: any, out: any): true | undefined {
 }
 
 function p_18(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_17(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_16(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_18(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_19(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1961,20 +1975,20 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 }
 
 function p_InitializeResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_InitializeResponse(v, out) && out;
 }
 
 function p_ProtocolVersion(v: any): any {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]", v));
 }
 
 function f_AgentCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.loadSession;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.loadSession = y;
   }
   x = v.promptCapabilities;
@@ -2011,7 +2025,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
 }
@@ -2020,17 +2034,17 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.image;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.image = y;
   }
   x = v.audio;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.audio = y;
   }
   x = v.embeddedContext;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.embeddedContext = y;
   }
   x = v._meta;
@@ -2042,7 +2056,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptCapabilities(v, out) && out;
 }
@@ -2051,17 +2065,17 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.http;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.http = y;
   }
   x = v.sse;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.sse = y;
   }
   x = v.acp;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.acp = y;
   }
   x = v._meta;
@@ -2073,7 +2087,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpCapabilities(v, out) && out;
 }
@@ -2139,7 +2153,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionCapabilities(v, out) && out;
 }
@@ -2155,7 +2169,7 @@ function f_SessionListCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionListCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionListCapabilities(v, out) && out;
 }
@@ -2171,7 +2185,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionDeleteCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionDeleteCapabilities(v, out) && out;
 }
@@ -2187,7 +2201,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
 }
 
 function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
@@ -2208,7 +2222,7 @@ function f_SessionSystemPromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionSystemPromptCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionSystemPromptCapabilities(v, out) && out;
 }
@@ -2229,7 +2243,7 @@ function f_SessionSystemPromptModeCapabilities(v: any, out: any): true | undefin
 }
 
 function p_SessionSystemPromptModeCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionSystemPromptModeCapabilities(v, out) && out;
 }
@@ -2245,7 +2259,7 @@ function f_SessionSystemPromptOverrideCapabilities(v: any, out: any): true | und
 }
 
 function p_SessionSystemPromptOverrideCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionSystemPromptOverrideCapabilities(v, out) && out;
 }
@@ -2261,7 +2275,7 @@ function f_SessionForkCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionForkCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionForkCapabilities(v, out) && out;
 }
@@ -2277,7 +2291,7 @@ function f_SessionArchiveCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionArchiveCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionArchiveCapabilities(v, out) && out;
 }
@@ -2293,7 +2307,7 @@ function f_SessionStatusCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionStatusCapabilities(v, out) && out;
 }
@@ -2309,7 +2323,7 @@ function f_SessionTitleCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionTitleCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionTitleCapabilities(v, out) && out;
 }
@@ -2325,7 +2339,7 @@ function f_SessionResumeCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionResumeCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionResumeCapabilities(v, out) && out;
 }
@@ -2341,7 +2355,7 @@ function f_SessionCloseCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCloseCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionCloseCapabilities(v, out) && out;
 }
@@ -2367,7 +2381,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentAuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentAuthCapabilities(v, out) && out;
 }
@@ -2383,7 +2397,7 @@ function f_AuthStatusCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthStatusCapabilities(v, out) && out;
 }
@@ -2399,7 +2413,7 @@ function f_LogoutCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_LogoutCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutCapabilities(v, out) && out;
 }
@@ -2415,7 +2429,7 @@ function f_ProvidersCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ProvidersCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProvidersCapabilities(v, out) && out;
 }
@@ -2426,7 +2440,7 @@ function p_AuthMethodTerminalVariant(v: any): any {
 }
 
 function p_AuthMethod(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2441,15 +2455,15 @@ function p_AuthMethod(v: any): any {
 }
 
 function p_AuthMethodId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_20(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) return rt.atKey(k);
     rt.put(out, k, y);
   }
@@ -2467,14 +2481,14 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.args;
@@ -2498,7 +2512,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodTerminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
 }
@@ -2514,14 +2528,14 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2533,7 +2547,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodAgent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthMethodAgent(v, out) && out;
 }
@@ -2542,19 +2556,19 @@ function f_Implementation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.version;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.version = y;
     else return rt.at("/version");
   }
@@ -2568,7 +2582,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 }
 
 function p_Implementation(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Implementation(v, out) && out;
 }
@@ -2584,13 +2598,13 @@ function f_AuthenticateResponse(v: any, out: any): true | undefined {
 }
 
 function p_AuthenticateResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthenticateResponse(v, out) && out;
 }
 
 function p_21(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2619,13 +2633,13 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListProvidersResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListProvidersResponse(v, out) && out;
 }
 
 function p_22(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2654,7 +2668,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/supported", "missing required property");
   x = v.required;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.required = y;
     else return rt.at("/required");
   }
@@ -2674,17 +2688,17 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
 }
 
 function p_ProviderInfo(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProviderInfo(v, out) && out;
 }
 
 function p_ProviderId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_LlmProtocol(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
@@ -2698,7 +2712,7 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
   else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.baseUrl = y;
     else return rt.at("/baseUrl");
   }
@@ -2712,7 +2726,7 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
 }
 
 function p_ProviderCurrentConfig(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProviderCurrentConfig(v, out) && out;
 }
@@ -2728,7 +2742,7 @@ function f_SetProviderResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetProviderResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetProviderResponse(v, out) && out;
 }
@@ -2744,7 +2758,7 @@ function f_DisableProviderResponse(v: any, out: any): true | undefined {
 }
 
 function p_DisableProviderResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DisableProviderResponse(v, out) && out;
 }
@@ -2760,13 +2774,13 @@ function f_LogoutResponse(v: any, out: any): true | undefined {
 }
 
 function p_LogoutResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutResponse(v, out) && out;
 }
 
 function p_23(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2800,42 +2814,42 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthStatusResponse(v, out) && out;
 }
 
 function p_AuthState(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_AuthAccount(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.label;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.label = y;
     else return rt.at("/label");
   }
   else return rt.failAt("/label", "missing required property");
   x = v.active;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
     if (y !== undefined) out.active = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.name = y;
   }
   x = v.email;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.email = y;
   }
   x = v.organization;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.organization = y;
   }
   x = v._meta;
@@ -2847,13 +2861,13 @@ function f_AuthAccount(v: any, out: any): true | undefined {
 }
 
 function p_AuthAccount(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthAccount(v, out) && out;
 }
 
 function p_24(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2892,13 +2906,13 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NewSessionResponse(v, out) && out;
 }
 
 function p_25(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2934,13 +2948,13 @@ function f_SessionModeState(v: any, out: any): true | undefined {
 }
 
 function p_SessionModeState(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionModeState(v, out) && out;
 }
 
 function p_SessionModeId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_SessionMode(v: any, out: any): true | undefined {
@@ -2954,14 +2968,14 @@ function f_SessionMode(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2973,7 +2987,7 @@ function f_SessionMode(v: any, out: any): true | undefined {
 }
 
 function p_SessionMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionMode(v, out) && out;
 }
@@ -2989,7 +3003,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
 }
 
 function p_26(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -3016,14 +3030,14 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.category;
@@ -3043,25 +3057,25 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigOption(v, out) && out;
 }
 
 function p_SessionConfigId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_SessionConfigOptionCategory(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_SessionConfigValueId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_27(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3073,7 +3087,7 @@ function p_27(v: any): any {
 }
 
 function p_28(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3085,12 +3099,14 @@ function p_28(v: any): any {
 }
 
 function p_SessionConfigSelectOptions(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_27(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_28(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -3104,14 +3120,14 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -3123,13 +3139,13 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
 function p_29(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3151,7 +3167,7 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/group", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -3172,13 +3188,13 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectGroup(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
 function p_SessionConfigGroupId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_SessionConfigSelect(v: any, out: any): true | undefined {
@@ -3201,7 +3217,7 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelect(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelect(v, out) && out;
 }
@@ -3210,7 +3226,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.currentValue;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
   }
@@ -3219,7 +3235,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigBoolean(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigBoolean(v, out) && out;
 }
@@ -3245,13 +3261,13 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_LoadSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LoadSessionResponse(v, out) && out;
 }
 
 function p_30(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3273,7 +3289,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessions", "missing required property");
   x = v.nextCursor;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.nextCursor = y;
   }
   x = v._meta;
@@ -3285,7 +3301,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListSessionsResponse(v, out) && out;
 }
@@ -3301,7 +3317,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -3313,17 +3329,17 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v.archived;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
     if (y !== undefined) out.archived = y;
   }
   x = v._meta;
@@ -3335,7 +3351,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfo(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionInfo(v, out) && out;
 }
@@ -3351,7 +3367,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DeleteSessionResponse(v, out) && out;
 }
@@ -3384,7 +3400,7 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ForkSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ForkSessionResponse(v, out) && out;
 }
@@ -3400,7 +3416,7 @@ function f_ArchiveSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ArchiveSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ArchiveSessionResponse(v, out) && out;
 }
@@ -3416,7 +3432,7 @@ function f_UnarchiveSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_UnarchiveSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnarchiveSessionResponse(v, out) && out;
 }
@@ -3439,20 +3455,20 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionStatusResponse(v, out) && out;
 }
 
 function p_SessionStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
@@ -3466,7 +3482,7 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionTitleResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionTitleResponse(v, out) && out;
 }
@@ -3492,7 +3508,7 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResumeSessionResponse(v, out) && out;
 }
@@ -3508,7 +3524,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CloseSessionResponse(v, out) && out;
 }
@@ -3524,7 +3540,7 @@ function f_SetSessionModeResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionModeResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionModeResponse(v, out) && out;
 }
@@ -3547,7 +3563,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
@@ -3575,51 +3591,51 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 }
 
 function p_PromptResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptResponse(v, out) && out;
 }
 
 function p_StopReason(v: any): any {
-  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\""));
+  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") ? v : rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\"", v));
 }
 
 function f_Usage(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.totalTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.totalTokens = y;
     else return rt.at("/totalTokens");
   }
   else return rt.failAt("/totalTokens", "missing required property");
   x = v.inputTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.inputTokens = y;
     else return rt.at("/inputTokens");
   }
   else return rt.failAt("/inputTokens", "missing required property");
   x = v.outputTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.outputTokens = y;
     else return rt.at("/outputTokens");
   }
   else return rt.failAt("/outputTokens", "missing required property");
   x = v.thoughtTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.thoughtTokens = y;
   }
   x = v.cachedReadTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.cachedReadTokens = y;
   }
   x = v.cachedWriteTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.cachedWriteTokens = y;
   }
   x = v._meta;
@@ -3631,7 +3647,7 @@ function f_Usage(v: any, out: any): true | undefined {
 }
 
 function p_Usage(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Usage(v, out) && out;
 }
@@ -3651,7 +3667,7 @@ function f_Error(v: any, out: any): true | undefined {
   else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -3665,40 +3681,40 @@ function f_Error(v: any, out: any): true | undefined {
 }
 
 function p_Error(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Error(v, out) && out;
 }
 
 function p_ErrorCode(v: any): any {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer", v));
 }
 
-function p_31(v: any): any {
-  let y: any;
-  y = p_SessionNotification(v);
-  if (y !== undefined) return y;
-  y = p_CompleteElicitationNotification(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusUpdateNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_31(method: unknown, v: any): any {
+  switch (method) {
+    case "session/update":
+      return p_SessionNotification(v);
+    case "elicitation/complete":
+      return p_CompleteElicitationNotification(v);
+    case "auth/status_update":
+      return p_AuthStatusUpdateNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_AgentNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_31(x));
+    y = (x === null ? null : m_31(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3706,7 +3722,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
 }
 
 function p_AgentNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentNotification(v, out) && out;
 }
@@ -3736,7 +3752,7 @@ function f_SessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_SessionNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionNotification(v, out) && out;
 }
@@ -3837,7 +3853,7 @@ function p_SessionUpdateSessionMessageChunk(v: any): any {
 }
 
 function p_SessionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.sessionUpdate;
   let y: any;
   switch (t) {
@@ -3905,7 +3921,7 @@ function p_SessionUpdate(v: any): any {
 }
 
 function p_MessageId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ContentChunk(v: any, out: any): true | undefined {
@@ -3931,7 +3947,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ContentChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ContentChunk(v, out) && out;
 }
@@ -3947,14 +3963,14 @@ function f_ToolCall(v: any, out: any): true | undefined {
   else return rt.failAt("/toolCallId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.name = y;
   }
   x = v.kind;
@@ -3996,7 +4012,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
 }
 
 function p_ToolCall(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCall(v, out) && out;
 }
@@ -4005,7 +4021,7 @@ function f_PlanEntry(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -4033,21 +4049,21 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 }
 
 function p_PlanEntry(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanEntry(v, out) && out;
 }
 
 function p_PlanEntryPriority(v: any): any {
-  return ((v === "high" || v === "medium" || v === "low") ? v : rt.fail("expected one of \"high\", \"medium\", \"low\""));
+  return ((v === "high" || v === "medium" || v === "low") ? v : rt.fail("expected one of \"high\", \"medium\", \"low\"", v));
 }
 
 function p_PlanEntryStatus(v: any): any {
-  return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\""));
+  return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\"", v));
 }
 
 function p_32(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4076,7 +4092,7 @@ function f_Plan(v: any, out: any): true | undefined {
 }
 
 function p_Plan(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Plan(v, out) && out;
 }
@@ -4097,7 +4113,7 @@ function p_PlanUpdateContentMarkdown(v: any): any {
 }
 
 function p_PlanUpdateContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4117,7 +4133,7 @@ function p_PlanUpdateContent(v: any): any {
 }
 
 function p_PlanId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_PlanItems(v: any, out: any): true | undefined {
@@ -4145,7 +4161,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
 }
 
 function p_PlanItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanItems(v, out) && out;
 }
@@ -4161,7 +4177,7 @@ function f_PlanFile(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -4175,7 +4191,7 @@ function f_PlanFile(v: any, out: any): true | undefined {
 }
 
 function p_PlanFile(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanFile(v, out) && out;
 }
@@ -4191,7 +4207,7 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -4205,7 +4221,7 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
 }
 
 function p_PlanMarkdown(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanMarkdown(v, out) && out;
 }
@@ -4228,7 +4244,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
 }
 
 function p_PlanUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanUpdate(v, out) && out;
 }
@@ -4251,7 +4267,7 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
 }
 
 function p_PlanRemoved(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanRemoved(v, out) && out;
 }
@@ -4260,14 +4276,14 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.description = y;
     else return rt.at("/description");
   }
@@ -4286,23 +4302,24 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommand(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AvailableCommand(v, out) && out;
 }
 
 function p_AvailableCommandInput(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_UnstructuredCommandInput(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.failure();
+  return rt.noAlternative(best, v);
 }
 
 function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.hint = y;
     else return rt.at("/hint");
   }
@@ -4316,13 +4333,13 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
 }
 
 function p_UnstructuredCommandInput(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
 function p_33(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4351,7 +4368,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommandsUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AvailableCommandsUpdate(v, out) && out;
 }
@@ -4374,7 +4391,7 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CurrentModeUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CurrentModeUpdate(v, out) && out;
 }
@@ -4397,7 +4414,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ConfigOptionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
 }
@@ -4406,12 +4423,12 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -4423,7 +4440,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfoUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
 }
@@ -4432,14 +4449,14 @@ function f_Cost(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.amount;
   if (x !== undefined) {
-    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number"));
+    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number", x));
     if (y !== undefined) out.amount = y;
     else return rt.at("/amount");
   }
   else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.currency = y;
     else return rt.at("/currency");
   }
@@ -4453,7 +4470,7 @@ function f_Cost(v: any, out: any): true | undefined {
 }
 
 function p_Cost(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Cost(v, out) && out;
 }
@@ -4462,14 +4479,14 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.used;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.used = y;
     else return rt.at("/used");
   }
   else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.size = y;
     else return rt.at("/size");
   }
@@ -4488,13 +4505,13 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UsageUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_NoticeSeverity(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -4508,14 +4525,14 @@ function f_Notice(v: any, out: any): true | undefined {
   else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters"));
+    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -4527,21 +4544,21 @@ function f_Notice(v: any, out: any): true | undefined {
 }
 
 function p_Notice(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Notice(v, out) && out;
 }
 
 function p_CompactionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_CompactionStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_34(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4575,7 +4592,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v.error;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.error = y;
   }
   x = v._meta;
@@ -4587,7 +4604,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CompactionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
 }
@@ -4617,7 +4634,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 }
 
 function p_CompactionSummaryChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompactionSummaryChunk(v, out) && out;
 }
@@ -4638,7 +4655,7 @@ function f_SubagentSessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SubagentSessionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SubagentSessionCapabilities(v, out) && out;
 }
@@ -4654,7 +4671,7 @@ function f_SessionCancelCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCancelCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionCancelCapabilities(v, out) && out;
 }
@@ -4684,7 +4701,7 @@ function p_StateUpdateOther(v: any): any {
 }
 
 function p_StateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.state;
   let y: any;
   switch (t) {
@@ -4717,7 +4734,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_RunningStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RunningStateUpdate(v, out) && out;
 }
@@ -4733,7 +4750,7 @@ function f_ErrorStopReason(v: any, out: any): true | undefined {
 }
 
 function p_ErrorStopReason(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ErrorStopReason(v, out) && out;
 }
@@ -4775,7 +4792,7 @@ function p_IdleStateUpdateOther(v: any): any {
 }
 
 function p_36(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
   let y: any;
@@ -4823,7 +4840,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_IdleStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_IdleStateUpdate(v, out) && out;
 }
@@ -4839,7 +4856,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_RequiresActionStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequiresActionStateUpdate(v, out) && out;
 }
@@ -4855,7 +4872,7 @@ function f_UnknownStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UnknownStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnknownStateUpdate(v, out) && out;
 }
@@ -4871,12 +4888,12 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.capabilities;
@@ -4891,7 +4908,7 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   }
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -4910,7 +4927,7 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SubagentUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SubagentUpdate(v, out) && out;
 }
@@ -4958,7 +4975,7 @@ function f_SessionMessage(v: any, out: any): true | undefined {
 }
 
 function p_SessionMessage(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionMessage(v, out) && out;
 }
@@ -4988,7 +5005,7 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
 }
 
 function p_SessionMessageChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionMessageChunk(v, out) && out;
 }
@@ -5011,7 +5028,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 }
 
 function p_CompleteElicitationNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompleteElicitationNotification(v, out) && out;
 }
@@ -5039,7 +5056,7 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusUpdateNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthStatusUpdateNotification(v, out) && out;
 }
@@ -5048,53 +5065,53 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_37(v: any): any {
-  let y: any;
-  y = p_InitializeRequest(v);
-  if (y !== undefined) return y;
-  y = p_AuthenticateRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListProvidersRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetProviderRequest(v);
-  if (y !== undefined) return y;
-  y = p_DisableProviderRequest(v);
-  if (y !== undefined) return y;
-  y = p_LogoutRequest(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusRequest(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_LoadSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsRequest(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ForkSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ArchiveSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_UnarchiveSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_SessionStatusRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionTitleRequest(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionModeRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionRequest(v);
-  if (y !== undefined) return y;
-  y = p_PromptRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_37(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeRequest(v);
+    case "authenticate":
+      return p_AuthenticateRequest(v);
+    case "providers/list":
+      return p_ListProvidersRequest(v);
+    case "providers/set":
+      return p_SetProviderRequest(v);
+    case "providers/disable":
+      return p_DisableProviderRequest(v);
+    case "logout":
+      return p_LogoutRequest(v);
+    case "auth/status":
+      return p_AuthStatusRequest(v);
+    case "session/new":
+      return p_NewSessionRequest(v);
+    case "session/load":
+      return p_LoadSessionRequest(v);
+    case "session/list":
+      return p_ListSessionsRequest(v);
+    case "session/delete":
+      return p_DeleteSessionRequest(v);
+    case "session/fork":
+      return p_ForkSessionRequest(v);
+    case "session/archive":
+      return p_ArchiveSessionRequest(v);
+    case "session/unarchive":
+      return p_UnarchiveSessionRequest(v);
+    case "session/status":
+      return p_SessionStatusRequest(v);
+    case "session/set_title":
+      return p_SetSessionTitleRequest(v);
+    case "session/resume":
+      return p_ResumeSessionRequest(v);
+    case "session/close":
+      return p_CloseSessionRequest(v);
+    case "session/set_mode":
+      return p_SetSessionModeRequest(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionRequest(v);
+    case "session/prompt":
+      return p_PromptRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_ClientRequest(v: any, out: any): true | undefined {
@@ -5108,14 +5125,14 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : m_37(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5123,7 +5140,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
 }
 
 function p_ClientRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientRequest(v, out) && out;
 }
@@ -5156,7 +5173,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 }
 
 function p_InitializeRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
 }
@@ -5170,7 +5187,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v.terminal;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.terminal = y;
   }
   x = v.session;
@@ -5207,7 +5224,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientCapabilities(v, out) && out;
 }
@@ -5216,12 +5233,12 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.readTextFile;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.readTextFile = y;
   }
   x = v.writeTextFile;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.writeTextFile = y;
   }
   x = v._meta;
@@ -5233,7 +5250,7 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_FileSystemCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_FileSystemCapabilities(v, out) && out;
 }
@@ -5264,13 +5281,13 @@ function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientSessionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientSessionCapabilities(v, out) && out;
 }
 
 function p_CompactionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5297,7 +5314,7 @@ function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined 
 }
 
 function p_SessionConfigOptionsCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigOptionsCapabilities(v, out) && out;
 }
@@ -5313,13 +5330,13 @@ function f_BooleanConfigOptionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_BooleanConfigOptionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BooleanConfigOptionCapabilities(v, out) && out;
 }
 
 function p_NoticeCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5341,7 +5358,7 @@ function f_SubagentCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SubagentCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SubagentCapabilities(v, out) && out;
 }
@@ -5357,7 +5374,7 @@ function f_PlanCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PlanCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanCapabilities(v, out) && out;
 }
@@ -5366,7 +5383,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.terminal;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.terminal = y;
   }
   x = v._meta;
@@ -5378,7 +5395,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthCapabilities(v, out) && out;
 }
@@ -5404,7 +5421,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationCapabilities(v, out) && out;
 }
@@ -5420,7 +5437,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationFormCapabilities(v, out) && out;
 }
@@ -5436,7 +5453,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
 }
@@ -5459,7 +5476,7 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
 }
 
 function p_AuthenticateRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthenticateRequest(v, out) && out;
 }
@@ -5475,7 +5492,7 @@ function f_ListProvidersRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListProvidersRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListProvidersRequest(v, out) && out;
 }
@@ -5498,7 +5515,7 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.baseUrl = y;
     else return rt.at("/baseUrl");
   }
@@ -5518,7 +5535,7 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetProviderRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetProviderRequest(v, out) && out;
 }
@@ -5541,7 +5558,7 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
 }
 
 function p_DisableProviderRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DisableProviderRequest(v, out) && out;
 }
@@ -5557,7 +5574,7 @@ function f_LogoutRequest(v: any, out: any): true | undefined {
 }
 
 function p_LogoutRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutRequest(v, out) && out;
 }
@@ -5573,13 +5590,13 @@ function f_AuthStatusRequest(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthStatusRequest(v, out) && out;
 }
 
 function p_38(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5594,7 +5611,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -5627,7 +5644,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NewSessionRequest(v, out) && out;
 }
@@ -5648,7 +5665,7 @@ function p_McpServerAcpVariant(v: any): any {
 }
 
 function p_McpServer(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -5672,14 +5689,14 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -5693,13 +5710,13 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 }
 
 function p_HttpHeader(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_HttpHeader(v, out) && out;
 }
 
 function p_39(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5714,14 +5731,14 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -5742,7 +5759,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerHttp(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
 }
@@ -5751,14 +5768,14 @@ function f_McpServerSse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -5779,7 +5796,7 @@ function f_McpServerSse(v: any, out: any): true | undefined {
 }
 
 function p_McpServerSse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerSse(v, out) && out;
 }
@@ -5788,7 +5805,7 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -5809,7 +5826,7 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerAcp(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerAcp(v, out) && out;
 }
@@ -5818,14 +5835,14 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
   }
@@ -5853,13 +5870,13 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 }
 
 function p_McpServerStdio(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerStdio(v, out) && out;
 }
 
 function p_40(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5895,13 +5912,13 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
 }
 
 function p_SystemPrompt(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SystemPrompt(v, out) && out;
 }
 
 function p_SystemPromptMode(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_LoadSessionRequest(v: any, out: any): true | undefined {
@@ -5915,7 +5932,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/mcpServers", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -5948,7 +5965,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_LoadSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LoadSessionRequest(v, out) && out;
 }
@@ -5957,13 +5974,13 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cwd;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
   x = v.cursor;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.cursor = y;
     else return rt.at("/cursor");
   }
@@ -5982,13 +5999,13 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListSessionsRequest(v, out) && out;
 }
 
 function p_SessionArchiveFilter(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_DeleteSessionRequest(v: any, out: any): true | undefined {
@@ -6009,7 +6026,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
 }
@@ -6025,7 +6042,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -6057,7 +6074,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ForkSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ForkSessionRequest(v, out) && out;
 }
@@ -6080,7 +6097,7 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ArchiveSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ArchiveSessionRequest(v, out) && out;
 }
@@ -6103,7 +6120,7 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_UnarchiveSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnarchiveSessionRequest(v, out) && out;
 }
@@ -6126,7 +6143,7 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionStatusRequest(v, out) && out;
 }
@@ -6142,7 +6159,7 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
@@ -6156,7 +6173,7 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionTitleRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionTitleRequest(v, out) && out;
 }
@@ -6172,7 +6189,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
   }
@@ -6204,7 +6221,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResumeSessionRequest(v, out) && out;
 }
@@ -6227,7 +6244,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
 }
@@ -6257,7 +6274,7 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionModeRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionModeRequest(v, out) && out;
 }
@@ -6267,7 +6284,7 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -6288,13 +6305,13 @@ function f_41(v: any, out: any): true | undefined {
 }
 
 function p_42(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_41(v, out) && out;
 }
 
 function p_43(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -6336,7 +6353,7 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
@@ -6366,36 +6383,36 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 }
 
 function p_PromptRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptRequest(v, out) && out;
 }
 
-function p_44(v: any): any {
-  let y: any;
-  y = p_WriteTextFileResponse(v);
-  if (y !== undefined) return y;
-  y = p_ReadTextFileResponse(v);
-  if (y !== undefined) return y;
-  y = p_RequestPermissionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_TerminalOutputResponse(v);
-  if (y !== undefined) return y;
-  y = p_ReleaseTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_WaitForTerminalExitResponse(v);
-  if (y !== undefined) return y;
-  y = p_KillTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationResponse(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_44(method: unknown, v: any): any {
+  switch (method) {
+    case "fs/write_text_file":
+      return p_WriteTextFileResponse(v);
+    case "fs/read_text_file":
+      return p_ReadTextFileResponse(v);
+    case "session/request_permission":
+      return p_RequestPermissionResponse(v);
+    case "terminal/create":
+      return p_CreateTerminalResponse(v);
+    case "terminal/output":
+      return p_TerminalOutputResponse(v);
+    case "terminal/release":
+      return p_ReleaseTerminalResponse(v);
+    case "terminal/wait_for_exit":
+      return p_WaitForTerminalExitResponse(v);
+    case "terminal/kill":
+      return p_KillTerminalResponse(v);
+    case "elicitation/create":
+      return p_CreateElicitationResponse(v);
+    case "mcp/message":
+      return p_MessageMcpResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
 function f_45(v: any, out: any): true | undefined {
@@ -6409,7 +6426,7 @@ function f_45(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_44(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_44(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -6418,18 +6435,20 @@ function f_45(v: any, out: any): true | undefined {
 }
 
 function p_46(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_45(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_46(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_18(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_WriteTextFileResponse(v: any, out: any): true | undefined {
@@ -6443,7 +6462,7 @@ function f_WriteTextFileResponse(v: any, out: any): true | undefined {
 }
 
 function p_WriteTextFileResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WriteTextFileResponse(v, out) && out;
 }
@@ -6452,7 +6471,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -6466,7 +6485,7 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
 }
 
 function p_ReadTextFileResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReadTextFileResponse(v, out) && out;
 }
@@ -6489,7 +6508,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequestPermissionResponse(v, out) && out;
 }
@@ -6505,7 +6524,7 @@ function p_RequestPermissionOutcomeSelected(v: any): any {
 }
 
 function p_RequestPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.outcome;
   let y: any;
   switch (t) {
@@ -6539,7 +6558,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_SelectedPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
 }
@@ -6562,7 +6581,7 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_CreateTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateTerminalResponse(v, out) && out;
 }
@@ -6571,14 +6590,14 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.output;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.output = y;
     else return rt.at("/output");
   }
   else return rt.failAt("/output", "missing required property");
   x = v.truncated;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.truncated = y;
     else return rt.at("/truncated");
   }
@@ -6597,7 +6616,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalOutputResponse(v, out) && out;
 }
@@ -6606,12 +6625,12 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -6623,7 +6642,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
 }
 
 function p_TerminalExitStatus(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalExitStatus(v, out) && out;
 }
@@ -6639,7 +6658,7 @@ function f_ReleaseTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_ReleaseTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReleaseTerminalResponse(v, out) && out;
 }
@@ -6648,12 +6667,12 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -6665,7 +6684,7 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
 }
 
 function p_WaitForTerminalExitResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_WaitForTerminalExitResponse(v, out) && out;
 }
@@ -6681,7 +6700,7 @@ function f_KillTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_KillTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_KillTerminalResponse(v, out) && out;
 }
@@ -6708,7 +6727,7 @@ function p_CreateElicitationResponseOther(v: any): any {
 }
 
 function p_48(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let y: any;
   switch (t) {
@@ -6741,28 +6760,33 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
 }
 
 function p_CreateElicitationResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
 }
 
 function p_ElicitationContentValue(v: any): any {
-  let y: any;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  let y: any, best: rt.Failure;
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  best = rt.failure();
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number"));
+  best = rt.deeper(best);
+  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number", v));
   if (y !== undefined) return y;
-  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean"));
+  best = rt.deeper(best);
+  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = p_6(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_49(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -6785,7 +6809,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationAcceptAction(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationAcceptAction(v, out) && out;
 }
@@ -6808,7 +6832,7 @@ function f_50(v: any, out: any): true | undefined {
 }
 
 function p_51(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_50(v, out) && out;
 }
@@ -6831,18 +6855,20 @@ function f_52(v: any, out: any): true | undefined {
 }
 
 function p_53(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_52(v, out) && out;
 }
 
 function p_MessageMcpResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_51(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_53(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 const K_54 = ["code", "message", "data"];
@@ -6851,14 +6877,14 @@ function f_McpError(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.code;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 ? x : rt.fail("expected an integer (int32) in [-2147483648, 2147483647]"));
+    y = (Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 ? x : rt.fail("expected an integer (int32) in [-2147483648, 2147483647]", x));
     if (y !== undefined) out.code = y;
     else return rt.at("/code");
   }
   else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -6874,34 +6900,34 @@ function f_McpError(v: any, out: any): true | undefined {
 }
 
 function p_McpError(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpError(v, out) && out;
 }
 
-function p_55(v: any): any {
-  let y: any;
-  y = p_CancelNotification(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_55(method: unknown, v: any): any {
+  switch (method) {
+    case "session/cancel":
+      return p_CancelNotification(v);
+    case "mcp/message":
+      return p_MessageMcpNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_ClientNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_55(x));
+    y = (x === null ? null : m_55(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -6909,7 +6935,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
 }
 
 function p_ClientNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientNotification(v, out) && out;
 }
@@ -6932,7 +6958,7 @@ function f_CancelNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelNotification(v, out) && out;
 }
@@ -6955,7 +6981,7 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -6975,7 +7001,7 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
 }
 
 function p_MessageMcpNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_MessageMcpNotification(v, out) && out;
 }
@@ -6998,18 +7024,20 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelRequestNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function p_56(v: any): any {
-  let y: any;
-  y = p_InitializeProxyRequest(v);
-  if (y !== undefined) return y;
-  y = p_ProxySuccessorRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_56(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/initialize":
+      return p_InitializeProxyRequest(v);
+    case "proxy/successor":
+      return p_ProxySuccessorRequest(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+  }
 }
 
 function f_ProxyRequest(v: any, out: any): true | undefined {
@@ -7023,14 +7051,14 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_56(x));
+    y = (x === null ? null : m_56(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7038,7 +7066,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
 }
 
 function p_ProxyRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProxyRequest(v, out) && out;
 }
@@ -7051,7 +7079,7 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -7071,18 +7099,20 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
 }
 
 function p_ProxySuccessorRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function p_57(v: any): any {
-  let y: any;
-  y = p_InitializeProxyResponse(v);
-  if (y !== undefined) return y;
-  y = p_ProxySuccessorResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_57(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/initialize":
+      return p_InitializeProxyResponse(v);
+    case "proxy/successor":
+      return p_ProxySuccessorResponse(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+  }
 }
 
 function f_58(v: any, out: any): true | undefined {
@@ -7096,7 +7126,7 @@ function f_58(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_57(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_57(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -7105,18 +7135,20 @@ function f_58(v: any, out: any): true | undefined {
 }
 
 function p_59(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_58(v, out) && out;
 }
 
 function p_ProxyResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_59(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_18(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_InitializeProxyResponse(v: any): any {
@@ -7127,25 +7159,27 @@ function p_ProxySuccessorResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_60(v: any): any {
-  let y: any;
-  y = p_ProxySuccessorNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_60(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/successor":
+      return p_ProxySuccessorNotification(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/successor");
+  }
 }
 
 function f_ProxyNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_60(x));
+    y = (x === null ? null : m_60(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7153,7 +7187,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
 }
 
 function p_ProxyNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProxyNotification(v, out) && out;
 }
@@ -7162,7 +7196,7 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -7182,10 +7216,12 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
 }
 
 function p_ProxySuccessorNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProxySuccessorNotification(v, out) && out;
 }
+
+let askedMethod: string | undefined;
 
 /**
  * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
@@ -7601,10 +7637,23 @@ function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `AgentResponseFor`.
  */
 function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
   return rt.finish(p_AgentResponse(value));
+}
+
+/**
+ * Tolerant decoding of `AgentResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_AgentResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -8749,10 +8798,23 @@ function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ClientResponseFor`.
  */
 function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
   return rt.finish(p_ClientResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ClientResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ClientResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -8917,10 +8979,23 @@ function parse_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorReq
 }
 
 /**
- * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ProxyResponseFor`.
  */
 function parse_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   return rt.finish(p_ProxyResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ProxyResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ProxyResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -9204,4 +9279,7 @@ export {
   parse_ProxySuccessorResponse as ProxySuccessorResponse,
   parse_ProxyNotification as ProxyNotification,
   parse_ProxySuccessorNotification as ProxySuccessorNotification,
+  parse_AgentResponseFor as AgentResponseFor,
+  parse_ClientResponseFor as ClientResponseFor,
+  parse_ProxyResponseFor as ProxyResponseFor,
 };

@@ -6,6 +6,11 @@
  * default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to
  * the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh
  * value (the input is never mutated) or the issue that made it fail, and never throws.
+ *
+ * JSON-RPC envelopes (`ClientRequest`, `AgentNotification`, ...) decode `params` with the type
+ * of their `method`; a method outside the table is an extension and its params are kept raw.
+ * A response names no method: `parse.AgentResponse` keeps `result` raw, and
+ * `parse.AgentResponseFor(method, value)` decodes it with the result type of `method`.
  * @module
  */
 
@@ -13,17 +18,17 @@ import type * as T from "./types.js";
 import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
 
-function p_0(v: any): any {
-  let y: any;
-  y = p_RequestPermissionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationRequest(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_0(method: unknown, v: any): any {
+  switch (method) {
+    case "session/request_permission":
+      return p_RequestPermissionRequest(v);
+    case "elicitation/create":
+      return p_CreateElicitationRequest(v);
+    case "mcp/message":
+      return p_MessageMcpRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_AgentRequest(v: any, out: any): true | undefined {
@@ -37,14 +42,14 @@ function f_AgentRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_0(x));
+    y = (x === null ? null : m_0(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -52,22 +57,24 @@ function f_AgentRequest(v: any, out: any): true | undefined {
 }
 
 function p_AgentRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentRequest(v, out) && out;
 }
 
 function p_RequestId(v: any): any {
-  let y: any;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  let y: any, best: rt.Failure;
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  best = rt.failure();
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_1(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -75,12 +82,11 @@ function p_1(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
 function p_2(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -102,14 +108,14 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.subject;
@@ -134,13 +140,13 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequestPermissionRequest(v, out) && out;
 }
 
 function p_SessionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_RequestPermissionSubjectToolCall(v: any): any {
@@ -158,7 +164,7 @@ function p_RequestPermissionSubjectOther(v: any): any {
 }
 
 function p_RequestPermissionSubject(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -175,7 +181,7 @@ function p_RequestPermissionSubject(v: any): any {
 }
 
 function p_3(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -187,7 +193,7 @@ function p_3(v: any): any {
 }
 
 function p_4(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -209,12 +215,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/toolCallId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.name = y;
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.kind;
@@ -261,21 +267,21 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallUpdate(v, out) && out;
 }
 
 function p_ToolCallId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ToolKind(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ToolCallStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ToolCallContentContent(v: any): any {
@@ -298,7 +304,7 @@ function p_ToolCallContentOther(v: any): any {
 }
 
 function p_ToolCallContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -347,7 +353,7 @@ function p_ContentBlockOther(v: any): any {
 }
 
 function p_ContentBlock(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -373,7 +379,7 @@ function p_ContentBlock(v: any): any {
 }
 
 function p_5(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -393,12 +399,12 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v.lastModified;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.lastModified = y;
   }
   x = v.priority;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.priority = y;
   }
   x = v._meta;
@@ -410,20 +416,20 @@ function f_Annotations(v: any, out: any): true | undefined {
 }
 
 function p_Annotations(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Annotations(v, out) && out;
 }
 
 function p_Role(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_TextContent(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
@@ -442,20 +448,20 @@ function f_TextContent(v: any, out: any): true | undefined {
 }
 
 function p_TextContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextContent(v, out) && out;
 }
 
 function p_MediaType(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ImageContent(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
@@ -469,7 +475,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
   else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.uri = y;
   }
   x = v.annotations;
@@ -486,7 +492,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
 }
 
 function p_ImageContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ImageContent(v, out) && out;
 }
@@ -495,7 +501,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
@@ -521,17 +527,17 @@ function f_AudioContent(v: any, out: any): true | undefined {
 }
 
 function p_AudioContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AudioContent(v, out) && out;
 }
 
 function p_6(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) continue;
     out.push(y);
   }
@@ -542,7 +548,7 @@ function f_Icon(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.src;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.src = y;
     else return rt.at("/src");
   }
@@ -571,17 +577,17 @@ function f_Icon(v: any, out: any): true | undefined {
 }
 
 function p_Icon(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Icon(v, out) && out;
 }
 
 function p_IconTheme(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_7(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -596,26 +602,26 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
   else return rt.failAt("/uri", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.icons;
@@ -630,7 +636,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.size;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.size = y;
   }
   x = v.annotations;
@@ -647,32 +653,34 @@ function f_ResourceLink(v: any, out: any): true | undefined {
 }
 
 function p_ResourceLink(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResourceLink(v, out) && out;
 }
 
 function p_EmbeddedResourceResource(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_TextResourceContents(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_BlobResourceContents(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_TextResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
   else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -691,7 +699,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_TextResourceContents(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextResourceContents(v, out) && out;
 }
@@ -700,14 +708,14 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.blob;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.blob = y;
     else return rt.at("/blob");
   }
   else return rt.failAt("/blob", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -726,7 +734,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
 }
 
 function p_BlobResourceContents(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BlobResourceContents(v, out) && out;
 }
@@ -754,7 +762,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
 }
 
 function p_EmbeddedResource(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EmbeddedResource(v, out) && out;
 }
@@ -777,7 +785,7 @@ function f_Content(v: any, out: any): true | undefined {
 }
 
 function p_Content(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Content(v, out) && out;
 }
@@ -814,7 +822,7 @@ function p_DiffChangeOther(v: any): any {
 }
 
 function p_9(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.operation;
   let y: any;
   switch (t) {
@@ -863,17 +871,17 @@ function f_DiffChange(v: any, out: any): true | undefined {
 }
 
 function p_DiffChange(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DiffChange(v, out) && out;
 }
 
 function p_DiffFileType(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_AbsolutePath(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_DiffPathChange(v: any, out: any): true | undefined {
@@ -889,7 +897,7 @@ function f_DiffPathChange(v: any, out: any): true | undefined {
 }
 
 function p_DiffPathChange(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DiffPathChange(v, out) && out;
 }
@@ -914,7 +922,7 @@ function f_DiffPathPairChange(v: any, out: any): true | undefined {
 }
 
 function p_DiffPathPairChange(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DiffPathPairChange(v, out) && out;
 }
@@ -930,7 +938,7 @@ function f_DiffPatch(v: any, out: any): true | undefined {
   else return rt.failAt("/format", "missing required property");
   x = v.text;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
   }
@@ -944,17 +952,17 @@ function f_DiffPatch(v: any, out: any): true | undefined {
 }
 
 function p_DiffPatch(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DiffPatch(v, out) && out;
 }
 
 function p_DiffPatchFormat(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_10(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -988,13 +996,13 @@ function f_Diff(v: any, out: any): true | undefined {
 }
 
 function p_Diff(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Diff(v, out) && out;
 }
 
 function p_TerminalId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_Terminal(v: any, out: any): true | undefined {
@@ -1015,7 +1023,7 @@ function f_Terminal(v: any, out: any): true | undefined {
 }
 
 function p_Terminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Terminal(v, out) && out;
 }
@@ -1031,7 +1039,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [1, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [1, 4294967295] or null", x));
     if (y !== undefined) out.line = y;
   }
   x = v._meta;
@@ -1043,7 +1051,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallLocation(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallLocation(v, out) && out;
 }
@@ -1064,7 +1072,7 @@ function f_ToolCallCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallCapabilities(v, out) && out;
 }
@@ -1080,7 +1088,7 @@ function f_ToolCallCancelCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallCancelCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallCancelCapabilities(v, out) && out;
 }
@@ -1103,7 +1111,7 @@ function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallPermissionSubject(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallPermissionSubject(v, out) && out;
 }
@@ -1112,7 +1120,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.command;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
   }
@@ -1143,7 +1151,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
 }
 
 function p_CommandPermissionSubject(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CommandPermissionSubject(v, out) && out;
 }
@@ -1159,7 +1167,7 @@ function f_PermissionOption(v: any, out: any): true | undefined {
   else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -1180,17 +1188,17 @@ function f_PermissionOption(v: any, out: any): true | undefined {
 }
 
 function p_PermissionOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PermissionOption(v, out) && out;
 }
 
 function p_PermissionOptionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_PermissionOptionKind(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_CreateElicitationRequestForm(v: any): any {
@@ -1204,12 +1212,14 @@ function p_CreateElicitationRequestUrl(v: any): any {
 }
 
 function p_11(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_ElicitationRequestScope(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 const K_12 = ["message", "_meta"];
@@ -1220,7 +1230,7 @@ function p_CreateElicitationRequestOther(v: any): any {
 }
 
 function p_13(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let y: any;
   switch (t) {
@@ -1240,7 +1250,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -1257,7 +1267,7 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
 }
 
 function p_CreateElicitationRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateElicitationRequest(v, out) && out;
 }
@@ -1280,7 +1290,7 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSessionScope(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationSessionScope(v, out) && out;
 }
@@ -1298,13 +1308,13 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationRequestScope(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationRequestScope(v, out) && out;
 }
 
 function p_14(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1316,11 +1326,11 @@ function p_14(v: any): any {
 }
 
 function p_15(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
@@ -1338,7 +1348,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   else return rt.failAt("/type", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.properties;
@@ -1356,7 +1366,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1368,13 +1378,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationSchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationSchema(v, out) && out;
 }
 
 function p_ElicitationSchemaType(v: any): any {
-  return ((v === "object") ? v : rt.fail("expected one of \"object\""));
+  return ((v === "object") ? v : rt.fail("expected one of \"object\"", v));
 }
 
 function p_ElicitationPropertySchemaString(v: any): any {
@@ -1407,7 +1417,7 @@ function p_ElicitationPropertySchemaOther(v: any): any {
 }
 
 function p_ElicitationPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1433,28 +1443,28 @@ function p_ElicitationPropertySchema(v: any): any {
 }
 
 function p_StringFormat(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_EnumOption(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.const;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.const = y;
     else return rt.at("/const");
   }
   else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -1466,26 +1476,13 @@ function f_EnumOption(v: any, out: any): true | undefined {
 }
 
 function p_EnumOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EnumOption(v, out) && out;
 }
 
 function p_16(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
-    if (y === undefined) return rt.atKey(i);
-    out.push(y);
-  }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
-  return out;
-}
-
-function p_17(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1493,7 +1490,6 @@ function p_17(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -1501,29 +1497,29 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.minLength = y;
     else return rt.at("/minLength");
   }
   x = v.maxLength;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
     if (y !== undefined) out.maxLength = y;
     else return rt.at("/maxLength");
   }
   x = v.pattern;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.pattern = y;
     else return rt.at("/pattern");
   }
@@ -1535,18 +1531,18 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_16(x));
+    y = (x === null ? null : p_15(x));
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_17(x));
+    y = (x === null ? null : p_16(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
@@ -1559,7 +1555,7 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_StringPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_StringPropertySchema(v, out) && out;
 }
@@ -1568,29 +1564,29 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null"));
+    y = (x === null || typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1602,7 +1598,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_NumberPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NumberPropertySchema(v, out) && out;
 }
@@ -1611,29 +1607,29 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minimum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.minimum = y;
     else return rt.at("/minimum");
   }
   x = v.maximum;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.maximum = y;
     else return rt.at("/maximum");
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1645,7 +1641,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_IntegerPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_IntegerPropertySchema(v, out) && out;
 }
@@ -1654,17 +1650,17 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.default;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
@@ -1676,7 +1672,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_BooleanPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BooleanPropertySchema(v, out) && out;
 }
@@ -1691,7 +1687,7 @@ function p_MultiSelectItemsOther(v: any): any {
 }
 
 function p_MultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -1709,7 +1705,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_16(x);
+    y = p_15(x);
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
@@ -1723,7 +1719,7 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_StringMultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_StringMultiSelectItems(v, out) && out;
 }
@@ -1732,7 +1728,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_17(x);
+    y = p_16(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
   }
@@ -1746,7 +1742,7 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
 }
 
 function p_TitledMultiSelectItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TitledMultiSelectItems(v, out) && out;
 }
@@ -1755,23 +1751,23 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.minItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.minItems = y;
     else return rt.at("/minItems");
   }
   x = v.maxItems;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.maxItems = y;
     else return rt.at("/maxItems");
   }
@@ -1796,7 +1792,7 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
 }
 
 function p_MultiSelectPropertySchema(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_MultiSelectPropertySchema(v, out) && out;
 }
@@ -1817,13 +1813,13 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationFormMode(v, out) && out;
 }
 
 function p_ElicitationId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ElicitationUrlMode(v: any, out: any): true | undefined {
@@ -1837,7 +1833,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
   else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
@@ -1849,7 +1845,7 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlMode(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationUrlMode(v, out) && out;
 }
@@ -1872,7 +1868,7 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -1892,73 +1888,73 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
 }
 
 function p_MessageMcpRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_MessageMcpRequest(v, out) && out;
 }
 
 function p_McpServerAcpId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_McpRequestId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_18(v: any): any {
-  let y: any;
-  y = p_InitializeResponse(v);
-  if (y !== undefined) return y;
-  y = p_LoginAuthResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListProvidersResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetProviderResponse(v);
-  if (y !== undefined) return y;
-  y = p_DisableProviderResponse(v);
-  if (y !== undefined) return y;
-  y = p_LogoutAuthResponse(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusResponse(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsResponse(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ForkSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_ArchiveSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_UnarchiveSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_SessionStatusResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionTitleResponse(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CancelToolCallResponse(v);
-  if (y !== undefined) return y;
-  y = p_CancelTerminalResponse(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionResponse(v);
-  if (y !== undefined) return y;
-  y = p_PromptResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_17(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeResponse(v);
+    case "auth/login":
+      return p_LoginAuthResponse(v);
+    case "providers/list":
+      return p_ListProvidersResponse(v);
+    case "providers/set":
+      return p_SetProviderResponse(v);
+    case "providers/disable":
+      return p_DisableProviderResponse(v);
+    case "auth/logout":
+      return p_LogoutAuthResponse(v);
+    case "auth/status":
+      return p_AuthStatusResponse(v);
+    case "session/new":
+      return p_NewSessionResponse(v);
+    case "session/list":
+      return p_ListSessionsResponse(v);
+    case "session/delete":
+      return p_DeleteSessionResponse(v);
+    case "session/fork":
+      return p_ForkSessionResponse(v);
+    case "session/archive":
+      return p_ArchiveSessionResponse(v);
+    case "session/unarchive":
+      return p_UnarchiveSessionResponse(v);
+    case "session/status":
+      return p_SessionStatusResponse(v);
+    case "session/set_title":
+      return p_SetSessionTitleResponse(v);
+    case "session/resume":
+      return p_ResumeSessionResponse(v);
+    case "session/close":
+      return p_CloseSessionResponse(v);
+    case "tool_call/cancel":
+      return p_CancelToolCallResponse(v);
+    case "terminal/cancel":
+      return p_CancelTerminalResponse(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionResponse(v);
+    case "session/prompt":
+      return p_PromptResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
-function f_19(v: any, out: any): true | undefined {
+function f_18(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -1969,7 +1965,7 @@ function f_19(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_18(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_17(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -1977,26 +1973,28 @@ function f_19(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_20(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_19(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_19(v, out) && out;
+  return f_18(v, out) && out;
 }
 
-function p_21(v: any): any {
-  let y: any;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+function p_20(v: any): any {
+  let y: any, best: rt.Failure;
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  best = rt.failure();
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function f_22(v: any, out: any): true | undefined {
+function f_21(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_20(x));
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
   }
@@ -2011,23 +2009,25 @@ function f_22(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_23(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_22(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_22(v, out) && out;
+  return f_21(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
-  let y: any;
-  y = p_20(v);
+  let y: any, best: rt.Failure;
+  y = p_19(v);
   if (y !== undefined) return y;
-  y = p_23(v);
+  best = rt.failure();
+  y = p_22(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function p_24(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_23(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2061,7 +2061,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_23(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v._meta;
@@ -2073,32 +2073,32 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
 }
 
 function p_InitializeResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_InitializeResponse(v, out) && out;
 }
 
 function p_ProtocolVersion(v: any): any {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]"));
+  return (Number.isInteger(v) && v >= 0 && v <= 65535 ? v : rt.fail("expected an integer (uint16) in [0, 65535]", v));
 }
 
 function f_Implementation(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.version;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.version = y;
     else return rt.at("/version");
   }
@@ -2112,7 +2112,7 @@ function f_Implementation(v: any, out: any): true | undefined {
 }
 
 function p_Implementation(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Implementation(v, out) && out;
 }
@@ -2143,7 +2143,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentCapabilities(v, out) && out;
 }
@@ -2204,7 +2204,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionCapabilities(v, out) && out;
 }
@@ -2235,7 +2235,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptCapabilities(v, out) && out;
 }
@@ -2251,7 +2251,7 @@ function f_PromptImageCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptImageCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptImageCapabilities(v, out) && out;
 }
@@ -2267,7 +2267,7 @@ function f_PromptAudioCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_PromptAudioCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptAudioCapabilities(v, out) && out;
 }
@@ -2283,7 +2283,7 @@ function f_PromptEmbeddedContextCapabilities(v: any, out: any): true | undefined
 }
 
 function p_PromptEmbeddedContextCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptEmbeddedContextCapabilities(v, out) && out;
 }
@@ -2314,7 +2314,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpCapabilities(v, out) && out;
 }
@@ -2330,7 +2330,7 @@ function f_McpStdioCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpStdioCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpStdioCapabilities(v, out) && out;
 }
@@ -2346,7 +2346,7 @@ function f_McpHttpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpHttpCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpHttpCapabilities(v, out) && out;
 }
@@ -2362,7 +2362,7 @@ function f_McpAcpCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_McpAcpCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpAcpCapabilities(v, out) && out;
 }
@@ -2378,7 +2378,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionDeleteCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionDeleteCapabilities(v, out) && out;
 }
@@ -2394,7 +2394,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
 }
 
 function p_SessionAdditionalDirectoriesCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionAdditionalDirectoriesCapabilities(v, out) && out;
 }
@@ -2415,7 +2415,7 @@ function f_SessionSystemPromptCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionSystemPromptCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionSystemPromptCapabilities(v, out) && out;
 }
@@ -2436,7 +2436,7 @@ function f_SessionSystemPromptModeCapabilities(v: any, out: any): true | undefin
 }
 
 function p_SessionSystemPromptModeCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionSystemPromptModeCapabilities(v, out) && out;
 }
@@ -2452,7 +2452,7 @@ function f_SessionSystemPromptOverrideCapabilities(v: any, out: any): true | und
 }
 
 function p_SessionSystemPromptOverrideCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionSystemPromptOverrideCapabilities(v, out) && out;
 }
@@ -2468,7 +2468,7 @@ function f_SessionForkCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionForkCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionForkCapabilities(v, out) && out;
 }
@@ -2484,7 +2484,7 @@ function f_SessionArchiveCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionArchiveCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionArchiveCapabilities(v, out) && out;
 }
@@ -2500,7 +2500,7 @@ function f_SessionStatusCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionStatusCapabilities(v, out) && out;
 }
@@ -2516,7 +2516,7 @@ function f_SessionTitleCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionTitleCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionTitleCapabilities(v, out) && out;
 }
@@ -2537,7 +2537,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AgentAuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentAuthCapabilities(v, out) && out;
 }
@@ -2553,7 +2553,7 @@ function f_AuthStatusCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthStatusCapabilities(v, out) && out;
 }
@@ -2569,7 +2569,7 @@ function f_ProvidersCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ProvidersCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProvidersCapabilities(v, out) && out;
 }
@@ -2591,12 +2591,12 @@ function p_AuthMethodOther(v: any): any {
   if (p_AuthMethodId(x) === undefined) return rt.at("/methodId");
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/name");
+  if ((typeof x === "string" ? x : rt.fail("expected a string", x)) === undefined) return rt.at("/name");
   return rt.copyJson(v);
 }
 
 function p_AuthMethod(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -2613,21 +2613,21 @@ function p_AuthMethod(v: any): any {
 }
 
 function p_AuthMethodId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_EnvVariable(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -2641,13 +2641,13 @@ function f_EnvVariable(v: any, out: any): true | undefined {
 }
 
 function p_EnvVariable(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_EnvVariable(v, out) && out;
 }
 
-function p_25(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_24(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2669,14 +2669,14 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   else return rt.failAt("/methodId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.args;
@@ -2687,7 +2687,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_25(x);
+    y = x === null ? [] : p_24(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -2700,7 +2700,7 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodTerminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthMethodTerminal(v, out) && out;
 }
@@ -2716,14 +2716,14 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   else return rt.failAt("/methodId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -2735,7 +2735,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
 }
 
 function p_AuthMethodAgent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthMethodAgent(v, out) && out;
 }
@@ -2751,13 +2751,13 @@ function f_LoginAuthResponse(v: any, out: any): true | undefined {
 }
 
 function p_LoginAuthResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LoginAuthResponse(v, out) && out;
 }
 
-function p_26(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_25(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2772,7 +2772,7 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.providers;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_25(x);
     if (y !== undefined) out.providers = y;
     else return rt.at("/providers");
   }
@@ -2786,13 +2786,13 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListProvidersResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListProvidersResponse(v, out) && out;
 }
 
-function p_27(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_26(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2814,14 +2814,14 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/providerId", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_26(x);
     if (y !== undefined) out.supported = y;
     else out.supported = [];
   }
   else return rt.failAt("/supported", "missing required property");
   x = v.required;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.required = y;
     else return rt.at("/required");
   }
@@ -2841,17 +2841,17 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
 }
 
 function p_ProviderInfo(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProviderInfo(v, out) && out;
 }
 
 function p_ProviderId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_LlmProtocol(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
@@ -2865,7 +2865,7 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
   else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.baseUrl = y;
     else return rt.at("/baseUrl");
   }
@@ -2879,7 +2879,7 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
 }
 
 function p_ProviderCurrentConfig(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProviderCurrentConfig(v, out) && out;
 }
@@ -2895,7 +2895,7 @@ function f_SetProviderResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetProviderResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetProviderResponse(v, out) && out;
 }
@@ -2911,7 +2911,7 @@ function f_DisableProviderResponse(v: any, out: any): true | undefined {
 }
 
 function p_DisableProviderResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DisableProviderResponse(v, out) && out;
 }
@@ -2927,13 +2927,13 @@ function f_LogoutAuthResponse(v: any, out: any): true | undefined {
 }
 
 function p_LogoutAuthResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutAuthResponse(v, out) && out;
 }
 
-function p_28(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_27(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2955,7 +2955,7 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_27(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
@@ -2967,42 +2967,42 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthStatusResponse(v, out) && out;
 }
 
 function p_AuthState(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_AuthAccount(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.label;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.label = y;
     else return rt.at("/label");
   }
   else return rt.failAt("/label", "missing required property");
   x = v.active;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
     if (y !== undefined) out.active = y;
   }
   x = v.name;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.name = y;
   }
   x = v.email;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.email = y;
   }
   x = v.organization;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.organization = y;
   }
   x = v._meta;
@@ -3014,13 +3014,13 @@ function f_AuthAccount(v: any, out: any): true | undefined {
 }
 
 function p_AuthAccount(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthAccount(v, out) && out;
 }
 
-function p_29(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_28(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3031,8 +3031,8 @@ function p_29(v: any): any {
   return out;
 }
 
-function p_30(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_29(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3054,12 +3054,12 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_28(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_29(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -3071,7 +3071,7 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NewSessionResponse(v, out) && out;
 }
@@ -3086,14 +3086,14 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-const K_31 = ["configId", "name", "description", "category", "_meta"];
+const K_30 = ["configId", "name", "description", "category", "_meta"];
 
 function p_SessionConfigOptionOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_31);
+  return rt.copyRawExcept(v, {}, K_30);
 }
 
-function p_32(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_31(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -3120,14 +3120,14 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   else return rt.failAt("/configId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.category;
@@ -3140,32 +3140,32 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_32(v);
+  const m = p_31(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
 }
 
 function p_SessionConfigOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigOption(v, out) && out;
 }
 
 function p_SessionConfigId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_SessionConfigOptionCategory(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_SessionConfigValueId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_33(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_32(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3173,12 +3173,11 @@ function p_33(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
-function p_34(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_33(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3186,17 +3185,18 @@ function p_34(v: any): any {
     if (y === undefined) return rt.atKey(i);
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
 function p_SessionConfigSelectOptions(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
+  y = p_32(v);
+  if (y !== undefined) return y;
+  best = rt.failure();
   y = p_33(v);
   if (y !== undefined) return y;
-  y = p_34(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
@@ -3210,14 +3210,14 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -3229,13 +3229,13 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectOption(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_35(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_34(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3243,7 +3243,6 @@ function p_35(v: any): any {
     if (y === undefined) continue;
     out.push(y);
   }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
   return out;
 }
 
@@ -3258,14 +3257,14 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
   else return rt.failAt("/groupId", "missing required property");
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_35(x);
+    y = p_34(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
   }
@@ -3279,13 +3278,13 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelectGroup(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelectGroup(v, out) && out;
 }
 
 function p_SessionConfigGroupId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_SessionConfigSelect(v: any, out: any): true | undefined {
@@ -3308,7 +3307,7 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigSelect(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigSelect(v, out) && out;
 }
@@ -3317,7 +3316,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.currentValue;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
   }
@@ -3326,7 +3325,7 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
 }
 
 function p_SessionConfigBoolean(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionConfigBoolean(v, out) && out;
 }
@@ -3340,15 +3339,15 @@ function p_AvailableCommandOther(v: any): any {
   let x: any;
   x = v.name;
   if (x === undefined) return rt.failAt("/name", "missing required property");
-  if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/name");
+  if ((typeof x === "string" ? x : rt.fail("expected a string", x)) === undefined) return rt.at("/name");
   x = v.description;
   if (x === undefined) return rt.failAt("/description", "missing required property");
-  if ((typeof x === "string" ? x : rt.fail("expected a string")) === undefined) return rt.at("/description");
+  if ((typeof x === "string" ? x : rt.fail("expected a string", x)) === undefined) return rt.at("/description");
   return rt.copyJson(v);
 }
 
 function p_AvailableCommand(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -3371,7 +3370,7 @@ function p_AvailableCommandInputOther(v: any): any {
 }
 
 function p_AvailableCommandInput(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -3388,7 +3387,7 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.hint;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.hint = y;
     else return rt.at("/hint");
   }
@@ -3402,7 +3401,7 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
 }
 
 function p_TextCommandInput(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TextCommandInput(v, out) && out;
 }
@@ -3411,14 +3410,14 @@ function f_Command(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.description = y;
     else return rt.at("/description");
   }
@@ -3437,13 +3436,13 @@ function f_Command(v: any, out: any): true | undefined {
 }
 
 function p_Command(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Command(v, out) && out;
 }
 
-function p_36(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_35(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3458,7 +3457,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_36(x);
+    y = p_35(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
   }
@@ -3478,13 +3477,13 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListSessionsResponse(v, out) && out;
 }
 
-function p_37(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_36(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3513,23 +3512,23 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_37(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v.archived;
   if (x !== undefined) {
-    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null"));
+    y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
     if (y !== undefined) out.archived = y;
   }
   x = v._meta;
@@ -3541,13 +3540,13 @@ function f_SessionInfo(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfo(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionInfo(v, out) && out;
 }
 
 function p_SessionListCursor(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_DeleteSessionResponse(v: any, out: any): true | undefined {
@@ -3561,7 +3560,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DeleteSessionResponse(v, out) && out;
 }
@@ -3577,12 +3576,12 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_28(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_29(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -3594,7 +3593,7 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ForkSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ForkSessionResponse(v, out) && out;
 }
@@ -3610,7 +3609,7 @@ function f_ArchiveSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ArchiveSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ArchiveSessionResponse(v, out) && out;
 }
@@ -3626,7 +3625,7 @@ function f_UnarchiveSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_UnarchiveSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnarchiveSessionResponse(v, out) && out;
 }
@@ -3654,13 +3653,13 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionStatusResponse(v, out) && out;
 }
 
 function p_SessionStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_StateUpdateRunning(v: any): any {
@@ -3688,7 +3687,7 @@ function p_StateUpdateOther(v: any): any {
 }
 
 function p_StateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.state;
   let y: any;
   switch (t) {
@@ -3730,7 +3729,7 @@ function p_BackgroundWorkOther(v: any): any {
 }
 
 function p_BackgroundWork(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -3767,7 +3766,7 @@ function f_BackgroundTerminal(v: any, out: any): true | undefined {
 }
 
 function p_BackgroundTerminal(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BackgroundTerminal(v, out) && out;
 }
@@ -3790,7 +3789,7 @@ function f_BackgroundToolCall(v: any, out: any): true | undefined {
 }
 
 function p_BackgroundToolCall(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BackgroundToolCall(v, out) && out;
 }
@@ -3813,13 +3812,13 @@ function f_BackgroundSubagent(v: any, out: any): true | undefined {
 }
 
 function p_BackgroundSubagent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_BackgroundSubagent(v, out) && out;
 }
 
-function p_38(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_37(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3834,7 +3833,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -3846,7 +3845,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_RunningStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RunningStateUpdate(v, out) && out;
 }
@@ -3862,7 +3861,7 @@ function f_Error(v: any, out: any): true | undefined {
   else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -3876,28 +3875,31 @@ function f_Error(v: any, out: any): true | undefined {
 }
 
 function p_Error(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Error(v, out) && out;
 }
 
 function p_ErrorCode(v: any): any {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer"));
+  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer", v));
 }
 
 function p_ErrorData(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
   y = p_UnsupportedProtocolVersionErrorData(v);
   if (y !== undefined) return y;
+  best = rt.failure();
   y = p_SessionNotFoundErrorData(v);
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = rt.copyJson(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function p_39(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_38(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3919,7 +3921,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
   else return rt.failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_39(x);
+    y = p_38(x);
     if (y !== undefined) out.supported = y;
     else return rt.at("/supported");
   }
@@ -3933,7 +3935,7 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
 }
 
 function p_UnsupportedProtocolVersionErrorData(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnsupportedProtocolVersionErrorData(v, out) && out;
 }
@@ -3956,7 +3958,7 @@ function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
 }
 
 function p_SessionNotFoundErrorData(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionNotFoundErrorData(v, out) && out;
 }
@@ -3972,7 +3974,7 @@ function f_ErrorStopReason(v: any, out: any): true | undefined {
 }
 
 function p_ErrorStopReason(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ErrorStopReason(v, out) && out;
 }
@@ -3981,38 +3983,38 @@ function f_Usage(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.totalTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.totalTokens = y;
     else return rt.at("/totalTokens");
   }
   else return rt.failAt("/totalTokens", "missing required property");
   x = v.inputTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.inputTokens = y;
     else return rt.at("/inputTokens");
   }
   else return rt.failAt("/inputTokens", "missing required property");
   x = v.outputTokens;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.outputTokens = y;
     else return rt.at("/outputTokens");
   }
   else return rt.failAt("/outputTokens", "missing required property");
   x = v.thoughtTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.thoughtTokens = y;
   }
   x = v.cachedReadTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.cachedReadTokens = y;
   }
   x = v.cachedWriteTokens;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null"));
+    y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
     if (y !== undefined) out.cachedWriteTokens = y;
   }
   x = v._meta;
@@ -4024,7 +4026,7 @@ function f_Usage(v: any, out: any): true | undefined {
 }
 
 function p_Usage(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Usage(v, out) && out;
 }
@@ -4059,14 +4061,14 @@ function p_IdleStateUpdateError(v: any): any {
   return f_ErrorStopReason(v, out) && out;
 }
 
-const K_40 = ["usage", "background", "_meta"];
+const K_39 = ["usage", "background", "_meta"];
 
 function p_IdleStateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_40);
+  return rt.copyRawExcept(v, {}, K_39);
 }
 
-function p_41(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_40(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
   let y: any;
@@ -4104,7 +4106,7 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   }
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4112,14 +4114,14 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_41(v);
+  const m = p_40(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
 }
 
 function p_IdleStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_IdleStateUpdate(v, out) && out;
 }
@@ -4128,7 +4130,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4140,7 +4142,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_RequiresActionStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequiresActionStateUpdate(v, out) && out;
 }
@@ -4149,7 +4151,7 @@ function f_UnknownStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_38(x));
+    y = (x === null ? null : p_37(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
@@ -4161,7 +4163,7 @@ function f_UnknownStateUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UnknownStateUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnknownStateUpdate(v, out) && out;
 }
@@ -4170,7 +4172,7 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
@@ -4184,7 +4186,7 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionTitleResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionTitleResponse(v, out) && out;
 }
@@ -4193,12 +4195,12 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_28(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_29(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
@@ -4210,7 +4212,7 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResumeSessionResponse(v, out) && out;
 }
@@ -4226,7 +4228,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CloseSessionResponse(v, out) && out;
 }
@@ -4242,7 +4244,7 @@ function f_CancelToolCallResponse(v: any, out: any): true | undefined {
 }
 
 function p_CancelToolCallResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelToolCallResponse(v, out) && out;
 }
@@ -4258,7 +4260,7 @@ function f_CancelTerminalResponse(v: any, out: any): true | undefined {
 }
 
 function p_CancelTerminalResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelTerminalResponse(v, out) && out;
 }
@@ -4267,7 +4269,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_28(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -4281,7 +4283,7 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionConfigOptionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionConfigOptionResponse(v, out) && out;
 }
@@ -4304,44 +4306,44 @@ function f_PromptResponse(v: any, out: any): true | undefined {
 }
 
 function p_PromptResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptResponse(v, out) && out;
 }
 
 function p_MessageId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_ExtResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_42(v: any): any {
-  let y: any;
-  y = p_UpdateSessionNotification(v);
-  if (y !== undefined) return y;
-  y = p_CompleteElicitationNotification(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusUpdateNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_41(method: unknown, v: any): any {
+  switch (method) {
+    case "session/update":
+      return p_UpdateSessionNotification(v);
+    case "elicitation/complete":
+      return p_CompleteElicitationNotification(v);
+    case "auth/status_update":
+      return p_AuthStatusUpdateNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_AgentNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : m_41(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4349,7 +4351,7 @@ function f_AgentNotification(v: any, out: any): true | undefined {
 }
 
 function p_AgentNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentNotification(v, out) && out;
 }
@@ -4379,7 +4381,7 @@ function f_UpdateSessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_UpdateSessionNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UpdateSessionNotification(v, out) && out;
 }
@@ -4505,7 +4507,7 @@ function p_SessionUpdateOther(v: any): any {
 }
 
 function p_SessionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.sessionUpdate;
   let y: any;
   switch (t) {
@@ -4609,13 +4611,13 @@ function f_ContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ContentChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ContentChunk(v, out) && out;
 }
 
-function p_43(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_42(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4637,7 +4639,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -4649,7 +4651,7 @@ function f_UserMessage(v: any, out: any): true | undefined {
 }
 
 function p_UserMessage(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UserMessage(v, out) && out;
 }
@@ -4665,7 +4667,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -4677,7 +4679,7 @@ function f_AgentMessage(v: any, out: any): true | undefined {
 }
 
 function p_AgentMessage(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentMessage(v, out) && out;
 }
@@ -4693,7 +4695,7 @@ function f_AgentThought(v: any, out: any): true | undefined {
   else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -4705,7 +4707,7 @@ function f_AgentThought(v: any, out: any): true | undefined {
 }
 
 function p_AgentThought(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AgentThought(v, out) && out;
 }
@@ -4735,7 +4737,7 @@ function f_ToolCallContentChunk(v: any, out: any): true | undefined {
 }
 
 function p_ToolCallContentChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ToolCallContentChunk(v, out) && out;
 }
@@ -4744,7 +4746,7 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
@@ -4758,7 +4760,7 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutput(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalOutput(v, out) && out;
 }
@@ -4767,12 +4769,12 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.exitCode;
   if (x !== undefined) {
-    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x < 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null"));
+    y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
     if (y !== undefined) out.exitCode = y;
   }
   x = v.signal;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.signal = y;
   }
   x = v._meta;
@@ -4784,7 +4786,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
 }
 
 function p_TerminalExitStatus(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalExitStatus(v, out) && out;
 }
@@ -4793,14 +4795,14 @@ function f_TerminalSize(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.cols;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]"));
+    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]", x));
     if (y !== undefined) out.cols = y;
     else return rt.at("/cols");
   }
   else return rt.failAt("/cols", "missing required property");
   x = v.rows;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]"));
+    y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]", x));
     if (y !== undefined) out.rows = y;
     else return rt.at("/rows");
   }
@@ -4814,7 +4816,7 @@ function f_TerminalSize(v: any, out: any): true | undefined {
 }
 
 function p_TerminalSize(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalSize(v, out) && out;
 }
@@ -4835,7 +4837,7 @@ function f_TerminalCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_TerminalCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalCapabilities(v, out) && out;
 }
@@ -4851,7 +4853,7 @@ function f_TerminalCancelCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_TerminalCancelCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalCancelCapabilities(v, out) && out;
 }
@@ -4867,7 +4869,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/terminalId", "missing required property");
   x = v.command;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.command = y;
   }
   x = v.cwd;
@@ -4904,7 +4906,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
 }
 
 function p_TerminalUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalUpdate(v, out) && out;
 }
@@ -4920,7 +4922,7 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
   else return rt.failAt("/terminalId", "missing required property");
   x = v.data;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
@@ -4934,7 +4936,7 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
 }
 
 function p_TerminalOutputChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalOutputChunk(v, out) && out;
 }
@@ -4963,7 +4965,7 @@ function p_PlanUpdateContentOther(v: any): any {
 }
 
 function p_PlanUpdateContent(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -4983,14 +4985,14 @@ function p_PlanUpdateContent(v: any): any {
 }
 
 function p_PlanId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_PlanEntry(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -5018,21 +5020,21 @@ function f_PlanEntry(v: any, out: any): true | undefined {
 }
 
 function p_PlanEntry(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanEntry(v, out) && out;
 }
 
 function p_PlanEntryPriority(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_PlanEntryStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_44(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_43(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5054,7 +5056,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_44(x);
+    y = p_43(x);
     if (y !== undefined) out.entries = y;
     else return rt.at("/entries");
   }
@@ -5068,7 +5070,7 @@ function f_PlanItems(v: any, out: any): true | undefined {
 }
 
 function p_PlanItems(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanItems(v, out) && out;
 }
@@ -5084,7 +5086,7 @@ function f_PlanFile(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.uri;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
   }
@@ -5098,7 +5100,7 @@ function f_PlanFile(v: any, out: any): true | undefined {
 }
 
 function p_PlanFile(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanFile(v, out) && out;
 }
@@ -5114,7 +5116,7 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
   else return rt.failAt("/planId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -5128,7 +5130,7 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
 }
 
 function p_PlanMarkdown(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanMarkdown(v, out) && out;
 }
@@ -5151,7 +5153,7 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
 }
 
 function p_PlanUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanUpdate(v, out) && out;
 }
@@ -5174,7 +5176,7 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
 }
 
 function p_PlanRemoved(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PlanRemoved(v, out) && out;
 }
@@ -5183,7 +5185,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_29(x);
     if (y !== undefined) out.availableCommands = y;
     else return rt.at("/availableCommands");
   }
@@ -5197,7 +5199,7 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
 }
 
 function p_AvailableCommandsUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AvailableCommandsUpdate(v, out) && out;
 }
@@ -5206,7 +5208,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_28(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
   }
@@ -5220,7 +5222,7 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_ConfigOptionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ConfigOptionUpdate(v, out) && out;
 }
@@ -5229,12 +5231,12 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.updatedAt;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.updatedAt = y;
   }
   x = v._meta;
@@ -5246,7 +5248,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SessionInfoUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionInfoUpdate(v, out) && out;
 }
@@ -5255,14 +5257,14 @@ function f_Cost(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.amount;
   if (x !== undefined) {
-    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number"));
+    y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number", x));
     if (y !== undefined) out.amount = y;
     else return rt.at("/amount");
   }
   else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.currency = y;
     else return rt.at("/currency");
   }
@@ -5276,7 +5278,7 @@ function f_Cost(v: any, out: any): true | undefined {
 }
 
 function p_Cost(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Cost(v, out) && out;
 }
@@ -5285,14 +5287,14 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.used;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.used = y;
     else return rt.at("/used");
   }
   else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= 0 && x < 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]"));
+    y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.size = y;
     else return rt.at("/size");
   }
@@ -5311,13 +5313,13 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
 }
 
 function p_UsageUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UsageUpdate(v, out) && out;
 }
 
 function p_NoticeSeverity(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_Notice(v: any, out: any): true | undefined {
@@ -5331,14 +5333,14 @@ function f_Notice(v: any, out: any): true | undefined {
   else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters"));
+    y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
   else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v._meta;
@@ -5350,17 +5352,17 @@ function f_Notice(v: any, out: any): true | undefined {
 }
 
 function p_Notice(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_Notice(v, out) && out;
 }
 
 function p_CompactionId(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function p_CompactionStatus(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_CompactionUpdate(v: any, out: any): true | undefined {
@@ -5381,12 +5383,12 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.error = y;
   }
   x = v._meta;
@@ -5398,7 +5400,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
 }
 
 function p_CompactionUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompactionUpdate(v, out) && out;
 }
@@ -5428,7 +5430,7 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
 }
 
 function p_CompactionSummaryChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompactionSummaryChunk(v, out) && out;
 }
@@ -5449,7 +5451,7 @@ function f_SubagentSessionCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SubagentSessionCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SubagentSessionCapabilities(v, out) && out;
 }
@@ -5465,7 +5467,7 @@ function f_SessionCancelCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_SessionCancelCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionCancelCapabilities(v, out) && out;
 }
@@ -5481,12 +5483,12 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.title = y;
   }
   x = v.description;
   if (x !== undefined) {
-    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null"));
+    y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
     if (y !== undefined) out.description = y;
   }
   x = v.capabilities;
@@ -5507,7 +5509,7 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_36(x));
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -5520,7 +5522,7 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
 }
 
 function p_SubagentUpdate(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SubagentUpdate(v, out) && out;
 }
@@ -5556,7 +5558,7 @@ function f_SessionMessage(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_43(x));
+    y = (x === null ? null : p_42(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
@@ -5568,7 +5570,7 @@ function f_SessionMessage(v: any, out: any): true | undefined {
 }
 
 function p_SessionMessage(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionMessage(v, out) && out;
 }
@@ -5598,7 +5600,7 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
 }
 
 function p_SessionMessageChunk(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionMessageChunk(v, out) && out;
 }
@@ -5621,7 +5623,7 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
 }
 
 function p_CompleteElicitationNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CompleteElicitationNotification(v, out) && out;
 }
@@ -5637,7 +5639,7 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_27(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
@@ -5649,7 +5651,7 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusUpdateNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthStatusUpdateNotification(v, out) && out;
 }
@@ -5658,53 +5660,53 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_45(v: any): any {
-  let y: any;
-  y = p_InitializeRequest(v);
-  if (y !== undefined) return y;
-  y = p_LoginAuthRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListProvidersRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetProviderRequest(v);
-  if (y !== undefined) return y;
-  y = p_DisableProviderRequest(v);
-  if (y !== undefined) return y;
-  y = p_LogoutAuthRequest(v);
-  if (y !== undefined) return y;
-  y = p_AuthStatusRequest(v);
-  if (y !== undefined) return y;
-  y = p_NewSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ListSessionsRequest(v);
-  if (y !== undefined) return y;
-  y = p_DeleteSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ForkSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_ArchiveSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_UnarchiveSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_SessionStatusRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionTitleRequest(v);
-  if (y !== undefined) return y;
-  y = p_ResumeSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CloseSessionRequest(v);
-  if (y !== undefined) return y;
-  y = p_CancelToolCallRequest(v);
-  if (y !== undefined) return y;
-  y = p_CancelTerminalRequest(v);
-  if (y !== undefined) return y;
-  y = p_SetSessionConfigOptionRequest(v);
-  if (y !== undefined) return y;
-  y = p_PromptRequest(v);
-  if (y !== undefined) return y;
-  y = p_ExtRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_44(method: unknown, v: any): any {
+  switch (method) {
+    case "initialize":
+      return p_InitializeRequest(v);
+    case "auth/login":
+      return p_LoginAuthRequest(v);
+    case "providers/list":
+      return p_ListProvidersRequest(v);
+    case "providers/set":
+      return p_SetProviderRequest(v);
+    case "providers/disable":
+      return p_DisableProviderRequest(v);
+    case "auth/logout":
+      return p_LogoutAuthRequest(v);
+    case "auth/status":
+      return p_AuthStatusRequest(v);
+    case "session/new":
+      return p_NewSessionRequest(v);
+    case "session/list":
+      return p_ListSessionsRequest(v);
+    case "session/delete":
+      return p_DeleteSessionRequest(v);
+    case "session/fork":
+      return p_ForkSessionRequest(v);
+    case "session/archive":
+      return p_ArchiveSessionRequest(v);
+    case "session/unarchive":
+      return p_UnarchiveSessionRequest(v);
+    case "session/status":
+      return p_SessionStatusRequest(v);
+    case "session/set_title":
+      return p_SetSessionTitleRequest(v);
+    case "session/resume":
+      return p_ResumeSessionRequest(v);
+    case "session/close":
+      return p_CloseSessionRequest(v);
+    case "tool_call/cancel":
+      return p_CancelToolCallRequest(v);
+    case "terminal/cancel":
+      return p_CancelTerminalRequest(v);
+    case "session/set_config_option":
+      return p_SetSessionConfigOptionRequest(v);
+    case "session/prompt":
+      return p_PromptRequest(v);
+    default:
+      return p_ExtRequest(v);
+  }
 }
 
 function f_ClientRequest(v: any, out: any): true | undefined {
@@ -5718,14 +5720,14 @@ function f_ClientRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_45(x));
+    y = (x === null ? null : m_44(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5733,7 +5735,7 @@ function f_ClientRequest(v: any, out: any): true | undefined {
 }
 
 function p_ClientRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientRequest(v, out) && out;
 }
@@ -5768,7 +5770,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
 }
 
 function p_InitializeRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_InitializeRequest(v, out) && out;
 }
@@ -5794,7 +5796,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientCapabilities(v, out) && out;
 }
@@ -5815,7 +5817,7 @@ function f_ClientAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ClientAuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientAuthCapabilities(v, out) && out;
 }
@@ -5831,7 +5833,7 @@ function f_TerminalAuthCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_TerminalAuthCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_TerminalAuthCapabilities(v, out) && out;
 }
@@ -5857,7 +5859,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationCapabilities(v, out) && out;
 }
@@ -5873,7 +5875,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationFormCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationFormCapabilities(v, out) && out;
 }
@@ -5889,7 +5891,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationUrlCapabilities(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationUrlCapabilities(v, out) && out;
 }
@@ -5912,7 +5914,7 @@ function f_LoginAuthRequest(v: any, out: any): true | undefined {
 }
 
 function p_LoginAuthRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LoginAuthRequest(v, out) && out;
 }
@@ -5928,17 +5930,17 @@ function f_ListProvidersRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListProvidersRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListProvidersRequest(v, out) && out;
 }
 
-function p_46(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_45(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
-    const y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    const y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y === undefined) return rt.atKey(k);
     rt.put(out, k, y);
   }
@@ -5963,14 +5965,14 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.baseUrl = y;
     else return rt.at("/baseUrl");
   }
   else return rt.failAt("/baseUrl", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = p_46(x);
+    y = p_45(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -5983,7 +5985,7 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetProviderRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetProviderRequest(v, out) && out;
 }
@@ -6006,7 +6008,7 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
 }
 
 function p_DisableProviderRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DisableProviderRequest(v, out) && out;
 }
@@ -6022,7 +6024,7 @@ function f_LogoutAuthRequest(v: any, out: any): true | undefined {
 }
 
 function p_LogoutAuthRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_LogoutAuthRequest(v, out) && out;
 }
@@ -6038,13 +6040,13 @@ function f_AuthStatusRequest(v: any, out: any): true | undefined {
 }
 
 function p_AuthStatusRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_AuthStatusRequest(v, out) && out;
 }
 
-function p_47(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_46(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -6066,13 +6068,13 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_37(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_47(x);
+    y = x === null ? [] : p_46(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6091,7 +6093,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_NewSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_NewSessionRequest(v, out) && out;
 }
@@ -6116,7 +6118,7 @@ function p_McpServerOther(v: any): any {
 }
 
 function p_McpServer(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -6139,14 +6141,14 @@ function f_HttpHeader(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -6160,13 +6162,13 @@ function f_HttpHeader(v: any, out: any): true | undefined {
 }
 
 function p_HttpHeader(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_HttpHeader(v, out) && out;
 }
 
-function p_48(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_47(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -6181,21 +6183,21 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
   else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
   }
   else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_48(x);
+    y = x === null ? [] : p_47(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
@@ -6208,7 +6210,7 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerHttp(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerHttp(v, out) && out;
 }
@@ -6217,7 +6219,7 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -6238,7 +6240,7 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
 }
 
 function p_McpServerAcp(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerAcp(v, out) && out;
 }
@@ -6247,7 +6249,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.name;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
   }
@@ -6267,7 +6269,7 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_25(x);
+    y = x === null ? [] : p_24(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -6280,13 +6282,13 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
 }
 
 function p_McpServerStdio(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpServerStdio(v, out) && out;
 }
 
-function p_49(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
+function p_48(v: any): any {
+  if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -6308,7 +6310,7 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
   else return rt.failAt("/mode", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = p_49(x);
+    y = p_48(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -6322,13 +6324,13 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
 }
 
 function p_SystemPrompt(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SystemPrompt(v, out) && out;
 }
 
 function p_SystemPromptMode(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_ListSessionsRequest(v: any, out: any): true | undefined {
@@ -6360,13 +6362,13 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
 }
 
 function p_ListSessionsRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ListSessionsRequest(v, out) && out;
 }
 
 function p_SessionArchiveFilter(v: any): any {
-  return (typeof v === "string" ? v : rt.fail("expected a string"));
+  return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
 function f_DeleteSessionRequest(v: any, out: any): true | undefined {
@@ -6387,7 +6389,7 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_DeleteSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_DeleteSessionRequest(v, out) && out;
 }
@@ -6410,13 +6412,13 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_37(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_47(x);
+    y = x === null ? [] : p_46(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6435,7 +6437,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ForkSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ForkSessionRequest(v, out) && out;
 }
@@ -6458,7 +6460,7 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ArchiveSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ArchiveSessionRequest(v, out) && out;
 }
@@ -6481,7 +6483,7 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_UnarchiveSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_UnarchiveSessionRequest(v, out) && out;
 }
@@ -6504,7 +6506,7 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
 }
 
 function p_SessionStatusRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SessionStatusRequest(v, out) && out;
 }
@@ -6520,7 +6522,7 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
   }
@@ -6534,7 +6536,7 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
 }
 
 function p_SetSessionTitleRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionTitleRequest(v, out) && out;
 }
@@ -6557,13 +6559,13 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_37(x);
+    y = x === null ? [] : p_36(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_47(x);
+    y = x === null ? [] : p_46(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6588,7 +6590,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_ResumeSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ResumeSessionRequest(v, out) && out;
 }
@@ -6603,7 +6605,7 @@ function p_ReplayFromOther(v: any): any {
 }
 
 function p_ReplayFrom(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -6627,7 +6629,7 @@ function f_ReplayFromStart(v: any, out: any): true | undefined {
 }
 
 function p_ReplayFromStart(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ReplayFromStart(v, out) && out;
 }
@@ -6650,7 +6652,7 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
 }
 
 function p_CloseSessionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CloseSessionRequest(v, out) && out;
 }
@@ -6680,7 +6682,7 @@ function f_CancelToolCallRequest(v: any, out: any): true | undefined {
 }
 
 function p_CancelToolCallRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelToolCallRequest(v, out) && out;
 }
@@ -6710,7 +6712,7 @@ function f_CancelTerminalRequest(v: any, out: any): true | undefined {
 }
 
 function p_CancelTerminalRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelTerminalRequest(v, out) && out;
 }
@@ -6733,7 +6735,7 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
-    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean"));
+    y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
   }
@@ -6741,18 +6743,18 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
   return out;
 }
 
-const K_50 = ["sessionId", "configId", "_meta"];
+const K_49 = ["sessionId", "configId", "_meta"];
 
 function p_SetSessionConfigOptionRequestOther(v: any): any {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (rt.copyJson(x) === undefined) return rt.at("/value");
-  return rt.copyRawExcept(v, {}, K_50);
+  return rt.copyRawExcept(v, {}, K_49);
 }
 
-function p_51(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_50(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
   switch (t) {
@@ -6789,29 +6791,16 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_51(v);
+  const m = p_50(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
 }
 
 function p_SetSessionConfigOptionRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SetSessionConfigOptionRequest(v, out) && out;
-}
-
-function p_52(v: any): any {
-  if (!Array.isArray(v)) return rt.fail("expected an array");
-  const out: any[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    const y = p_ContentBlock(x);
-    if (y === undefined) return rt.atKey(i);
-    out.push(y);
-  }
-  if (out.length < 1) return rt.fail("expected at least 1 item(s)");
-  return out;
 }
 
 function f_PromptRequest(v: any, out: any): true | undefined {
@@ -6825,7 +6814,7 @@ function f_PromptRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_52(x);
+    y = p_48(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
   }
@@ -6839,25 +6828,25 @@ function f_PromptRequest(v: any, out: any): true | undefined {
 }
 
 function p_PromptRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_PromptRequest(v, out) && out;
 }
 
-function p_53(v: any): any {
-  let y: any;
-  y = p_RequestPermissionResponse(v);
-  if (y !== undefined) return y;
-  y = p_CreateElicitationResponse(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpResponse(v);
-  if (y !== undefined) return y;
-  y = p_ExtResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_51(method: unknown, v: any): any {
+  switch (method) {
+    case "session/request_permission":
+      return p_RequestPermissionResponse(v);
+    case "elicitation/create":
+      return p_CreateElicitationResponse(v);
+    case "mcp/message":
+      return p_MessageMcpResponse(v);
+    default:
+      return p_ExtResponse(v);
+  }
 }
 
-function f_54(v: any, out: any): true | undefined {
+function f_52(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -6868,7 +6857,7 @@ function f_54(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_53(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_51(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -6876,19 +6865,21 @@ function f_54(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_55(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_53(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_54(v, out) && out;
+  return f_52(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
-  let y: any;
-  y = p_55(v);
+  let y: any, best: rt.Failure;
+  y = p_53(v);
   if (y !== undefined) return y;
-  y = p_23(v);
+  best = rt.failure();
+  y = p_22(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function f_RequestPermissionResponse(v: any, out: any): true | undefined {
@@ -6909,7 +6900,7 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
 }
 
 function p_RequestPermissionResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_RequestPermissionResponse(v, out) && out;
 }
@@ -6929,7 +6920,7 @@ function p_RequestPermissionOutcomeOther(v: any): any {
 }
 
 function p_RequestPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.outcome;
   let y: any;
   switch (t) {
@@ -6956,7 +6947,7 @@ function f_CancelledPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_CancelledPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelledPermissionOutcome(v, out) && out;
 }
@@ -6979,7 +6970,7 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
 }
 
 function p_SelectedPermissionOutcome(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_SelectedPermissionOutcome(v, out) && out;
 }
@@ -6999,14 +6990,14 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
-const K_56 = ["_meta"];
+const K_54 = ["_meta"];
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_56);
+  return rt.copyRawExcept(v, {}, K_54);
 }
 
-function p_57(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_55(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let y: any;
   switch (t) {
@@ -7032,37 +7023,43 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
     y = (x === null ? null : p_2(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_57(v);
+  const m = p_55(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
 }
 
 function p_CreateElicitationResponse(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CreateElicitationResponse(v, out) && out;
 }
 
 function p_ElicitationContentValue(v: any): any {
-  let y: any;
-  y = (typeof v === "string" ? v : rt.fail("expected a string"));
+  let y: any, best: rt.Failure;
+  y = (typeof v === "string" ? v : rt.fail("expected a string", v));
   if (y !== undefined) return y;
-  y = (Number.isInteger(v) && v >= -9223372036854775808 && v < 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]"));
+  best = rt.failure();
+  y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
-  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number"));
+  best = rt.deeper(best);
+  y = (typeof v === "number" && Number.isFinite(v) ? v : rt.fail("expected a number", v));
   if (y !== undefined) return y;
-  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean"));
+  best = rt.deeper(best);
+  y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = p_15(v);
   if (y !== undefined) return y;
+  best = rt.deeper(best);
   y = rt.copyJson(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-function p_58(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_56(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -7077,7 +7074,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_58(x));
+    y = (x === null ? null : p_56(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -7085,12 +7082,12 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
 }
 
 function p_ElicitationAcceptAction(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function f_59(v: any, out: any): true | undefined {
+function f_57(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.result;
   if (x !== undefined) {
@@ -7107,13 +7104,13 @@ function f_59(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_60(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_58(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_59(v, out) && out;
+  return f_57(v, out) && out;
 }
 
-function f_61(v: any, out: any): true | undefined {
+function f_59(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.error;
   if (x !== undefined) {
@@ -7130,35 +7127,37 @@ function f_61(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_62(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_60(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_61(v, out) && out;
+  return f_59(v, out) && out;
 }
 
 function p_MessageMcpResponse(v: any): any {
-  let y: any;
+  let y: any, best: rt.Failure;
+  y = p_58(v);
+  if (y !== undefined) return y;
+  best = rt.failure();
   y = p_60(v);
   if (y !== undefined) return y;
-  y = p_62(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
-const K_63 = ["code", "message", "data"];
+const K_61 = ["code", "message", "data"];
 
 function f_McpError(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.code;
   if (x !== undefined) {
-    y = (Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 ? x : rt.fail("expected an integer (int32) in [-2147483648, 2147483647]"));
+    y = (Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 ? x : rt.fail("expected an integer (int32) in [-2147483648, 2147483647]", x));
     if (y !== undefined) out.code = y;
     else return rt.at("/code");
   }
   else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
   }
@@ -7169,39 +7168,39 @@ function f_McpError(v: any, out: any): true | undefined {
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
-  rt.copyRawExcept(v, out, K_63);
+  rt.copyRawExcept(v, out, K_61);
   return true;
 }
 
 function p_McpError(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_McpError(v, out) && out;
 }
 
-function p_64(v: any): any {
-  let y: any;
-  y = p_CancelSessionNotification(v);
-  if (y !== undefined) return y;
-  y = p_MessageMcpNotification(v);
-  if (y !== undefined) return y;
-  y = p_ExtNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_62(method: unknown, v: any): any {
+  switch (method) {
+    case "session/cancel":
+      return p_CancelSessionNotification(v);
+    case "mcp/message":
+      return p_MessageMcpNotification(v);
+    default:
+      return p_ExtNotification(v);
+  }
 }
 
 function f_ClientNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_64(x));
+    y = (x === null ? null : m_62(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7209,7 +7208,7 @@ function f_ClientNotification(v: any, out: any): true | undefined {
 }
 
 function p_ClientNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ClientNotification(v, out) && out;
 }
@@ -7232,7 +7231,7 @@ function f_CancelSessionNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelSessionNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelSessionNotification(v, out) && out;
 }
@@ -7255,7 +7254,7 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
   else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -7275,7 +7274,7 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
 }
 
 function p_MessageMcpNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_MessageMcpNotification(v, out) && out;
 }
@@ -7298,18 +7297,20 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
 }
 
 function p_CancelRequestNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function p_65(v: any): any {
-  let y: any;
-  y = p_InitializeProxyRequest(v);
-  if (y !== undefined) return y;
-  y = p_ProxySuccessorRequest(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_63(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/initialize":
+      return p_InitializeProxyRequest(v);
+    case "proxy/successor":
+      return p_ProxySuccessorRequest(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+  }
 }
 
 function f_ProxyRequest(v: any, out: any): true | undefined {
@@ -7323,14 +7324,14 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_65(x));
+    y = (x === null ? null : m_63(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7338,7 +7339,7 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
 }
 
 function p_ProxyRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProxyRequest(v, out) && out;
 }
@@ -7351,7 +7352,7 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -7371,21 +7372,23 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
 }
 
 function p_ProxySuccessorRequest(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function p_66(v: any): any {
-  let y: any;
-  y = p_InitializeProxyResponse(v);
-  if (y !== undefined) return y;
-  y = p_ProxySuccessorResponse(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_64(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/initialize":
+      return p_InitializeProxyResponse(v);
+    case "proxy/successor":
+      return p_ProxySuccessorResponse(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+  }
 }
 
-function f_67(v: any, out: any): true | undefined {
+function f_65(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
@@ -7396,7 +7399,7 @@ function f_67(v: any, out: any): true | undefined {
   else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = p_66(x);
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_64(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
   }
@@ -7404,19 +7407,21 @@ function f_67(v: any, out: any): true | undefined {
   return true;
 }
 
-function p_68(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+function p_66(v: any): any {
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_67(v, out) && out;
+  return f_65(v, out) && out;
 }
 
 function p_ProxyResponse(v: any): any {
-  let y: any;
-  y = p_68(v);
+  let y: any, best: rt.Failure;
+  y = p_66(v);
   if (y !== undefined) return y;
-  y = p_23(v);
+  best = rt.failure();
+  y = p_22(v);
   if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+  best = rt.deeper(best);
+  return rt.noAlternative(best, v);
 }
 
 function p_InitializeProxyResponse(v: any): any {
@@ -7427,25 +7432,27 @@ function p_ProxySuccessorResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function p_69(v: any): any {
-  let y: any;
-  y = p_ProxySuccessorNotification(v);
-  if (y !== undefined) return y;
-  return rt.fail("matches no alternative");
+function m_67(method: unknown, v: any): any {
+  switch (method) {
+    case "proxy/successor":
+      return p_ProxySuccessorNotification(v);
+    default:
+      return rt.fail("no params type for this method; expected one of " + "proxy/successor");
+  }
 }
 
 function f_ProxyNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
   else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_69(x));
+    y = (x === null ? null : m_67(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7453,7 +7460,7 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
 }
 
 function p_ProxyNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProxyNotification(v, out) && out;
 }
@@ -7462,7 +7469,7 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.method;
   if (x !== undefined) {
-    y = (typeof x === "string" ? x : rt.fail("expected a string"));
+    y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
   }
@@ -7482,10 +7489,12 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
 }
 
 function p_ProxySuccessorNotification(v: any): any {
-  if (!rt.isObject(v)) return rt.fail("expected an object");
+  if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   return f_ProxySuccessorNotification(v, out) && out;
 }
+
+let askedMethod: string | undefined;
 
 /**
  * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
@@ -7950,10 +7959,23 @@ function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
 }
 
 /**
- * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `AgentResponseFor`.
  */
 function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
   return rt.finish(p_AgentResponse(value));
+}
+
+/**
+ * Tolerant decoding of `AgentResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_AgentResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -9168,10 +9190,23 @@ function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
 }
 
 /**
- * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ClientResponseFor`.
  */
 function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
   return rt.finish(p_ClientResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ClientResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ClientResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -9287,10 +9322,23 @@ function parse_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorReq
 }
 
 /**
- * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ProxyResponseFor`.
  */
 function parse_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
   return rt.finish(p_ProxyResponse(value));
+}
+
+/**
+ * Tolerant decoding of `ProxyResponse` answering a request of `method`: `result` is decoded with that
+ * method's result type (a method outside the table keeps it raw); never throws.
+ */
+function parse_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
+  askedMethod = method;
+  try {
+    return rt.finish(p_ProxyResponse(value));
+  } finally {
+    askedMethod = undefined;
+  }
 }
 
 /**
@@ -9584,4 +9632,7 @@ export {
   parse_ProxySuccessorResponse as ProxySuccessorResponse,
   parse_ProxyNotification as ProxyNotification,
   parse_ProxySuccessorNotification as ProxySuccessorNotification,
+  parse_AgentResponseFor as AgentResponseFor,
+  parse_ClientResponseFor as ClientResponseFor,
+  parse_ProxyResponseFor as ProxyResponseFor,
 };

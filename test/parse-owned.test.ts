@@ -1,0 +1,104 @@
+/**
+ * Issue 11.1: the owned-tree decode path. `parseOwned.X(value)` must give the
+ * same result as `parse.X(value)` (ok, value as JSON, issues) on every corpus
+ * message and every rulebook case, never throw, keep `__proto__` read by
+ * JSON.parse as plain data (S34), and return the input itself (no copy) when
+ * the tolerant parser would change nothing. Each function gets its own
+ * JSON.parse of the same text: the owned path may hand back its input.
+ */
+import { describe, expect, it } from "vitest";
+import { generateCorpus } from "../bench/corpus.js";
+import { buildMethodTable, indexRequests, loadSchema, routeMessage } from "../bench/route.js";
+import type { Surface } from "../generator/ir.js";
+import { loadFixtures } from "./support/fixtures.js";
+import { canonicalJson } from "./support/json.js";
+import { ENTRIES, parserOf } from "./support/surfaces.js";
+
+type Check = (value: unknown) => { ok: boolean; value?: unknown; issues?: { path: string; message: string }[] };
+
+function ownedOf(surface: Surface, type: string): Check {
+  const fn = (ENTRIES[surface] as unknown as { parseOwned: Record<string, Check> }).parseOwned[type];
+  if (!fn) throw new Error(`no parseOwned.${type} on ${surface}`);
+  return fn;
+}
+
+/** Every object keeps a plain prototype (S34); iterative, the values can be large. */
+function prototypesArePlain(value: unknown): boolean {
+  const pending = [value];
+  for (let v = pending.pop(); v !== undefined; v = pending.pop()) {
+    if (typeof v !== "object" || v === null) continue;
+    if (Object.getPrototypeOf(v) !== (Array.isArray(v) ? Array.prototype : Object.prototype)) return false;
+    pending.push(...Object.values(v));
+  }
+  return true;
+}
+
+/** Runs both on their own copy of `text`; returns whether the owned path kept its input. */
+function compare(surface: Surface, type: string, text: string, pick: (v: unknown) => unknown = (v) => v): boolean {
+  const copying = parserOf(surface, type)(pick(JSON.parse(text)));
+  const input = pick(JSON.parse(text));
+  const owned = ownedOf(surface, type)(input);
+  expect(canonicalJson(owned)).toBe(canonicalJson(copying));
+  expect(prototypesArePlain(owned.value)).toBe(true);
+  expect(Object.keys(Object.prototype)).toEqual([]);
+  return owned.ok && owned.value === input;
+}
+
+describe("parseOwned equals parse (differential)", () => {
+  it("on every message of the 20,000-message corpus (v2/unstable), mostly without a copy", () => {
+    const lines = generateCorpus();
+    const table = buildMethodTable(loadSchema());
+    const requests = indexRequests(lines.map((l) => JSON.parse(l)));
+    let routed = 0;
+    let kept = 0;
+    for (const line of lines) {
+      const route = routeMessage(JSON.parse(line), table, requests);
+      if (route === undefined) continue;
+      routed++;
+      if (compare("v2/unstable", route.def, line, (m) => routeMessage(m, table, requests)!.value)) kept++;
+    }
+    expect(routed).toBe(lines.length);
+    // The corpus is ~95% regular messages; the owned path must not copy those.
+    expect(kept / routed).toBeGreaterThan(0.9);
+  }, 120_000);
+
+  for (const fixture of loadFixtures<{ type: string; input: unknown }>("parse")) {
+    it(`on the ${fixture.rule} rulebook cases, every surface`, () => {
+      for (const c of fixture.cases) for (const surface of c.surfaces) compare(surface, c.type, JSON.stringify(c.input));
+    });
+  }
+
+  for (const fixture of loadFixtures<{ updates: unknown[] }>("session")) {
+    it(`on the ${fixture.rule} session updates, every surface`, () => {
+      for (const c of fixture.cases) for (const surface of c.surfaces) for (const u of c.updates) compare(surface, "SessionUpdate", JSON.stringify(u));
+    });
+  }
+});
+
+describe("parseOwned keeps the tree JSON.parse made", () => {
+  const text =
+    '{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","rawInput":{"__proto__":{"polluted":1}},"_meta":{"__proto__":[1]}}}';
+
+  for (const surface of ["v1", "v1/unstable", "v2", "v2/unstable"] as const) {
+    const type = surface.startsWith("v1") ? "SessionNotification" : "UpdateSessionNotification";
+    it(`${surface}: returns it as is, __proto__ an own key, no prototype changed (S34)`, () => {
+      const input = JSON.parse(text) as { update: { rawInput: object; _meta: object } };
+      const result = ownedOf(surface, type)(input);
+      expect(result.ok && result.value).toBe(input);
+      expect(Object.getPrototypeOf(input.update.rawInput)).toBe(Object.prototype);
+      expect(Object.hasOwn(input.update.rawInput, "__proto__")).toBe(true);
+      expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    });
+
+    it(`${surface}: an unknown property is dropped through a copy, exactly as parse does`, () => {
+      const withUnknown = text.replace('"toolCallId":"t"', '"toolCallId":"t","__proto__":{"x":1},"extra":1');
+      expect(compare(surface, type, withUnknown)).toBe(false);
+    });
+  }
+
+  it("a value that does not parse gives parse's issue", () => {
+    const result = ownedOf("v2/unstable", "UpdateSessionNotification")({ sessionId: 5 });
+    expect(result).toEqual(parserOf("v2/unstable", "UpdateSessionNotification")({ sessionId: 5 }));
+    expect(result.ok).toBe(false);
+  });
+});
