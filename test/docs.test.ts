@@ -54,13 +54,13 @@ describe("npm run docs", () => {
     for (const { surface } of SURFACES) {
       const page = readFileSync(join(ROOT, "docs", "api", surface, "README.md"), "utf8");
       const groups = [...page.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
-      const connection = existsSync(join(ROOT, "generated", "src", surface, "connection.ts")) ? ["Connection"] : [];
-      expect(groups, surface).toEqual(["Types", "validate", "parse", "build", "apply", "Session", ...connection, "Methods"]);
+      const has = (module: string, group: string) => (existsSync(join(ROOT, "generated", "src", surface, module)) ? [group] : []);
+      expect(groups, surface).toEqual(["Types", "validate", "parse", ...has("parse-owned.ts", "parseOwned"), "build", "apply", "Session", ...has("connection.ts", "Connection"), "Methods"]);
       const section = (group: string) => page.slice(page.indexOf(`\n## ${group}\n`), page.indexOf("\n## ", page.indexOf(`\n## ${group}\n`) + 1));
       expect(section("Types")).toContain("### PromptRequest");
       expect(section("Session")).toContain("### reduceSession()");
       expect(section("Methods")).toContain("### methods");
-      for (const ns of ["validate", "parse", "build", "apply"]) expect(existsSync(join(ROOT, "docs", "api", surface, "namespaces", `${ns}.md`)), `${surface} ${ns}`).toBe(true);
+      for (const ns of ["validate", "parse", "parseOwned", "build", "apply"]) expect(existsSync(join(ROOT, "docs", "api", surface, "namespaces", `${ns}.md`)), `${surface} ${ns}`).toBe(true);
     }
   }, 180_000);
 });

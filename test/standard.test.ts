@@ -128,7 +128,7 @@ describe("in a hono app with @hono/standard-validator", () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { success: boolean; error: unknown[] };
     expect(body.success).toBe(false);
-    expect(body.error).toEqual([{ message: "expected a string", path: ["prompt", 0, "text"], pointer: "/prompt/0/text" }]);
+    expect(body.error).toEqual([{ message: "expected a string, got number 5", path: ["prompt", 0, "text"], pointer: "/prompt/0/text" }]);
   });
 });
 
