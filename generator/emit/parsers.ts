@@ -67,8 +67,11 @@ class ParserWriter {
   private wrapper(def: Def): string {
     // The module doc says what every parser guarantees; one line per function keeps the .d.ts small.
     const raw = this.asking.has(def.name) ? ` \`result\` is kept raw (a response names no method): see \`${def.name}For\`.` : "";
-    const doc = jsDoc([`Tolerant decoding of \`${def.name}\` into a fresh value (S23-S30); never throws.${raw}`]);
-    return `${doc}function parse_${def.name}(value: unknown): Result<T.${def.name}> {\n  return rt.finish(p_${def.name}(value));\n}\n`;
+    const doc = jsDoc([`Tolerant decoding of \`${def.name}\` into a fresh value (S23-S30); never throws; \`{ forgiven: true }\` also lists what it forgave.${raw}`]);
+    return (
+      `${doc}function parse_${def.name}(value: unknown, options?: rt.ParseOptions): Result<T.${def.name}> {\n` +
+      `  return options?.forgiven ? rt.finishForgiving(value, p_${def.name}(value)) : rt.finish(p_${def.name}(value));\n}\n`
+    );
   }
 
   /** `parse.XFor(method, value)`: the envelope `X` answering a request of `method`. */

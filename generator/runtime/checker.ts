@@ -1,4 +1,4 @@
-import { isObject, put } from "./decode.js";
+import { forgiven, isObject, put } from "./decode.js";
 import type { Result } from "./result.js";
 
 /*
@@ -199,7 +199,7 @@ class TrafficChecker {
     if (!tolerant.ok) {
       for (const issue of tolerant.issues) this.add("dropped", at + issue.path, `a tolerant peer rejects the whole ${type}: ${issue.message}`);
     } else {
-      for (const loss of losses(value, tolerant.value)) this.add("dropped", at + loss.pointer, `a tolerant peer drops ${loss.what}`);
+      for (const loss of forgiven(value, tolerant.value)) this.add("dropped", at + loss.path, `a tolerant peer ${loss.message}`);
     }
     return tolerant;
   }
@@ -256,40 +256,6 @@ function summarise(sessionId: string, track: SessionTrack): SessionSummary {
     planEntries,
   };
   return track.stopReason === undefined ? summary : { ...summary, stopReason: track.stopReason };
-}
-
-/**
- * Where the tolerant output lost something of the input: keys it does not
- * have, array items it skipped, values it changed. Iterative; stops descending
- * at the first difference of a branch.
- */
-export function losses(input: unknown, output: unknown): { pointer: string; what: string }[] {
-  const found: { pointer: string; what: string }[] = [];
-  const stack: [unknown, unknown, string][] = [[input, output, ""]];
-  while (stack.length) {
-    const [a, b, pointer] = stack.pop()!;
-    if (Array.isArray(a) && Array.isArray(b)) {
-      if (a.length !== b.length) found.push({ pointer, what: `${a.length - b.length} of ${a.length} item(s)` });
-      else for (let i = a.length - 1; i >= 0; i--) stack.push([a[i], b[i], `${pointer}/${i}`]);
-    } else if (isObject(a) && isObject(b)) {
-      const keys = Object.keys(a);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i]!;
-        const at = `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
-        if (!Object.hasOwn(b, key)) found.push({ pointer: at, what: "this property" });
-        else stack.push([a[key], b[key], at]);
-      }
-    } else if (!Object.is(a, b)) {
-      found.push({ pointer, what: `the value ${short(a)} (decodes as ${short(b)})` });
-    }
-  }
-  return found;
-}
-
-/** A value for a message: JSON, cut to 40 characters. */
-function short(value: unknown): string {
-  const text = JSON.stringify(value) ?? "nothing";
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
 /** The report as text, one line per finding, then the summary. */

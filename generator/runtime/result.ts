@@ -6,4 +6,11 @@ export interface Issue {
 }
 
 /** The outcome of `parse.X` / `validate.X`: never a throw. */
-export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: Issue[] };
+export type Result<T> =
+  | {
+      readonly ok: true;
+      readonly value: T;
+      /** Only from `parse.X(value, { forgiven: true })`: what the tolerant decoding dropped, skipped or read otherwise. */
+      readonly forgiven?: Issue[];
+    }
+  | { readonly ok: false; readonly issues: Issue[] };

@@ -5,6 +5,16 @@ import type { Issue, Result } from "./result.js";
 
 export type { Issue };
 
+/** Options of `parse.X(value, options)`. */
+export interface ParseOptions {
+  /**
+   * Also say what the tolerant decoding forgave: the ok result then carries
+   * `forgiven`, one issue per dropped property, skipped item or replaced value,
+   * in document order. Costs a walk of the input; nothing when not asked.
+   */
+  readonly forgiven?: boolean;
+}
+
 /** Options of `validate.X(value, options)`. */
 export interface ValidateOptions {
   /** Every issue, in document order, instead of the first one (slower; only on invalid input). */
@@ -93,6 +103,89 @@ export function finish<T>(value: unknown): Result<T> {
   const issue: Issue = { path: trail.reverse().join(""), message: reason };
   trail = [];
   return { ok: false, issues: [issue] };
+}
+
+/** `finish`, with what the decoding forgave on an ok result (`parse.X(value, { forgiven: true })`). */
+export function finishForgiving<T>(input: unknown, decoded: unknown): Result<T> {
+  const result = finish<T>(decoded);
+  return result.ok ? { ok: true, value: result.value, forgiven: forgiven(input, decoded) } : result;
+}
+
+/** Mark a part of the input without counterpart in the decoded value: a property, an array item. */
+const GONE: unique symbol = Symbol("gone");
+const SKIPPED: unique symbol = Symbol("skipped");
+
+/**
+ * What a tolerant decoding forgave, found by comparing the input with `parse`'s
+ * output (which holds a sub-value of the input, S23-S29): properties dropped
+ * (unknown ones, S29, and malformed default-on-error values, S23), array items
+ * skipped (S24), values read as something else (`null` as `[]`, S25), and
+ * values the output holds that the input lacks. In document order, located by
+ * JSON pointer; iterative, so any depth `JSON.parse` reads is fine. Skipped
+ * items are matched greedily: an input item is paired with the next output item
+ * when it could have decoded to it.
+ */
+export function forgiven(input: unknown, output: unknown): Issue[] {
+  const found: Issue[] = [];
+  const stack: [unknown, unknown, string][] = [[input, output, ""]];
+  while (stack.length > 0) {
+    const [a, b, path] = stack.pop()!;
+    if (a === b) continue;
+    if (b === GONE) found.push({ path, message: `dropped ${brief(a)}` });
+    else if (b === SKIPPED) found.push({ path, message: `skipped the item ${brief(a)}` });
+    else if (a === GONE) found.push({ path, message: `filled in ${brief(b)}` });
+    else if (Array.isArray(a) && Array.isArray(b)) {
+      const pairs = alignItems(a, b);
+      for (let i = a.length - 1; i >= 0; i--) stack.push([a[i], pairs[i]! < 0 ? SKIPPED : b[pairs[i]!], `${path}/${i}`]);
+    } else if (isObject(a) && isObject(b)) {
+      const extra = Object.keys(b).filter((key) => !Object.hasOwn(a, key));
+      for (let i = extra.length - 1; i >= 0; i--) stack.push([GONE, b[extra[i]!], path + escapeKey(extra[i]!)]);
+      const keys = Object.keys(a);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push([a[keys[i]!], Object.hasOwn(b, keys[i]!) ? b[keys[i]!] : GONE, path + escapeKey(keys[i]!)]);
+    } else if (!Object.is(a, b)) found.push({ path, message: `read ${brief(a)} as ${brief(b)}` });
+  }
+  return found;
+}
+
+/** For each input item, the index of the output item it decoded to, or -1 when it was skipped. */
+function alignItems(input: readonly unknown[], output: readonly unknown[]): number[] {
+  const pairs: number[] = [];
+  let j = 0;
+  for (let i = 0; i < input.length; i++) {
+    const keep = j < output.length && (input.length - i === output.length - j || couldDecodeTo(input[i], output[j]));
+    pairs.push(keep ? j++ : -1);
+  }
+  return pairs;
+}
+
+/** Whether `output` can be the decoding of `input`: the same kind, and an object's scalar fields equal. */
+function couldDecodeTo(input: unknown, output: unknown): boolean {
+  if (Object.is(input, output)) return true;
+  if (Array.isArray(output)) return Array.isArray(input);
+  if (!isObject(output)) return false;
+  if (!isObject(input)) return false;
+  for (const key of Object.keys(output)) {
+    if (!Object.hasOwn(input, key)) return false;
+    const value = output[key];
+    if ((typeof value !== "object" || value === null) && !Object.is(value, input[key])) return false;
+  }
+  return true;
+}
+
+/** A JSON pointer segment for an object key (RFC 6901). */
+function escapeKey(key: string): string {
+  return "/" + key.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** A value for a message: its JSON, cut to 40 characters. */
+export function brief(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Array.isArray(value) ? "an array" : "an object"; // deeper than JSON.stringify recurses
+  }
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
 /** A JSON object: not null, not an array. */

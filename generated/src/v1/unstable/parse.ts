@@ -7224,423 +7224,423 @@ function p_ProxySuccessorNotification(v: any): any {
 let askedMethod: string | undefined;
 
 /**
- * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AgentRequest(value: unknown): Result<T.AgentRequest> {
-  return rt.finish(p_AgentRequest(value));
+function parse_AgentRequest(value: unknown, options?: rt.ParseOptions): Result<T.AgentRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AgentRequest(value)) : rt.finish(p_AgentRequest(value));
 }
 
 /**
- * Tolerant decoding of `RequestId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `RequestId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_RequestId(value: unknown): Result<T.RequestId> {
-  return rt.finish(p_RequestId(value));
+function parse_RequestId(value: unknown, options?: rt.ParseOptions): Result<T.RequestId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_RequestId(value)) : rt.finish(p_RequestId(value));
 }
 
 /**
- * Tolerant decoding of `WriteTextFileRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `WriteTextFileRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_WriteTextFileRequest(value: unknown): Result<T.WriteTextFileRequest> {
-  return rt.finish(p_WriteTextFileRequest(value));
+function parse_WriteTextFileRequest(value: unknown, options?: rt.ParseOptions): Result<T.WriteTextFileRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_WriteTextFileRequest(value)) : rt.finish(p_WriteTextFileRequest(value));
 }
 
 /**
- * Tolerant decoding of `SessionId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionId(value: unknown): Result<T.SessionId> {
-  return rt.finish(p_SessionId(value));
+function parse_SessionId(value: unknown, options?: rt.ParseOptions): Result<T.SessionId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionId(value)) : rt.finish(p_SessionId(value));
 }
 
 /**
- * Tolerant decoding of `ReadTextFileRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ReadTextFileRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ReadTextFileRequest(value: unknown): Result<T.ReadTextFileRequest> {
-  return rt.finish(p_ReadTextFileRequest(value));
+function parse_ReadTextFileRequest(value: unknown, options?: rt.ParseOptions): Result<T.ReadTextFileRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ReadTextFileRequest(value)) : rt.finish(p_ReadTextFileRequest(value));
 }
 
 /**
- * Tolerant decoding of `RequestPermissionRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `RequestPermissionRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_RequestPermissionRequest(value: unknown): Result<T.RequestPermissionRequest> {
-  return rt.finish(p_RequestPermissionRequest(value));
+function parse_RequestPermissionRequest(value: unknown, options?: rt.ParseOptions): Result<T.RequestPermissionRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_RequestPermissionRequest(value)) : rt.finish(p_RequestPermissionRequest(value));
 }
 
 /**
- * Tolerant decoding of `ToolCallUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ToolCallUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ToolCallUpdate(value: unknown): Result<T.ToolCallUpdate> {
-  return rt.finish(p_ToolCallUpdate(value));
+function parse_ToolCallUpdate(value: unknown, options?: rt.ParseOptions): Result<T.ToolCallUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ToolCallUpdate(value)) : rt.finish(p_ToolCallUpdate(value));
 }
 
 /**
- * Tolerant decoding of `ToolCallId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ToolCallId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ToolCallId(value: unknown): Result<T.ToolCallId> {
-  return rt.finish(p_ToolCallId(value));
+function parse_ToolCallId(value: unknown, options?: rt.ParseOptions): Result<T.ToolCallId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ToolCallId(value)) : rt.finish(p_ToolCallId(value));
 }
 
 /**
- * Tolerant decoding of `ToolKind` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ToolKind` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ToolKind(value: unknown): Result<T.ToolKind> {
-  return rt.finish(p_ToolKind(value));
+function parse_ToolKind(value: unknown, options?: rt.ParseOptions): Result<T.ToolKind> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ToolKind(value)) : rt.finish(p_ToolKind(value));
 }
 
 /**
- * Tolerant decoding of `ToolCallStatus` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ToolCallStatus` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ToolCallStatus(value: unknown): Result<T.ToolCallStatus> {
-  return rt.finish(p_ToolCallStatus(value));
+function parse_ToolCallStatus(value: unknown, options?: rt.ParseOptions): Result<T.ToolCallStatus> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ToolCallStatus(value)) : rt.finish(p_ToolCallStatus(value));
 }
 
 /**
- * Tolerant decoding of `ToolCallContent` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ToolCallContent` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ToolCallContent(value: unknown): Result<T.ToolCallContent> {
-  return rt.finish(p_ToolCallContent(value));
+function parse_ToolCallContent(value: unknown, options?: rt.ParseOptions): Result<T.ToolCallContent> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ToolCallContent(value)) : rt.finish(p_ToolCallContent(value));
 }
 
 /**
- * Tolerant decoding of `ContentBlock` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ContentBlock` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ContentBlock(value: unknown): Result<T.ContentBlock> {
-  return rt.finish(p_ContentBlock(value));
+function parse_ContentBlock(value: unknown, options?: rt.ParseOptions): Result<T.ContentBlock> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ContentBlock(value)) : rt.finish(p_ContentBlock(value));
 }
 
 /**
- * Tolerant decoding of `Annotations` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Annotations` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Annotations(value: unknown): Result<T.Annotations> {
-  return rt.finish(p_Annotations(value));
+function parse_Annotations(value: unknown, options?: rt.ParseOptions): Result<T.Annotations> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Annotations(value)) : rt.finish(p_Annotations(value));
 }
 
 /**
- * Tolerant decoding of `Role` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Role` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Role(value: unknown): Result<T.Role> {
-  return rt.finish(p_Role(value));
+function parse_Role(value: unknown, options?: rt.ParseOptions): Result<T.Role> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Role(value)) : rt.finish(p_Role(value));
 }
 
 /**
- * Tolerant decoding of `TextContent` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `TextContent` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_TextContent(value: unknown): Result<T.TextContent> {
-  return rt.finish(p_TextContent(value));
+function parse_TextContent(value: unknown, options?: rt.ParseOptions): Result<T.TextContent> {
+  return options?.forgiven ? rt.finishForgiving(value, p_TextContent(value)) : rt.finish(p_TextContent(value));
 }
 
 /**
- * Tolerant decoding of `ImageContent` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ImageContent` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ImageContent(value: unknown): Result<T.ImageContent> {
-  return rt.finish(p_ImageContent(value));
+function parse_ImageContent(value: unknown, options?: rt.ParseOptions): Result<T.ImageContent> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ImageContent(value)) : rt.finish(p_ImageContent(value));
 }
 
 /**
- * Tolerant decoding of `AudioContent` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AudioContent` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AudioContent(value: unknown): Result<T.AudioContent> {
-  return rt.finish(p_AudioContent(value));
+function parse_AudioContent(value: unknown, options?: rt.ParseOptions): Result<T.AudioContent> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AudioContent(value)) : rt.finish(p_AudioContent(value));
 }
 
 /**
- * Tolerant decoding of `ResourceLink` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ResourceLink` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ResourceLink(value: unknown): Result<T.ResourceLink> {
-  return rt.finish(p_ResourceLink(value));
+function parse_ResourceLink(value: unknown, options?: rt.ParseOptions): Result<T.ResourceLink> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ResourceLink(value)) : rt.finish(p_ResourceLink(value));
 }
 
 /**
- * Tolerant decoding of `EmbeddedResourceResource` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `EmbeddedResourceResource` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_EmbeddedResourceResource(value: unknown): Result<T.EmbeddedResourceResource> {
-  return rt.finish(p_EmbeddedResourceResource(value));
+function parse_EmbeddedResourceResource(value: unknown, options?: rt.ParseOptions): Result<T.EmbeddedResourceResource> {
+  return options?.forgiven ? rt.finishForgiving(value, p_EmbeddedResourceResource(value)) : rt.finish(p_EmbeddedResourceResource(value));
 }
 
 /**
- * Tolerant decoding of `TextResourceContents` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `TextResourceContents` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_TextResourceContents(value: unknown): Result<T.TextResourceContents> {
-  return rt.finish(p_TextResourceContents(value));
+function parse_TextResourceContents(value: unknown, options?: rt.ParseOptions): Result<T.TextResourceContents> {
+  return options?.forgiven ? rt.finishForgiving(value, p_TextResourceContents(value)) : rt.finish(p_TextResourceContents(value));
 }
 
 /**
- * Tolerant decoding of `BlobResourceContents` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `BlobResourceContents` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_BlobResourceContents(value: unknown): Result<T.BlobResourceContents> {
-  return rt.finish(p_BlobResourceContents(value));
+function parse_BlobResourceContents(value: unknown, options?: rt.ParseOptions): Result<T.BlobResourceContents> {
+  return options?.forgiven ? rt.finishForgiving(value, p_BlobResourceContents(value)) : rt.finish(p_BlobResourceContents(value));
 }
 
 /**
- * Tolerant decoding of `EmbeddedResource` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `EmbeddedResource` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_EmbeddedResource(value: unknown): Result<T.EmbeddedResource> {
-  return rt.finish(p_EmbeddedResource(value));
+function parse_EmbeddedResource(value: unknown, options?: rt.ParseOptions): Result<T.EmbeddedResource> {
+  return options?.forgiven ? rt.finishForgiving(value, p_EmbeddedResource(value)) : rt.finish(p_EmbeddedResource(value));
 }
 
 /**
- * Tolerant decoding of `Content` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Content` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Content(value: unknown): Result<T.Content> {
-  return rt.finish(p_Content(value));
+function parse_Content(value: unknown, options?: rt.ParseOptions): Result<T.Content> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Content(value)) : rt.finish(p_Content(value));
 }
 
 /**
- * Tolerant decoding of `Diff` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Diff` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Diff(value: unknown): Result<T.Diff> {
-  return rt.finish(p_Diff(value));
+function parse_Diff(value: unknown, options?: rt.ParseOptions): Result<T.Diff> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Diff(value)) : rt.finish(p_Diff(value));
 }
 
 /**
- * Tolerant decoding of `TerminalId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `TerminalId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_TerminalId(value: unknown): Result<T.TerminalId> {
-  return rt.finish(p_TerminalId(value));
+function parse_TerminalId(value: unknown, options?: rt.ParseOptions): Result<T.TerminalId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_TerminalId(value)) : rt.finish(p_TerminalId(value));
 }
 
 /**
- * Tolerant decoding of `Terminal` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Terminal` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Terminal(value: unknown): Result<T.Terminal> {
-  return rt.finish(p_Terminal(value));
+function parse_Terminal(value: unknown, options?: rt.ParseOptions): Result<T.Terminal> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Terminal(value)) : rt.finish(p_Terminal(value));
 }
 
 /**
- * Tolerant decoding of `ToolCallLocation` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ToolCallLocation` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ToolCallLocation(value: unknown): Result<T.ToolCallLocation> {
-  return rt.finish(p_ToolCallLocation(value));
+function parse_ToolCallLocation(value: unknown, options?: rt.ParseOptions): Result<T.ToolCallLocation> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ToolCallLocation(value)) : rt.finish(p_ToolCallLocation(value));
 }
 
 /**
- * Tolerant decoding of `PermissionOption` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PermissionOption` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PermissionOption(value: unknown): Result<T.PermissionOption> {
-  return rt.finish(p_PermissionOption(value));
+function parse_PermissionOption(value: unknown, options?: rt.ParseOptions): Result<T.PermissionOption> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PermissionOption(value)) : rt.finish(p_PermissionOption(value));
 }
 
 /**
- * Tolerant decoding of `PermissionOptionId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PermissionOptionId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PermissionOptionId(value: unknown): Result<T.PermissionOptionId> {
-  return rt.finish(p_PermissionOptionId(value));
+function parse_PermissionOptionId(value: unknown, options?: rt.ParseOptions): Result<T.PermissionOptionId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PermissionOptionId(value)) : rt.finish(p_PermissionOptionId(value));
 }
 
 /**
- * Tolerant decoding of `PermissionOptionKind` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PermissionOptionKind` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PermissionOptionKind(value: unknown): Result<T.PermissionOptionKind> {
-  return rt.finish(p_PermissionOptionKind(value));
+function parse_PermissionOptionKind(value: unknown, options?: rt.ParseOptions): Result<T.PermissionOptionKind> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PermissionOptionKind(value)) : rt.finish(p_PermissionOptionKind(value));
 }
 
 /**
- * Tolerant decoding of `CreateTerminalRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CreateTerminalRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CreateTerminalRequest(value: unknown): Result<T.CreateTerminalRequest> {
-  return rt.finish(p_CreateTerminalRequest(value));
+function parse_CreateTerminalRequest(value: unknown, options?: rt.ParseOptions): Result<T.CreateTerminalRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CreateTerminalRequest(value)) : rt.finish(p_CreateTerminalRequest(value));
 }
 
 /**
- * Tolerant decoding of `EnvVariable` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `EnvVariable` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_EnvVariable(value: unknown): Result<T.EnvVariable> {
-  return rt.finish(p_EnvVariable(value));
+function parse_EnvVariable(value: unknown, options?: rt.ParseOptions): Result<T.EnvVariable> {
+  return options?.forgiven ? rt.finishForgiving(value, p_EnvVariable(value)) : rt.finish(p_EnvVariable(value));
 }
 
 /**
- * Tolerant decoding of `TerminalOutputRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `TerminalOutputRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_TerminalOutputRequest(value: unknown): Result<T.TerminalOutputRequest> {
-  return rt.finish(p_TerminalOutputRequest(value));
+function parse_TerminalOutputRequest(value: unknown, options?: rt.ParseOptions): Result<T.TerminalOutputRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_TerminalOutputRequest(value)) : rt.finish(p_TerminalOutputRequest(value));
 }
 
 /**
- * Tolerant decoding of `ReleaseTerminalRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ReleaseTerminalRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ReleaseTerminalRequest(value: unknown): Result<T.ReleaseTerminalRequest> {
-  return rt.finish(p_ReleaseTerminalRequest(value));
+function parse_ReleaseTerminalRequest(value: unknown, options?: rt.ParseOptions): Result<T.ReleaseTerminalRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ReleaseTerminalRequest(value)) : rt.finish(p_ReleaseTerminalRequest(value));
 }
 
 /**
- * Tolerant decoding of `WaitForTerminalExitRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `WaitForTerminalExitRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_WaitForTerminalExitRequest(value: unknown): Result<T.WaitForTerminalExitRequest> {
-  return rt.finish(p_WaitForTerminalExitRequest(value));
+function parse_WaitForTerminalExitRequest(value: unknown, options?: rt.ParseOptions): Result<T.WaitForTerminalExitRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_WaitForTerminalExitRequest(value)) : rt.finish(p_WaitForTerminalExitRequest(value));
 }
 
 /**
- * Tolerant decoding of `KillTerminalRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `KillTerminalRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_KillTerminalRequest(value: unknown): Result<T.KillTerminalRequest> {
-  return rt.finish(p_KillTerminalRequest(value));
+function parse_KillTerminalRequest(value: unknown, options?: rt.ParseOptions): Result<T.KillTerminalRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_KillTerminalRequest(value)) : rt.finish(p_KillTerminalRequest(value));
 }
 
 /**
- * Tolerant decoding of `CreateElicitationRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CreateElicitationRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CreateElicitationRequest(value: unknown): Result<T.CreateElicitationRequest> {
-  return rt.finish(p_CreateElicitationRequest(value));
+function parse_CreateElicitationRequest(value: unknown, options?: rt.ParseOptions): Result<T.CreateElicitationRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CreateElicitationRequest(value)) : rt.finish(p_CreateElicitationRequest(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationSessionScope` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationSessionScope` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationSessionScope(value: unknown): Result<T.ElicitationSessionScope> {
-  return rt.finish(p_ElicitationSessionScope(value));
+function parse_ElicitationSessionScope(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationSessionScope> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationSessionScope(value)) : rt.finish(p_ElicitationSessionScope(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationRequestScope` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationRequestScope` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationRequestScope(value: unknown): Result<T.ElicitationRequestScope> {
-  return rt.finish(p_ElicitationRequestScope(value));
+function parse_ElicitationRequestScope(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationRequestScope> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationRequestScope(value)) : rt.finish(p_ElicitationRequestScope(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationSchema` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationSchema` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationSchema(value: unknown): Result<T.ElicitationSchema> {
-  return rt.finish(p_ElicitationSchema(value));
+function parse_ElicitationSchema(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationSchema> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationSchema(value)) : rt.finish(p_ElicitationSchema(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationSchemaType` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationSchemaType` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationSchemaType(value: unknown): Result<T.ElicitationSchemaType> {
-  return rt.finish(p_ElicitationSchemaType(value));
+function parse_ElicitationSchemaType(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationSchemaType> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationSchemaType(value)) : rt.finish(p_ElicitationSchemaType(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationPropertySchema` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationPropertySchema` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationPropertySchema(value: unknown): Result<T.ElicitationPropertySchema> {
-  return rt.finish(p_ElicitationPropertySchema(value));
+function parse_ElicitationPropertySchema(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationPropertySchema> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationPropertySchema(value)) : rt.finish(p_ElicitationPropertySchema(value));
 }
 
 /**
- * Tolerant decoding of `StringFormat` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `StringFormat` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_StringFormat(value: unknown): Result<T.StringFormat> {
-  return rt.finish(p_StringFormat(value));
+function parse_StringFormat(value: unknown, options?: rt.ParseOptions): Result<T.StringFormat> {
+  return options?.forgiven ? rt.finishForgiving(value, p_StringFormat(value)) : rt.finish(p_StringFormat(value));
 }
 
 /**
- * Tolerant decoding of `EnumOption` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `EnumOption` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_EnumOption(value: unknown): Result<T.EnumOption> {
-  return rt.finish(p_EnumOption(value));
+function parse_EnumOption(value: unknown, options?: rt.ParseOptions): Result<T.EnumOption> {
+  return options?.forgiven ? rt.finishForgiving(value, p_EnumOption(value)) : rt.finish(p_EnumOption(value));
 }
 
 /**
- * Tolerant decoding of `StringPropertySchema` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `StringPropertySchema` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_StringPropertySchema(value: unknown): Result<T.StringPropertySchema> {
-  return rt.finish(p_StringPropertySchema(value));
+function parse_StringPropertySchema(value: unknown, options?: rt.ParseOptions): Result<T.StringPropertySchema> {
+  return options?.forgiven ? rt.finishForgiving(value, p_StringPropertySchema(value)) : rt.finish(p_StringPropertySchema(value));
 }
 
 /**
- * Tolerant decoding of `NumberPropertySchema` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `NumberPropertySchema` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_NumberPropertySchema(value: unknown): Result<T.NumberPropertySchema> {
-  return rt.finish(p_NumberPropertySchema(value));
+function parse_NumberPropertySchema(value: unknown, options?: rt.ParseOptions): Result<T.NumberPropertySchema> {
+  return options?.forgiven ? rt.finishForgiving(value, p_NumberPropertySchema(value)) : rt.finish(p_NumberPropertySchema(value));
 }
 
 /**
- * Tolerant decoding of `IntegerPropertySchema` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `IntegerPropertySchema` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_IntegerPropertySchema(value: unknown): Result<T.IntegerPropertySchema> {
-  return rt.finish(p_IntegerPropertySchema(value));
+function parse_IntegerPropertySchema(value: unknown, options?: rt.ParseOptions): Result<T.IntegerPropertySchema> {
+  return options?.forgiven ? rt.finishForgiving(value, p_IntegerPropertySchema(value)) : rt.finish(p_IntegerPropertySchema(value));
 }
 
 /**
- * Tolerant decoding of `BooleanPropertySchema` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `BooleanPropertySchema` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_BooleanPropertySchema(value: unknown): Result<T.BooleanPropertySchema> {
-  return rt.finish(p_BooleanPropertySchema(value));
+function parse_BooleanPropertySchema(value: unknown, options?: rt.ParseOptions): Result<T.BooleanPropertySchema> {
+  return options?.forgiven ? rt.finishForgiving(value, p_BooleanPropertySchema(value)) : rt.finish(p_BooleanPropertySchema(value));
 }
 
 /**
- * Tolerant decoding of `MultiSelectItems` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `MultiSelectItems` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_MultiSelectItems(value: unknown): Result<T.MultiSelectItems> {
-  return rt.finish(p_MultiSelectItems(value));
+function parse_MultiSelectItems(value: unknown, options?: rt.ParseOptions): Result<T.MultiSelectItems> {
+  return options?.forgiven ? rt.finishForgiving(value, p_MultiSelectItems(value)) : rt.finish(p_MultiSelectItems(value));
 }
 
 /**
- * Tolerant decoding of `StringMultiSelectItems` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `StringMultiSelectItems` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_StringMultiSelectItems(value: unknown): Result<T.StringMultiSelectItems> {
-  return rt.finish(p_StringMultiSelectItems(value));
+function parse_StringMultiSelectItems(value: unknown, options?: rt.ParseOptions): Result<T.StringMultiSelectItems> {
+  return options?.forgiven ? rt.finishForgiving(value, p_StringMultiSelectItems(value)) : rt.finish(p_StringMultiSelectItems(value));
 }
 
 /**
- * Tolerant decoding of `TitledMultiSelectItems` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `TitledMultiSelectItems` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_TitledMultiSelectItems(value: unknown): Result<T.TitledMultiSelectItems> {
-  return rt.finish(p_TitledMultiSelectItems(value));
+function parse_TitledMultiSelectItems(value: unknown, options?: rt.ParseOptions): Result<T.TitledMultiSelectItems> {
+  return options?.forgiven ? rt.finishForgiving(value, p_TitledMultiSelectItems(value)) : rt.finish(p_TitledMultiSelectItems(value));
 }
 
 /**
- * Tolerant decoding of `MultiSelectPropertySchema` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `MultiSelectPropertySchema` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_MultiSelectPropertySchema(value: unknown): Result<T.MultiSelectPropertySchema> {
-  return rt.finish(p_MultiSelectPropertySchema(value));
+function parse_MultiSelectPropertySchema(value: unknown, options?: rt.ParseOptions): Result<T.MultiSelectPropertySchema> {
+  return options?.forgiven ? rt.finishForgiving(value, p_MultiSelectPropertySchema(value)) : rt.finish(p_MultiSelectPropertySchema(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationFormMode` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationFormMode` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationFormMode(value: unknown): Result<T.ElicitationFormMode> {
-  return rt.finish(p_ElicitationFormMode(value));
+function parse_ElicitationFormMode(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationFormMode> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationFormMode(value)) : rt.finish(p_ElicitationFormMode(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationId(value: unknown): Result<T.ElicitationId> {
-  return rt.finish(p_ElicitationId(value));
+function parse_ElicitationId(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationId(value)) : rt.finish(p_ElicitationId(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationUrlMode` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationUrlMode` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationUrlMode(value: unknown): Result<T.ElicitationUrlMode> {
-  return rt.finish(p_ElicitationUrlMode(value));
+function parse_ElicitationUrlMode(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationUrlMode> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationUrlMode(value)) : rt.finish(p_ElicitationUrlMode(value));
 }
 
 /**
- * Tolerant decoding of `MessageMcpRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `MessageMcpRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_MessageMcpRequest(value: unknown): Result<T.MessageMcpRequest> {
-  return rt.finish(p_MessageMcpRequest(value));
+function parse_MessageMcpRequest(value: unknown, options?: rt.ParseOptions): Result<T.MessageMcpRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_MessageMcpRequest(value)) : rt.finish(p_MessageMcpRequest(value));
 }
 
 /**
- * Tolerant decoding of `McpServerAcpId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `McpServerAcpId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_McpServerAcpId(value: unknown): Result<T.McpServerAcpId> {
-  return rt.finish(p_McpServerAcpId(value));
+function parse_McpServerAcpId(value: unknown, options?: rt.ParseOptions): Result<T.McpServerAcpId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_McpServerAcpId(value)) : rt.finish(p_McpServerAcpId(value));
 }
 
 /**
- * Tolerant decoding of `McpRequestId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `McpRequestId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_McpRequestId(value: unknown): Result<T.McpRequestId> {
-  return rt.finish(p_McpRequestId(value));
+function parse_McpRequestId(value: unknown, options?: rt.ParseOptions): Result<T.McpRequestId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_McpRequestId(value)) : rt.finish(p_McpRequestId(value));
 }
 
 /**
- * Tolerant decoding of `ExtRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ExtRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ExtRequest(value: unknown): Result<T.ExtRequest> {
-  return rt.finish(p_ExtRequest(value));
+function parse_ExtRequest(value: unknown, options?: rt.ParseOptions): Result<T.ExtRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ExtRequest(value)) : rt.finish(p_ExtRequest(value));
 }
 
 /**
- * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `AgentResponseFor`.
+ * Tolerant decoding of `AgentResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave. `result` is kept raw (a response names no method): see `AgentResponseFor`.
  */
-function parse_AgentResponse(value: unknown): Result<T.AgentResponse> {
-  return rt.finish(p_AgentResponse(value));
+function parse_AgentResponse(value: unknown, options?: rt.ParseOptions): Result<T.AgentResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AgentResponse(value)) : rt.finish(p_AgentResponse(value));
 }
 
 /**
@@ -7657,1151 +7657,1151 @@ function parse_AgentResponseFor(method: string, value: unknown): Result<T.AgentR
 }
 
 /**
- * Tolerant decoding of `InitializeResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `InitializeResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_InitializeResponse(value: unknown): Result<T.InitializeResponse> {
-  return rt.finish(p_InitializeResponse(value));
+function parse_InitializeResponse(value: unknown, options?: rt.ParseOptions): Result<T.InitializeResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_InitializeResponse(value)) : rt.finish(p_InitializeResponse(value));
 }
 
 /**
- * Tolerant decoding of `ProtocolVersion` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProtocolVersion` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ProtocolVersion(value: unknown): Result<T.ProtocolVersion> {
-  return rt.finish(p_ProtocolVersion(value));
+function parse_ProtocolVersion(value: unknown, options?: rt.ParseOptions): Result<T.ProtocolVersion> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProtocolVersion(value)) : rt.finish(p_ProtocolVersion(value));
 }
 
 /**
- * Tolerant decoding of `AgentCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AgentCapabilities(value: unknown): Result<T.AgentCapabilities> {
-  return rt.finish(p_AgentCapabilities(value));
+function parse_AgentCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.AgentCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AgentCapabilities(value)) : rt.finish(p_AgentCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `PromptCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PromptCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PromptCapabilities(value: unknown): Result<T.PromptCapabilities> {
-  return rt.finish(p_PromptCapabilities(value));
+function parse_PromptCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.PromptCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PromptCapabilities(value)) : rt.finish(p_PromptCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `McpCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `McpCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_McpCapabilities(value: unknown): Result<T.McpCapabilities> {
-  return rt.finish(p_McpCapabilities(value));
+function parse_McpCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.McpCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_McpCapabilities(value)) : rt.finish(p_McpCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionCapabilities(value: unknown): Result<T.SessionCapabilities> {
-  return rt.finish(p_SessionCapabilities(value));
+function parse_SessionCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionCapabilities(value)) : rt.finish(p_SessionCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionListCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionListCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionListCapabilities(value: unknown): Result<T.SessionListCapabilities> {
-  return rt.finish(p_SessionListCapabilities(value));
+function parse_SessionListCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionListCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionListCapabilities(value)) : rt.finish(p_SessionListCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionDeleteCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionDeleteCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionDeleteCapabilities(value: unknown): Result<T.SessionDeleteCapabilities> {
-  return rt.finish(p_SessionDeleteCapabilities(value));
+function parse_SessionDeleteCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionDeleteCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionDeleteCapabilities(value)) : rt.finish(p_SessionDeleteCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionAdditionalDirectoriesCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionAdditionalDirectoriesCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionAdditionalDirectoriesCapabilities(value: unknown): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return rt.finish(p_SessionAdditionalDirectoriesCapabilities(value));
+function parse_SessionAdditionalDirectoriesCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionAdditionalDirectoriesCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionAdditionalDirectoriesCapabilities(value)) : rt.finish(p_SessionAdditionalDirectoriesCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionSystemPromptCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionSystemPromptCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionSystemPromptCapabilities(value: unknown): Result<T.SessionSystemPromptCapabilities> {
-  return rt.finish(p_SessionSystemPromptCapabilities(value));
+function parse_SessionSystemPromptCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionSystemPromptCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionSystemPromptCapabilities(value)) : rt.finish(p_SessionSystemPromptCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionSystemPromptModeCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionSystemPromptModeCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionSystemPromptModeCapabilities(value: unknown): Result<T.SessionSystemPromptModeCapabilities> {
-  return rt.finish(p_SessionSystemPromptModeCapabilities(value));
+function parse_SessionSystemPromptModeCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionSystemPromptModeCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionSystemPromptModeCapabilities(value)) : rt.finish(p_SessionSystemPromptModeCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionSystemPromptOverrideCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionSystemPromptOverrideCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionSystemPromptOverrideCapabilities(value: unknown): Result<T.SessionSystemPromptOverrideCapabilities> {
-  return rt.finish(p_SessionSystemPromptOverrideCapabilities(value));
+function parse_SessionSystemPromptOverrideCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionSystemPromptOverrideCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionSystemPromptOverrideCapabilities(value)) : rt.finish(p_SessionSystemPromptOverrideCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionForkCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionForkCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionForkCapabilities(value: unknown): Result<T.SessionForkCapabilities> {
-  return rt.finish(p_SessionForkCapabilities(value));
+function parse_SessionForkCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionForkCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionForkCapabilities(value)) : rt.finish(p_SessionForkCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionArchiveCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionArchiveCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionArchiveCapabilities(value: unknown): Result<T.SessionArchiveCapabilities> {
-  return rt.finish(p_SessionArchiveCapabilities(value));
+function parse_SessionArchiveCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionArchiveCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionArchiveCapabilities(value)) : rt.finish(p_SessionArchiveCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionStatusCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionStatusCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionStatusCapabilities(value: unknown): Result<T.SessionStatusCapabilities> {
-  return rt.finish(p_SessionStatusCapabilities(value));
+function parse_SessionStatusCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionStatusCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionStatusCapabilities(value)) : rt.finish(p_SessionStatusCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionTitleCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionTitleCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionTitleCapabilities(value: unknown): Result<T.SessionTitleCapabilities> {
-  return rt.finish(p_SessionTitleCapabilities(value));
+function parse_SessionTitleCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionTitleCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionTitleCapabilities(value)) : rt.finish(p_SessionTitleCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionResumeCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionResumeCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionResumeCapabilities(value: unknown): Result<T.SessionResumeCapabilities> {
-  return rt.finish(p_SessionResumeCapabilities(value));
+function parse_SessionResumeCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionResumeCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionResumeCapabilities(value)) : rt.finish(p_SessionResumeCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionCloseCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionCloseCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionCloseCapabilities(value: unknown): Result<T.SessionCloseCapabilities> {
-  return rt.finish(p_SessionCloseCapabilities(value));
+function parse_SessionCloseCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionCloseCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionCloseCapabilities(value)) : rt.finish(p_SessionCloseCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `AgentAuthCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentAuthCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AgentAuthCapabilities(value: unknown): Result<T.AgentAuthCapabilities> {
-  return rt.finish(p_AgentAuthCapabilities(value));
+function parse_AgentAuthCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.AgentAuthCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AgentAuthCapabilities(value)) : rt.finish(p_AgentAuthCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `AuthStatusCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthStatusCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthStatusCapabilities(value: unknown): Result<T.AuthStatusCapabilities> {
-  return rt.finish(p_AuthStatusCapabilities(value));
+function parse_AuthStatusCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.AuthStatusCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthStatusCapabilities(value)) : rt.finish(p_AuthStatusCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `LogoutCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `LogoutCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_LogoutCapabilities(value: unknown): Result<T.LogoutCapabilities> {
-  return rt.finish(p_LogoutCapabilities(value));
+function parse_LogoutCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.LogoutCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_LogoutCapabilities(value)) : rt.finish(p_LogoutCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `ProvidersCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProvidersCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ProvidersCapabilities(value: unknown): Result<T.ProvidersCapabilities> {
-  return rt.finish(p_ProvidersCapabilities(value));
+function parse_ProvidersCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.ProvidersCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProvidersCapabilities(value)) : rt.finish(p_ProvidersCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `AuthMethod` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthMethod` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthMethod(value: unknown): Result<T.AuthMethod> {
-  return rt.finish(p_AuthMethod(value));
+function parse_AuthMethod(value: unknown, options?: rt.ParseOptions): Result<T.AuthMethod> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthMethod(value)) : rt.finish(p_AuthMethod(value));
 }
 
 /**
- * Tolerant decoding of `AuthMethodId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthMethodId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthMethodId(value: unknown): Result<T.AuthMethodId> {
-  return rt.finish(p_AuthMethodId(value));
+function parse_AuthMethodId(value: unknown, options?: rt.ParseOptions): Result<T.AuthMethodId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthMethodId(value)) : rt.finish(p_AuthMethodId(value));
 }
 
 /**
- * Tolerant decoding of `AuthMethodTerminal` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthMethodTerminal` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthMethodTerminal(value: unknown): Result<T.AuthMethodTerminal> {
-  return rt.finish(p_AuthMethodTerminal(value));
+function parse_AuthMethodTerminal(value: unknown, options?: rt.ParseOptions): Result<T.AuthMethodTerminal> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthMethodTerminal(value)) : rt.finish(p_AuthMethodTerminal(value));
 }
 
 /**
- * Tolerant decoding of `AuthMethodAgent` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthMethodAgent` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthMethodAgent(value: unknown): Result<T.AuthMethodAgent> {
-  return rt.finish(p_AuthMethodAgent(value));
+function parse_AuthMethodAgent(value: unknown, options?: rt.ParseOptions): Result<T.AuthMethodAgent> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthMethodAgent(value)) : rt.finish(p_AuthMethodAgent(value));
 }
 
 /**
- * Tolerant decoding of `Implementation` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Implementation` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Implementation(value: unknown): Result<T.Implementation> {
-  return rt.finish(p_Implementation(value));
+function parse_Implementation(value: unknown, options?: rt.ParseOptions): Result<T.Implementation> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Implementation(value)) : rt.finish(p_Implementation(value));
 }
 
 /**
- * Tolerant decoding of `AuthenticateResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthenticateResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthenticateResponse(value: unknown): Result<T.AuthenticateResponse> {
-  return rt.finish(p_AuthenticateResponse(value));
+function parse_AuthenticateResponse(value: unknown, options?: rt.ParseOptions): Result<T.AuthenticateResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthenticateResponse(value)) : rt.finish(p_AuthenticateResponse(value));
 }
 
 /**
- * Tolerant decoding of `ListProvidersResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ListProvidersResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ListProvidersResponse(value: unknown): Result<T.ListProvidersResponse> {
-  return rt.finish(p_ListProvidersResponse(value));
+function parse_ListProvidersResponse(value: unknown, options?: rt.ParseOptions): Result<T.ListProvidersResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ListProvidersResponse(value)) : rt.finish(p_ListProvidersResponse(value));
 }
 
 /**
- * Tolerant decoding of `ProviderInfo` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProviderInfo` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ProviderInfo(value: unknown): Result<T.ProviderInfo> {
-  return rt.finish(p_ProviderInfo(value));
+function parse_ProviderInfo(value: unknown, options?: rt.ParseOptions): Result<T.ProviderInfo> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProviderInfo(value)) : rt.finish(p_ProviderInfo(value));
 }
 
 /**
- * Tolerant decoding of `ProviderId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProviderId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ProviderId(value: unknown): Result<T.ProviderId> {
-  return rt.finish(p_ProviderId(value));
+function parse_ProviderId(value: unknown, options?: rt.ParseOptions): Result<T.ProviderId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProviderId(value)) : rt.finish(p_ProviderId(value));
 }
 
 /**
- * Tolerant decoding of `LlmProtocol` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `LlmProtocol` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_LlmProtocol(value: unknown): Result<T.LlmProtocol> {
-  return rt.finish(p_LlmProtocol(value));
+function parse_LlmProtocol(value: unknown, options?: rt.ParseOptions): Result<T.LlmProtocol> {
+  return options?.forgiven ? rt.finishForgiving(value, p_LlmProtocol(value)) : rt.finish(p_LlmProtocol(value));
 }
 
 /**
- * Tolerant decoding of `ProviderCurrentConfig` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProviderCurrentConfig` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ProviderCurrentConfig(value: unknown): Result<T.ProviderCurrentConfig> {
-  return rt.finish(p_ProviderCurrentConfig(value));
+function parse_ProviderCurrentConfig(value: unknown, options?: rt.ParseOptions): Result<T.ProviderCurrentConfig> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProviderCurrentConfig(value)) : rt.finish(p_ProviderCurrentConfig(value));
 }
 
 /**
- * Tolerant decoding of `SetProviderResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SetProviderResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SetProviderResponse(value: unknown): Result<T.SetProviderResponse> {
-  return rt.finish(p_SetProviderResponse(value));
+function parse_SetProviderResponse(value: unknown, options?: rt.ParseOptions): Result<T.SetProviderResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SetProviderResponse(value)) : rt.finish(p_SetProviderResponse(value));
 }
 
 /**
- * Tolerant decoding of `DisableProviderResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `DisableProviderResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_DisableProviderResponse(value: unknown): Result<T.DisableProviderResponse> {
-  return rt.finish(p_DisableProviderResponse(value));
+function parse_DisableProviderResponse(value: unknown, options?: rt.ParseOptions): Result<T.DisableProviderResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_DisableProviderResponse(value)) : rt.finish(p_DisableProviderResponse(value));
 }
 
 /**
- * Tolerant decoding of `LogoutResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `LogoutResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_LogoutResponse(value: unknown): Result<T.LogoutResponse> {
-  return rt.finish(p_LogoutResponse(value));
+function parse_LogoutResponse(value: unknown, options?: rt.ParseOptions): Result<T.LogoutResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_LogoutResponse(value)) : rt.finish(p_LogoutResponse(value));
 }
 
 /**
- * Tolerant decoding of `AuthStatusResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthStatusResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthStatusResponse(value: unknown): Result<T.AuthStatusResponse> {
-  return rt.finish(p_AuthStatusResponse(value));
+function parse_AuthStatusResponse(value: unknown, options?: rt.ParseOptions): Result<T.AuthStatusResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthStatusResponse(value)) : rt.finish(p_AuthStatusResponse(value));
 }
 
 /**
- * Tolerant decoding of `AuthState` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthState` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthState(value: unknown): Result<T.AuthState> {
-  return rt.finish(p_AuthState(value));
+function parse_AuthState(value: unknown, options?: rt.ParseOptions): Result<T.AuthState> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthState(value)) : rt.finish(p_AuthState(value));
 }
 
 /**
- * Tolerant decoding of `AuthAccount` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthAccount` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthAccount(value: unknown): Result<T.AuthAccount> {
-  return rt.finish(p_AuthAccount(value));
+function parse_AuthAccount(value: unknown, options?: rt.ParseOptions): Result<T.AuthAccount> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthAccount(value)) : rt.finish(p_AuthAccount(value));
 }
 
 /**
- * Tolerant decoding of `NewSessionResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `NewSessionResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_NewSessionResponse(value: unknown): Result<T.NewSessionResponse> {
-  return rt.finish(p_NewSessionResponse(value));
+function parse_NewSessionResponse(value: unknown, options?: rt.ParseOptions): Result<T.NewSessionResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_NewSessionResponse(value)) : rt.finish(p_NewSessionResponse(value));
 }
 
 /**
- * Tolerant decoding of `SessionModeState` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionModeState` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionModeState(value: unknown): Result<T.SessionModeState> {
-  return rt.finish(p_SessionModeState(value));
+function parse_SessionModeState(value: unknown, options?: rt.ParseOptions): Result<T.SessionModeState> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionModeState(value)) : rt.finish(p_SessionModeState(value));
 }
 
 /**
- * Tolerant decoding of `SessionModeId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionModeId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionModeId(value: unknown): Result<T.SessionModeId> {
-  return rt.finish(p_SessionModeId(value));
+function parse_SessionModeId(value: unknown, options?: rt.ParseOptions): Result<T.SessionModeId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionModeId(value)) : rt.finish(p_SessionModeId(value));
 }
 
 /**
- * Tolerant decoding of `SessionMode` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionMode` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionMode(value: unknown): Result<T.SessionMode> {
-  return rt.finish(p_SessionMode(value));
+function parse_SessionMode(value: unknown, options?: rt.ParseOptions): Result<T.SessionMode> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionMode(value)) : rt.finish(p_SessionMode(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigOption` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigOption` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigOption(value: unknown): Result<T.SessionConfigOption> {
-  return rt.finish(p_SessionConfigOption(value));
+function parse_SessionConfigOption(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigOption> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigOption(value)) : rt.finish(p_SessionConfigOption(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigId(value: unknown): Result<T.SessionConfigId> {
-  return rt.finish(p_SessionConfigId(value));
+function parse_SessionConfigId(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigId(value)) : rt.finish(p_SessionConfigId(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigOptionCategory` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigOptionCategory` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigOptionCategory(value: unknown): Result<T.SessionConfigOptionCategory> {
-  return rt.finish(p_SessionConfigOptionCategory(value));
+function parse_SessionConfigOptionCategory(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigOptionCategory> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigOptionCategory(value)) : rt.finish(p_SessionConfigOptionCategory(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigValueId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigValueId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigValueId(value: unknown): Result<T.SessionConfigValueId> {
-  return rt.finish(p_SessionConfigValueId(value));
+function parse_SessionConfigValueId(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigValueId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigValueId(value)) : rt.finish(p_SessionConfigValueId(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigSelectOptions` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigSelectOptions` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigSelectOptions(value: unknown): Result<T.SessionConfigSelectOptions> {
-  return rt.finish(p_SessionConfigSelectOptions(value));
+function parse_SessionConfigSelectOptions(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigSelectOptions> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigSelectOptions(value)) : rt.finish(p_SessionConfigSelectOptions(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigSelectOption` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigSelectOption` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigSelectOption(value: unknown): Result<T.SessionConfigSelectOption> {
-  return rt.finish(p_SessionConfigSelectOption(value));
+function parse_SessionConfigSelectOption(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigSelectOption> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigSelectOption(value)) : rt.finish(p_SessionConfigSelectOption(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigSelectGroup` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigSelectGroup` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigSelectGroup(value: unknown): Result<T.SessionConfigSelectGroup> {
-  return rt.finish(p_SessionConfigSelectGroup(value));
+function parse_SessionConfigSelectGroup(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigSelectGroup> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigSelectGroup(value)) : rt.finish(p_SessionConfigSelectGroup(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigGroupId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigGroupId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigGroupId(value: unknown): Result<T.SessionConfigGroupId> {
-  return rt.finish(p_SessionConfigGroupId(value));
+function parse_SessionConfigGroupId(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigGroupId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigGroupId(value)) : rt.finish(p_SessionConfigGroupId(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigSelect` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigSelect` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigSelect(value: unknown): Result<T.SessionConfigSelect> {
-  return rt.finish(p_SessionConfigSelect(value));
+function parse_SessionConfigSelect(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigSelect> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigSelect(value)) : rt.finish(p_SessionConfigSelect(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigBoolean` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigBoolean` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigBoolean(value: unknown): Result<T.SessionConfigBoolean> {
-  return rt.finish(p_SessionConfigBoolean(value));
+function parse_SessionConfigBoolean(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigBoolean> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigBoolean(value)) : rt.finish(p_SessionConfigBoolean(value));
 }
 
 /**
- * Tolerant decoding of `LoadSessionResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `LoadSessionResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_LoadSessionResponse(value: unknown): Result<T.LoadSessionResponse> {
-  return rt.finish(p_LoadSessionResponse(value));
+function parse_LoadSessionResponse(value: unknown, options?: rt.ParseOptions): Result<T.LoadSessionResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_LoadSessionResponse(value)) : rt.finish(p_LoadSessionResponse(value));
 }
 
 /**
- * Tolerant decoding of `ListSessionsResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ListSessionsResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ListSessionsResponse(value: unknown): Result<T.ListSessionsResponse> {
-  return rt.finish(p_ListSessionsResponse(value));
+function parse_ListSessionsResponse(value: unknown, options?: rt.ParseOptions): Result<T.ListSessionsResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ListSessionsResponse(value)) : rt.finish(p_ListSessionsResponse(value));
 }
 
 /**
- * Tolerant decoding of `SessionInfo` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionInfo` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionInfo(value: unknown): Result<T.SessionInfo> {
-  return rt.finish(p_SessionInfo(value));
+function parse_SessionInfo(value: unknown, options?: rt.ParseOptions): Result<T.SessionInfo> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionInfo(value)) : rt.finish(p_SessionInfo(value));
 }
 
 /**
- * Tolerant decoding of `DeleteSessionResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `DeleteSessionResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_DeleteSessionResponse(value: unknown): Result<T.DeleteSessionResponse> {
-  return rt.finish(p_DeleteSessionResponse(value));
+function parse_DeleteSessionResponse(value: unknown, options?: rt.ParseOptions): Result<T.DeleteSessionResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_DeleteSessionResponse(value)) : rt.finish(p_DeleteSessionResponse(value));
 }
 
 /**
- * Tolerant decoding of `ForkSessionResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ForkSessionResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ForkSessionResponse(value: unknown): Result<T.ForkSessionResponse> {
-  return rt.finish(p_ForkSessionResponse(value));
+function parse_ForkSessionResponse(value: unknown, options?: rt.ParseOptions): Result<T.ForkSessionResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ForkSessionResponse(value)) : rt.finish(p_ForkSessionResponse(value));
 }
 
 /**
- * Tolerant decoding of `ArchiveSessionResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ArchiveSessionResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ArchiveSessionResponse(value: unknown): Result<T.ArchiveSessionResponse> {
-  return rt.finish(p_ArchiveSessionResponse(value));
+function parse_ArchiveSessionResponse(value: unknown, options?: rt.ParseOptions): Result<T.ArchiveSessionResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ArchiveSessionResponse(value)) : rt.finish(p_ArchiveSessionResponse(value));
 }
 
 /**
- * Tolerant decoding of `UnarchiveSessionResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `UnarchiveSessionResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_UnarchiveSessionResponse(value: unknown): Result<T.UnarchiveSessionResponse> {
-  return rt.finish(p_UnarchiveSessionResponse(value));
+function parse_UnarchiveSessionResponse(value: unknown, options?: rt.ParseOptions): Result<T.UnarchiveSessionResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_UnarchiveSessionResponse(value)) : rt.finish(p_UnarchiveSessionResponse(value));
 }
 
 /**
- * Tolerant decoding of `SessionStatusResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionStatusResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionStatusResponse(value: unknown): Result<T.SessionStatusResponse> {
-  return rt.finish(p_SessionStatusResponse(value));
+function parse_SessionStatusResponse(value: unknown, options?: rt.ParseOptions): Result<T.SessionStatusResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionStatusResponse(value)) : rt.finish(p_SessionStatusResponse(value));
 }
 
 /**
- * Tolerant decoding of `SessionStatus` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionStatus` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionStatus(value: unknown): Result<T.SessionStatus> {
-  return rt.finish(p_SessionStatus(value));
+function parse_SessionStatus(value: unknown, options?: rt.ParseOptions): Result<T.SessionStatus> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionStatus(value)) : rt.finish(p_SessionStatus(value));
 }
 
 /**
- * Tolerant decoding of `SetSessionTitleResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SetSessionTitleResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SetSessionTitleResponse(value: unknown): Result<T.SetSessionTitleResponse> {
-  return rt.finish(p_SetSessionTitleResponse(value));
+function parse_SetSessionTitleResponse(value: unknown, options?: rt.ParseOptions): Result<T.SetSessionTitleResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SetSessionTitleResponse(value)) : rt.finish(p_SetSessionTitleResponse(value));
 }
 
 /**
- * Tolerant decoding of `ResumeSessionResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ResumeSessionResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ResumeSessionResponse(value: unknown): Result<T.ResumeSessionResponse> {
-  return rt.finish(p_ResumeSessionResponse(value));
+function parse_ResumeSessionResponse(value: unknown, options?: rt.ParseOptions): Result<T.ResumeSessionResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ResumeSessionResponse(value)) : rt.finish(p_ResumeSessionResponse(value));
 }
 
 /**
- * Tolerant decoding of `CloseSessionResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CloseSessionResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CloseSessionResponse(value: unknown): Result<T.CloseSessionResponse> {
-  return rt.finish(p_CloseSessionResponse(value));
+function parse_CloseSessionResponse(value: unknown, options?: rt.ParseOptions): Result<T.CloseSessionResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CloseSessionResponse(value)) : rt.finish(p_CloseSessionResponse(value));
 }
 
 /**
- * Tolerant decoding of `SetSessionModeResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SetSessionModeResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SetSessionModeResponse(value: unknown): Result<T.SetSessionModeResponse> {
-  return rt.finish(p_SetSessionModeResponse(value));
+function parse_SetSessionModeResponse(value: unknown, options?: rt.ParseOptions): Result<T.SetSessionModeResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SetSessionModeResponse(value)) : rt.finish(p_SetSessionModeResponse(value));
 }
 
 /**
- * Tolerant decoding of `SetSessionConfigOptionResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SetSessionConfigOptionResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SetSessionConfigOptionResponse(value: unknown): Result<T.SetSessionConfigOptionResponse> {
-  return rt.finish(p_SetSessionConfigOptionResponse(value));
+function parse_SetSessionConfigOptionResponse(value: unknown, options?: rt.ParseOptions): Result<T.SetSessionConfigOptionResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SetSessionConfigOptionResponse(value)) : rt.finish(p_SetSessionConfigOptionResponse(value));
 }
 
 /**
- * Tolerant decoding of `PromptResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PromptResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PromptResponse(value: unknown): Result<T.PromptResponse> {
-  return rt.finish(p_PromptResponse(value));
+function parse_PromptResponse(value: unknown, options?: rt.ParseOptions): Result<T.PromptResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PromptResponse(value)) : rt.finish(p_PromptResponse(value));
 }
 
 /**
- * Tolerant decoding of `StopReason` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `StopReason` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_StopReason(value: unknown): Result<T.StopReason> {
-  return rt.finish(p_StopReason(value));
+function parse_StopReason(value: unknown, options?: rt.ParseOptions): Result<T.StopReason> {
+  return options?.forgiven ? rt.finishForgiving(value, p_StopReason(value)) : rt.finish(p_StopReason(value));
 }
 
 /**
- * Tolerant decoding of `Usage` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Usage` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Usage(value: unknown): Result<T.Usage> {
-  return rt.finish(p_Usage(value));
+function parse_Usage(value: unknown, options?: rt.ParseOptions): Result<T.Usage> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Usage(value)) : rt.finish(p_Usage(value));
 }
 
 /**
- * Tolerant decoding of `ExtResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ExtResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ExtResponse(value: unknown): Result<T.ExtResponse> {
-  return rt.finish(p_ExtResponse(value));
+function parse_ExtResponse(value: unknown, options?: rt.ParseOptions): Result<T.ExtResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ExtResponse(value)) : rt.finish(p_ExtResponse(value));
 }
 
 /**
- * Tolerant decoding of `Error` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Error` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Error(value: unknown): Result<T.Error> {
-  return rt.finish(p_Error(value));
+function parse_Error(value: unknown, options?: rt.ParseOptions): Result<T.Error> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Error(value)) : rt.finish(p_Error(value));
 }
 
 /**
- * Tolerant decoding of `ErrorCode` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ErrorCode` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ErrorCode(value: unknown): Result<T.ErrorCode> {
-  return rt.finish(p_ErrorCode(value));
+function parse_ErrorCode(value: unknown, options?: rt.ParseOptions): Result<T.ErrorCode> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ErrorCode(value)) : rt.finish(p_ErrorCode(value));
 }
 
 /**
- * Tolerant decoding of `AgentNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AgentNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AgentNotification(value: unknown): Result<T.AgentNotification> {
-  return rt.finish(p_AgentNotification(value));
+function parse_AgentNotification(value: unknown, options?: rt.ParseOptions): Result<T.AgentNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AgentNotification(value)) : rt.finish(p_AgentNotification(value));
 }
 
 /**
- * Tolerant decoding of `SessionNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionNotification(value: unknown): Result<T.SessionNotification> {
-  return rt.finish(p_SessionNotification(value));
+function parse_SessionNotification(value: unknown, options?: rt.ParseOptions): Result<T.SessionNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionNotification(value)) : rt.finish(p_SessionNotification(value));
 }
 
 /**
- * Tolerant decoding of `SessionUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionUpdate(value: unknown): Result<T.SessionUpdate> {
-  return rt.finish(p_SessionUpdate(value));
+function parse_SessionUpdate(value: unknown, options?: rt.ParseOptions): Result<T.SessionUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionUpdate(value)) : rt.finish(p_SessionUpdate(value));
 }
 
 /**
- * Tolerant decoding of `MessageId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `MessageId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_MessageId(value: unknown): Result<T.MessageId> {
-  return rt.finish(p_MessageId(value));
+function parse_MessageId(value: unknown, options?: rt.ParseOptions): Result<T.MessageId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_MessageId(value)) : rt.finish(p_MessageId(value));
 }
 
 /**
- * Tolerant decoding of `ContentChunk` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ContentChunk` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ContentChunk(value: unknown): Result<T.ContentChunk> {
-  return rt.finish(p_ContentChunk(value));
+function parse_ContentChunk(value: unknown, options?: rt.ParseOptions): Result<T.ContentChunk> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ContentChunk(value)) : rt.finish(p_ContentChunk(value));
 }
 
 /**
- * Tolerant decoding of `ToolCall` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ToolCall` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ToolCall(value: unknown): Result<T.ToolCall> {
-  return rt.finish(p_ToolCall(value));
+function parse_ToolCall(value: unknown, options?: rt.ParseOptions): Result<T.ToolCall> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ToolCall(value)) : rt.finish(p_ToolCall(value));
 }
 
 /**
- * Tolerant decoding of `PlanEntry` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanEntry` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanEntry(value: unknown): Result<T.PlanEntry> {
-  return rt.finish(p_PlanEntry(value));
+function parse_PlanEntry(value: unknown, options?: rt.ParseOptions): Result<T.PlanEntry> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanEntry(value)) : rt.finish(p_PlanEntry(value));
 }
 
 /**
- * Tolerant decoding of `PlanEntryPriority` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanEntryPriority` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanEntryPriority(value: unknown): Result<T.PlanEntryPriority> {
-  return rt.finish(p_PlanEntryPriority(value));
+function parse_PlanEntryPriority(value: unknown, options?: rt.ParseOptions): Result<T.PlanEntryPriority> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanEntryPriority(value)) : rt.finish(p_PlanEntryPriority(value));
 }
 
 /**
- * Tolerant decoding of `PlanEntryStatus` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanEntryStatus` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanEntryStatus(value: unknown): Result<T.PlanEntryStatus> {
-  return rt.finish(p_PlanEntryStatus(value));
+function parse_PlanEntryStatus(value: unknown, options?: rt.ParseOptions): Result<T.PlanEntryStatus> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanEntryStatus(value)) : rt.finish(p_PlanEntryStatus(value));
 }
 
 /**
- * Tolerant decoding of `Plan` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Plan` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Plan(value: unknown): Result<T.Plan> {
-  return rt.finish(p_Plan(value));
+function parse_Plan(value: unknown, options?: rt.ParseOptions): Result<T.Plan> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Plan(value)) : rt.finish(p_Plan(value));
 }
 
 /**
- * Tolerant decoding of `PlanUpdateContent` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanUpdateContent` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanUpdateContent(value: unknown): Result<T.PlanUpdateContent> {
-  return rt.finish(p_PlanUpdateContent(value));
+function parse_PlanUpdateContent(value: unknown, options?: rt.ParseOptions): Result<T.PlanUpdateContent> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanUpdateContent(value)) : rt.finish(p_PlanUpdateContent(value));
 }
 
 /**
- * Tolerant decoding of `PlanId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanId(value: unknown): Result<T.PlanId> {
-  return rt.finish(p_PlanId(value));
+function parse_PlanId(value: unknown, options?: rt.ParseOptions): Result<T.PlanId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanId(value)) : rt.finish(p_PlanId(value));
 }
 
 /**
- * Tolerant decoding of `PlanItems` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanItems` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanItems(value: unknown): Result<T.PlanItems> {
-  return rt.finish(p_PlanItems(value));
+function parse_PlanItems(value: unknown, options?: rt.ParseOptions): Result<T.PlanItems> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanItems(value)) : rt.finish(p_PlanItems(value));
 }
 
 /**
- * Tolerant decoding of `PlanFile` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanFile` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanFile(value: unknown): Result<T.PlanFile> {
-  return rt.finish(p_PlanFile(value));
+function parse_PlanFile(value: unknown, options?: rt.ParseOptions): Result<T.PlanFile> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanFile(value)) : rt.finish(p_PlanFile(value));
 }
 
 /**
- * Tolerant decoding of `PlanMarkdown` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanMarkdown` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanMarkdown(value: unknown): Result<T.PlanMarkdown> {
-  return rt.finish(p_PlanMarkdown(value));
+function parse_PlanMarkdown(value: unknown, options?: rt.ParseOptions): Result<T.PlanMarkdown> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanMarkdown(value)) : rt.finish(p_PlanMarkdown(value));
 }
 
 /**
- * Tolerant decoding of `PlanUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanUpdate(value: unknown): Result<T.PlanUpdate> {
-  return rt.finish(p_PlanUpdate(value));
+function parse_PlanUpdate(value: unknown, options?: rt.ParseOptions): Result<T.PlanUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanUpdate(value)) : rt.finish(p_PlanUpdate(value));
 }
 
 /**
- * Tolerant decoding of `PlanRemoved` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanRemoved` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanRemoved(value: unknown): Result<T.PlanRemoved> {
-  return rt.finish(p_PlanRemoved(value));
+function parse_PlanRemoved(value: unknown, options?: rt.ParseOptions): Result<T.PlanRemoved> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanRemoved(value)) : rt.finish(p_PlanRemoved(value));
 }
 
 /**
- * Tolerant decoding of `AvailableCommand` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AvailableCommand` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AvailableCommand(value: unknown): Result<T.AvailableCommand> {
-  return rt.finish(p_AvailableCommand(value));
+function parse_AvailableCommand(value: unknown, options?: rt.ParseOptions): Result<T.AvailableCommand> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AvailableCommand(value)) : rt.finish(p_AvailableCommand(value));
 }
 
 /**
- * Tolerant decoding of `AvailableCommandInput` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AvailableCommandInput` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AvailableCommandInput(value: unknown): Result<T.AvailableCommandInput> {
-  return rt.finish(p_AvailableCommandInput(value));
+function parse_AvailableCommandInput(value: unknown, options?: rt.ParseOptions): Result<T.AvailableCommandInput> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AvailableCommandInput(value)) : rt.finish(p_AvailableCommandInput(value));
 }
 
 /**
- * Tolerant decoding of `UnstructuredCommandInput` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `UnstructuredCommandInput` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_UnstructuredCommandInput(value: unknown): Result<T.UnstructuredCommandInput> {
-  return rt.finish(p_UnstructuredCommandInput(value));
+function parse_UnstructuredCommandInput(value: unknown, options?: rt.ParseOptions): Result<T.UnstructuredCommandInput> {
+  return options?.forgiven ? rt.finishForgiving(value, p_UnstructuredCommandInput(value)) : rt.finish(p_UnstructuredCommandInput(value));
 }
 
 /**
- * Tolerant decoding of `AvailableCommandsUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AvailableCommandsUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AvailableCommandsUpdate(value: unknown): Result<T.AvailableCommandsUpdate> {
-  return rt.finish(p_AvailableCommandsUpdate(value));
+function parse_AvailableCommandsUpdate(value: unknown, options?: rt.ParseOptions): Result<T.AvailableCommandsUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AvailableCommandsUpdate(value)) : rt.finish(p_AvailableCommandsUpdate(value));
 }
 
 /**
- * Tolerant decoding of `CurrentModeUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CurrentModeUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CurrentModeUpdate(value: unknown): Result<T.CurrentModeUpdate> {
-  return rt.finish(p_CurrentModeUpdate(value));
+function parse_CurrentModeUpdate(value: unknown, options?: rt.ParseOptions): Result<T.CurrentModeUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CurrentModeUpdate(value)) : rt.finish(p_CurrentModeUpdate(value));
 }
 
 /**
- * Tolerant decoding of `ConfigOptionUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ConfigOptionUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ConfigOptionUpdate(value: unknown): Result<T.ConfigOptionUpdate> {
-  return rt.finish(p_ConfigOptionUpdate(value));
+function parse_ConfigOptionUpdate(value: unknown, options?: rt.ParseOptions): Result<T.ConfigOptionUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ConfigOptionUpdate(value)) : rt.finish(p_ConfigOptionUpdate(value));
 }
 
 /**
- * Tolerant decoding of `SessionInfoUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionInfoUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionInfoUpdate(value: unknown): Result<T.SessionInfoUpdate> {
-  return rt.finish(p_SessionInfoUpdate(value));
+function parse_SessionInfoUpdate(value: unknown, options?: rt.ParseOptions): Result<T.SessionInfoUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionInfoUpdate(value)) : rt.finish(p_SessionInfoUpdate(value));
 }
 
 /**
- * Tolerant decoding of `Cost` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Cost` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Cost(value: unknown): Result<T.Cost> {
-  return rt.finish(p_Cost(value));
+function parse_Cost(value: unknown, options?: rt.ParseOptions): Result<T.Cost> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Cost(value)) : rt.finish(p_Cost(value));
 }
 
 /**
- * Tolerant decoding of `UsageUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `UsageUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_UsageUpdate(value: unknown): Result<T.UsageUpdate> {
-  return rt.finish(p_UsageUpdate(value));
+function parse_UsageUpdate(value: unknown, options?: rt.ParseOptions): Result<T.UsageUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_UsageUpdate(value)) : rt.finish(p_UsageUpdate(value));
 }
 
 /**
- * Tolerant decoding of `NoticeSeverity` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `NoticeSeverity` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_NoticeSeverity(value: unknown): Result<T.NoticeSeverity> {
-  return rt.finish(p_NoticeSeverity(value));
+function parse_NoticeSeverity(value: unknown, options?: rt.ParseOptions): Result<T.NoticeSeverity> {
+  return options?.forgiven ? rt.finishForgiving(value, p_NoticeSeverity(value)) : rt.finish(p_NoticeSeverity(value));
 }
 
 /**
- * Tolerant decoding of `Notice` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `Notice` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_Notice(value: unknown): Result<T.Notice> {
-  return rt.finish(p_Notice(value));
+function parse_Notice(value: unknown, options?: rt.ParseOptions): Result<T.Notice> {
+  return options?.forgiven ? rt.finishForgiving(value, p_Notice(value)) : rt.finish(p_Notice(value));
 }
 
 /**
- * Tolerant decoding of `CompactionId` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CompactionId` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CompactionId(value: unknown): Result<T.CompactionId> {
-  return rt.finish(p_CompactionId(value));
+function parse_CompactionId(value: unknown, options?: rt.ParseOptions): Result<T.CompactionId> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CompactionId(value)) : rt.finish(p_CompactionId(value));
 }
 
 /**
- * Tolerant decoding of `CompactionStatus` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CompactionStatus` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CompactionStatus(value: unknown): Result<T.CompactionStatus> {
-  return rt.finish(p_CompactionStatus(value));
+function parse_CompactionStatus(value: unknown, options?: rt.ParseOptions): Result<T.CompactionStatus> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CompactionStatus(value)) : rt.finish(p_CompactionStatus(value));
 }
 
 /**
- * Tolerant decoding of `CompactionUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CompactionUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CompactionUpdate(value: unknown): Result<T.CompactionUpdate> {
-  return rt.finish(p_CompactionUpdate(value));
+function parse_CompactionUpdate(value: unknown, options?: rt.ParseOptions): Result<T.CompactionUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CompactionUpdate(value)) : rt.finish(p_CompactionUpdate(value));
 }
 
 /**
- * Tolerant decoding of `CompactionSummaryChunk` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CompactionSummaryChunk` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CompactionSummaryChunk(value: unknown): Result<T.CompactionSummaryChunk> {
-  return rt.finish(p_CompactionSummaryChunk(value));
+function parse_CompactionSummaryChunk(value: unknown, options?: rt.ParseOptions): Result<T.CompactionSummaryChunk> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CompactionSummaryChunk(value)) : rt.finish(p_CompactionSummaryChunk(value));
 }
 
 /**
- * Tolerant decoding of `SubagentSessionCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SubagentSessionCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SubagentSessionCapabilities(value: unknown): Result<T.SubagentSessionCapabilities> {
-  return rt.finish(p_SubagentSessionCapabilities(value));
+function parse_SubagentSessionCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SubagentSessionCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SubagentSessionCapabilities(value)) : rt.finish(p_SubagentSessionCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionCancelCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionCancelCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionCancelCapabilities(value: unknown): Result<T.SessionCancelCapabilities> {
-  return rt.finish(p_SessionCancelCapabilities(value));
+function parse_SessionCancelCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionCancelCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionCancelCapabilities(value)) : rt.finish(p_SessionCancelCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `StateUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `StateUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_StateUpdate(value: unknown): Result<T.StateUpdate> {
-  return rt.finish(p_StateUpdate(value));
+function parse_StateUpdate(value: unknown, options?: rt.ParseOptions): Result<T.StateUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_StateUpdate(value)) : rt.finish(p_StateUpdate(value));
 }
 
 /**
- * Tolerant decoding of `RunningStateUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `RunningStateUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_RunningStateUpdate(value: unknown): Result<T.RunningStateUpdate> {
-  return rt.finish(p_RunningStateUpdate(value));
+function parse_RunningStateUpdate(value: unknown, options?: rt.ParseOptions): Result<T.RunningStateUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_RunningStateUpdate(value)) : rt.finish(p_RunningStateUpdate(value));
 }
 
 /**
- * Tolerant decoding of `ErrorStopReason` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ErrorStopReason` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ErrorStopReason(value: unknown): Result<T.ErrorStopReason> {
-  return rt.finish(p_ErrorStopReason(value));
+function parse_ErrorStopReason(value: unknown, options?: rt.ParseOptions): Result<T.ErrorStopReason> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ErrorStopReason(value)) : rt.finish(p_ErrorStopReason(value));
 }
 
 /**
- * Tolerant decoding of `IdleStateUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `IdleStateUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_IdleStateUpdate(value: unknown): Result<T.IdleStateUpdate> {
-  return rt.finish(p_IdleStateUpdate(value));
+function parse_IdleStateUpdate(value: unknown, options?: rt.ParseOptions): Result<T.IdleStateUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_IdleStateUpdate(value)) : rt.finish(p_IdleStateUpdate(value));
 }
 
 /**
- * Tolerant decoding of `RequiresActionStateUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `RequiresActionStateUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_RequiresActionStateUpdate(value: unknown): Result<T.RequiresActionStateUpdate> {
-  return rt.finish(p_RequiresActionStateUpdate(value));
+function parse_RequiresActionStateUpdate(value: unknown, options?: rt.ParseOptions): Result<T.RequiresActionStateUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_RequiresActionStateUpdate(value)) : rt.finish(p_RequiresActionStateUpdate(value));
 }
 
 /**
- * Tolerant decoding of `UnknownStateUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `UnknownStateUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_UnknownStateUpdate(value: unknown): Result<T.UnknownStateUpdate> {
-  return rt.finish(p_UnknownStateUpdate(value));
+function parse_UnknownStateUpdate(value: unknown, options?: rt.ParseOptions): Result<T.UnknownStateUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_UnknownStateUpdate(value)) : rt.finish(p_UnknownStateUpdate(value));
 }
 
 /**
- * Tolerant decoding of `SubagentUpdate` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SubagentUpdate` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SubagentUpdate(value: unknown): Result<T.SubagentUpdate> {
-  return rt.finish(p_SubagentUpdate(value));
+function parse_SubagentUpdate(value: unknown, options?: rt.ParseOptions): Result<T.SubagentUpdate> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SubagentUpdate(value)) : rt.finish(p_SubagentUpdate(value));
 }
 
 /**
- * Tolerant decoding of `SessionMessage` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionMessage` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionMessage(value: unknown): Result<T.SessionMessage> {
-  return rt.finish(p_SessionMessage(value));
+function parse_SessionMessage(value: unknown, options?: rt.ParseOptions): Result<T.SessionMessage> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionMessage(value)) : rt.finish(p_SessionMessage(value));
 }
 
 /**
- * Tolerant decoding of `SessionMessageChunk` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionMessageChunk` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionMessageChunk(value: unknown): Result<T.SessionMessageChunk> {
-  return rt.finish(p_SessionMessageChunk(value));
+function parse_SessionMessageChunk(value: unknown, options?: rt.ParseOptions): Result<T.SessionMessageChunk> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionMessageChunk(value)) : rt.finish(p_SessionMessageChunk(value));
 }
 
 /**
- * Tolerant decoding of `CompleteElicitationNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CompleteElicitationNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CompleteElicitationNotification(value: unknown): Result<T.CompleteElicitationNotification> {
-  return rt.finish(p_CompleteElicitationNotification(value));
+function parse_CompleteElicitationNotification(value: unknown, options?: rt.ParseOptions): Result<T.CompleteElicitationNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CompleteElicitationNotification(value)) : rt.finish(p_CompleteElicitationNotification(value));
 }
 
 /**
- * Tolerant decoding of `AuthStatusUpdateNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthStatusUpdateNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthStatusUpdateNotification(value: unknown): Result<T.AuthStatusUpdateNotification> {
-  return rt.finish(p_AuthStatusUpdateNotification(value));
+function parse_AuthStatusUpdateNotification(value: unknown, options?: rt.ParseOptions): Result<T.AuthStatusUpdateNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthStatusUpdateNotification(value)) : rt.finish(p_AuthStatusUpdateNotification(value));
 }
 
 /**
- * Tolerant decoding of `ExtNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ExtNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ExtNotification(value: unknown): Result<T.ExtNotification> {
-  return rt.finish(p_ExtNotification(value));
+function parse_ExtNotification(value: unknown, options?: rt.ParseOptions): Result<T.ExtNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ExtNotification(value)) : rt.finish(p_ExtNotification(value));
 }
 
 /**
- * Tolerant decoding of `ClientRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ClientRequest(value: unknown): Result<T.ClientRequest> {
-  return rt.finish(p_ClientRequest(value));
+function parse_ClientRequest(value: unknown, options?: rt.ParseOptions): Result<T.ClientRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ClientRequest(value)) : rt.finish(p_ClientRequest(value));
 }
 
 /**
- * Tolerant decoding of `InitializeRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `InitializeRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_InitializeRequest(value: unknown): Result<T.InitializeRequest> {
-  return rt.finish(p_InitializeRequest(value));
+function parse_InitializeRequest(value: unknown, options?: rt.ParseOptions): Result<T.InitializeRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_InitializeRequest(value)) : rt.finish(p_InitializeRequest(value));
 }
 
 /**
- * Tolerant decoding of `ClientCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ClientCapabilities(value: unknown): Result<T.ClientCapabilities> {
-  return rt.finish(p_ClientCapabilities(value));
+function parse_ClientCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.ClientCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ClientCapabilities(value)) : rt.finish(p_ClientCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `FileSystemCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `FileSystemCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_FileSystemCapabilities(value: unknown): Result<T.FileSystemCapabilities> {
-  return rt.finish(p_FileSystemCapabilities(value));
+function parse_FileSystemCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.FileSystemCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_FileSystemCapabilities(value)) : rt.finish(p_FileSystemCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `ClientSessionCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientSessionCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ClientSessionCapabilities(value: unknown): Result<T.ClientSessionCapabilities> {
-  return rt.finish(p_ClientSessionCapabilities(value));
+function parse_ClientSessionCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.ClientSessionCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ClientSessionCapabilities(value)) : rt.finish(p_ClientSessionCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `CompactionCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CompactionCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CompactionCapabilities(value: unknown): Result<T.CompactionCapabilities> {
-  return rt.finish(p_CompactionCapabilities(value));
+function parse_CompactionCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.CompactionCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CompactionCapabilities(value)) : rt.finish(p_CompactionCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SessionConfigOptionsCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionConfigOptionsCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionConfigOptionsCapabilities(value: unknown): Result<T.SessionConfigOptionsCapabilities> {
-  return rt.finish(p_SessionConfigOptionsCapabilities(value));
+function parse_SessionConfigOptionsCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SessionConfigOptionsCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionConfigOptionsCapabilities(value)) : rt.finish(p_SessionConfigOptionsCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `BooleanConfigOptionCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `BooleanConfigOptionCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_BooleanConfigOptionCapabilities(value: unknown): Result<T.BooleanConfigOptionCapabilities> {
-  return rt.finish(p_BooleanConfigOptionCapabilities(value));
+function parse_BooleanConfigOptionCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.BooleanConfigOptionCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_BooleanConfigOptionCapabilities(value)) : rt.finish(p_BooleanConfigOptionCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `NoticeCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `NoticeCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_NoticeCapabilities(value: unknown): Result<T.NoticeCapabilities> {
-  return rt.finish(p_NoticeCapabilities(value));
+function parse_NoticeCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.NoticeCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_NoticeCapabilities(value)) : rt.finish(p_NoticeCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `SubagentCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SubagentCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SubagentCapabilities(value: unknown): Result<T.SubagentCapabilities> {
-  return rt.finish(p_SubagentCapabilities(value));
+function parse_SubagentCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.SubagentCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SubagentCapabilities(value)) : rt.finish(p_SubagentCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `PlanCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PlanCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PlanCapabilities(value: unknown): Result<T.PlanCapabilities> {
-  return rt.finish(p_PlanCapabilities(value));
+function parse_PlanCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.PlanCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PlanCapabilities(value)) : rt.finish(p_PlanCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `AuthCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthCapabilities(value: unknown): Result<T.AuthCapabilities> {
-  return rt.finish(p_AuthCapabilities(value));
+function parse_AuthCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.AuthCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthCapabilities(value)) : rt.finish(p_AuthCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationCapabilities(value: unknown): Result<T.ElicitationCapabilities> {
-  return rt.finish(p_ElicitationCapabilities(value));
+function parse_ElicitationCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationCapabilities(value)) : rt.finish(p_ElicitationCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationFormCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationFormCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationFormCapabilities(value: unknown): Result<T.ElicitationFormCapabilities> {
-  return rt.finish(p_ElicitationFormCapabilities(value));
+function parse_ElicitationFormCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationFormCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationFormCapabilities(value)) : rt.finish(p_ElicitationFormCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationUrlCapabilities` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationUrlCapabilities` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationUrlCapabilities(value: unknown): Result<T.ElicitationUrlCapabilities> {
-  return rt.finish(p_ElicitationUrlCapabilities(value));
+function parse_ElicitationUrlCapabilities(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationUrlCapabilities> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationUrlCapabilities(value)) : rt.finish(p_ElicitationUrlCapabilities(value));
 }
 
 /**
- * Tolerant decoding of `AuthenticateRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthenticateRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthenticateRequest(value: unknown): Result<T.AuthenticateRequest> {
-  return rt.finish(p_AuthenticateRequest(value));
+function parse_AuthenticateRequest(value: unknown, options?: rt.ParseOptions): Result<T.AuthenticateRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthenticateRequest(value)) : rt.finish(p_AuthenticateRequest(value));
 }
 
 /**
- * Tolerant decoding of `ListProvidersRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ListProvidersRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ListProvidersRequest(value: unknown): Result<T.ListProvidersRequest> {
-  return rt.finish(p_ListProvidersRequest(value));
+function parse_ListProvidersRequest(value: unknown, options?: rt.ParseOptions): Result<T.ListProvidersRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ListProvidersRequest(value)) : rt.finish(p_ListProvidersRequest(value));
 }
 
 /**
- * Tolerant decoding of `SetProviderRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SetProviderRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SetProviderRequest(value: unknown): Result<T.SetProviderRequest> {
-  return rt.finish(p_SetProviderRequest(value));
+function parse_SetProviderRequest(value: unknown, options?: rt.ParseOptions): Result<T.SetProviderRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SetProviderRequest(value)) : rt.finish(p_SetProviderRequest(value));
 }
 
 /**
- * Tolerant decoding of `DisableProviderRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `DisableProviderRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_DisableProviderRequest(value: unknown): Result<T.DisableProviderRequest> {
-  return rt.finish(p_DisableProviderRequest(value));
+function parse_DisableProviderRequest(value: unknown, options?: rt.ParseOptions): Result<T.DisableProviderRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_DisableProviderRequest(value)) : rt.finish(p_DisableProviderRequest(value));
 }
 
 /**
- * Tolerant decoding of `LogoutRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `LogoutRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_LogoutRequest(value: unknown): Result<T.LogoutRequest> {
-  return rt.finish(p_LogoutRequest(value));
+function parse_LogoutRequest(value: unknown, options?: rt.ParseOptions): Result<T.LogoutRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_LogoutRequest(value)) : rt.finish(p_LogoutRequest(value));
 }
 
 /**
- * Tolerant decoding of `AuthStatusRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `AuthStatusRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_AuthStatusRequest(value: unknown): Result<T.AuthStatusRequest> {
-  return rt.finish(p_AuthStatusRequest(value));
+function parse_AuthStatusRequest(value: unknown, options?: rt.ParseOptions): Result<T.AuthStatusRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_AuthStatusRequest(value)) : rt.finish(p_AuthStatusRequest(value));
 }
 
 /**
- * Tolerant decoding of `NewSessionRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `NewSessionRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_NewSessionRequest(value: unknown): Result<T.NewSessionRequest> {
-  return rt.finish(p_NewSessionRequest(value));
+function parse_NewSessionRequest(value: unknown, options?: rt.ParseOptions): Result<T.NewSessionRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_NewSessionRequest(value)) : rt.finish(p_NewSessionRequest(value));
 }
 
 /**
- * Tolerant decoding of `McpServer` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `McpServer` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_McpServer(value: unknown): Result<T.McpServer> {
-  return rt.finish(p_McpServer(value));
+function parse_McpServer(value: unknown, options?: rt.ParseOptions): Result<T.McpServer> {
+  return options?.forgiven ? rt.finishForgiving(value, p_McpServer(value)) : rt.finish(p_McpServer(value));
 }
 
 /**
- * Tolerant decoding of `HttpHeader` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `HttpHeader` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_HttpHeader(value: unknown): Result<T.HttpHeader> {
-  return rt.finish(p_HttpHeader(value));
+function parse_HttpHeader(value: unknown, options?: rt.ParseOptions): Result<T.HttpHeader> {
+  return options?.forgiven ? rt.finishForgiving(value, p_HttpHeader(value)) : rt.finish(p_HttpHeader(value));
 }
 
 /**
- * Tolerant decoding of `McpServerHttp` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `McpServerHttp` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_McpServerHttp(value: unknown): Result<T.McpServerHttp> {
-  return rt.finish(p_McpServerHttp(value));
+function parse_McpServerHttp(value: unknown, options?: rt.ParseOptions): Result<T.McpServerHttp> {
+  return options?.forgiven ? rt.finishForgiving(value, p_McpServerHttp(value)) : rt.finish(p_McpServerHttp(value));
 }
 
 /**
- * Tolerant decoding of `McpServerSse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `McpServerSse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_McpServerSse(value: unknown): Result<T.McpServerSse> {
-  return rt.finish(p_McpServerSse(value));
+function parse_McpServerSse(value: unknown, options?: rt.ParseOptions): Result<T.McpServerSse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_McpServerSse(value)) : rt.finish(p_McpServerSse(value));
 }
 
 /**
- * Tolerant decoding of `McpServerAcp` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `McpServerAcp` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_McpServerAcp(value: unknown): Result<T.McpServerAcp> {
-  return rt.finish(p_McpServerAcp(value));
+function parse_McpServerAcp(value: unknown, options?: rt.ParseOptions): Result<T.McpServerAcp> {
+  return options?.forgiven ? rt.finishForgiving(value, p_McpServerAcp(value)) : rt.finish(p_McpServerAcp(value));
 }
 
 /**
- * Tolerant decoding of `McpServerStdio` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `McpServerStdio` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_McpServerStdio(value: unknown): Result<T.McpServerStdio> {
-  return rt.finish(p_McpServerStdio(value));
+function parse_McpServerStdio(value: unknown, options?: rt.ParseOptions): Result<T.McpServerStdio> {
+  return options?.forgiven ? rt.finishForgiving(value, p_McpServerStdio(value)) : rt.finish(p_McpServerStdio(value));
 }
 
 /**
- * Tolerant decoding of `SystemPrompt` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SystemPrompt` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SystemPrompt(value: unknown): Result<T.SystemPrompt> {
-  return rt.finish(p_SystemPrompt(value));
+function parse_SystemPrompt(value: unknown, options?: rt.ParseOptions): Result<T.SystemPrompt> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SystemPrompt(value)) : rt.finish(p_SystemPrompt(value));
 }
 
 /**
- * Tolerant decoding of `SystemPromptMode` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SystemPromptMode` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SystemPromptMode(value: unknown): Result<T.SystemPromptMode> {
-  return rt.finish(p_SystemPromptMode(value));
+function parse_SystemPromptMode(value: unknown, options?: rt.ParseOptions): Result<T.SystemPromptMode> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SystemPromptMode(value)) : rt.finish(p_SystemPromptMode(value));
 }
 
 /**
- * Tolerant decoding of `LoadSessionRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `LoadSessionRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_LoadSessionRequest(value: unknown): Result<T.LoadSessionRequest> {
-  return rt.finish(p_LoadSessionRequest(value));
+function parse_LoadSessionRequest(value: unknown, options?: rt.ParseOptions): Result<T.LoadSessionRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_LoadSessionRequest(value)) : rt.finish(p_LoadSessionRequest(value));
 }
 
 /**
- * Tolerant decoding of `ListSessionsRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ListSessionsRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ListSessionsRequest(value: unknown): Result<T.ListSessionsRequest> {
-  return rt.finish(p_ListSessionsRequest(value));
+function parse_ListSessionsRequest(value: unknown, options?: rt.ParseOptions): Result<T.ListSessionsRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ListSessionsRequest(value)) : rt.finish(p_ListSessionsRequest(value));
 }
 
 /**
- * Tolerant decoding of `SessionArchiveFilter` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionArchiveFilter` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionArchiveFilter(value: unknown): Result<T.SessionArchiveFilter> {
-  return rt.finish(p_SessionArchiveFilter(value));
+function parse_SessionArchiveFilter(value: unknown, options?: rt.ParseOptions): Result<T.SessionArchiveFilter> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionArchiveFilter(value)) : rt.finish(p_SessionArchiveFilter(value));
 }
 
 /**
- * Tolerant decoding of `DeleteSessionRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `DeleteSessionRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_DeleteSessionRequest(value: unknown): Result<T.DeleteSessionRequest> {
-  return rt.finish(p_DeleteSessionRequest(value));
+function parse_DeleteSessionRequest(value: unknown, options?: rt.ParseOptions): Result<T.DeleteSessionRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_DeleteSessionRequest(value)) : rt.finish(p_DeleteSessionRequest(value));
 }
 
 /**
- * Tolerant decoding of `ForkSessionRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ForkSessionRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ForkSessionRequest(value: unknown): Result<T.ForkSessionRequest> {
-  return rt.finish(p_ForkSessionRequest(value));
+function parse_ForkSessionRequest(value: unknown, options?: rt.ParseOptions): Result<T.ForkSessionRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ForkSessionRequest(value)) : rt.finish(p_ForkSessionRequest(value));
 }
 
 /**
- * Tolerant decoding of `ArchiveSessionRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ArchiveSessionRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ArchiveSessionRequest(value: unknown): Result<T.ArchiveSessionRequest> {
-  return rt.finish(p_ArchiveSessionRequest(value));
+function parse_ArchiveSessionRequest(value: unknown, options?: rt.ParseOptions): Result<T.ArchiveSessionRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ArchiveSessionRequest(value)) : rt.finish(p_ArchiveSessionRequest(value));
 }
 
 /**
- * Tolerant decoding of `UnarchiveSessionRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `UnarchiveSessionRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_UnarchiveSessionRequest(value: unknown): Result<T.UnarchiveSessionRequest> {
-  return rt.finish(p_UnarchiveSessionRequest(value));
+function parse_UnarchiveSessionRequest(value: unknown, options?: rt.ParseOptions): Result<T.UnarchiveSessionRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_UnarchiveSessionRequest(value)) : rt.finish(p_UnarchiveSessionRequest(value));
 }
 
 /**
- * Tolerant decoding of `SessionStatusRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SessionStatusRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SessionStatusRequest(value: unknown): Result<T.SessionStatusRequest> {
-  return rt.finish(p_SessionStatusRequest(value));
+function parse_SessionStatusRequest(value: unknown, options?: rt.ParseOptions): Result<T.SessionStatusRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SessionStatusRequest(value)) : rt.finish(p_SessionStatusRequest(value));
 }
 
 /**
- * Tolerant decoding of `SetSessionTitleRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SetSessionTitleRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SetSessionTitleRequest(value: unknown): Result<T.SetSessionTitleRequest> {
-  return rt.finish(p_SetSessionTitleRequest(value));
+function parse_SetSessionTitleRequest(value: unknown, options?: rt.ParseOptions): Result<T.SetSessionTitleRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SetSessionTitleRequest(value)) : rt.finish(p_SetSessionTitleRequest(value));
 }
 
 /**
- * Tolerant decoding of `ResumeSessionRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ResumeSessionRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ResumeSessionRequest(value: unknown): Result<T.ResumeSessionRequest> {
-  return rt.finish(p_ResumeSessionRequest(value));
+function parse_ResumeSessionRequest(value: unknown, options?: rt.ParseOptions): Result<T.ResumeSessionRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ResumeSessionRequest(value)) : rt.finish(p_ResumeSessionRequest(value));
 }
 
 /**
- * Tolerant decoding of `CloseSessionRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CloseSessionRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CloseSessionRequest(value: unknown): Result<T.CloseSessionRequest> {
-  return rt.finish(p_CloseSessionRequest(value));
+function parse_CloseSessionRequest(value: unknown, options?: rt.ParseOptions): Result<T.CloseSessionRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CloseSessionRequest(value)) : rt.finish(p_CloseSessionRequest(value));
 }
 
 /**
- * Tolerant decoding of `SetSessionModeRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SetSessionModeRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SetSessionModeRequest(value: unknown): Result<T.SetSessionModeRequest> {
-  return rt.finish(p_SetSessionModeRequest(value));
+function parse_SetSessionModeRequest(value: unknown, options?: rt.ParseOptions): Result<T.SetSessionModeRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SetSessionModeRequest(value)) : rt.finish(p_SetSessionModeRequest(value));
 }
 
 /**
- * Tolerant decoding of `SetSessionConfigOptionRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SetSessionConfigOptionRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SetSessionConfigOptionRequest(value: unknown): Result<T.SetSessionConfigOptionRequest> {
-  return rt.finish(p_SetSessionConfigOptionRequest(value));
+function parse_SetSessionConfigOptionRequest(value: unknown, options?: rt.ParseOptions): Result<T.SetSessionConfigOptionRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SetSessionConfigOptionRequest(value)) : rt.finish(p_SetSessionConfigOptionRequest(value));
 }
 
 /**
- * Tolerant decoding of `PromptRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `PromptRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_PromptRequest(value: unknown): Result<T.PromptRequest> {
-  return rt.finish(p_PromptRequest(value));
+function parse_PromptRequest(value: unknown, options?: rt.ParseOptions): Result<T.PromptRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_PromptRequest(value)) : rt.finish(p_PromptRequest(value));
 }
 
 /**
- * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ClientResponseFor`.
+ * Tolerant decoding of `ClientResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave. `result` is kept raw (a response names no method): see `ClientResponseFor`.
  */
-function parse_ClientResponse(value: unknown): Result<T.ClientResponse> {
-  return rt.finish(p_ClientResponse(value));
+function parse_ClientResponse(value: unknown, options?: rt.ParseOptions): Result<T.ClientResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ClientResponse(value)) : rt.finish(p_ClientResponse(value));
 }
 
 /**
@@ -8818,171 +8818,171 @@ function parse_ClientResponseFor(method: string, value: unknown): Result<T.Clien
 }
 
 /**
- * Tolerant decoding of `WriteTextFileResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `WriteTextFileResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_WriteTextFileResponse(value: unknown): Result<T.WriteTextFileResponse> {
-  return rt.finish(p_WriteTextFileResponse(value));
+function parse_WriteTextFileResponse(value: unknown, options?: rt.ParseOptions): Result<T.WriteTextFileResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_WriteTextFileResponse(value)) : rt.finish(p_WriteTextFileResponse(value));
 }
 
 /**
- * Tolerant decoding of `ReadTextFileResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ReadTextFileResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ReadTextFileResponse(value: unknown): Result<T.ReadTextFileResponse> {
-  return rt.finish(p_ReadTextFileResponse(value));
+function parse_ReadTextFileResponse(value: unknown, options?: rt.ParseOptions): Result<T.ReadTextFileResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ReadTextFileResponse(value)) : rt.finish(p_ReadTextFileResponse(value));
 }
 
 /**
- * Tolerant decoding of `RequestPermissionResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `RequestPermissionResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_RequestPermissionResponse(value: unknown): Result<T.RequestPermissionResponse> {
-  return rt.finish(p_RequestPermissionResponse(value));
+function parse_RequestPermissionResponse(value: unknown, options?: rt.ParseOptions): Result<T.RequestPermissionResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_RequestPermissionResponse(value)) : rt.finish(p_RequestPermissionResponse(value));
 }
 
 /**
- * Tolerant decoding of `RequestPermissionOutcome` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `RequestPermissionOutcome` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_RequestPermissionOutcome(value: unknown): Result<T.RequestPermissionOutcome> {
-  return rt.finish(p_RequestPermissionOutcome(value));
+function parse_RequestPermissionOutcome(value: unknown, options?: rt.ParseOptions): Result<T.RequestPermissionOutcome> {
+  return options?.forgiven ? rt.finishForgiving(value, p_RequestPermissionOutcome(value)) : rt.finish(p_RequestPermissionOutcome(value));
 }
 
 /**
- * Tolerant decoding of `SelectedPermissionOutcome` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `SelectedPermissionOutcome` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_SelectedPermissionOutcome(value: unknown): Result<T.SelectedPermissionOutcome> {
-  return rt.finish(p_SelectedPermissionOutcome(value));
+function parse_SelectedPermissionOutcome(value: unknown, options?: rt.ParseOptions): Result<T.SelectedPermissionOutcome> {
+  return options?.forgiven ? rt.finishForgiving(value, p_SelectedPermissionOutcome(value)) : rt.finish(p_SelectedPermissionOutcome(value));
 }
 
 /**
- * Tolerant decoding of `CreateTerminalResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CreateTerminalResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CreateTerminalResponse(value: unknown): Result<T.CreateTerminalResponse> {
-  return rt.finish(p_CreateTerminalResponse(value));
+function parse_CreateTerminalResponse(value: unknown, options?: rt.ParseOptions): Result<T.CreateTerminalResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CreateTerminalResponse(value)) : rt.finish(p_CreateTerminalResponse(value));
 }
 
 /**
- * Tolerant decoding of `TerminalOutputResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `TerminalOutputResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_TerminalOutputResponse(value: unknown): Result<T.TerminalOutputResponse> {
-  return rt.finish(p_TerminalOutputResponse(value));
+function parse_TerminalOutputResponse(value: unknown, options?: rt.ParseOptions): Result<T.TerminalOutputResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_TerminalOutputResponse(value)) : rt.finish(p_TerminalOutputResponse(value));
 }
 
 /**
- * Tolerant decoding of `TerminalExitStatus` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `TerminalExitStatus` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_TerminalExitStatus(value: unknown): Result<T.TerminalExitStatus> {
-  return rt.finish(p_TerminalExitStatus(value));
+function parse_TerminalExitStatus(value: unknown, options?: rt.ParseOptions): Result<T.TerminalExitStatus> {
+  return options?.forgiven ? rt.finishForgiving(value, p_TerminalExitStatus(value)) : rt.finish(p_TerminalExitStatus(value));
 }
 
 /**
- * Tolerant decoding of `ReleaseTerminalResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ReleaseTerminalResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ReleaseTerminalResponse(value: unknown): Result<T.ReleaseTerminalResponse> {
-  return rt.finish(p_ReleaseTerminalResponse(value));
+function parse_ReleaseTerminalResponse(value: unknown, options?: rt.ParseOptions): Result<T.ReleaseTerminalResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ReleaseTerminalResponse(value)) : rt.finish(p_ReleaseTerminalResponse(value));
 }
 
 /**
- * Tolerant decoding of `WaitForTerminalExitResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `WaitForTerminalExitResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_WaitForTerminalExitResponse(value: unknown): Result<T.WaitForTerminalExitResponse> {
-  return rt.finish(p_WaitForTerminalExitResponse(value));
+function parse_WaitForTerminalExitResponse(value: unknown, options?: rt.ParseOptions): Result<T.WaitForTerminalExitResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_WaitForTerminalExitResponse(value)) : rt.finish(p_WaitForTerminalExitResponse(value));
 }
 
 /**
- * Tolerant decoding of `KillTerminalResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `KillTerminalResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_KillTerminalResponse(value: unknown): Result<T.KillTerminalResponse> {
-  return rt.finish(p_KillTerminalResponse(value));
+function parse_KillTerminalResponse(value: unknown, options?: rt.ParseOptions): Result<T.KillTerminalResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_KillTerminalResponse(value)) : rt.finish(p_KillTerminalResponse(value));
 }
 
 /**
- * Tolerant decoding of `CreateElicitationResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CreateElicitationResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CreateElicitationResponse(value: unknown): Result<T.CreateElicitationResponse> {
-  return rt.finish(p_CreateElicitationResponse(value));
+function parse_CreateElicitationResponse(value: unknown, options?: rt.ParseOptions): Result<T.CreateElicitationResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CreateElicitationResponse(value)) : rt.finish(p_CreateElicitationResponse(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationContentValue` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationContentValue` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationContentValue(value: unknown): Result<T.ElicitationContentValue> {
-  return rt.finish(p_ElicitationContentValue(value));
+function parse_ElicitationContentValue(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationContentValue> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationContentValue(value)) : rt.finish(p_ElicitationContentValue(value));
 }
 
 /**
- * Tolerant decoding of `ElicitationAcceptAction` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ElicitationAcceptAction` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ElicitationAcceptAction(value: unknown): Result<T.ElicitationAcceptAction> {
-  return rt.finish(p_ElicitationAcceptAction(value));
+function parse_ElicitationAcceptAction(value: unknown, options?: rt.ParseOptions): Result<T.ElicitationAcceptAction> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ElicitationAcceptAction(value)) : rt.finish(p_ElicitationAcceptAction(value));
 }
 
 /**
- * Tolerant decoding of `MessageMcpResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `MessageMcpResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_MessageMcpResponse(value: unknown): Result<T.MessageMcpResponse> {
-  return rt.finish(p_MessageMcpResponse(value));
+function parse_MessageMcpResponse(value: unknown, options?: rt.ParseOptions): Result<T.MessageMcpResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_MessageMcpResponse(value)) : rt.finish(p_MessageMcpResponse(value));
 }
 
 /**
- * Tolerant decoding of `McpError` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `McpError` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_McpError(value: unknown): Result<T.McpError> {
-  return rt.finish(p_McpError(value));
+function parse_McpError(value: unknown, options?: rt.ParseOptions): Result<T.McpError> {
+  return options?.forgiven ? rt.finishForgiving(value, p_McpError(value)) : rt.finish(p_McpError(value));
 }
 
 /**
- * Tolerant decoding of `ClientNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ClientNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ClientNotification(value: unknown): Result<T.ClientNotification> {
-  return rt.finish(p_ClientNotification(value));
+function parse_ClientNotification(value: unknown, options?: rt.ParseOptions): Result<T.ClientNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ClientNotification(value)) : rt.finish(p_ClientNotification(value));
 }
 
 /**
- * Tolerant decoding of `CancelNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CancelNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CancelNotification(value: unknown): Result<T.CancelNotification> {
-  return rt.finish(p_CancelNotification(value));
+function parse_CancelNotification(value: unknown, options?: rt.ParseOptions): Result<T.CancelNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CancelNotification(value)) : rt.finish(p_CancelNotification(value));
 }
 
 /**
- * Tolerant decoding of `MessageMcpNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `MessageMcpNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_MessageMcpNotification(value: unknown): Result<T.MessageMcpNotification> {
-  return rt.finish(p_MessageMcpNotification(value));
+function parse_MessageMcpNotification(value: unknown, options?: rt.ParseOptions): Result<T.MessageMcpNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_MessageMcpNotification(value)) : rt.finish(p_MessageMcpNotification(value));
 }
 
 /**
- * Tolerant decoding of `CancelRequestNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `CancelRequestNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
-  return rt.finish(p_CancelRequestNotification(value));
+function parse_CancelRequestNotification(value: unknown, options?: rt.ParseOptions): Result<T.CancelRequestNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_CancelRequestNotification(value)) : rt.finish(p_CancelRequestNotification(value));
 }
 
 /**
- * Tolerant decoding of `ProxyRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProxyRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ProxyRequest(value: unknown): Result<T.ProxyRequest> {
-  return rt.finish(p_ProxyRequest(value));
+function parse_ProxyRequest(value: unknown, options?: rt.ParseOptions): Result<T.ProxyRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProxyRequest(value)) : rt.finish(p_ProxyRequest(value));
 }
 
 /**
- * Tolerant decoding of `InitializeProxyRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `InitializeProxyRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_InitializeProxyRequest(value: unknown): Result<T.InitializeProxyRequest> {
-  return rt.finish(p_InitializeProxyRequest(value));
+function parse_InitializeProxyRequest(value: unknown, options?: rt.ParseOptions): Result<T.InitializeProxyRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_InitializeProxyRequest(value)) : rt.finish(p_InitializeProxyRequest(value));
 }
 
 /**
- * Tolerant decoding of `ProxySuccessorRequest` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProxySuccessorRequest` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ProxySuccessorRequest(value: unknown): Result<T.ProxySuccessorRequest> {
-  return rt.finish(p_ProxySuccessorRequest(value));
+function parse_ProxySuccessorRequest(value: unknown, options?: rt.ParseOptions): Result<T.ProxySuccessorRequest> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProxySuccessorRequest(value)) : rt.finish(p_ProxySuccessorRequest(value));
 }
 
 /**
- * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws. `result` is kept raw (a response names no method): see `ProxyResponseFor`.
+ * Tolerant decoding of `ProxyResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave. `result` is kept raw (a response names no method): see `ProxyResponseFor`.
  */
-function parse_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
-  return rt.finish(p_ProxyResponse(value));
+function parse_ProxyResponse(value: unknown, options?: rt.ParseOptions): Result<T.ProxyResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProxyResponse(value)) : rt.finish(p_ProxyResponse(value));
 }
 
 /**
@@ -8999,31 +8999,31 @@ function parse_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyR
 }
 
 /**
- * Tolerant decoding of `InitializeProxyResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `InitializeProxyResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_InitializeProxyResponse(value: unknown): Result<T.InitializeProxyResponse> {
-  return rt.finish(p_InitializeProxyResponse(value));
+function parse_InitializeProxyResponse(value: unknown, options?: rt.ParseOptions): Result<T.InitializeProxyResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_InitializeProxyResponse(value)) : rt.finish(p_InitializeProxyResponse(value));
 }
 
 /**
- * Tolerant decoding of `ProxySuccessorResponse` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProxySuccessorResponse` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ProxySuccessorResponse(value: unknown): Result<T.ProxySuccessorResponse> {
-  return rt.finish(p_ProxySuccessorResponse(value));
+function parse_ProxySuccessorResponse(value: unknown, options?: rt.ParseOptions): Result<T.ProxySuccessorResponse> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProxySuccessorResponse(value)) : rt.finish(p_ProxySuccessorResponse(value));
 }
 
 /**
- * Tolerant decoding of `ProxyNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProxyNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ProxyNotification(value: unknown): Result<T.ProxyNotification> {
-  return rt.finish(p_ProxyNotification(value));
+function parse_ProxyNotification(value: unknown, options?: rt.ParseOptions): Result<T.ProxyNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProxyNotification(value)) : rt.finish(p_ProxyNotification(value));
 }
 
 /**
- * Tolerant decoding of `ProxySuccessorNotification` into a fresh value (S23-S30); never throws.
+ * Tolerant decoding of `ProxySuccessorNotification` into a fresh value (S23-S30); never throws; `{ forgiven: true }` also lists what it forgave.
  */
-function parse_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
-  return rt.finish(p_ProxySuccessorNotification(value));
+function parse_ProxySuccessorNotification(value: unknown, options?: rt.ParseOptions): Result<T.ProxySuccessorNotification> {
+  return options?.forgiven ? rt.finishForgiving(value, p_ProxySuccessorNotification(value)) : rt.finish(p_ProxySuccessorNotification(value));
 }
 
 export {
