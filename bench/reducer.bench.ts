@@ -10,6 +10,13 @@
  * per session as in the corpus; the 4-kind stream (tool_call_update,
  * agent_thought, agent_thought_chunk, subagent_update only), per session;
  * and every update as one long session (thousands of entities per map).
+ * Every contender runs as plain ES modules, as a user runs the built
+ * package: generated/src and bench/naive-reducer.ts are first compiled file
+ * by file with esbuild (imports kept) into a temporary directory and
+ * imported from there. Run straight from tsx's loader, the generated
+ * modules' imports of each other went through accessor functions, which
+ * slowed our reducer (many small calls across modules) by about a third
+ * and the one-module baseline hardly at all.
  * Contenders:
  * - naive in place (the baseline): bench/naive-reducer.ts with ONE state whose
  *   `Map`s are updated in place, a fresh object per entity update;
@@ -27,12 +34,37 @@
  * before the fold, per 1,000 updates (the decoded updates are live throughout
  * and not counted).
  */
-import { cpus, loadavg } from "node:os";
+import { build } from "esbuild";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
-import { emptySessionState, parse, reduceSession, reduceSessionOwned, type SessionState, type SessionUpdate } from "../generated/src/v2/unstable/index.js";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { SessionState, SessionUpdate } from "../generated/src/v2/unstable/index.js";
 import { generateCorpus, numberArg } from "./corpus.js";
-import { naiveEmpty, naiveReduce, naiveReduceInPlace, type NaiveState } from "./naive-reducer.js";
+import type { NaiveState } from "./naive-reducer.js";
+
+type Bindings = typeof import("../generated/src/v2/unstable/index.js");
+type Naive = typeof import("./naive-reducer.js");
+
+/** generated/src and the naive reducer compiled to plain ES modules (one output file per source, imports kept), imported. */
+async function compiled(): Promise<{ bindings: Bindings; naive: Naive }> {
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const out = mkdtempSync(join(tmpdir(), "reducer-bench-"));
+  try {
+    const sources = readdirSync(join(root, "generated/src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
+    const entryPoints = [...sources.map((f) => join(root, "generated/src", f)), join(root, "bench/naive-reducer.ts")];
+    await build({ entryPoints, outbase: root, outdir: out, format: "esm", platform: "node", target: "node20", logLevel: "error" });
+    const load = (path: string) => import(pathToFileURL(join(out, path)).href);
+    return { bindings: (await load("generated/src/v2/unstable/index.js")) as Bindings, naive: (await load("bench/naive-reducer.js")) as Naive };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+const { bindings, naive } = await compiled();
+const { emptySessionState, parse, reduceSession, reduceSessionOwned } = bindings;
+const { naiveEmpty, naiveReduce, naiveReduceInPlace } = naive;
 
 /** One decoded update and the session it belongs to. */
 interface Item {
