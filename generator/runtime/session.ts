@@ -192,7 +192,7 @@ function entityId(route: Route, update: JsonObject): string {
 
 /** Whether the slot a route writes and the timeline are this runtime's own (nothing to adopt). */
 function isAdopted(table: SessionTable, state: State, slot: string): boolean {
-  return timelines.has(state["timeline"] as Timeline) && (!table.maps.includes(slot) || PersistentMap.is(state[slot]));
+  return timelines.has(state["timeline"] as Timeline) && (PersistentMap.is(state[slot]) || !table.maps.includes(slot));
 }
 
 /**
