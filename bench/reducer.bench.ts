@@ -10,6 +10,13 @@
  * per session as in the corpus; the 4-kind stream (tool_call_update,
  * agent_thought, agent_thought_chunk, subagent_update only), per session;
  * and every update as one long session (thousands of entities per map).
+ * Every contender runs as plain ES modules, as a user runs the built
+ * package: generated/src and bench/naive-reducer.ts are first compiled file
+ * by file with esbuild (imports kept) into a temporary directory and
+ * imported from there. Run straight from tsx's loader, the generated
+ * modules' imports of each other went through accessor functions, which
+ * slowed our reducer (many small calls across modules) by about a third
+ * and the one-module baseline hardly at all.
  * Contenders:
  * - naive in place (the baseline): bench/naive-reducer.ts with ONE state whose
  *   `Map`s are updated in place, a fresh object per entity update;
@@ -18,6 +25,9 @@
  *   update, old states stay valid and unchanged, stored values frozen);
  * - ours, owned: `reduceSessionOwned`, the trusted path for updates handed
  *   over (fresh `parse` output): no copy, values frozen in place.
+ * On the 4-kind stream, one more row bounds what persistence alone costs:
+ * `floor`, which only copies the state object and inserts the update into
+ * one trie per update (not a reducer; not in the identity check).
  * Before timing, the end states of all are asserted identical, session by
  * session (same entities in the same order, same timeline, same JSON).
  * Rounds interleave the contenders (rotating their order); the table reports
@@ -27,12 +37,42 @@
  * before the fold, per 1,000 updates (the decoded updates are live throughout
  * and not counted).
  */
-import { cpus, loadavg } from "node:os";
+import { build } from "esbuild";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
-import { emptySessionState, parse, reduceSession, reduceSessionOwned, type SessionState, type SessionUpdate } from "../generated/src/v2/unstable/index.js";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { SessionState, SessionUpdate } from "../generated/src/v2/unstable/index.js";
 import { generateCorpus, numberArg } from "./corpus.js";
-import { naiveEmpty, naiveReduce, naiveReduceInPlace, type NaiveState } from "./naive-reducer.js";
+import type { NaiveState } from "./naive-reducer.js";
+
+type Bindings = typeof import("../generated/src/v2/unstable/index.js");
+type Naive = typeof import("./naive-reducer.js");
+type Pmap = typeof import("../generated/src/runtime/pmap.js");
+
+/** generated/src and the naive reducer compiled to plain ES modules (one output file per source, imports kept), imported. */
+async function compiled(): Promise<{ bindings: Bindings; naive: Naive; pmap: Pmap }> {
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const out = mkdtempSync(join(tmpdir(), "reducer-bench-"));
+  try {
+    const sources = readdirSync(join(root, "generated/src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
+    const entryPoints = [...sources.map((f) => join(root, "generated/src", f)), join(root, "bench/naive-reducer.ts")];
+    await build({ entryPoints, outbase: root, outdir: out, format: "esm", platform: "node", target: "node20", logLevel: "error" });
+    const load = (path: string) => import(pathToFileURL(join(out, path)).href);
+    return {
+      bindings: (await load("generated/src/v2/unstable/index.js")) as Bindings,
+      naive: (await load("bench/naive-reducer.js")) as Naive,
+      pmap: (await load("generated/src/runtime/pmap.js")) as Pmap,
+    };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+const { bindings, naive, pmap } = await compiled();
+const { emptySessionState, parse, reduceSession, reduceSessionOwned } = bindings;
+const { naiveEmpty, naiveReduce, naiveReduceInPlace } = naive;
 
 /** One decoded update and the session it belongs to. */
 interface Item {
@@ -51,6 +91,37 @@ const copying: Contender<NaiveState> = { name: "naive copying: spread + Map copy
 const ours: Contender<SessionState> = { name: "ours: reduceSession", empty: emptySessionState, reduce: reduceSession };
 const owned: Contender<SessionState> = { name: "ours: reduceSessionOwned (trusted)", empty: emptySessionState, reduce: reduceSessionOwned };
 const CONTENDERS: readonly Contender<any>[] = [inPlace, copying, ours, owned];
+
+/** The map slot and id field of each tag of the 4-kind stream, for the floor below. */
+const FLOOR_ROUTES: Readonly<Record<string, readonly [slot: string, id: string]>> = {
+  tool_call_update: ["toolCalls", "toolCallId"],
+  agent_thought: ["agentThoughts", "messageId"],
+  agent_thought_chunk: ["agentThoughts", "messageId"],
+  subagent_update: ["subagents", "sessionId"],
+};
+
+type FloorState = Record<string, unknown>;
+
+/**
+ * Not a reducer: the floor of any reducer built like ours, on the 4-kind
+ * stream. Per update it only copies the state object (the same 13 slots, one
+ * literal) and stores the update itself in one `PersistentMap` (no entity
+ * built, nothing copied or frozen, no timeline). What it costs bounds what
+ * the persistence alone costs.
+ */
+const floor: Contender<FloorState> = {
+  name: "bound: state copy + trie insert only (not a reducer)",
+  empty: () => {
+    const e = pmap.PersistentMap.empty();
+    return { toolCalls: e, userMessages: e, agentMessages: e, agentThoughts: e, sessionMessages: e, terminals: e, compactions: e, subagents: e, plans: e, state: {}, notices: [], custom: [], timeline: [] };
+  },
+  reduce: (s, update) => {
+    const [slot, idField] = FLOOR_ROUTES[update.sessionUpdate]!;
+    const next: FloorState = { toolCalls: s["toolCalls"], userMessages: s["userMessages"], agentMessages: s["agentMessages"], agentThoughts: s["agentThoughts"], sessionMessages: s["sessionMessages"], terminals: s["terminals"], compactions: s["compactions"], subagents: s["subagents"], plans: s["plans"], state: s["state"], notices: s["notices"], custom: s["custom"], timeline: s["timeline"] };
+    next[slot] = (s[slot] as InstanceType<Pmap["PersistentMap"]>).with((update as unknown as Record<string, string>)[idField]!, update);
+    return next;
+  },
+};
 
 /** The tags of the 4-kind stream (issue 11's profile workload). */
 const FOUR_KINDS = new Set(["tool_call_update", "agent_thought", "agent_thought_chunk", "subagent_update"]);
@@ -197,14 +268,16 @@ function main(): void {
       `${rounds} timed rounds after ${warmup} warm-up; memory columns: ${hasGc ? "measured" : "need --expose-gc"}\n`,
   );
   // All timing first, then the memory passes (which keep every state alive), so that no timed round follows one.
-  const timed = workloads.map((work) => measure(work.items, CONTENDERS, rounds, warmup));
-  const memories = workloads.map((work) => CONTENDERS.map((c) => (hasGc ? memory(c, work.items) : undefined)));
+  // The floor runs on the 4-kind stream only, in the same interleaved rounds as the reducers.
+  const contenders = workloads.map((work) => (work === workloads[1] ? [...CONTENDERS, floor] : CONTENDERS));
+  const timed = workloads.map((work, w) => measure(work.items, contenders[w]!, rounds, warmup));
+  const memories = workloads.map((work, w) => contenders[w]!.map((c) => (hasGc ? memory(c, work.items) : undefined)));
   console.log("| workload | reducer | updates/s median | spread (p10–p90) | µs/update | speed ÷ in place | MB/1k updates, final states | MB/1k updates, all states kept |");
   console.log("|---|---|---:|---:|---:|---:|---:|---:|");
   workloads.forEach((work, w) => {
     const times = timed[w]!;
     const median = times.map((t) => quantile([...t].sort((a, b) => a - b), 0.5));
-    CONTENDERS.forEach((c, i) => {
+    contenders[w]!.forEach((c, i) => {
       const sorted = [...times[i]!].sort((a, b) => a - b);
       const rate = (ms: number) => work.items.length / (ms / 1000);
       const mem = memories[w]![i];

@@ -95,6 +95,18 @@ function queueUnfrozen(value: unknown, stack: object[]): void {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) stack.push(value);
 }
 
+/**
+ * `list` with `item` appended, as a new array of exactly that length. (A
+ * spread or `push` leaves spare capacity behind, which every kept state
+ * would hold on to.)
+ */
+export function appended<T>(list: readonly T[], item: T): T[] {
+  const out = new Array<T>(list.length + 1);
+  for (let i = 0; i < list.length; i++) out[i] = list[i]!;
+  out[list.length] = item;
+  return out;
+}
+
 /** A deep, frozen copy of a JSON value. */
 export function frozenCopy(value: unknown): unknown {
   return freezeJson(cloneJson(value));

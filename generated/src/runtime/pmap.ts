@@ -182,15 +182,15 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 
 /** The last key hashed: a reducer reads and then writes the same id, so this saves the second hash. */
 let lastKey = "";
-let lastHash = 0x811c9dc5;
+let lastHash = 0x811c9dc5 | 0;
 
-/** FNV-1a over the UTF-16 code units. */
+/** FNV-1a over the UTF-16 code units, as a signed 32-bit integer (a small integer, not a boxed number, in every `Leaf`). */
 function hashOf(key: string): number {
   if (key === lastKey) return lastHash;
   let hash = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
   lastKey = key;
-  lastHash = hash >>> 0;
+  lastHash = hash | 0;
   return lastHash;
 }
 
@@ -219,14 +219,23 @@ function insert<V>(node: Trie<V>, leaf: Leaf<V>, shift: number): Trie<V> {
   if (node.kind === "branch") {
     const bit = bitAt(leaf.hash, shift);
     const at = slot(node.bitmap, bit);
+    if (!(node.bitmap & bit)) return new Branch(node.bitmap | bit, insertedAt(node.children, at, leaf));
     const children = node.children.slice();
-    if (node.bitmap & bit) children[at] = insert(children[at]!, leaf, shift + BITS);
-    else children.splice(at, 0, leaf);
-    return new Branch(node.bitmap | bit, children);
+    children[at] = insert(children[at]!, leaf, shift + BITS);
+    return new Branch(node.bitmap, children);
   }
   if (node.hash !== leaf.hash) return join(node, leaf, shift);
   if (node.kind === "leaf") return node.key === leaf.key ? leaf : new Collision(leaf.hash, [node, leaf]);
   return new Collision(leaf.hash, [...node.leaves.filter((l) => l.key !== leaf.key), leaf]);
+}
+
+/** `children` with `child` inserted at `at`, in an array of exactly the new length (`splice` leaves spare capacity). */
+function insertedAt<V>(children: readonly Trie<V>[], at: number, child: Trie<V>): Trie<V>[] {
+  const out = new Array<Trie<V>>(children.length + 1);
+  for (let i = 0; i < at; i++) out[i] = children[i]!;
+  out[at] = child;
+  for (let i = at; i < children.length; i++) out[i + 1] = children[i]!;
+  return out;
 }
 
 /** A branch holding `a` and `b`, whose hashes differ, at depth `shift` or below. */

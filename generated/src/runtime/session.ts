@@ -3,7 +3,7 @@
 
 import { appendBase64 } from "./base64.js";
 import { isObject, put } from "./decode.js";
-import { cloneJson, freezeJson, frozenCopy } from "./json.js";
+import { appended, cloneJson, freezeJson, frozenCopy } from "./json.js";
 import { adopt, adoptBy, share, type JsonObject } from "./patch.js";
 import { PersistentMap } from "./pmap.js";
 import type { Issue, Result } from "./result.js";
@@ -173,7 +173,7 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
 function retimed(timeline: Timeline, route: Route, update: JsonObject, before: number, after: number): Timeline {
   if (after === before) return timeline;
   const id = entityId(route, update);
-  if (after > before) return ownTimeline([...timeline, Object.freeze({ kind: route.slot, id })]);
+  if (after > before) return ownTimeline(appended(timeline, Object.freeze({ kind: route.slot, id })));
   return ownTimeline(timeline.filter((entry) => entry.kind !== route.slot || entry.id !== id));
 }
 
@@ -195,7 +195,7 @@ function entityId(route: Route, update: JsonObject): string {
 
 /** Whether the slot a route writes and the timeline are this runtime's own (nothing to adopt). */
 function isAdopted(table: SessionTable, state: State, slot: string): boolean {
-  return timelines.has(state["timeline"] as Timeline) && (!table.maps.includes(slot) || PersistentMap.is(state[slot]));
+  return timelines.has(state["timeline"] as Timeline) && (PersistentMap.is(state[slot]) || !table.maps.includes(slot));
 }
 
 /**
@@ -260,7 +260,7 @@ function step(route: Route, slot: unknown, update: JsonObject, tag: string): unk
     }
     case "event":
       // Frozen here, item first, so that the list's earlier items are not walked again.
-      return Object.freeze([...(slot as readonly unknown[]), freezeJson(route.raw ? adopt(update) : without(update, tag))]);
+      return Object.freeze(appended(slot as readonly unknown[], freezeJson(route.raw ? adopt(update) : without(update, tag))));
   }
 }
 
@@ -292,7 +292,7 @@ function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undef
     if (appended === undefined) return undefined;
     value = { data: appended };
   } else {
-    value = [...(Array.isArray(current) ? current : []), adopt(item)];
+    value = appended(Array.isArray(current) ? (current as unknown[]) : [], adopt(item));
   }
   return { ...entity, [route.into]: value };
 }
