@@ -13,7 +13,7 @@
  * replace, delete or insert a value anywhere (`__proto__`, `constructor`, ...
  * as keys; wrong types, huge integers, vendor tags as values), retag a union,
  * or, for one message in 2,000, nest a value 10^3, 10^4 or 10^5 levels deep.
- * Each message then goes through `validate.X` (and `{ all: true }` when invalid), `parse.X` (`parse.XFor` for
+ * Each message then goes through `validate.X` (and `{ all: true }` when invalid), `parse.X` (and `{ forgiven: true }` when it decodes; `parse.XFor` for
  * responses), `parseOwned.X` (on its own copy), and, when it carries a session
  * update: `parse.SessionUpdate`, `reduceSession`, `apply.<payload type>`,
  * `applyMeta`, and a `build.SessionUpdateToolCallUpdate` holding the message as
@@ -225,6 +225,8 @@ interface Counts {
   buildInvalid: number;
   /** `validate.X(v, { all: true })` gave another verdict than `validate.X(v)`, or no issue. */
   allIssuesWrong: number;
+  /** `parse.X(value, { forgiven: true })` whose value differs from `parse.X(value)`'s, or without a list. */
+  forgivenWrong: number;
   deep: number;
 }
 
@@ -298,6 +300,10 @@ function run(surface: Surface, messages: number, seed: number, counts: Counts): 
       const all = call(`validate.${s.type} (all issues)`, () => entry.validate[s.type]!(value, { all: true }));
       if (all && (all.ok || all.issues.length === 0)) counts.allIssuesWrong++;
     }
+    if (!asked && parsed?.ok) {
+      const told = call(`parse.${s.type} (forgiven)`, () => entry.parse[s.type]!(value, { forgiven: true }));
+      if (told && (!told.ok || !Array.isArray(told.forgiven) || fingerprint(told.value, true) !== fingerprint(parsed.value, true))) counts.forgivenWrong++;
+    }
     if (parsed && ownedResult && fingerprint(parsed, true) !== fingerprint(ownedResult, true)) counts.ownedDisagreements++;
     if ((parsed?.ok && !plainPrototypes(parsed.value)) || (ownedResult?.ok && !plainPrototypes(ownedResult.value))) counts.prototypeChanges++;
 
@@ -329,7 +335,7 @@ function run(surface: Surface, messages: number, seed: number, counts: Counts): 
 function main(): void {
   const messages = Math.ceil((numberArg("messages") ?? 1_000_000) / 2);
   const seed = numberArg("seed") ?? 9;
-  const counts: Counts = { calls: new Map(), throws: new Map(), firstThrows: [], mutations: 0, prototypeChanges: 0, ownedDisagreements: 0, buildInvalid: 0, allIssuesWrong: 0, deep: 0 };
+  const counts: Counts = { calls: new Map(), throws: new Map(), firstThrows: [], mutations: 0, prototypeChanges: 0, ownedDisagreements: 0, buildInvalid: 0, allIssuesWrong: 0, forgivenWrong: 0, deep: 0 };
   const start = performance.now();
   for (const surface of ["v2/unstable", "v1"] as const) {
     const t0 = performance.now();
@@ -342,10 +348,10 @@ function main(): void {
     `${calls.toLocaleString("en-US")} calls into ${counts.calls.size} functions, ${((performance.now() - start) / 1000).toFixed(1)} s`);
   console.log(`throws: ${throws}; input mutations: ${counts.mutations}; prototype changes: ${counts.prototypeChanges}; ` +
     `parseOwned != parse: ${counts.ownedDisagreements}; built values failing validate: ${counts.buildInvalid}; ` +
-    `validate { all: true } verdict or issues wrong: ${counts.allIssuesWrong}`);
+    `validate { all: true } verdict or issues wrong: ${counts.allIssuesWrong}; parse { forgiven: true } value or list wrong: ${counts.forgivenWrong}`);
   for (const [name, n] of [...counts.throws].sort()) console.log(`  ${name} threw ${n} of ${counts.calls.get(name)} calls`);
   for (const line of counts.firstThrows) console.log(`  first: ${line}`);
-  if (throws || counts.mutations || counts.prototypeChanges || counts.ownedDisagreements || counts.buildInvalid || counts.allIssuesWrong) process.exitCode = 1;
+  if (throws || counts.mutations || counts.prototypeChanges || counts.ownedDisagreements || counts.buildInvalid || counts.allIssuesWrong || counts.forgivenWrong) process.exitCode = 1;
 }
 
 main();
