@@ -1,6 +1,6 @@
 /**
  * `parse.X(value, { forgiven: true })` (issue 13): the ok result lists what the
- * tolerant decoding forgave. Our own cases (test/fixtures/parse/forgiven.json),
+ * tolerant decoding forgave. Our own cases (test/fixtures/forgiven.json),
  * plus the guarantees: the value is the same as without the option, a failed
  * parse is unchanged, the default result carries no `forgiven`, and deep input
  * is walked without recursion.
@@ -23,7 +23,7 @@ interface Case {
   readonly json?: string;
   readonly forgiven: Issue[];
 }
-const CASES: Case[] = JSON.parse(readFileSync(new URL("fixtures/parse/forgiven.json", import.meta.url), "utf8")).cases;
+const CASES: Case[] = JSON.parse(readFileSync(new URL("fixtures/forgiven.json", import.meta.url), "utf8")).cases;
 
 describe("parse.X(value, { forgiven: true })", () => {
   for (const c of CASES) {
