@@ -17,6 +17,8 @@ const GROUP_OF_MODULE = {
   "subagent.ts": "Session",
   "methods.ts": "Methods",
   "connection.ts": "Connection",
+  "transport.ts": "Connection",
+  "session-store.ts": "Connection",
 };
 
 /** @param {import("typedoc").Application} app */
