@@ -15,7 +15,7 @@ import { run } from "./consumer/harness.js";
 import { typeCheck } from "./support/compile.js";
 import { readmeBlocks } from "./docs-readme.js";
 import { ROOT, SCHEMA_DIR } from "./support/ir.js";
-import { tempDir } from "./support/run-cli.js";
+import { snapshotTree, tempDir } from "./support/run-cli.js";
 
 const EXAMPLE = join(ROOT, "examples", "emitter", "guards.ts");
 
@@ -80,6 +80,18 @@ describe("the example emitter", () => {
     const missing = run("node", [bin, "generate", "--emitter", "missing.ts", "--out", join(project, "out")], project);
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining("no such file: missing.ts")]);
     expect(existsSync(join(project, "out"))).toBe(false);
+  }, 60_000);
+});
+
+describe("the emitter snapshots", () => {
+  it("regenerate by the documented command, which leaves the committed snapshots as they are", () => {
+    const [, command] = readmeBlocks("Writing an emitter", "sh");
+    expect(command).toBe("npx vitest run test/emitter-snapshots.test.ts -u\n");
+    const before = snapshotTree(join(ROOT, "test", "snapshots", "emitters"));
+    expect(before.size).toBe(28);
+    const update = run("sh", ["-c", command!], ROOT);
+    expect(update.code, update.stdout + update.stderr).toBe(0);
+    expect(snapshotTree(join(ROOT, "test", "snapshots", "emitters"))).toEqual(before);
   }, 60_000);
 });
 
