@@ -6,7 +6,7 @@
  * session-update union and the notification that carries it, and the method
  * table. Protocol names come from here, not from string constants in emitters.
  */
-import type { Def, SchemaIR, Semantics, Surface, TaggedUnionNode } from "./ir.js";
+import { defsByName, type Def, type SchemaIR, type Semantics, type Surface, type TaggedUnionNode } from "./ir.js";
 import { SchemaError } from "./errors.js";
 import { methodTable, type MethodEntry } from "./methods.js";
 
@@ -46,7 +46,7 @@ export interface SurfaceModel {
  * it, is a `SchemaError` in `schemaFile`.
  */
 export function buildSurfaceModel(ir: SchemaIR, semantics: Semantics, rawDefs: ReadonlyMap<string, unknown>, schemaFile: string): SurfaceModel {
-  const defsByName = new Map(ir.defs.map((d) => [d.name, d]));
+  const byName = defsByName(ir.defs);
   const methods = methodTable(ir, schemaFile);
   return {
     surface: ir.surface,
@@ -54,10 +54,10 @@ export function buildSurfaceModel(ir: SchemaIR, semantics: Semantics, rawDefs: R
     sha256: ir.sha256,
     ir: { ...ir, semantics },
     defs: ir.defs,
-    defsByName,
+    defsByName: byName,
     rawDefs,
     semantics,
-    session: sessionModel(defsByName, methods, semantics.union, schemaFile),
+    session: sessionModel(byName, methods, semantics.union, schemaFile),
     methods,
   };
 }
