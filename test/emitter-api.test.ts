@@ -95,6 +95,25 @@ describe("the emitter snapshots", () => {
   }, 60_000);
 });
 
+describe("the built-in emitters", () => {
+  it("declare every runtime module and every other emitter their generated files import", () => {
+    const owner = new Map(BUILTIN_EMITTERS.flatMap((e) => e.files.map((f) => [f.path, e.name] as const)));
+    for (const emitter of BUILTIN_EMITTERS) {
+      for (const file of emitter.files) {
+        const text = readFileSync(join(ROOT, "generated", "src", "v2", "unstable", file.path), "utf8");
+        const specifiers = [...text.matchAll(/^(?:import|export)\b[^;]*? from "([^"]+)";$/gm)].map((m) => m[1]!);
+        const runtime = specifiers.filter((s) => s.includes("/runtime/")).map((s) => s.slice(s.lastIndexOf("/") + 1).replace(/\.js$/, ""));
+        const siblings = specifiers.filter((s) => !s.includes("/runtime/")).map((s) => join(file.path, "..", s).replace(/\.js$/, ".ts"));
+        expect(new Set(runtime), `${emitter.name}: ${file.path}`).toEqual(new Set(runtime.filter((m) => emitter.runtime?.includes(m))));
+        for (const sibling of siblings) {
+          const from = owner.get(sibling);
+          if (from !== emitter.name) expect(emitter.requires ?? [], `${file.path} imports ${sibling}`).toContain(from);
+        }
+      }
+    }
+  });
+});
+
 describe("checkEmitters", () => {
   const emitter = (fields: Partial<Emitter>): Emitter => ({ apiVersion: 1, name: "extra", files: [{ path: "extra.ts", exports: "none", emit: () => "" }], ...fields });
   const problem = (extra: Emitter): string => {
