@@ -118,7 +118,7 @@ const floor: Contender<FloorState> = {
   reduce: (s, update) => {
     const [slot, idField] = FLOOR_ROUTES[update.sessionUpdate]!;
     const next: FloorState = { toolCalls: s["toolCalls"], userMessages: s["userMessages"], agentMessages: s["agentMessages"], agentThoughts: s["agentThoughts"], sessionMessages: s["sessionMessages"], terminals: s["terminals"], compactions: s["compactions"], subagents: s["subagents"], plans: s["plans"], state: s["state"], notices: s["notices"], custom: s["custom"], timeline: s["timeline"] };
-    next[slot] = (s[slot] as InstanceType<Pmap["PersistentMap"]>).with((update as unknown as Record<string, string>)[idField]!, update);
+    next[slot] = (s[slot] as import("../generated/src/runtime/pmap.js").PersistentMap<unknown>).with((update as unknown as Record<string, string>)[idField]!, update);
     return next;
   },
 };

@@ -4,8 +4,8 @@
 import { register } from "tsx/esm/api";
 
 register();
-const { runCli } = await import("./cli.ts");
-process.exitCode = runCli(process.argv.slice(2), {
+const { runCliWithEmitters } = await import("./cli.ts");
+process.exitCode = await runCliWithEmitters(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
 });

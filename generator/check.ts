@@ -4,7 +4,7 @@
  * no type may be defined only in terms of itself.
  */
 import { isIdentifier } from "./code.js";
-import { childNodes, type Def, type Node, type SchemaIR } from "./ir.js";
+import { childNodes, defsByName, type Def, type Node, type SchemaIR } from "./ir.js";
 import { SchemaError } from "./load.js";
 
 /** Throws a `SchemaError` naming the def for the first naming problem or `$ref` cycle found. */
@@ -47,7 +47,7 @@ function variantNames(node: Node): string[] {
  * rejects the alias. Cycles through a property are ordinary recursive types.
  */
 function checkAliasCycles(ir: SchemaIR, file: string): void {
-  const byName = new Map(ir.defs.map((d) => [d.name, d]));
+  const byName = defsByName(ir.defs);
   const done = new Set<string>();
   const visit = (def: Def, path: readonly string[]): void => {
     if (done.has(def.name)) return;

@@ -6,8 +6,11 @@
  * recognised, a missing path: the errors of errors.ts), 3 an internal error
  * (a bug in the generator).
  */
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import type { AcpCodegenConfig, Emitter } from "./api.js";
 import { diffSchemas } from "./diff/diff.js";
 import { formatReport, REPORT_FORMATS, type ReportFormat } from "./diff/format.js";
 import { exitCodeFor, FAIL_ON_LEVELS, type FailOn } from "./diff/findings.js";
@@ -49,6 +52,10 @@ Options:
                         (default: DIR/variant-names.json)
   --check               write nothing; list the files that differ from a fresh
                         run on stdout and exit 1 if there are any
+  --emitter FILE        also run the emitter FILE exports by default (see the
+                        README, "Writing an emitter"); repeatable. Emitters of
+                        ./acp-codegen.config.ts (\`export default
+                        defineConfig({ emitters })\`) run as well
   --quiet               no progress or summary lines on stderr
   -h, --help            show this help
 
@@ -76,13 +83,56 @@ Exit codes: 0 no finding at --fail-on, 1 findings, 2 bad usage or bad schema,
 `,
 };
 
-/** Runs one command line and returns its exit code; never throws. */
-export function runCli(argv: readonly string[], out: CliOutput): number {
+/** The project configuration file, read from the working directory when it exists. */
+export const CONFIG_FILE = "acp-codegen.config.ts";
+
+/**
+ * Runs one command line after loading the emitters of `generate` (the
+ * configuration file's and those named by `--emitter`), which needs a
+ * dynamic import; returns the exit code and never throws.
+ */
+export async function runCliWithEmitters(argv: readonly string[], out: CliOutput): Promise<number> {
+  let emitters: Emitter[];
+  try {
+    emitters = argv[0] === "generate" ? await loadEmitters(argv.slice(1)) : [];
+  } catch (error) {
+    return reportError(error, out);
+  }
+  return runCli(argv, out, emitters);
+}
+
+/** The config file's emitters, then each `--emitter FILE`'s default export. */
+async function loadEmitters(args: readonly string[]): Promise<Emitter[]> {
+  const files = parseArgs({ args: [...args], options: { emitter: { type: "string", multiple: true } }, strict: false }).values.emitter;
+  const config = existsSync(CONFIG_FILE) ? ((await importDefault(CONFIG_FILE)) as AcpCodegenConfig | undefined) : undefined;
+  if (config !== undefined && !Array.isArray(config.emitters)) throw new UsageError(`${CONFIG_FILE} must export default defineConfig({ emitters: [...] })`, "generate");
+  const named = [];
+  for (const file of Array.isArray(files) ? files : []) {
+    if (typeof file !== "string") continue;
+    const emitter = (await importDefault(file)) as Emitter | undefined;
+    if (typeof emitter !== "object" || emitter === null || !Array.isArray(emitter.files)) throw new UsageError(`${file} must export an emitter as its default export`, "generate");
+    named.push(emitter);
+  }
+  return [...(config?.emitters ?? []), ...named];
+}
+
+async function importDefault(file: string): Promise<unknown> {
+  if (!existsSync(file)) throw new UsageError(`no such file: ${file}`, "generate");
+  try {
+    const module = (await import(pathToFileURL(resolve(file)).href)) as { default?: unknown };
+    return module.default;
+  } catch (error) {
+    throw new UsageError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`, "generate");
+  }
+}
+
+/** Runs one command line and returns its exit code; never throws. `emitters` run after the built-in ones in `generate`. */
+export function runCli(argv: readonly string[], out: CliOutput, emitters: readonly Emitter[] = []): number {
   const [command, ...args] = argv;
   try {
     switch (command) {
       case "generate":
-        return generateCommand(args, out);
+        return generateCommand(args, out, emitters);
       case "diff":
         return diffCommand(args, out);
       case "help":
@@ -145,7 +195,7 @@ function choice<T extends string>(command: string, option: string, value: string
   return value as T;
 }
 
-function generateCommand(args: readonly string[], out: CliOutput): number {
+function generateCommand(args: readonly string[], out: CliOutput, emitters: readonly Emitter[]): number {
   const { values } = parseCommandArgs("generate", 0, () =>
     parseArgs({
       args: [...args],
@@ -157,6 +207,8 @@ function generateCommand(args: readonly string[], out: CliOutput): number {
         "variant-names": { type: "string" },
         check: { type: "boolean", default: false },
         quiet: { type: "boolean", default: false },
+        // Loaded by runCliWithEmitters before this runs.
+        emitter: { type: "string", multiple: true },
       },
     }),
   );
@@ -170,6 +222,7 @@ function generateCommand(args: readonly string[], out: CliOutput): number {
     schemaDir: values["schema-dir"],
     ...(surfaces ? { surfaces } : {}),
     ...(values["variant-names"] !== undefined ? { variantNames: values["variant-names"] } : {}),
+    emitters,
     onSurface: (surface, millis) => {
       generated.push(surface);
       progress(`acp-codegen: ${surface.padEnd(11)} ${millis.toFixed(0).padStart(5)} ms\n`);

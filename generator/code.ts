@@ -89,3 +89,154 @@ export function ownWrite(target: string, name: string, value: string): string {
 export function objectLiteralKey(name: string): string {
   return name === "__proto__" ? `[${literal(name)}]` : propertyKey(name);
 }
+
+// ---------------------------------------------------------------------------
+// The printer: branded code, a tagged template that escapes everything else,
+// indentation by structure, and a per-file import registry.
+
+const BRAND: unique symbol = Symbol("acp-codegen.code");
+
+/** A piece of generated TypeScript: only `code`, `name`, `block` and the printer's helpers make one. */
+export interface Code {
+  readonly [BRAND]: true;
+  readonly text: string;
+}
+
+function makeCode(text: string): Code {
+  return { [BRAND]: true, text };
+}
+
+/** True for a `Code` value (as opposed to data to be escaped). */
+export function isCode(value: unknown): value is Code {
+  return typeof value === "object" && value !== null && BRAND in value;
+}
+
+/** What may be interpolated into `code`: code as is, data escaped as a literal, lists concatenated. */
+export type Interpolated = Code | string | number | boolean | bigint | null | readonly Interpolated[];
+
+function print(value: Interpolated): string {
+  if (isCode(value)) return value.text;
+  if (Array.isArray(value)) return (value as readonly Interpolated[]).map(print).join("");
+  return literal(value as string | number | boolean | bigint | null);
+}
+
+/**
+ * The tagged template of the printer: ``code`const x = ${value};` ``. Every
+ * interpolated value is escaped as a literal unless it is `Code` (from
+ * `code`, `name`, `block`, ...); lists are concatenated.
+ */
+export function code(strings: TemplateStringsArray, ...values: readonly Interpolated[]): Code {
+  let text = strings[0]!;
+  values.forEach((value, i) => (text += print(value) + strings[i + 1]!));
+  return makeCode(text);
+}
+
+/** A checked identifier as code (`ident`). */
+export function name(identifier: string): Code {
+  return makeCode(ident(identifier));
+}
+
+/** A property key of a type or object literal as code (`propertyKey`). */
+export function key(property: string): Code {
+  return makeCode(propertyKey(property));
+}
+
+/** A JSDoc block as code (`jsDoc`), ending in a newline; empty when there are no lines. */
+export function doc(lines: readonly string[]): Code {
+  return makeCode(jsDoc(lines));
+}
+
+/** Code items separated by `separator` (itself code, e.g. `code`, ``). */
+export function join(items: readonly Code[], separator: Code): Code {
+  return makeCode(items.map((c) => c.text).join(separator.text));
+}
+
+/** Code items one per line. */
+export function lines(items: readonly Code[]): Code {
+  return join(items, makeCode("\n"));
+}
+
+/** Indents every non-empty line of `body` by two spaces. */
+export function indent(body: Code): Code {
+  return makeCode(body.text.split("\n").map((line) => (line ? `  ${line}` : line)).join("\n"));
+}
+
+/**
+ * `open`, then each body item on its own lines indented by two spaces, then
+ * `close` on a line of its own: ``wrapped(code`[`, rows, code`] as const;`)``.
+ */
+export function wrapped(open: Code, body: readonly Code[], close: Code): Code {
+  return makeCode(`${open.text}\n${indent(lines(body)).text}\n${close.text}`);
+}
+
+/**
+ * `head {`, then each body item indented (see `wrapped`), then `}` (`{}` when
+ * the body is empty). `closeWith` continues the closing line, so `} else {`
+ * stays on one line.
+ */
+export function block(head: Code, body: readonly Code[], closeWith: Code = code``): Code {
+  const open = head.text ? `${head.text} {` : "{";
+  if (body.length === 0) return makeCode(`${open}}${closeWith.text}`);
+  return wrapped(makeCode(open), body, makeCode(`}${closeWith.text}`));
+}
+
+/** The imports of one module specifier. */
+interface ModuleImports {
+  namespace?: { readonly alias: string; readonly typeOnly: boolean };
+  readonly names: Map<string, boolean>;
+}
+
+/**
+ * One generated file: its body, printed in order, and the imports it needs,
+ * registered where they are used (`f.import("./types.js", "Foo", { type: true })`)
+ * and written as import lines at the top, sorted by module.
+ */
+export class GeneratedFile {
+  private readonly modules = new Map<string, ModuleImports>();
+  private readonly body: Code[] = [];
+
+  /** Registers `import { identifier } from module` (`import type` when `type`) and returns the name as code. */
+  import(module: string, identifier: string, options: { readonly type?: boolean } = {}): Code {
+    const entry = this.entry(module);
+    entry.names.set(identifier, (entry.names.get(identifier) ?? true) && options.type === true);
+    return name(identifier);
+  }
+
+  /** Registers `import * as alias from module` (`import type * as` when `type`) and returns the alias as code. */
+  importAll(module: string, alias: string, options: { readonly type?: boolean } = {}): Code {
+    const entry = this.entry(module);
+    entry.namespace = { alias, typeOnly: (entry.namespace?.typeOnly ?? true) && options.type === true };
+    return name(alias);
+  }
+
+  /** Appends top-level items, separated from the previous ones by a blank line. */
+  print(...items: readonly Code[]): void {
+    this.body.push(...items);
+  }
+
+  /** The file's text: the import lines, a blank line, the items separated by blank lines. */
+  toString(): string {
+    const imports = [...this.modules.keys()].sort().flatMap((module) => importLines(module, this.modules.get(module)!));
+    const parts = [...(imports.length ? [imports.join("\n") + "\n"] : []), ...this.body.map((c) => (c.text.endsWith("\n") ? c.text : `${c.text}\n`))];
+    return parts.join("\n");
+  }
+
+  private entry(module: string): ModuleImports {
+    let entry = this.modules.get(module);
+    if (entry === undefined) this.modules.set(module, (entry = { names: new Map() }));
+    return entry;
+  }
+}
+
+function importLines(module: string, entry: ModuleImports): string[] {
+  const from = literal(module);
+  const out: string[] = [];
+  if (entry.namespace) out.push(`import ${entry.namespace.typeOnly ? "type " : ""}* as ${ident(entry.namespace.alias)} from ${from};`);
+  if (entry.names.size) {
+    const all = [...entry.names.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const typeOnly = all.every(([, type]) => type);
+    const specifiers = all.map(([n, type]) => (type && !typeOnly ? `type ${ident(n)}` : ident(n)));
+    out.push(`import ${typeOnly ? "type " : ""}{ ${specifiers.join(", ")} } from ${from};`);
+  }
+  return out;
+}

@@ -6,14 +6,18 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkIR } from "./check.js";
-import { ident, literal } from "./code.js";
+import { code, GeneratedFile, lines, name, type Code } from "./code.js";
+import type { Emitter, EmitterFile, ExportStyle } from "./api.js";
+import { checkEmitters, packageModules } from "./emitters.js";
+import { buildSurfaceModel, type SurfaceModel } from "./model.js";
+import { PACKAGE_NAME, type PackageModule } from "./emit/package-layout.js";
 import { emitApply } from "./emit/apply.js";
 import { emitBuilders } from "./emit/builders.js";
 import { emitConnection } from "./emit/connection.js";
 import { emitSession } from "./emit/session.js";
-import { emitStandard } from "./emit/standard.js";
+import { STANDARD_EMITTER } from "./emit/standard.js";
 import { emitCheckerBin } from "./emit/checker-bin.js";
-import { runtimeDir } from "./emit/shared.js";
+import { runtimeDirFrom } from "./emit/shared.js";
 import { emitTypes } from "./emit/types.js";
 import { emitMethods } from "./emit/methods.js";
 import { emitPackage } from "./emit/package.js";
@@ -43,6 +47,8 @@ export interface GenerateOptions {
   readonly variantNames?: string;
   /** The reviewed semantics overlay (default: `semantics.json` in `schemaDir`). */
   readonly semantics?: string;
+  /** Emitters to run after the built-in ones (a project's, from acp-codegen.config.ts or `--emitter`). */
+  readonly emitters?: readonly Emitter[];
   /** Called after each surface with its time in milliseconds. */
   readonly onSurface?: (surface: Surface, millis: number) => void;
 }
@@ -57,8 +63,9 @@ export function generate(options: GenerateOptions): OutputFile[] {
     // A pinned file that went missing must not silently drop its surface.
     if (!existsSync(join(options.schemaDir, file))) throw new SchemaError(join(options.schemaDir, LOCK_FILE), "", `lists ${file}, which is missing`);
   }
+  const emitters = checkEmitters([...BUILTIN_EMITTERS, ...(options.emitters ?? [])]);
   const files: OutputFile[] = runtimeFiles();
-  const irs: SchemaIR[] = [];
+  const models: SurfaceModel[] = [];
   for (const source of sources) {
     const started = performance.now();
     const display = join(options.schemaDir, source.file);
@@ -69,13 +76,18 @@ export function generate(options: GenerateOptions): OutputFile[] {
     }
     const recognised = recogniseSchema(schema, source.surface, source.file, names);
     checkIR(recognised, display);
-    const ir = { ...recognised, semantics: resolveSemantics(recognised, overlay, display) };
-    files.push(...emitSurface(ir), ...emitStandard(ir, schema.defs, header(ir)));
-    irs.push(ir);
+    const model = buildSurfaceModel(recognised, resolveSemantics(recognised, overlay, display), schema.defs, display);
+    files.push(...emitSurface(model, emitters));
+    models.push(model);
     options.onSurface?.(source.surface, performance.now() - started);
   }
   // The package files describe every surface; a run restricted to some keeps those on disk.
-  if (!options.surfaces) files.push(...emitPackage({ irs, schemaDir: options.schemaDir, version: GENERATOR_VERSION, modules: SURFACE_MODULES, sdk: lock }), emitCheckerBin(irs, GENERATOR_VERSION));
+  if (!options.surfaces) {
+    const extras = emitters.filter((e) => !BUILTIN_EMITTERS.includes(e));
+    const context = { runtime: "runtime", packageName: PACKAGE_NAME };
+    const additions = { packageJson: extras.flatMap((e) => e.packageJson ?? []), readme: extras.flatMap((e) => e.readme?.(context) ?? []) };
+    files.push(...emitPackage({ irs: models, schemaDir: options.schemaDir, version: GENERATOR_VERSION, modules: packageModules(emitters), sdk: lock, additions }), emitCheckerBin(models, GENERATOR_VERSION));
+  }
   return files;
 }
 
@@ -99,46 +111,63 @@ function runtimeFiles(): OutputFile[] {
 }
 
 /**
- * One module of a surface: its file name and the emitter that writes its body.
- * `exports` says how index.ts re-exports it (`type` for type-only modules).
+ * A built-in emitter of one per-surface file written against `SchemaIR` (the
+ * emitters not yet moved to the model read `model.ir`, which carries the overlay).
  */
-export interface SurfaceModule {
-  readonly file: string;
-  readonly emit: (ir: SchemaIR) => string;
-  /** `type`: `export type *`; `value`: `export *`; any other string: `export * as <name>`. */
-  readonly exports: string;
+function irEmitter(name: string, exports: ExportStyle, emit: (ir: SchemaIR) => string, needs: { requires?: string[]; runtime?: string[] }): Emitter {
+  return { apiVersion: 1, name, ...needs, files: [{ path: `${name}.ts`, exports, emit: (model) => emit(model.ir) }] };
 }
 
-/** The modules of every surface, in index.ts order. Add an output kind here. */
-export const SURFACE_MODULES: readonly SurfaceModule[] = [
-  { file: "types.ts", emit: emitTypes, exports: "type" },
-  { file: "validate.ts", emit: emitValidators, exports: "validate" },
-  { file: "parse.ts", emit: emitParsers, exports: "parse" },
-  { file: "parse-owned.ts", emit: emitParseOwned, exports: "parseOwned" },
-  { file: "methods.ts", emit: emitMethods, exports: "value" },
-  { file: "build.ts", emit: emitBuilders, exports: "build" },
-  { file: "apply.ts", emit: emitApply, exports: "apply" },
-  { file: "session.ts", emit: emitSession, exports: "value" },
-  { file: "connection.ts", emit: emitConnection, exports: "value" },
+/** The built-in emitters, in index.ts order: registered through the same API as a project's (api.ts). */
+export const BUILTIN_EMITTERS: readonly Emitter[] = [
+  { apiVersion: 1, name: "types", files: [{ path: "types.ts", exports: "types", emit: emitTypes }] },
+  irEmitter("validate", { namespace: "validate" }, emitValidators, { requires: ["types"], runtime: ["decode", "result"] }),
+  irEmitter("parse", { namespace: "parse" }, emitParsers, { requires: ["types"], runtime: ["decode", "result"] }),
+  irEmitter("parse-owned", { namespace: "parseOwned" }, emitParseOwned, { requires: ["types", "parse"], runtime: ["decode", "result"] }),
+  { apiVersion: 1, name: "methods", requires: ["types"], files: [{ path: "methods.ts", exports: "flat", emit: emitMethods }] },
+  irEmitter("build", { namespace: "build" }, emitBuilders, { requires: ["types"], runtime: ["build"] }),
+  irEmitter("apply", { namespace: "apply" }, emitApply, { requires: ["types"], runtime: ["patch"] }),
+  irEmitter("session", "flat", emitSession, { requires: ["types", "validate", "apply"], runtime: ["patch", "result", "session", "subagent"] }),
+  {
+    apiVersion: 1,
+    name: "connection",
+    requires: ["types", "methods", "parse", "validate", "session"],
+    runtime: ["connection", "session-store", "transport"],
+    files: [{ path: "connection.ts", exports: "flat", emit: emitConnection }],
+  },
+  STANDARD_EMITTER,
 ];
 
-/** Every file of one surface: its modules and the index.ts that re-exports them. */
-export function emitSurface(ir: SchemaIR): OutputFile[] {
-  const dir = `src/${ir.surface}`;
-  const modules = SURFACE_MODULES.map((m) => ({ path: `${dir}/${m.file}`, content: header(ir) + m.emit(ir) }));
-  const index = SURFACE_MODULES.map((m) => {
-    const specifier = JSON.stringify(`./${m.file.replace(/\.ts$/, ".js")}`);
-    if (m.exports === "type") return `export type * from ${specifier};\n`;
-    return m.exports === "value" ? `export * from ${specifier};\n` : `export * as ${ident(m.exports)} from ${specifier};\n`;
-  }).join("");
-  const shared = `export type { Issue, Result } from ${literal(`${runtimeDir(ir)}/result.js`)};\n`;
-  return [...modules, { path: `${dir}/index.ts`, content: header(ir) + shared + index }];
+/** The modules of every surface as the package files see them (index.ts order). */
+export const SURFACE_MODULES: readonly PackageModule[] = packageModules(BUILTIN_EMITTERS);
+
+/** Every file of one surface written by `emitters`, and the index.ts that re-exports them. */
+export function emitSurface(model: SurfaceModel, emitters: readonly Emitter[] = BUILTIN_EMITTERS): OutputFile[] {
+  const dir = `src/${model.surface}`;
+  const files = emitters.flatMap((e) => e.files);
+  const modules = files.map((file) => {
+    const context = { runtime: runtimeDirFrom(model.surface, file.path), packageName: PACKAGE_NAME };
+    return { path: `${dir}/${file.path}`, content: header(model) + file.emit(model, context) };
+  });
+  const index = new GeneratedFile();
+  index.print(code`export type { Issue, Result } from ${`${runtimeDirFrom(model.surface, "index.ts")}/result.js`};`);
+  index.print(lines(files.flatMap((file) => reexport(file))));
+  return [...modules, { path: `${dir}/index.ts`, content: header(model) + index.toString() }];
+}
+
+/** The line of index.ts that re-exports `file`, if it is re-exported. */
+function reexport(file: EmitterFile): Code[] {
+  const specifier = `./${file.path.replace(/\.ts$/, ".js")}`;
+  if (file.exports === "none") return [];
+  if (file.exports === "types") return [code`export type * from ${specifier};`];
+  if (file.exports === "flat") return [code`export * from ${specifier};`];
+  return [code`export * as ${name(file.exports.namespace)} from ${specifier};`];
 }
 
 /** The provenance header of a generated file. */
-function header(ir: SchemaIR): string {
+function header(model: Pick<SurfaceModel, "file" | "sha256">): string {
   return (
-    `// Generated by acp-codegen ${GENERATOR_VERSION} from schema/${ir.file}\n` +
-    `// (sha256 ${ir.sha256}). Do not edit: run \`npm run generate\`.\n\n`
+    `// Generated by acp-codegen ${GENERATOR_VERSION} from schema/${model.file}\n` +
+    `// (sha256 ${model.sha256}). Do not edit: run \`npm run generate\`.\n\n`
   );
 }

@@ -281,3 +281,8 @@ export function childNodes(node: Node): Node[] {
 export function withoutNull(node: Node): Node {
   return node.kind === "nullable" ? node.inner : node;
 }
+
+/** Every def by its exported name (the one index the model, the check and the diff share). */
+export function defsByName(defs: readonly Def[]): ReadonlyMap<string, Def> {
+  return new Map(defs.map((d) => [d.name, d]));
+}

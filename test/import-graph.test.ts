@@ -83,9 +83,10 @@ describe("the import graph of generator/", () => {
   it("the cycle finder reports a cycle, type-only imports and re-exports included", () => {
     const withCycle = new Map(sources);
     withCycle.set("emit/package-layout.ts", `${sources.get("emit/package-layout.ts")}\nimport type { PackageInput as Again } from "./package.js";\n`);
-    const [cycle, ...more] = findCycles(graphOf(withCycle));
-    expect(more).toEqual([]);
-    expect(cycle?.split(" -> ").sort()).toEqual(["emit/package-layout.ts", "emit/package.ts", "emit/package.ts"].sort());
+    const cycles = findCycles(graphOf(withCycle));
+    // Every cycle found goes through the injected edge; the shortest one is among them.
+    expect(cycles.every((c) => c.includes("emit/package-layout.ts -> emit/package.ts"))).toBe(true);
+    expect(cycles).toContain("emit/package-layout.ts -> emit/package.ts -> emit/package-layout.ts");
     const reexport = graphOf(new Map([["a.ts", 'export { b } from "./b.js";'], ["b.ts", 'export * from "./c.js";'], ["c.ts", 'import "./a.js";']]));
     expect(findCycles(reexport)).toEqual(["a.ts -> b.ts -> c.ts -> a.ts"]);
   });

@@ -4,7 +4,7 @@
  * handling side (inputs); responses are written by the handler and read by
  * the caller (outputs). A type used by both, or by no method, is both.
  */
-import { childNodes, type Node, type SchemaIR } from "../ir.js";
+import { childNodes, defsByName, type Node, type SchemaIR } from "../ir.js";
 import { messageRole } from "../methods.js";
 
 /** The directions a type travels in. */
@@ -20,7 +20,7 @@ export const BOTH_WAYS: Flow = { input: true, output: true };
 
 /** The flow of every def of a surface, by exported name. */
 export function flowsOf(ir: SchemaIR): ReadonlyMap<string, Flow> {
-  const byName = new Map(ir.defs.map((d) => [d.name, d]));
+  const byName = defsByName(ir.defs);
   const flows = new Map<string, { input: boolean; output: boolean }>();
   const mark = (name: string, direction: keyof Flow): void => {
     const flow = flows.get(name) ?? { input: false, output: false };

@@ -2,7 +2,7 @@
  * Compares one surface of two schemas: its types (added, removed, renamed,
  * changed) and its methods (`x-method`/`x-side`, S32).
  */
-import type { Def, SchemaIR, UnionOption } from "../ir.js";
+import { defsByName, type Def, type SchemaIR, type UnionOption } from "../ir.js";
 import type { Finding } from "./findings.js";
 import { messageRole } from "../methods.js";
 import { BOTH_WAYS, flowsOf, mergeFlows } from "./flow.js";
@@ -18,7 +18,7 @@ export interface SurfaceIR extends SchemaIR {
 
 /** Every finding between two IRs of one surface, labelled `surface`. */
 export function compareSurface(old: SurfaceIR, next: SurfaceIR, surface: string): Finding[] {
-  const defs = { old: byName(old.defs), new: byName(next.defs) };
+  const defs = { old: defsByName(old.defs), new: defsByName(next.defs) };
   const findings: Finding[] = [];
   const root: Site = { surface, location: "", flow: BOTH_WAYS, unstable: false, oldDropsMalformed: false, newDropsMalformed: false, defs, following: new Set(), findings };
   compareTypeSets(old.defs, next.defs, root);
@@ -35,10 +35,6 @@ export function compareSurface(old: SurfaceIR, next: SurfaceIR, surface: string)
   compareMethods(old.defs, next.defs, root);
   compareRoots(old.roots, next.roots, root);
   return findings;
-}
-
-function byName(defs: readonly Def[]): ReadonlyMap<string, Def> {
-  return new Map(defs.map((d) => [d.name, d]));
 }
 
 /** `type-added`, `type-removed`, and `type-renamed` for a removed type whose exact shape reappears under one new name. */

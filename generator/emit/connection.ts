@@ -10,12 +10,13 @@
  * constructor per `ErrorCode` member, `PROTOCOL_VERSION` and
  * `createSessionStore()`.
  */
-import { ident, jsDoc, literal } from "../code.js";
-import type { EnumNode, SchemaIR } from "../ir.js";
-import { methodTable, type MethodEntry } from "../methods.js";
+import type { EmitContext } from "../api.js";
+import { block, code, doc, GeneratedFile, join, lines, name, wrapped, type Code } from "../code.js";
+import type { EnumNode } from "../ir.js";
+import type { MethodEntry } from "../methods.js";
+import type { SessionModel, SurfaceModel } from "../model.js";
 import { pascalCase } from "../naming.js";
 import { handledInterfaceName, typeRef } from "./methods.js";
-import { runtimeDir } from "./shared.js";
 
 /** One end of a connection: the sides whose methods it handles and the sides whose methods it calls. */
 interface End {
@@ -32,157 +33,173 @@ const ENDS: readonly End[] = [
   { fn: "connectProxy", role: "Proxy", handles: ["agent", "proxy"], calls: ["client", "proxy"], peer: "conductor" },
 ];
 
+/** JSON-RPC's cancellation notification (not an ACP method of the overlay). */
 const CANCEL_METHOD = "$/cancel_request";
-const SESSION_UPDATE = "session/update";
+
+/** The namespaces and runtime names the module's code refers to, registered on its file. */
+interface Names {
+  readonly rt: Code;
+  readonly M: Code;
+  readonly T: Code;
+  readonly parse: Code;
+  readonly validate: Code;
+}
 
 /** Emits the `connection.ts` module body of one surface. */
-export function emitConnection(ir: SchemaIR): string {
-  const table = methodTable(ir, `schema/${ir.file}`);
+export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "runtime">): string {
+  const table = model.methods;
   const sides = new Set(table.map((m) => m.side));
   const ends = ENDS.filter((end) => [...end.handles, ...end.calls].every((side) => sides.has(side)));
   const usedSides = [...new Set(ends.flatMap((end) => [...end.handles, ...end.calls]))].sort();
   const cancel = table.find((m) => m.method === CANCEL_METHOD && m.kind === "notification");
-  const sessionUpdate = table.find((m) => m.method === SESSION_UPDATE && m.side === "client" && m.kind === "notification");
-  const runtime = runtimeDir(ir);
-  return [
-    imports(runtime, sessionUpdate !== undefined),
-    protocolVersion(ir),
-    requestErrorClass(errorCodes(ir)),
-    ...usedSides.map((side) => sideTables(side, table)),
-    cancelSpec(cancel),
-    ...ends.map((end) => endFunctions(end, table)),
-    sessionUpdate === undefined ? "" : sessionStoreFunction(sessionUpdate),
-  ].join("\n");
-}
-
-function imports(runtime: string, withSessions: boolean): string {
-  const lines = [
-    `import * as rt from ${literal(`${runtime}/connection.js`)};`,
-    ...(withSessions ? [`import { sessionStore, type SessionStore } from ${literal(`${runtime}/session-store.js`)};`] : []),
-    `import type { Transport } from ${literal(`${runtime}/transport.js`)};`,
-    `import type * as M from "./methods.js";`,
-    `import * as parse from "./parse.js";`,
-    ...(withSessions ? [`import { emptySessionState, reduceSession, type SessionState } from "./session.js";`] : []),
-    `import type * as T from "./types.js";`,
-    `import * as validate from "./validate.js";`,
-    "",
-    `export { inMemoryTransports, ndJsonStream } from ${literal(`${runtime}/transport.js`)};`,
-    `export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from ${literal(`${runtime}/transport.js`)};`,
-    `export type { AbortSignalLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from ${literal(`${runtime}/connection.js`)};`,
-    ...(withSessions ? [`export type { SessionListener, SessionStore } from ${literal(`${runtime}/session-store.js`)};`] : []),
-    "",
-  ];
-  return lines.join("\n");
+  const f = new GeneratedFile();
+  const connection = `${context.runtime}/connection.js`;
+  const transport = `${context.runtime}/transport.js`;
+  const names: Names = {
+    rt: f.importAll(connection, "rt"),
+    M: f.importAll("./methods.js", "M", { type: true }),
+    T: f.importAll("./types.js", "T", { type: true }),
+    parse: f.importAll("./parse.js", "parse"),
+    validate: f.importAll("./validate.js", "validate"),
+  };
+  f.import(transport, "Transport", { type: true });
+  f.print(
+    lines([
+      code`export { inMemoryTransports, ndJsonStream } from ${transport};`,
+      code`export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from ${transport};`,
+      code`export type { AbortSignalLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from ${connection};`,
+    ]),
+    protocolVersion(model),
+    requestErrorClass(errorCodes(model), names),
+    ...usedSides.flatMap((side) => sideTables(side, table, names)),
+    cancelSpec(cancel, names),
+    ...ends.flatMap((end) => endFunctions(end, table, names)),
+    ...sessionStore(model.session, f, context.runtime, names),
+  );
+  return f.toString();
 }
 
 /** The surface's protocol version: the major version its schema directory is named after (`v2/...` -> 2). */
-function protocolVersion(ir: SchemaIR): string {
-  const major = /^v(\d+)(\/|$)/.exec(ir.surface)?.[1];
-  if (major === undefined) throw new Error(`cannot read a protocol version from surface ${ir.surface}`);
-  const doc = jsDoc([`The ACP protocol version of this surface (\`${ir.surface}\`), to send in \`initialize\`.`]);
-  return `${doc}export const PROTOCOL_VERSION = ${literal(Number(major))};\n`;
+function protocolVersion(model: SurfaceModel): Code {
+  const major = /^v(\d+)(\/|$)/.exec(model.surface)?.[1];
+  if (major === undefined) throw new Error(`cannot read a protocol version from surface ${model.surface}`);
+  return code`${doc([`The ACP protocol version of this surface (\`${model.surface}\`), to send in \`initialize\`.`])}export const PROTOCOL_VERSION = ${Number(major)};`;
 }
 
 /** The members of the schema's `ErrorCode` enum, each with the name of its constructor. */
-function errorCodes(ir: SchemaIR): { readonly name: string; readonly code: number; readonly title: string; readonly doc: string | undefined }[] {
-  const def = ir.defs.find((d) => d.name === "ErrorCode");
+function errorCodes(model: SurfaceModel): { readonly name: string; readonly code: number; readonly title: string; readonly doc: string | undefined }[] {
+  const def = model.defsByName.get("ErrorCode");
   if (def === undefined || def.node.kind !== "enum") return [];
   const node: EnumNode = def.node;
   return node.members.flatMap((member) =>
-    typeof member.value === "number" && member.title !== undefined
-      ? [{ name: ident(camelCase(member.title)), code: member.value, title: member.title, doc: member.doc.text }]
-      : [],
+    typeof member.value === "number" && member.title !== undefined ? [{ name: camelCase(member.title), code: member.value, title: member.title, doc: member.doc.text }] : [],
   );
 }
 
-function requestErrorClass(codes: ReturnType<typeof errorCodes>): string {
+function requestErrorClass(codes: ReturnType<typeof errorCodes>, { rt }: Names): Code {
   const statics = codes.map((c) => {
-    const doc = jsDoc([...(c.doc === undefined ? [] : [c.doc]), "", `Code ${c.code}; \`message\` defaults to ${JSON.stringify(c.title)}.`], "  ");
-    return `${doc}  static ${c.name}(message: string = ${literal(c.title)}, data?: unknown): RequestError {\n    return new RequestError(${literal(c.code)}, message, data);\n  }`;
+    const comment = doc([...(c.doc === undefined ? [] : [c.doc]), "", `Code ${c.code}; \`message\` defaults to ${JSON.stringify(c.title)}.`]);
+    return code`${comment}${block(code`static ${name(c.name)}(message: string = ${c.title}, data?: unknown): RequestError`, [code`return new RequestError(${c.code}, message, data);`])}`;
   });
-  const doc = jsDoc([
+  const comment = doc([
     "A JSON-RPC error: what `request` rejects with, and what a handler throws to answer with a chosen error.",
     "`new RequestError(code, message, data?)`, or one static constructor per `ErrorCode` of the schema.",
   ]);
-  return `${doc}export class RequestError extends rt.RpcError {\n${statics.join("\n\n")}\n}\n\nfunction requestError(code: number, message: string, data?: unknown): RequestError {\n  return new RequestError(code, message, data);\n}\n`;
+  return lines([
+    code`${comment}${block(code`export class RequestError extends ${rt}.RpcError`, [join(statics, code`\n\n`)])}`,
+    code``,
+    block(code`function requestError(code: number, message: string, data?: unknown): RequestError`, [code`return new RequestError(code, message, data);`]),
+  ]);
 }
 
 /** The two tables of a side: as its handling end sees them (parse params, validate results) and as its calling end does. */
-function sideTables(side: string, table: readonly MethodEntry[]): string {
-  const handled = (m: MethodEntry): string =>
-    m.kind === "request" ? `{ parseParams: ${decoder("parse", m.params)}, validateResult: ${decoder("validate", m.result)} }` : `{ parseParams: ${decoder("parse", m.params)} }`;
-  const called = (m: MethodEntry): string =>
-    m.kind === "request" ? `{ validateParams: ${decoder("validate", m.params)}, parseResult: ${decoder("parse", m.result)} }` : `{ validateParams: ${decoder("validate", m.params)} }`;
+function sideTables(side: string, table: readonly MethodEntry[], names: Names): Code[] {
+  const { parse, validate } = names;
+  const handled = (m: MethodEntry): Code =>
+    m.kind === "request"
+      ? code`{ parseParams: ${decoder(parse, m.params, names)}, validateResult: ${decoder(validate, m.result, names)} }`
+      : code`{ parseParams: ${decoder(parse, m.params, names)} }`;
+  const called = (m: MethodEntry): Code =>
+    m.kind === "request"
+      ? code`{ validateParams: ${decoder(validate, m.params, names)}, parseResult: ${decoder(parse, m.result, names)} }`
+      : code`{ validateParams: ${decoder(validate, m.params, names)} }`;
   return [
-    methodTableFunction(side, "handled", "HandledSpec", `The methods the ${side} side handles, as its own end decodes them.`, handled, table),
-    methodTableFunction(side, "called", "CalledSpec", `The methods the ${side} side handles, as the end calling them checks them.`, called, table),
-  ].join("\n");
+    methodTableFunction(side, "handled", "HandledSpec", `The methods the ${side} side handles, as its own end decodes them.`, handled, table, names),
+    methodTableFunction(side, "called", "CalledSpec", `The methods the ${side} side handles, as the end calling them checks them.`, called, table, names),
+  ];
 }
 
-function methodTableFunction(side: string, role: "handled" | "called", spec: string, doc: string, entry: (m: MethodEntry) => string, table: readonly MethodEntry[]): string {
-  const rows = (kind: MethodEntry["kind"]): string =>
-    table
-      .filter((m) => m.side === side && m.kind === kind)
-      .map((m) => `      [${literal(m.method)}, ${entry(m)}],`)
-      .join("\n");
-  return (
-    `/** ${doc} */\n` +
-    `function ${tableFunction(side, role)}(): rt.MethodTable<rt.${spec}> {\n  return {\n` +
-    `    requests: new Map<string, rt.${spec}>([\n${rows("request")}\n    ]),\n` +
-    `    notifications: new Map<string, rt.${spec}>([\n${rows("notification")}\n    ]),\n  };\n}\n`
-  );
+function methodTableFunction(side: string, role: "handled" | "called", spec: string, comment: string, entry: (m: MethodEntry) => Code, table: readonly MethodEntry[], { rt }: Names): Code {
+  const specType = code`${rt}.${name(spec)}`;
+  const map = (kind: MethodEntry["kind"], key: string): Code => {
+    const rows = table.filter((m) => m.side === side && m.kind === kind).map((m) => code`[${m.method}, ${entry(m)}],`);
+    return wrapped(code`${name(key)}: new Map<string, ${specType}>([`, rows, code`]),`);
+  };
+  const body = wrapped(code`return {`, [map("request", "requests"), map("notification", "notifications")], code`};`);
+  return code`${doc([comment])}${block(code`function ${tableFunction(side, role)}(): ${rt}.MethodTable<${specType}>`, [body])}`;
 }
 
 /** `agentHandled`, `clientCalled`, ... */
-function tableFunction(side: string, role: "handled" | "called"): string {
-  return ident(`${camelCase(side)}${pascalCase(role)}`);
+function tableFunction(side: string, role: "handled" | "called"): Code {
+  return name(`${camelCase(side)}${pascalCase(role)}`);
 }
 
 /** `parse.X` / `validate.X`, or a pass-through when the schema names no type. */
-function decoder(module: "parse" | "validate", name: string | undefined): string {
-  return name === undefined ? "rt.anyValue" : `${module}.${ident(name)}`;
+function decoder(module: Code, def: string | undefined, { rt }: Names): Code {
+  return def === undefined ? code`${rt}.anyValue` : code`${module}.${name(def)}`;
 }
 
-function cancelSpec(cancel: MethodEntry | undefined): string {
-  const value = cancel === undefined ? "undefined" : decoder("parse", cancel.params);
-  return `/** The params parser of \`${CANCEL_METHOD}\`, when this surface has it. */\nconst CANCEL: rt.Decoder | undefined = ${value};\n`;
+function cancelSpec(cancel: MethodEntry | undefined, names: Names): Code {
+  const value = cancel === undefined ? code`undefined` : decoder(names.parse, cancel.params, names);
+  return code`${doc([`The params parser of \`${CANCEL_METHOD}\`, when this surface has it.`])}const CANCEL: ${names.rt}.Decoder | undefined = ${value};`;
 }
 
 /** The handlers type, the peer type and the connect function of one end. */
-function endFunctions(end: End, table: readonly MethodEntry[]): string {
-  const handlers = `${end.role}Handlers`;
-  const peer = `${pascalCase(end.peer)}Peer`;
+function endFunctions(end: End, table: readonly MethodEntry[], names: Names): Code[] {
+  const { rt } = names;
+  const handlers = name(`${end.role}Handlers`);
+  const peer = name(`${pascalCase(end.peer)}Peer`);
   const handlesDoc = end.handles.map((s) => `\`x-side: ${s}\``).join(" and ");
   const callsDoc = end.calls.map((s) => `\`x-side: ${s}\``).join(" and ");
-  const merge = (sides: readonly string[], role: "handled" | "called"): string =>
-    sides.length === 1 ? `${tableFunction(sides[0]!, role)}()` : `rt.mergeSides(${sides.map((s) => `${tableFunction(s, role)}()`).join(", ")})`;
+  const merge = (sides: readonly string[], role: "handled" | "called"): Code =>
+    sides.length === 1 ? code`${tableFunction(sides[0]!, role)}()` : code`${rt}.mergeSides(${join(sides.map((s) => code`${tableFunction(s, role)}()`), code`, `)})`;
+  const iface = (sides: readonly string[], kind: MethodEntry["kind"]): Code => interfaces(sides, kind, table, names);
+  const connectDoc = doc([
+    `Connects the ${end.role.toLowerCase()} end on \`transport\`: incoming methods with ${handlesDoc} go to \`handlers\``,
+    "(params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side",
+    "(params and handler results checked by `validate` unless `options.validateOutgoing` is false).",
+  ]);
+  const connect = code`return ${rt}.connect(transport, { inbound: ${merge(end.handles, "handled")}, outbound: ${merge(end.calls, "called")}, cancel: CANCEL, error: requestError }, handlers, options);`;
   return [
-    jsDoc([`Handlers of the ${end.role.toLowerCase()} end: any subset of the methods with ${handlesDoc}, each typed from the method table.`]),
-    `export type ${handlers} = rt.Handlers<${interfaces(end.handles, "request", table)}, ${interfaces(end.handles, "notification", table)}>;\n\n`,
-    jsDoc([`The ${end.peer}, as the ${end.role.toLowerCase()} end sees it: \`request\` and \`notify\` the methods with ${callsDoc}.`]),
-    `export type ${peer} = rt.Peer<${interfaces(end.calls, "request", table)}, ${interfaces(end.calls, "notification", table)}>;\n\n`,
-    jsDoc([
-      `Connects the ${end.role.toLowerCase()} end on \`transport\`: incoming methods with ${handlesDoc} go to \`handlers\``,
-      "(params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side",
-      "(params and handler results checked by `validate` unless `options.validateOutgoing` is false).",
-    ]),
-    `export function ${end.fn}(transport: Transport, handlers: ${handlers}, options?: rt.ConnectOptions): ${peer} {\n` +
-      `  return rt.connect(transport, { inbound: ${merge(end.handles, "handled")}, outbound: ${merge(end.calls, "called")}, cancel: CANCEL, error: requestError }, handlers, options);\n}\n`,
-  ].join("");
+    code`${doc([`Handlers of the ${end.role.toLowerCase()} end: any subset of the methods with ${handlesDoc}, each typed from the method table.`])}export type ${handlers} = ${rt}.Handlers<${iface(end.handles, "request")}, ${iface(end.handles, "notification")}>;`,
+    code`${doc([`The ${end.peer}, as the ${end.role.toLowerCase()} end sees it: \`request\` and \`notify\` the methods with ${callsDoc}.`])}export type ${peer} = ${rt}.Peer<${iface(end.calls, "request")}, ${iface(end.calls, "notification")}>;`,
+    code`${connectDoc}${block(code`export function ${name(end.fn)}(transport: Transport, handlers: ${handlers}, options?: ${rt}.ConnectOptions): ${peer}`, [connect])}`,
+  ];
 }
 
 /** The intersection of the method interfaces of `sides` for one kind, `{}` when none has any. */
-function interfaces(sides: readonly string[], kind: MethodEntry["kind"], table: readonly MethodEntry[]): string {
-  const names = sides.filter((side) => table.some((m) => m.side === side && m.kind === kind)).map((side) => `M.${handledInterfaceName(side, kind)}`);
-  return names.length === 0 ? "{}" : names.join(" & ");
+function interfaces(sides: readonly string[], kind: MethodEntry["kind"], table: readonly MethodEntry[], { M }: Names): Code {
+  const found = sides.filter((side) => table.some((m) => m.side === side && m.kind === kind)).map((side) => code`${M}.${handledInterfaceName(side, kind)}`);
+  return found.length === 0 ? code`{}` : join(found, code` & `);
 }
 
-function sessionStoreFunction(sessionUpdate: MethodEntry): string {
-  const doc = jsDoc([
-    "A store of the client's sessions: every `session/update` folded by `reduceSession` into a `SessionState` per session id.",
-    "Pass `store.update` as the `session/update` handler (or call it from yours); `get` reads a state, `subscribe` watches them.",
+/** `createSessionStore()` and the re-export of its types: every notification carrying the session union folded per session. */
+function sessionStore(session: SessionModel, f: GeneratedFile, runtime: string, { T }: Names): Code[] {
+  const store = `${runtime}/session-store.js`;
+  const storeFn = f.import(store, "sessionStore");
+  const storeType = f.import(store, "SessionStore", { type: true });
+  const empty = f.import("./session.js", "emptySessionState");
+  const reduce = f.import("./session.js", "reduceSession");
+  const state = f.import("./session.js", "SessionState", { type: true });
+  const method = session.notification.method;
+  const comment = doc([
+    `A store of the client's sessions: every \`${method}\` folded by \`reduceSession\` into a \`SessionState\` per session id.`,
+    `Pass \`store.update\` as the \`${method}\` handler (or call it from yours); \`get\` reads a state, \`subscribe\` watches them.`,
   ]);
-  return `${doc}export function createSessionStore(): SessionStore<SessionState, ${typeRef(sessionUpdate.params)}> {\n  return sessionStore(emptySessionState, reduceSession);\n}\n`;
+  return [
+    code`export type { SessionListener, SessionStore } from ${store};`,
+    code`${comment}${block(code`export function createSessionStore(): ${storeType}<${state}, ${typeRef(T, session.notification.params)}>`, [code`return ${storeFn}(${empty}, ${reduce});`])}`,
+  ];
 }
 
 /** `Parse error` -> `parseError`. */

@@ -1,70 +1,62 @@
 /**
- * emitMethods: IR -> `methods.ts` of one surface: per handling side, an
- * interface mapping each request method to its params and result types and
- * each notification to its params type, plus the same table as data for
- * dispatching to `parse`/`validate` by name (S32). The interfaces are named
- * after the side that handles the methods (`AgentHandledRequests`); the
+ * emitMethods: the method table -> `methods.ts` of one surface: per handling
+ * side, an interface mapping each request method to its params and result
+ * types and each notification to its params type, plus the same table as data
+ * for dispatching to `parse`/`validate` by name (S32). The interfaces are
+ * named after the side that handles the methods (`AgentHandledRequests`); the
  * earlier names (`AgentRequests`) remain as deprecated aliases for one release.
  */
-import { ident, jsDoc, literal, propertyKey } from "../code.js";
-import type { SchemaIR } from "../ir.js";
-import { methodTable, type MethodEntry } from "../methods.js";
+import { block, code, doc, GeneratedFile, join, key, name, wrapped, type Code } from "../code.js";
+import type { MethodEntry } from "../methods.js";
+import type { SurfaceModel } from "../model.js";
 import { pascalCase } from "../naming.js";
 
 /** Emits the `methods.ts` module of one surface. */
-export function emitMethods(ir: SchemaIR): string {
-  const table = methodTable(ir, `schema/${ir.file}`);
-  const sides = [...new Set(table.map((m) => m.side))];
-  const parts = [`import type * as T from "./types.js";\n`];
-  for (const side of sides) {
-    const requests = table.filter((m) => m.side === side && m.kind === "request");
-    const notifications = table.filter((m) => m.side === side && m.kind === "notification");
-    if (requests.length) parts.push(requestInterface(side, requests));
-    if (notifications.length) parts.push(notificationInterface(side, notifications));
+export function emitMethods(model: SurfaceModel): string {
+  const f = new GeneratedFile();
+  const types = f.importAll("./types.js", "T", { type: true });
+  const ref = (def: string | undefined): Code => typeRef(types, def);
+  for (const side of [...new Set(model.methods.map((m) => m.side))]) {
+    const requests = model.methods.filter((m) => m.side === side && m.kind === "request");
+    const notifications = model.methods.filter((m) => m.side === side && m.kind === "notification");
+    if (requests.length) f.print(...methodInterface(side, "request", requests.map((m) => code`${key(m.method)}: { params: ${ref(m.params)}; result: ${ref(m.result)} };`)));
+    if (notifications.length) f.print(...methodInterface(side, "notification", notifications.map((m) => code`${key(m.method)}: ${ref(m.params)};`)));
   }
-  parts.push(dataTable(table));
-  return parts.join("\n");
+  f.print(dataTable(model.methods));
+  return f.toString();
 }
 
 /** The name of the interface of the methods of one kind a side handles: `AgentHandledRequests`, `ClientHandledNotifications`. */
-export function handledInterfaceName(side: string, kind: MethodEntry["kind"]): string {
-  return ident(`${pascalCase(side)}Handled${kind === "request" ? "Requests" : "Notifications"}`);
+export function handledInterfaceName(side: string, kind: MethodEntry["kind"]): Code {
+  return name(`${pascalCase(side)}Handled${kind === "request" ? "Requests" : "Notifications"}`);
 }
 
-function requestInterface(side: string, entries: readonly MethodEntry[]): string {
-  const doc = jsDoc([`Requests handled by the ${side} side: method -> params and result types (\`x-side: ${side}\`).`]);
-  const lines = entries.map((m) => `  ${propertyKey(m.method)}: { params: ${typeRef(m.params)}; result: ${typeRef(m.result)} };`);
-  const name = handledInterfaceName(side, "request");
-  return `${doc}export interface ${name} {\n${lines.join("\n")}\n}\n${deprecatedAlias(`${pascalCase(side)}Requests`, name)}`;
+/** The interface of one kind of method a side handles, and its deprecated earlier name. */
+function methodInterface(side: string, kind: MethodEntry["kind"], members: readonly Code[]): Code[] {
+  const what = kind === "request" ? "Requests" : "Notifications";
+  const shape = kind === "request" ? "params and result types" : "params type";
+  const interfaceName = handledInterfaceName(side, kind);
+  return [
+    code`${doc([`${what} handled by the ${side} side: method -> ${shape} (\`x-side: ${side}\`).`])}${block(code`export interface ${interfaceName}`, members)}`,
+    code`${doc([`@deprecated Renamed to \`${interfaceName.text}\` (named after the side that handles the methods); this alias goes in the next release.`])}export type ${name(`${pascalCase(side)}${what}`)} = ${interfaceName};`,
+  ];
 }
 
-function notificationInterface(side: string, entries: readonly MethodEntry[]): string {
-  const doc = jsDoc([`Notifications handled by the ${side} side: method -> params type (\`x-side: ${side}\`).`]);
-  const lines = entries.map((m) => `  ${propertyKey(m.method)}: ${typeRef(m.params)};`);
-  const name = handledInterfaceName(side, "notification");
-  return `${doc}export interface ${name} {\n${lines.join("\n")}\n}\n${deprecatedAlias(`${pascalCase(side)}Notifications`, name)}`;
+/** A def's type in the namespace `types`, or `unknown` when the schema names no type for that role. */
+export function typeRef(types: Code, def: string | undefined): Code {
+  return def === undefined ? code`unknown` : code`${types}.${name(def)}`;
 }
 
-/** The earlier name of a method interface, kept for one release. */
-function deprecatedAlias(oldName: string, name: string): string {
-  return `${jsDoc([`@deprecated Renamed to \`${name}\` (named after the side that handles the methods); this alias goes in the next release.`])}export type ${ident(oldName)} = ${name};\n`;
-}
-
-/** A def's type, or `unknown` when the schema names no type for that role. */
-export function typeRef(name: string | undefined): string {
-  return name === undefined ? "unknown" : `T.${ident(name)}`;
-}
-
-function dataTable(table: readonly MethodEntry[]): string {
-  const doc = jsDoc([
+function dataTable(table: readonly MethodEntry[]): Code {
+  const rows = table.map((m) => {
+    const fields = [code`method: ${m.method}`, code`side: ${m.side}`, code`kind: ${m.kind}`];
+    if (m.params !== undefined) fields.push(code`params: ${m.params}`);
+    if (m.result !== undefined) fields.push(code`result: ${m.result}`);
+    return code`{ ${join(fields, code`, `)} },`;
+  });
+  const comment = doc([
     "Every method of this surface as data, for dispatch: `parse[entry.params]` decodes its params.",
     "`side` is the side that handles the method (`x-side`, S32).",
   ]);
-  const rows = table.map((m) => {
-    const fields = [`method: ${literal(m.method)}`, `side: ${literal(m.side)}`, `kind: ${literal(m.kind)}`];
-    if (m.params !== undefined) fields.push(`params: ${literal(m.params)}`);
-    if (m.result !== undefined) fields.push(`result: ${literal(m.result)}`);
-    return `  { ${fields.join(", ")} },`;
-  });
-  return `${doc}export const methods = [\n${rows.join("\n")}\n] as const;\n`;
+  return code`${comment}${wrapped(code`export const methods = [`, rows, code`] as const;`)}`;
 }

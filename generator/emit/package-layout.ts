@@ -5,6 +5,7 @@
  * package.ts (package.json, tsconfig) and package-readme.ts read it.
  */
 import type { SchemaIR, Surface } from "../ir.js";
+import type { SurfaceModel } from "../model.js";
 import { BUILD_DIR } from "../output.js";
 
 /** The npm name of the generated package. */
@@ -19,10 +20,17 @@ export interface PackageModule {
   readonly exports: string;
 }
 
+/** Fields an emitter adds to the generated package.json. */
+export interface PackageJsonAdditions {
+  readonly peerDependencies?: Readonly<Record<string, string>>;
+  readonly peerDependenciesMeta?: Readonly<Record<string, { readonly optional: boolean }>>;
+  readonly keywords?: readonly string[];
+}
+
 /** Everything the package files are made from. */
 export interface PackageInput {
   /** Every surface of the run, in output order. */
-  readonly irs: readonly SchemaIR[];
+  readonly irs: readonly SurfaceModel[];
   /** The schema directory the surfaces were read from (their files are copied into the package). */
   readonly schemaDir: string;
   /** The generator's version, which is also the package's (see `versionPolicy`). */
@@ -31,6 +39,8 @@ export interface PackageInput {
   readonly modules: readonly PackageModule[];
   /** The SDK release the schemas came from (schema/lock.json); `undefined` when the directory has no lock. */
   readonly sdk: { readonly package: string; readonly version: string } | undefined;
+  /** What a project's emitters add (api.ts): package.json fields and README sections; none by default. */
+  readonly additions?: { readonly packageJson: readonly PackageJsonAdditions[]; readonly readme: readonly string[] };
 }
 
 /** Path of a surface's schema copy inside the package, e.g. `schema/v2/schema.unstable.json`. */

@@ -3,7 +3,8 @@
  * each entry exports, a usage example per surface built from that surface's
  * own names, and the exact differences from the official SDK's types.
  */
-import type { Def, Node, SchemaIR, Surface, TaggedUnionNode } from "../ir.js";
+import type { Node, SchemaIR, Surface, TaggedUnionNode } from "../ir.js";
+import type { SurfaceModel } from "../model.js";
 import { namespaceModules, PACKAGE_NAME, RULES_FILE, schemaPath, type PackageInput, type PackageModule } from "./package-layout.js";
 import { SDK_ENTRY, sdkExceptions } from "./package-sdk-compat.js";
 import { checkerReadmeSection } from "./checker-bin.js";
@@ -55,6 +56,7 @@ export function emitPackageReadme(input: PackageInput): string {
     openUnionFields(input.irs),
     standardReadmeSection(PACKAGE_NAME, input.irs.at(-1)?.surface ?? "v2"),
     checkerReadmeSection(PACKAGE_NAME),
+    ...(input.additions?.readme ?? []),
     sdkSection(input),
     versions(input),
     rulesAndLicense(),
@@ -137,34 +139,32 @@ function genericModuleDoc(module: PackageModule): string {
   return `\`${module.exports}.*\` (see its documentation).`;
 }
 
-/** A usage example that uses only names and tags this surface has, and the surface's `session/update` tags. */
-function usage(ir: SchemaIR, modules: readonly PackageModule[]): string {
-  const notification = sessionUpdateNotification(ir);
-  const update = ir.defs.find((d) => d.name === "SessionUpdate")?.node;
-  const entry = `${PACKAGE_NAME}/${ir.surface}`;
-  if (!notification || update?.kind !== "tagged") return `### \`${entry}\`\n\nSee the exports listed above.\n`;
+/** A usage example that uses only names and tags this surface has: the session-update notification of the model. */
+function usage(model: SurfaceModel, modules: readonly PackageModule[]): string {
+  const { union, notification, field } = model.session;
+  const entry = `${PACKAGE_NAME}/${model.surface}`;
   const reduces = modules.some((m) => m.file === "session.ts");
-  const imports = ["parse", ...(reduces ? ["emptySessionState", "reduceSession"] : []), "type SessionUpdate"];
+  const imports = ["parse", ...(reduces ? ["emptySessionState", "reduceSession"] : []), `type ${union.name}`];
   return `### \`${entry}\`
 
 \`\`\`ts
 import { ${imports.join(", ")} } from "${entry}";
 ${reduces ? "\nlet state = emptySessionState();\n" : ""}
-// Each \`session/update\` notification of the JSON-RPC stream:
+// Each \`${notification.method}\` notification of the JSON-RPC stream:
 function onSessionUpdate(params: unknown): void {
-  const result = parse.${notification.name}(params);
+  const result = parse.${notification.params}(params);
   if (!result.ok) throw new Error(result.issues.map((i) => \`\${i.path}: \${i.message}\`).join("; "));
-${reduces ? "  state = reduceSession(state, result.value.update);\n" : ""}  show(result.value.update);
+${reduces ? `  state = reduceSession(state, result.value.${field});\n` : ""}  show(result.value.${field});
 }
 
-function show(update: SessionUpdate): void {
-  switch (update.sessionUpdate) {
-${caseLines(update)}
+function show(update: ${union.name}): void {
+  switch (update.${union.node.tag}) {
+${caseLines(union.node)}
   }
 }
 \`\`\`
 
-${tagSummary(update)}
+${tagSummary(union.name, union.node)}
 `;
 }
 
@@ -174,12 +174,12 @@ function caseLines(union: TaggedUnionNode): string {
   return [...known, "    default:", "      // every other variant"].join("\n");
 }
 
-function tagSummary(union: TaggedUnionNode): string {
+function tagSummary(unionName: string, union: TaggedUnionNode): string {
   const tags = union.variants.map((v) => `\`${v.tagValue}\``).join(", ");
   const open = union.other
     ? `The union is open: any other tag starting with \`_\` (an extension) is \`${union.other.name}\`, and \`parse\` keeps a tag it does not know.`
     : "The union is closed: `parse` rejects a tag not listed here.";
-  return `\`SessionUpdate\` tags (\`${union.tag}\`): ${tags}. ${open}`;
+  return `\`${unionName}\` tags (\`${union.tag}\`): ${tags}. ${open}`;
 }
 
 function sdkSection(input: PackageInput): string {
@@ -228,13 +228,13 @@ const IN_EXAMPLE_FIELD = "messageId";
  * the custom variant may hold any value under any key): shown on the first surface whose open `SessionUpdate` has
  * variants requiring `messageId`; empty when none does. The consumer test type-checks the example.
  */
-function openUnionFields(irs: readonly SchemaIR[]): string {
-  for (const ir of irs) {
-    const union = ir.defs.find((d) => d.name === "SessionUpdate")?.node;
-    if (union?.kind !== "tagged" || !union.other) continue;
-    const tags = union.variants.filter((v) => requiresField(ir, v.payload, IN_EXAMPLE_FIELD)).map((v) => v.tagValue);
+function openUnionFields(models: readonly SurfaceModel[]): string {
+  for (const model of models) {
+    const { name: unionName, node: union } = model.session.union;
+    if (!union.other) continue;
+    const tags = union.variants.filter((v) => requiresField(model, v.payload, IN_EXAMPLE_FIELD)).map((v) => v.tagValue);
     if (tags.length === 0) continue;
-    const entry = `${PACKAGE_NAME}/${ir.surface}`;
+    const entry = `${PACKAGE_NAME}/${model.surface}`;
     return `## Reading a field that only some variants have
 
 \`switch\` (or \`===\`) on the tag narrows an open union to one variant. The \`in\` operator does not help here: the custom
@@ -242,9 +242,9 @@ variant (\`${union.other.name}\`) may carry any property with any value, so afte
 is \`unknown\`. Narrow by the tag, or check the value itself:
 
 \`\`\`ts
-import type { SessionUpdate } from "${entry}";
+import type { ${unionName} } from "${entry}";
 
-export function ${IN_EXAMPLE_FIELD}Of(update: SessionUpdate): string | undefined {
+export function ${IN_EXAMPLE_FIELD}Of(update: ${unionName}): string | undefined {
   switch (update.${union.tag}) {
 ${tags.map((t) => `    case ${JSON.stringify(t)}:`).join("\n")}
       return update.${IN_EXAMPLE_FIELD}; // narrowed by the tag
@@ -259,8 +259,8 @@ ${tags.map((t) => `    case ${JSON.stringify(t)}:`).join("\n")}
 }
 
 /** True when `node` is (or refers to) an object type that requires `field`. */
-function requiresField(ir: SchemaIR, node: Node | undefined, field: string): boolean {
-  const target = node?.kind === "ref" ? ir.defs.find((d) => d.name === node.name)?.node : node;
+function requiresField(model: SurfaceModel, node: Node | undefined, field: string): boolean {
+  const target = node?.kind === "ref" ? model.defsByName.get(node.name)?.node : node;
   return target?.kind === "object" && target.fields.some((f) => f.name === field && f.required);
 }
 
@@ -292,9 +292,4 @@ snapshots, tolerant decoding, open unions). Each is explained in [${RULES_FILE}]
 Apache-2.0 (see [LICENSE](LICENSE)). The schema files under \`schema/\` are copies of those published in
 \`@agentclientprotocol/sdk\`, Apache-2.0 as well.
 `;
-}
-
-/** The def a surface decodes `session/update` params with, if it has one. */
-function sessionUpdateNotification(ir: SchemaIR): Def | undefined {
-  return ir.defs.find((d) => d.method?.method === "session/update" && d.name.endsWith("Notification"));
 }

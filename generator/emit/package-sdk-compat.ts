@@ -11,7 +11,7 @@
  * The exception list is derived here from the IR, written into the package
  * README, and checked against the compiler by test/sdk-compat.test.ts.
  */
-import { childNodes, type Def, type Node, type SchemaIR, type Surface } from "../ir.js";
+import { childNodes, defsByName, type Def, type Node, type SchemaIR, type Surface } from "../ir.js";
 
 /** The SDK entry point holding each surface's types (the package's public subpaths). */
 export const SDK_ENTRY: Readonly<Record<Surface, string>> = {
@@ -44,7 +44,7 @@ class DefGraph {
   private readonly defs: ReadonlyMap<string, Def>;
 
   constructor(defs: readonly Def[]) {
-    this.defs = new Map(defs.map((def) => [def.name, def]));
+    this.defs = defsByName(defs);
   }
 
   /** `def` and every def it refers to, directly or through other defs. */

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SchemaIR } from "../ir.js";
 import { BUILD_DIR, type OutputFile } from "../output.js";
-import { entryModule, namespaceModules, PACKAGE_NAME, RULES_FILE, schemaPath, type PackageInput, type PackageModule } from "./package-layout.js";
+import { entryModule, namespaceModules, PACKAGE_NAME, RULES_FILE, schemaPath, type PackageInput, type PackageJsonAdditions, type PackageModule } from "./package-layout.js";
 import { emitPackageReadme } from "./package-readme.js";
 import { CHECKER_BIN } from "./checker-bin.js";
 import { STANDARD_MODULES } from "./standard.js";
@@ -52,13 +52,14 @@ function changelogOf(schemaDir: string): string[] {
 }
 
 function packageJson(input: PackageInput, generator: GeneratorManifest): string {
+  const additions = input.additions?.packageJson ?? [];
   const manifest = {
     name: PACKAGE_NAME,
     version: input.version,
     description:
       "Agent Client Protocol (ACP) bindings for TypeScript with zero runtime dependencies, generated from the ACP JSON Schema" +
       (input.sdk ? ` (as published in ${input.sdk.package} ${input.sdk.version})` : ""),
-    keywords: ["acp", "agent-client-protocol", "json-schema", "types", "validation"],
+    keywords: [...new Set(["acp", "agent-client-protocol", "json-schema", "types", "validation", ...additions.flatMap((a) => a.keywords ?? [])])],
     license: generator.license,
     ...(generator.repository ? { repository: { ...generator.repository, directory: "generated" } } : {}),
     type: "module",
@@ -68,6 +69,8 @@ function packageJson(input: PackageInput, generator: GeneratorManifest): string 
     bin: { [PACKAGE_NAME]: `./${BUILD_DIR}/${CHECKER_BIN}.js` },
     files: [`${BUILD_DIR}/**/*.js`, `${BUILD_DIR}/**/*.d.ts`, "schema", RULES_FILE, ...changelogOf(input.schemaDir).map(() => CHANGELOG)],
     scripts: { prepack: PREPACK_CHECK },
+    ...mergedField(additions, "peerDependencies"),
+    ...mergedField(additions, "peerDependenciesMeta"),
     // The version policy (README "Versions"): the package version is the generator's; this records the schema release.
     acp: {
       generator: `acp-codegen@${input.version}`,
@@ -75,6 +78,12 @@ function packageJson(input: PackageInput, generator: GeneratorManifest): string 
     },
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** `{ [field]: merged }` of the emitters' additions to one object field of package.json, `{}` when none adds any. */
+function mergedField<F extends "peerDependencies" | "peerDependenciesMeta">(additions: readonly PackageJsonAdditions[], field: F): Record<string, unknown> {
+  const merged = Object.assign({}, ...additions.map((a) => a[field] ?? {})) as Record<string, unknown>;
+  return Object.keys(merged).length ? { [field]: merged } : {};
 }
 
 /**

@@ -9,9 +9,10 @@
  * - `standard/json-schema.ts`: per type a function adding its JSON Schema
  *   definition and those it references, which `~standard.jsonSchema` assembles.
  */
-import { ident, jsDoc, literal } from "../code.js";
-import type { Def, SchemaIR } from "../ir.js";
-import { runtimeDir } from "./shared.js";
+import type { Emitter } from "../api.js";
+import { block, code, doc, GeneratedFile, name } from "../code.js";
+import type { Def } from "../ir.js";
+import type { SurfaceModel } from "../model.js";
 
 /** The Standard Schema modules: their subpath under a surface, file and the namespace they check with. */
 export const STANDARD_MODULES = [
@@ -21,60 +22,64 @@ export const STANDARD_MODULES = [
 
 const JSON_SCHEMA_MODULE = "standard/json-schema";
 
-/** The files of one surface: standard/json-schema.ts and one module per entry of STANDARD_MODULES. */
-export function emitStandard(ir: SchemaIR, rawDefs: ReadonlyMap<string, unknown>, header: string): { path: string; content: string }[] {
-  const dir = `src/${ir.surface}`;
-  return [
-    { path: `${dir}/${JSON_SCHEMA_MODULE}.ts`, content: header + jsonSchemaModule(ir, rawDefs) },
-    ...STANDARD_MODULES.map((m) => ({ path: `${dir}/${m.module}.ts`, content: header + standardModule(ir, m) })),
-  ];
-}
+/** The Standard Schema files of every surface: standard/json-schema.ts and one module per entry of STANDARD_MODULES (published as subpaths, not re-exported). */
+export const STANDARD_EMITTER: Emitter = {
+  apiVersion: 1,
+  name: "standard",
+  requires: ["types", "validate", "parse"],
+  runtime: ["standard"],
+  files: [
+    { path: `${JSON_SCHEMA_MODULE}.ts`, exports: "none", emit: (model, context) => jsonSchemaModule(model, context.runtime) },
+    ...STANDARD_MODULES.map((m) => ({ path: `${m.module}.ts`, exports: "none" as const, emit: (model: SurfaceModel, context: { runtime: string }) => standardModule(model, m, context.runtime) })),
+  ],
+};
 
 function schemaKey(def: Def): string {
   return def.schemaName ?? def.name;
 }
 
-function standardModule(ir: SchemaIR, m: (typeof STANDARD_MODULES)[number]): string {
-  const head = [
-    jsDoc([
+function standardModule(model: SurfaceModel, m: (typeof STANDARD_MODULES)[number], runtime: string): string {
+  const f = new GeneratedFile();
+  const types = f.importAll("../types.js", "T", { type: true });
+  const check = f.importAll(`../${m.check}.js`, "check");
+  const json = f.importAll("./json-schema.js", "json");
+  const standardSchema = f.import(`${runtime}/standard.js`, "standardSchema");
+  const schemaType = f.import(`${runtime}/standard.js`, "AcpStandardSchema", { type: true });
+  f.print(
+    doc([
       `Standard Schema V1 objects (https://standardschema.dev), one per \`$defs\` type, ${m.doc}.`,
       "Each is also a Standard JSON Schema V1: `~standard.jsonSchema.input({ target: \"draft-2020-12\" })`.",
       "@module",
     ]),
-    `import type * as T from "../types.js";`,
-    `import * as check from ${literal(`../${m.check}.js`)};`,
-    `import * as json from "./json-schema.js";`,
-    `import { standardSchema, type AcpStandardSchema } from ${literal(`../${runtimeDir(ir)}/standard.js`)};`,
-    "",
-  ];
-  const consts = ir.defs.map((def) => {
-    const name = ident(def.name);
-    const doc = jsDoc([`Standard Schema of \`${def.name}\` (${m.check}.${def.name}).`]);
-    return `${doc}export const ${name}: AcpStandardSchema<T.${name}> = /* @__PURE__ */ standardSchema(check.${name}, ${literal(schemaKey(def))}, json.${name});\n`;
-  });
-  return [...head, ...consts].join("\n");
+  );
+  for (const def of model.defs) {
+    const type = name(def.name);
+    f.print(
+      code`${doc([`Standard Schema of \`${def.name}\` (${m.check}.${def.name}).`])}export const ${type}: ${schemaType}<${types}.${type}> = /* @__PURE__ */ ${standardSchema}(${check}.${type}, ${schemaKey(def)}, ${json}.${type});`,
+    );
+  }
+  return f.toString();
 }
 
-function jsonSchemaModule(ir: SchemaIR, rawDefs: ReadonlyMap<string, unknown>): string {
-  const byKey = new Map(ir.defs.map((def) => [schemaKey(def), def]));
-  const head = [
-    jsDoc(["The JSON Schema definition of every `$defs` type, for `~standard.jsonSchema` of the Standard Schema modules.", "@module"]),
-    `import { addDef, type JsonSchemaDefs } from ${literal(`../${runtimeDir(ir)}/standard.js`)};`,
-    "",
-  ];
-  const functions = ir.defs.map((def) => {
-    const raw = rawDefs.get(schemaKey(def));
+function jsonSchemaModule(model: SurfaceModel, runtime: string): string {
+  const byKey = new Map(model.defs.map((def) => [schemaKey(def), def]));
+  const f = new GeneratedFile();
+  const addDef = f.import(`${runtime}/standard.js`, "addDef");
+  const defsType = f.import(`${runtime}/standard.js`, "JsonSchemaDefs", { type: true });
+  f.print(doc(["The JSON Schema definition of every `$defs` type, for `~standard.jsonSchema` of the Standard Schema modules.", "@module"]));
+  for (const def of model.defs) {
+    const raw = model.rawDefs.get(schemaKey(def));
     const refs = [...referencedKeys(raw)].map((key) => {
       const target = byKey.get(key);
-      if (target === undefined) throw new Error(`${ir.file}${def.pointer}: $ref to #/$defs/${key}, which is not a def`);
-      return `    ${ident(target.name)}(defs);\n`;
+      if (target === undefined) throw new Error(`${model.file}${def.pointer}: $ref to #/$defs/${key}, which is not a def`);
+      return code`${name(target.name)}(defs);`;
     });
-    const doc = jsDoc([`Adds the definition of \`${schemaKey(def)}\` and every definition it references to \`defs\`.`]);
-    const add = `addDef(defs, ${literal(schemaKey(def))}, ${literal(JSON.stringify(raw))})`;
-    const body = refs.length ? `  if (${add}) {\n${refs.join("")}  }\n` : `  ${add};\n`;
-    return `${doc}export function ${ident(def.name)}(defs: JsonSchemaDefs): void {\n${body}}\n`;
-  });
-  return [...head, ...functions].join("\n");
+    const add = code`${addDef}(defs, ${schemaKey(def)}, ${JSON.stringify(raw)})`;
+    const body = refs.length ? block(code`if (${add})`, refs) : code`${add};`;
+    const comment = doc([`Adds the definition of \`${schemaKey(def)}\` and every definition it references to \`defs\`.`]);
+    f.print(code`${comment}${block(code`export function ${name(def.name)}(defs: ${defsType}): void`, [body])}`);
+  }
+  return f.toString();
 }
 
 /** The `$defs` keys a definition refers to (`#/$defs/<key>`), in order of first appearance; iterative walk. */

@@ -6,10 +6,10 @@
  * @module
  */
 
+import { main } from "../runtime/check-cli.js";
 import * as v1 from "../v1/index.js";
 import * as v1_unstable from "../v1/unstable/index.js";
 import * as v2 from "../v2/index.js";
 import * as v2_unstable from "../v2/unstable/index.js";
-import { main } from "../runtime/check-cli.js";
 
 await main({ "v1": v1, "v1/unstable": v1_unstable, "v2": v2, "v2/unstable": v2_unstable });

@@ -2,6 +2,7 @@
 // (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a). Do not edit: run `npm run generate`.
 
 export type { Issue, Result } from "../runtime/result.js";
+
 export type * from "./types.js";
 export * as validate from "./validate.js";
 export * as parse from "./parse.js";

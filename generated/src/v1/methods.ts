@@ -20,6 +20,7 @@ export interface AgentHandledRequests {
   "session/set_config_option": { params: T.SetSessionConfigOptionRequest; result: T.SetSessionConfigOptionResponse };
   "session/set_mode": { params: T.SetSessionModeRequest; result: T.SetSessionModeResponse };
 }
+
 /**
  * @deprecated Renamed to `AgentHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -31,6 +32,7 @@ export type AgentRequests = AgentHandledRequests;
 export interface AgentHandledNotifications {
   "session/cancel": T.CancelNotification;
 }
+
 /**
  * @deprecated Renamed to `AgentHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -50,6 +52,7 @@ export interface ClientHandledRequests {
   "terminal/release": { params: T.ReleaseTerminalRequest; result: T.ReleaseTerminalResponse };
   "terminal/wait_for_exit": { params: T.WaitForTerminalExitRequest; result: T.WaitForTerminalExitResponse };
 }
+
 /**
  * @deprecated Renamed to `ClientHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -62,6 +65,7 @@ export interface ClientHandledNotifications {
   "elicitation/complete": T.CompleteElicitationNotification;
   "session/update": T.SessionNotification;
 }
+
 /**
  * @deprecated Renamed to `ClientHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -73,6 +77,7 @@ export type ClientNotifications = ClientHandledNotifications;
 export interface ProtocolHandledNotifications {
   "$/cancel_request": T.CancelRequestNotification;
 }
+
 /**
  * @deprecated Renamed to `ProtocolHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */

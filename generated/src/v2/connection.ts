@@ -2,18 +2,17 @@
 // (sha256 b6c91055df549d6f1db1d76d692d0561dad433e03d8ed114ea9b5baed9da72c5). Do not edit: run `npm run generate`.
 
 import * as rt from "../runtime/connection.js";
-import { sessionStore, type SessionStore } from "../runtime/session-store.js";
+import { type SessionStore, sessionStore } from "../runtime/session-store.js";
 import type { Transport } from "../runtime/transport.js";
 import type * as M from "./methods.js";
 import * as parse from "./parse.js";
-import { emptySessionState, reduceSession, type SessionState } from "./session.js";
+import { type SessionState, emptySessionState, reduceSession } from "./session.js";
 import type * as T from "./types.js";
 import * as validate from "./validate.js";
 
 export { inMemoryTransports, ndJsonStream } from "../runtime/transport.js";
 export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from "../runtime/transport.js";
 export type { AbortSignalLike, ConnectOptions, HandlerContext, Handlers, NotificationHandler, Peer, RequestHandler, RequestOptions } from "../runtime/connection.js";
-export type { SessionListener, SessionStore } from "../runtime/session-store.js";
 
 /**
  * The ACP protocol version of this surface (`v2`), to send in `initialize`.
@@ -114,7 +113,9 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
   return new RequestError(code, message, data);
 }
 
-/** The methods the agent side handles, as its own end decodes them. */
+/**
+ * The methods the agent side handles, as its own end decodes them.
+ */
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
@@ -137,7 +138,9 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   };
 }
 
-/** The methods the agent side handles, as the end calling them checks them. */
+/**
+ * The methods the agent side handles, as the end calling them checks them.
+ */
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
@@ -160,7 +163,9 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   };
 }
 
-/** The methods the client side handles, as its own end decodes them. */
+/**
+ * The methods the client side handles, as its own end decodes them.
+ */
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
@@ -174,7 +179,9 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   };
 }
 
-/** The methods the client side handles, as the end calling them checks them. */
+/**
+ * The methods the client side handles, as the end calling them checks them.
+ */
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
@@ -188,7 +195,9 @@ function clientCalled(): rt.MethodTable<rt.CalledSpec> {
   };
 }
 
-/** The params parser of `$/cancel_request`, when this surface has it. */
+/**
+ * The params parser of `$/cancel_request`, when this surface has it.
+ */
 const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 
 /**
@@ -228,6 +237,8 @@ export type AgentPeer = rt.Peer<M.AgentHandledRequests, M.AgentHandledNotificati
 export function connectClient(transport: Transport, handlers: ClientHandlers, options?: rt.ConnectOptions): AgentPeer {
   return rt.connect(transport, { inbound: clientHandled(), outbound: agentCalled(), cancel: CANCEL, error: requestError }, handlers, options);
 }
+
+export type { SessionListener, SessionStore } from "../runtime/session-store.js";
 
 /**
  * A store of the client's sessions: every `session/update` folded by `reduceSession` into a `SessionState` per session id.

@@ -2,6 +2,7 @@
 // (sha256 b6c91055df549d6f1db1d76d692d0561dad433e03d8ed114ea9b5baed9da72c5). Do not edit: run `npm run generate`.
 
 export type { Issue, Result } from "../runtime/result.js";
+
 export type * from "./types.js";
 export * as validate from "./validate.js";
 export * as parse from "./parse.js";

@@ -20,6 +20,7 @@ export interface AgentHandledRequests {
   "terminal/cancel": { params: T.CancelTerminalRequest; result: T.CancelTerminalResponse };
   "tool_call/cancel": { params: T.CancelToolCallRequest; result: T.CancelToolCallResponse };
 }
+
 /**
  * @deprecated Renamed to `AgentHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -31,6 +32,7 @@ export type AgentRequests = AgentHandledRequests;
 export interface AgentHandledNotifications {
   "session/cancel": T.CancelSessionNotification;
 }
+
 /**
  * @deprecated Renamed to `AgentHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -43,6 +45,7 @@ export interface ClientHandledRequests {
   "elicitation/create": { params: T.CreateElicitationRequest; result: T.CreateElicitationResponse };
   "session/request_permission": { params: T.RequestPermissionRequest; result: T.RequestPermissionResponse };
 }
+
 /**
  * @deprecated Renamed to `ClientHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -55,6 +58,7 @@ export interface ClientHandledNotifications {
   "elicitation/complete": T.CompleteElicitationNotification;
   "session/update": T.UpdateSessionNotification;
 }
+
 /**
  * @deprecated Renamed to `ClientHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -66,6 +70,7 @@ export type ClientNotifications = ClientHandledNotifications;
 export interface ProtocolHandledNotifications {
   "$/cancel_request": T.CancelRequestNotification;
 }
+
 /**
  * @deprecated Renamed to `ProtocolHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */

@@ -2,6 +2,7 @@
 // (sha256 ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189). Do not edit: run `npm run generate`.
 
 export type { Issue, Result } from "../../runtime/result.js";
+
 export type * from "./types.js";
 export * as validate from "./validate.js";
 export * as parse from "./parse.js";

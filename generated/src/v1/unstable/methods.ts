@@ -29,6 +29,7 @@ export interface AgentHandledRequests {
   "session/status": { params: T.SessionStatusRequest; result: T.SessionStatusResponse };
   "session/unarchive": { params: T.UnarchiveSessionRequest; result: T.UnarchiveSessionResponse };
 }
+
 /**
  * @deprecated Renamed to `AgentHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -41,6 +42,7 @@ export interface AgentHandledNotifications {
   "mcp/message": T.MessageMcpNotification;
   "session/cancel": T.CancelNotification;
 }
+
 /**
  * @deprecated Renamed to `AgentHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -61,6 +63,7 @@ export interface ClientHandledRequests {
   "terminal/release": { params: T.ReleaseTerminalRequest; result: T.ReleaseTerminalResponse };
   "terminal/wait_for_exit": { params: T.WaitForTerminalExitRequest; result: T.WaitForTerminalExitResponse };
 }
+
 /**
  * @deprecated Renamed to `ClientHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -74,6 +77,7 @@ export interface ClientHandledNotifications {
   "elicitation/complete": T.CompleteElicitationNotification;
   "session/update": T.SessionNotification;
 }
+
 /**
  * @deprecated Renamed to `ClientHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -85,6 +89,7 @@ export type ClientNotifications = ClientHandledNotifications;
 export interface ProtocolHandledNotifications {
   "$/cancel_request": T.CancelRequestNotification;
 }
+
 /**
  * @deprecated Renamed to `ProtocolHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -97,6 +102,7 @@ export interface ProxyHandledRequests {
   "proxy/initialize": { params: T.InitializeProxyRequest; result: T.InitializeProxyResponse };
   "proxy/successor": { params: T.ProxySuccessorRequest; result: T.ProxySuccessorResponse };
 }
+
 /**
  * @deprecated Renamed to `ProxyHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -108,6 +114,7 @@ export type ProxyRequests = ProxyHandledRequests;
 export interface ProxyHandledNotifications {
   "proxy/successor": T.ProxySuccessorNotification;
 }
+
 /**
  * @deprecated Renamed to `ProxyHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */

@@ -2,6 +2,7 @@
 // (sha256 49e10f8c1935854363ed5b176cc6560d856642ba5020c97d264d34de4b6f1b31). Do not edit: run `npm run generate`.
 
 export type { Issue, Result } from "../../runtime/result.js";
+
 export type * from "./types.js";
 export * as validate from "./validate.js";
 export * as parse from "./parse.js";

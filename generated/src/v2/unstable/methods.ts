@@ -29,6 +29,7 @@ export interface AgentHandledRequests {
   "terminal/cancel": { params: T.CancelTerminalRequest; result: T.CancelTerminalResponse };
   "tool_call/cancel": { params: T.CancelToolCallRequest; result: T.CancelToolCallResponse };
 }
+
 /**
  * @deprecated Renamed to `AgentHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -41,6 +42,7 @@ export interface AgentHandledNotifications {
   "mcp/message": T.MessageMcpNotification;
   "session/cancel": T.CancelSessionNotification;
 }
+
 /**
  * @deprecated Renamed to `AgentHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -54,6 +56,7 @@ export interface ClientHandledRequests {
   "mcp/message": { params: T.MessageMcpRequest; result: T.MessageMcpResponse };
   "session/request_permission": { params: T.RequestPermissionRequest; result: T.RequestPermissionResponse };
 }
+
 /**
  * @deprecated Renamed to `ClientHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -67,6 +70,7 @@ export interface ClientHandledNotifications {
   "elicitation/complete": T.CompleteElicitationNotification;
   "session/update": T.UpdateSessionNotification;
 }
+
 /**
  * @deprecated Renamed to `ClientHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -78,6 +82,7 @@ export type ClientNotifications = ClientHandledNotifications;
 export interface ProtocolHandledNotifications {
   "$/cancel_request": T.CancelRequestNotification;
 }
+
 /**
  * @deprecated Renamed to `ProtocolHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -90,6 +95,7 @@ export interface ProxyHandledRequests {
   "proxy/initialize": { params: T.InitializeProxyRequest; result: T.InitializeProxyResponse };
   "proxy/successor": { params: T.ProxySuccessorRequest; result: T.ProxySuccessorResponse };
 }
+
 /**
  * @deprecated Renamed to `ProxyHandledRequests` (named after the side that handles the methods); this alias goes in the next release.
  */
@@ -101,6 +107,7 @@ export type ProxyRequests = ProxyHandledRequests;
 export interface ProxyHandledNotifications {
   "proxy/successor": T.ProxySuccessorNotification;
 }
+
 /**
  * @deprecated Renamed to `ProxyHandledNotifications` (named after the side that handles the methods); this alias goes in the next release.
  */
