@@ -222,20 +222,40 @@ export function put(target: Record<string, unknown>, key: string, value: unknown
 
 /**
  * A fresh deep copy of a JSON value; every key, `__proto__` included, stays plain data (S29, S34).
- * Iterative: `JSON.parse` reads values nested a million levels deep, more than any call stack.
+ * Recursion up to `RECURSION_LIMIT` levels (fast: nothing allocated but the copies), an explicit
+ * stack below that: `JSON.parse` reads values nested a million levels deep, more than any call stack.
  */
 export function copyJson(value: unknown): unknown {
+  return copyToDepth(value, 0);
+}
+
+/** Depth up to which `copyJson` recurses; deeper parts are copied with a stack. */
+const RECURSION_LIMIT = 64;
+
+function copyToDepth(value: unknown, depth: number): unknown {
   if (typeof value !== "object" || value === null) return value;
+  if (depth === RECURSION_LIMIT) return copyWithStack(value);
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyToDepth(value[i], depth + 1);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) put(out, key, copyToDepth((value as Record<string, unknown>)[key], depth + 1));
+  return out;
+}
+
+/** `copyJson` for any depth: pairs of a source container and its copy on an explicit stack. */
+function copyWithStack(value: object): unknown {
   const root = emptyLike(value);
-  // Pairs of a source container and its copy, whose members are still to be copied.
   const pending: unknown[] = [value, root];
   while (pending.length > 0) {
-    const target = pending.pop() as Record<string, unknown>;
-    const source = pending.pop() as Record<string, unknown>;
+    const target = pending.pop() as Record<string, unknown> | unknown[];
+    const source = pending.pop() as Record<string, unknown> | unknown[];
     if (Array.isArray(source)) {
-      for (let i = 0; i < source.length; i++) (target as unknown as unknown[]).push(copyMember(source[i], pending));
+      for (let i = 0; i < source.length; i++) (target as unknown[])[i] = copyMember(source[i], pending);
     } else {
-      for (const key of Object.keys(source)) put(target, key, copyMember(source[key], pending));
+      for (const key of Object.keys(source)) put(target as Record<string, unknown>, key, copyMember(source[key], pending));
     }
   }
   return root;
@@ -250,7 +270,7 @@ function copyMember(member: unknown, pending: unknown[]): unknown {
 }
 
 function emptyLike(value: object): Record<string, unknown> | unknown[] {
-  return Array.isArray(value) ? [] : {};
+  return Array.isArray(value) ? new Array<unknown>(value.length) : {};
 }
 
 /** Copies every own property of `source` except `skip` into `target`, deep and raw (custom variants, S27). */

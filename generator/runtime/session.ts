@@ -1,6 +1,6 @@
 import { appendBase64 } from "./base64.js";
-import { isObject, put } from "./decode.js";
-import { appended, cloneJson, freezeJson, frozenCopy } from "./json.js";
+import { copyJson, isObject, put } from "./decode.js";
+import { appended, freezeJson, frozenCopy } from "./json.js";
 import { adopt, adoptBy, share, type JsonObject } from "./patch.js";
 import { PersistentMap } from "./pmap.js";
 import type { Issue, Result } from "./result.js";
@@ -11,7 +11,7 @@ import type { Issue, Result } from "./result.js";
  * reviewed table schema/semantics.json: one route per `SessionUpdate` tag.
  *
  * Purity: the state and the update are never modified. Whatever is taken
- * from an update is copied (`cloneJson`, no recursion), unless the caller
+ * from an update is copied (`copyJson`, no recursion), unless the caller
  * hands the update over (`owned`). Entity maps are `PersistentMap`s (hash
  * tries, see pmap.ts), and entities are frozen when first read.
  * Singletons and lists are frozen when stored. The state object itself is
@@ -148,7 +148,7 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
   if (route === undefined) return state;
   const from = isAdopted(table, state as State, route.slot) ? (state as State) : adoptState(table, state as State);
   const current = from[route.slot];
-  const before = adoptBy(owned ? share : cloneJson);
+  const before = adoptBy(owned ? share : copyJson);
   let next: unknown;
   try {
     next = step(route, current, update, table.tag);
@@ -229,7 +229,7 @@ function adoptState(table: SessionTable, state: State): State {
 
 /**
  * The new value of the route's slot. Values taken from the update go
- * through the current adopt function (`cloneJson`, or as they are when
+ * through the current adopt function (`copyJson`, or as they are when
  * owned). Route field names are never `Object.prototype` members (the
  * overlay check refuses them), so they are read directly.
  */
