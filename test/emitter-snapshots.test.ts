@@ -50,9 +50,13 @@ function fixtureModel(idiom: string): SurfaceModel {
 }
 
 function modelWithoutOverlay(ir: SchemaIR, rawDefs: ReadonlyMap<string, unknown>, path: string): SurfaceModel {
-  const missing = { get: (): never => expect.fail(`${path} has no ${OVERLAY_SUFFIX} overlay, yet an emitter outside SESSION_EMITTERS read it`) };
-  const model = { surface: ir.surface, file: ir.file, sha256: ir.sha256, defs: ir.defs, defsByName: defsByName(ir.defs), rawDefs, methods: methodTable(ir, path) };
-  return Object.defineProperties(model, { ir: { value: Object.defineProperty({ ...ir }, "semantics", missing) }, semantics: missing, session: missing }) as SurfaceModel;
+  const missing = (): never => expect.fail(`${path} has no ${OVERLAY_SUFFIX} overlay, yet an emitter outside SESSION_EMITTERS read it`);
+  const irWithoutOverlay = { ...ir, get semantics() { return missing(); } };
+  return {
+    surface: ir.surface, file: ir.file, sha256: ir.sha256, defs: ir.defs, defsByName: defsByName(ir.defs), rawDefs, methods: methodTable(ir, path), ir: irWithoutOverlay,
+    get semantics() { return missing(); },
+    get session() { return missing(); },
+  };
 }
 
 /** Whether `emitter` has something to say about the fixture's model. */
