@@ -11,9 +11,9 @@
  * and run only on fixtures that have one. The methods table runs on fixtures
  * that declare methods (`x-method`).
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { Emitter } from "../generator/api.js";
 import { checkIR } from "../generator/check.js";
 import { PACKAGE_NAME } from "../generator/emit/package-layout.js";
@@ -32,8 +32,7 @@ import { ROOT, SCHEMA_DIR } from "./support/ir.js";
 const FIXTURES = join(ROOT, "test", "fixtures", "emitters");
 const OVERLAY_SUFFIX = ".semantics.json";
 const RUNTIME = join(ROOT, "generator", "runtime");
-const WORK = join(ROOT, ".vitest-tmp", "emitter-snapshots");
-afterAll(() => rmSync(WORK, { recursive: true, force: true }));
+const WORK_PARENT = join(ROOT, ".vitest-tmp");
 
 /** The built-in emitters that read the semantics overlay or the session model built from it. */
 const SESSION_EMITTERS: ReadonlySet<string> = new Set(["apply", "session", "connection"]);
@@ -90,9 +89,12 @@ describe("emitter snapshots per idiom", () => {
   }
 
   it("every fixture's output type-checks strictly against the runtime", () => {
-    rmSync(WORK, { recursive: true, force: true });
+    // A directory of its own: the documented `-u` run (test/emitter-api.test.ts) may run this file at the same time.
+    mkdirSync(WORK_PARENT, { recursive: true });
+    const work = mkdtempSync(join(WORK_PARENT, "emitter-snapshots-"));
+    onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     const files = idioms.flatMap((idiom) => {
-      const src = join(WORK, idiom, "src");
+      const src = join(work, idiom, "src");
       cpSync(RUNTIME, join(src, "runtime"), { recursive: true });
       return emittedFiles(idiom).map(({ path, content }) => {
         const file = join(src, "v2", "unstable", path);

@@ -4,7 +4,7 @@
  */
 import { defsByName, type Def, type SchemaIR, type UnionOption } from "../ir.js";
 import type { Finding } from "./findings.js";
-import { methodTable } from "../methods.js";
+import { methodTable, type MethodEntry } from "../methods.js";
 import { BOTH_WAYS, flowsOf, mergeFlows } from "./flow.js";
 import { compareNodes, compareStability } from "./nodes.js";
 import { compareRoots } from "./root.js";
@@ -83,9 +83,8 @@ interface MethodTypes {
  * request's entry also holds its response type.
  */
 function methodsOf(ir: SchemaIR, defs: ReadonlyMap<string, Def>): Map<string, MethodTypes> {
-  return new Map(
-    methodTable(ir, ir.file).map((m) => [`${m.method} (${m.kind})`, { side: m.side, defs: [m.params, m.result].flatMap((name) => defs.get(name ?? "") ?? []) }]),
-  );
+  const typesOf = (m: MethodEntry): Def[] => [m.params, m.result].flatMap((name) => (name === undefined ? [] : (defs.get(name) ?? [])));
+  return new Map(methodTable(ir, ir.file).map((m) => [`${m.method} (${m.kind})`, { side: m.side, defs: typesOf(m) }]));
 }
 
 /** `method-added`, `method-removed`, `method-side-changed`. */
