@@ -5,7 +5,7 @@
  */
 import { isIdentifier } from "./code.js";
 import { defsByName, findRefCycle, nodesWithin, type Node, type SchemaIR } from "./ir.js";
-import { SchemaError } from "./load.js";
+import { SchemaError } from "./errors.js";
 
 /** Throws a `SchemaError` naming the def for the first naming problem or `$ref` cycle found. */
 export function checkIR(ir: SchemaIR, file: string): void {
