@@ -4,9 +4,10 @@
  * and prototype changes (all three must be 0) and the disagreements between
  * the owned-tree path and `parse` (must be 0).
  *
- *   npx tsx bench/fuzz.bench.ts [--messages 1000000] [--seed N]
+ *   npx tsx bench/fuzz.bench.ts [--messages 1000000] [--seed N] [--size 20000]
  *
- * `--messages` is the total, half per surface. Seeds: the corpus of bench/corpus.ts (its
+ * `--messages` is the total, half per surface; `--size` the number of corpus
+ * messages taken as seeds (the quick run of the tests uses few). Seeds: the corpus of bench/corpus.ts (its
  * payloads and whole JSON-RPC lines as envelopes, v2/unstable) and the rulebook
  * fixtures (test/fixtures/parse, test/fixtures/session, every surface). Each
  * message is a fresh `JSON.parse` of a seed with one to three mutations:
@@ -56,7 +57,7 @@ function fixtureCases(folder: string): { surfaces: string[]; type?: string; inpu
     .flatMap((f) => JSON.parse(readFileSync(new URL(f, dir), "utf8")).cases);
 }
 
-function seedsOf(surface: Surface): Seed[] {
+function seedsOf(surface: Surface, corpusSize: number | undefined): Seed[] {
   const seeds: Seed[] = [];
   for (const c of fixtureCases("parse")) if (c.surfaces.includes(surface)) seeds.push({ type: c.type!, text: JSON.stringify(c.input) });
   const notification = surface === "v1" ? "SessionNotification" : "UpdateSessionNotification";
@@ -67,7 +68,7 @@ function seedsOf(surface: Surface): Seed[] {
       seeds.push({ type: notification, text: JSON.stringify({ sessionId: "s1", update }) });
     }
   }
-  if (surface === "v2/unstable") seeds.push(...corpusSeeds());
+  if (surface === "v2/unstable") seeds.push(...corpusSeeds(corpusSize));
   return seeds;
 }
 
@@ -80,8 +81,8 @@ function envelopeOf(route: Route): string | undefined {
   return route.kind === "response" ? `${sender}Response` : undefined;
 }
 
-function corpusSeeds(): Seed[] {
-  const lines = generateCorpus();
+function corpusSeeds(size: number | undefined): Seed[] {
+  const lines = generateCorpus({ size });
   const table = buildMethodTable(loadSchema());
   const requests = indexRequests(lines.map((l) => JSON.parse(l)));
   const seeds: Seed[] = [];
@@ -253,9 +254,9 @@ function updateOf(seed: Seed, value: any): unknown {
   return undefined;
 }
 
-function run(surface: Surface, messages: number, seed: number, counts: Counts): void {
+function run(surface: Surface, messages: number, seed: number, corpusSize: number | undefined, counts: Counts): void {
   const entry = ENTRIES[surface];
-  const seeds = seedsOf(surface);
+  const seeds = seedsOf(surface, corpusSize);
   const payloads = applyTypes(surface, entry);
   const rng = new Rng(seed);
   let state = entry.emptySessionState();
@@ -339,7 +340,7 @@ function main(): void {
   const start = performance.now();
   for (const surface of ["v2/unstable", "v1"] as const) {
     const t0 = performance.now();
-    run(surface, messages, seed, counts);
+    run(surface, messages, seed, numberArg("size"), counts);
     console.log(`${surface}: ${messages.toLocaleString("en-US")} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
   const calls = [...counts.calls.values()].reduce((a, b) => a + b, 0);

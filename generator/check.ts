@@ -4,8 +4,8 @@
  * no type may be defined only in terms of itself.
  */
 import { isIdentifier } from "./code.js";
-import { childNodes, defsByName, type Def, type Node, type SchemaIR } from "./ir.js";
-import { SchemaError } from "./load.js";
+import { defsByName, findRefCycle, nodesWithin, type Node, type SchemaIR } from "./ir.js";
+import { SchemaError } from "./errors.js";
 
 /** Throws a `SchemaError` naming the def for the first naming problem or `$ref` cycle found. */
 export function checkIR(ir: SchemaIR, file: string): void {
@@ -33,11 +33,9 @@ function checkNames(ir: SchemaIR, file: string): void {
 
 /** Names of the exported variant types found anywhere inside a node. */
 function variantNames(node: Node): string[] {
-  const own =
-    node.kind === "tagged"
-      ? [...node.variants.map((v) => v.name), ...(node.other ? [node.other.name] : []), ...(node.absent ? [node.absent.name] : [])]
-      : [];
-  return [...own, ...childNodes(node).flatMap(variantNames)];
+  return nodesWithin(node).flatMap((n) =>
+    n.kind === "tagged" ? [...n.variants.map((v) => v.name), ...(n.other ? [n.other.name] : []), ...(n.absent ? [n.absent.name] : [])] : [],
+  );
 }
 
 /**
@@ -47,41 +45,27 @@ function variantNames(node: Node): string[] {
  * rejects the alias. Cycles through a property are ordinary recursive types.
  */
 function checkAliasCycles(ir: SchemaIR, file: string): void {
-  const byName = defsByName(ir.defs);
-  const done = new Set<string>();
-  const visit = (def: Def, path: readonly string[]): void => {
-    if (done.has(def.name)) return;
-    const start = path.indexOf(def.name);
-    if (start !== -1) {
-      const cycle = [...path.slice(start), def.name].join(" -> ");
-      throw new SchemaError(file, def.pointer, `$ref cycle ${cycle} with no object in between: the type would be infinite`);
-    }
-    for (const target of unguardedRefs(def.node)) {
-      const next = byName.get(target);
-      if (next) visit(next, [...path, def.name]);
-    }
-    done.add(def.name);
-  };
-  for (const def of ir.defs) visit(def, []);
+  const cycle = findRefCycle(ir.defs, unguardedChildren);
+  if (!cycle) return;
+  const pointer = defsByName(ir.defs).get(cycle[0]!)?.pointer ?? "";
+  throw new SchemaError(file, pointer, `$ref cycle ${cycle.join(" -> ")} with no object in between: the type would be infinite`);
 }
 
-/** Defs a node refers to without an object property, array item or record value in between. */
-function unguardedRefs(node: Node): string[] {
+/** The nodes inside a node that are not an object property, array item or record value. */
+function unguardedChildren(node: Node): Node[] {
   switch (node.kind) {
-    case "ref":
-      return [node.name];
     case "nullable":
-      return unguardedRefs(node.inner);
+      return [node.inner];
     case "object":
-      return node.mixin ? unguardedRefs(node.mixin) : [];
+      return node.mixin ? [node.mixin] : [];
     case "tagged":
       return [
-        ...node.variants.flatMap((v) => (v.payload ? unguardedRefs(v.payload) : [])),
-        ...(node.other?.mixin ? unguardedRefs(node.other.mixin) : []),
-        ...(node.untagged ?? []).flatMap((o) => unguardedRefs(o.node)),
+        ...node.variants.flatMap((v) => (v.payload ? [v.payload] : [])),
+        ...(node.other?.mixin ? [node.other.mixin] : []),
+        ...(node.untagged ?? []).map((o) => o.node),
       ];
     case "union":
-      return node.options.flatMap((o) => unguardedRefs(o.node));
+      return node.options.map((o) => o.node);
     default:
       return [];
   }

@@ -286,3 +286,65 @@ export function withoutNull(node: Node): Node {
 export function defsByName(defs: readonly Def[]): ReadonlyMap<string, Def> {
   return new Map(defs.map((d) => [d.name, d]));
 }
+
+/**
+ * The IR graph walkers every stage shares (the check, the diff, the package
+ * README). A walk goes down from a node through `children` (by default
+ * `childNodes`; a caller passes a narrower one to skip some edges) and stops
+ * at `ref` nodes; `reachableDefs` follows the refs from def to def. The IR is
+ * the generator's own finite data, so the walks may recurse.
+ */
+export type ChildNodes = (node: Node) => readonly Node[];
+
+/** `node` and every node inside it, parents first, without following refs. */
+export function nodesWithin(node: Node, children: ChildNodes = childNodes): Node[] {
+  return [node, ...children(node).flatMap((child) => nodesWithin(child, children))];
+}
+
+/** Names of the defs `node` refers to without going through another def, in order of appearance. */
+export function refsWithin(node: Node, children: ChildNodes = childNodes): string[] {
+  return nodesWithin(node, children).flatMap((n) => (n.kind === "ref" ? [n.name] : []));
+}
+
+/** `start` and every def it refers to, directly or through other defs (refs to unknown names are skipped). */
+export function reachableDefs(start: Def, defs: ReadonlyMap<string, Def>, children: ChildNodes = childNodes): Def[] {
+  const seen = new Map<string, Def>([[start.name, start]]);
+  const queue = [start];
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    for (const name of refsWithin(next.node, children)) {
+      const target = defs.get(name);
+      if (target && !seen.has(name)) {
+        seen.set(name, target);
+        queue.push(target);
+      }
+    }
+  }
+  return [...seen.values()];
+}
+
+/**
+ * The first cycle of refs among `defs` (depth first, in declaration order),
+ * as the names along it with the first repeated at the end (`A -> B -> A`);
+ * `undefined` when the refs seen through `children` form no cycle.
+ */
+export function findRefCycle(defs: readonly Def[], children: ChildNodes = childNodes): string[] | undefined {
+  const byName = defsByName(defs);
+  const done = new Set<string>();
+  const visit = (def: Def, path: readonly string[]): string[] | undefined => {
+    if (done.has(def.name)) return undefined;
+    const start = path.indexOf(def.name);
+    if (start !== -1) return [...path.slice(start), def.name];
+    for (const target of refsWithin(def.node, children)) {
+      const next = byName.get(target);
+      const cycle = next && visit(next, [...path, def.name]);
+      if (cycle) return cycle;
+    }
+    done.add(def.name);
+    return undefined;
+  };
+  for (const def of defs) {
+    const cycle = visit(def, []);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}

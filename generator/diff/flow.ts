@@ -4,7 +4,7 @@
  * handling side (inputs); responses are written by the handler and read by
  * the caller (outputs). A type used by both, or by no method, is both.
  */
-import { childNodes, defsByName, type Node, type SchemaIR } from "../ir.js";
+import { defsByName, reachableDefs, type Def, type SchemaIR } from "../ir.js";
 import { messageRole } from "../methods.js";
 
 /** The directions a type travels in. */
@@ -22,18 +22,17 @@ export const BOTH_WAYS: Flow = { input: true, output: true };
 export function flowsOf(ir: SchemaIR): ReadonlyMap<string, Flow> {
   const byName = defsByName(ir.defs);
   const flows = new Map<string, { input: boolean; output: boolean }>();
-  const mark = (name: string, direction: keyof Flow): void => {
-    const flow = flows.get(name) ?? { input: false, output: false };
-    if (flow[direction]) return;
-    flow[direction] = true;
-    flows.set(name, flow);
-    const def = byName.get(name);
-    if (def) for (const target of refsIn(def.node)) mark(target, direction);
+  const mark = (message: Def, direction: keyof Flow): void => {
+    for (const def of reachableDefs(message, byName)) {
+      const flow = flows.get(def.name) ?? { input: false, output: false };
+      flow[direction] = true;
+      flows.set(def.name, flow);
+    }
   };
   for (const def of ir.defs) {
     const role = messageRole(def);
-    if (role === "response" || role === "unknown") mark(def.name, "output");
-    if (role !== "response" && role !== undefined) mark(def.name, "input");
+    if (role === "response" || role === "unknown") mark(def, "output");
+    if (role !== "response" && role !== undefined) mark(def, "input");
   }
   return new Map(ir.defs.map((d) => [d.name, flows.get(d.name) ?? BOTH_WAYS]));
 }
@@ -42,10 +41,5 @@ export function flowsOf(ir: SchemaIR): ReadonlyMap<string, Flow> {
 export function mergeFlows(a: Flow | undefined, b: Flow | undefined): Flow {
   if (!a || !b) return a ?? b ?? BOTH_WAYS;
   return { input: a.input || b.input, output: a.output || b.output };
-}
-
-/** Every def a node refers to, at any depth. */
-export function refsIn(node: Node): string[] {
-  return node.kind === "ref" ? [node.name] : childNodes(node).flatMap(refsIn);
 }
 

@@ -4,7 +4,7 @@
  */
 import { defsByName, type Def, type SchemaIR, type UnionOption } from "../ir.js";
 import type { Finding } from "./findings.js";
-import { messageRole } from "../methods.js";
+import { methodTable, type MethodEntry } from "../methods.js";
 import { BOTH_WAYS, flowsOf, mergeFlows } from "./flow.js";
 import { compareNodes, compareStability } from "./nodes.js";
 import { compareRoots } from "./root.js";
@@ -32,7 +32,7 @@ export function compareSurface(old: SurfaceIR, next: SurfaceIR, surface: string)
     compareStability(def.doc, match.doc, at);
     compareNodes(def.node, match.node, at);
   }
-  compareMethods(old.defs, next.defs, root);
+  compareMethods(old, next, root);
   compareRoots(old.roots, next.roots, root);
   return findings;
 }
@@ -72,32 +72,26 @@ function shapeKey(def: Def): string {
 }
 
 /** A method and the types that carry it. */
-interface MethodEntry {
+interface MethodTypes {
   readonly side: string;
   readonly defs: readonly Def[];
 }
 
 /**
- * Methods keyed `name (request)` or `name (notification)`: one name can be
- * both, handled by different sides (`mcp/message`). A request's key also
- * covers its response.
+ * The method table (methods.ts) keyed `name (request)` or `name (notification)`:
+ * one name can be both, handled by different sides (`mcp/message`). A
+ * request's entry also holds its response type.
  */
-function methodsOf(defs: readonly Def[]): Map<string, MethodEntry> {
-  const methods = new Map<string, MethodEntry>();
-  for (const def of defs) {
-    if (!def.method) continue;
-    const key = `${def.method.method} (${messageRole(def) === "notification" ? "notification" : "request"})`;
-    const entry = methods.get(key);
-    methods.set(key, { side: def.method.side, defs: [...(entry?.defs ?? []), def] });
-  }
-  return methods;
+function methodsOf(ir: SchemaIR, defs: ReadonlyMap<string, Def>): Map<string, MethodTypes> {
+  const typesOf = (m: MethodEntry): Def[] => [m.params, m.result].flatMap((name) => (name === undefined ? [] : (defs.get(name) ?? [])));
+  return new Map(methodTable(ir, ir.file).map((m) => [`${m.method} (${m.kind})`, { side: m.side, defs: typesOf(m) }]));
 }
 
 /** `method-added`, `method-removed`, `method-side-changed`. */
-function compareMethods(old: readonly Def[], next: readonly Def[], root: Site): void {
-  const oldMethods = methodsOf(old);
-  const newMethods = methodsOf(next);
-  const at = (method: string, entry: MethodEntry): Site => ({
+function compareMethods(old: SchemaIR, next: SchemaIR, root: Site): void {
+  const oldMethods = methodsOf(old, root.defs.old);
+  const newMethods = methodsOf(next, root.defs.new);
+  const at = (method: string, entry: MethodTypes): Site => ({
     ...root,
     location: `method ${method}`,
     unstable: entry.defs.some((d) => d.doc.experimental),

@@ -11,7 +11,7 @@
  * The exception list is derived here from the IR, written into the package
  * README, and checked against the compiler by test/sdk-compat.test.ts.
  */
-import { childNodes, defsByName, type Def, type Node, type SchemaIR, type Surface } from "../ir.js";
+import { childNodes, defsByName, nodesWithin, reachableDefs, type ChildNodes, type Def, type Node, type SchemaIR, type Surface } from "../ir.js";
 
 /** The SDK entry point holding each surface's types (the package's public subpaths). */
 export const SDK_ENTRY: Readonly<Record<Surface, string>> = {
@@ -30,75 +30,40 @@ export interface SdkException {
 
 /** Every def of the surface whose SDK twin is not assignable to it, sorted by name. */
 export function sdkExceptions(ir: SchemaIR): SdkException[] {
-  const graph = new DefGraph(ir.defs);
+  const defs = defsByName(ir.defs);
+  const children = assignableChildren(defs);
   const exceptions: SdkException[] = [];
   for (const def of ir.defs) {
-    const openUnions = graph.reachable(def).filter((d) => graph.declaresOpenUnion(d.node)).map((d) => d.name);
+    const openUnions = reachableDefs(def, defs, children)
+      .filter((d) => nodesWithin(d.node, children).some((n) => n.kind === "tagged" && n.other !== undefined))
+      .map((d) => d.name);
     if (openUnions.length > 0) exceptions.push({ name: def.name, openUnions: openUnions.sort() });
   }
   return exceptions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** The defs of one surface and the references between them, as the types see them. */
-class DefGraph {
-  private readonly defs: ReadonlyMap<string, Def>;
-
-  constructor(defs: readonly Def[]) {
-    this.defs = defsByName(defs);
-  }
-
-  /** `def` and every def it refers to, directly or through other defs. */
-  reachable(def: Def): Def[] {
-    const seen = new Map<string, Def>([[def.name, def]]);
-    const queue = [def];
-    for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
-      for (const name of this.refsOf(next.node)) {
-        const target = this.defs.get(name);
-        if (target && !seen.has(name)) {
-          seen.set(name, target);
-          queue.push(target);
-        }
-      }
-    }
-    return [...seen.values()];
-  }
-
-  /** True when the node itself (not through a `ref`) holds an open tagged union. */
-  declaresOpenUnion(node: Node): boolean {
-    return (node.kind === "tagged" && node.other !== undefined) || this.children(node).some((n) => this.declaresOpenUnion(n));
-  }
-
-  /** Names of the defs a node refers to without going through another def. */
-  private refsOf(node: Node): string[] {
-    return node.kind === "ref" ? [node.name] : this.children(node).flatMap((n) => this.refsOf(n));
-  }
-
-  /**
-   * The nodes directly inside a node. A union with an `unknown` member (a
-   * JSON-RPC envelope's `params: X | ExtRequest`) is `unknown` as a type, so
-   * nothing inside it can make an assignment fail.
-   */
-  private children(node: Node): Node[] {
-    return node.kind === "union" && this.isUnknown(node) ? [] : childNodes(node);
-  }
-
-
-  /** True when the node's type is `unknown`: any JSON, or a union or alias that includes it. */
-  private isUnknown(node: Node): boolean {
+/**
+ * The nodes directly inside a node, as an assignment sees them. A union with
+ * an `unknown` member (a JSON-RPC envelope's `params: X | ExtRequest`) is
+ * `unknown` as a type, so nothing inside it can make an assignment fail.
+ */
+function assignableChildren(defs: ReadonlyMap<string, Def>): ChildNodes {
+  const isUnknown = (node: Node): boolean => {
     switch (node.kind) {
       case "json":
         return true;
       case "ref": {
         // Alias cycles without an object in between are rejected by the recogniser.
-        const target = this.defs.get(node.name)?.node;
-        return target !== undefined && this.isUnknown(target);
+        const target = defs.get(node.name)?.node;
+        return target !== undefined && isUnknown(target);
       }
       case "nullable":
-        return this.isUnknown(node.inner);
+        return isUnknown(node.inner);
       case "union":
-        return node.options.some((o) => this.isUnknown(o.node));
+        return node.options.some((o) => isUnknown(o.node));
       default:
         return false;
     }
-  }
+  };
+  return (node) => (node.kind === "union" && isUnknown(node) ? [] : childNodes(node));
 }

@@ -1,0 +1,140 @@
+/**
+ * Every command README.md documents is run by a test exactly as written
+ * (the registry test/support/readme-commands.ts says which test, and how it
+ * holds the command), or is a full benchmark run whose quick form the README
+ * shows next to it and a test runs, or cannot be run for the reason the
+ * registry gives. This file runs the quick forms no other test runs, the
+ * generate check, and the schema sync (in a scratch copy, where it must
+ * reproduce the pinned schema/ byte for byte).
+ */
+import { exec } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { SURFACES } from "../generator/surfaces.js";
+import { ROOT, SCHEMA_DIR } from "./support/ir.js";
+import { CHECK_RUNS, QUICK_RUNS, README_COVERAGE, readmeCommands } from "./support/readme-commands.js";
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `command` through the shell, as a user types it, in `cwd`. */
+function shell(command: string, cwd: string): Promise<Run> {
+  return new Promise((resolve) => {
+    exec(command, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }));
+  });
+}
+
+/** A scratch project holding what `npm run schema:sync` reads and writes, node_modules linked. */
+function scratchProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), "acp-schema-sync-"));
+  for (const path of ["package.json", "generator", "schema"]) cpSync(join(ROOT, path), join(dir, path), { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+const scratch = scratchProject();
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+// Started together, so that the file takes about as long as its slowest command.
+const runs = {
+  fuzz: shell(QUICK_RUNS.fuzz, ROOT),
+  verdicts: shell(QUICK_RUNS.verdicts, ROOT),
+  parse: shell(QUICK_RUNS.parse, ROOT),
+  budgets: shell(QUICK_RUNS.budgets, ROOT),
+  generateCheck: shell(CHECK_RUNS.generateCheck, ROOT),
+  schemaSync: shell(CHECK_RUNS.schemaSync, scratch),
+};
+
+describe("README commands", () => {
+  const documented = readmeCommands();
+
+  it("are each in the registry, and the registry has no command the README lost", () => {
+    const commands = documented.map((c) => c.command);
+    expect(commands.filter((c) => !Object.hasOwn(README_COVERAGE, c))).toEqual([]);
+    expect(Object.keys(README_COVERAGE).filter((c) => !commands.includes(c))).toEqual([]);
+  });
+
+  it("are held by the test the registry names, as it runs them", () => {
+    const missing = Object.entries(README_COVERAGE).flatMap(([command, coverage]) => {
+      if (!("ranBy" in coverage)) return [];
+      const file = join(ROOT, coverage.ranBy);
+      const via = coverage.via ?? JSON.stringify(command);
+      return existsSync(file) && readFileSync(file, "utf8").includes(via) ? [] : [`${command}: ${coverage.ranBy} has no ${via}`];
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it("that are full benchmark runs have their quick form next to them, and a test runs it", () => {
+    const sectionOf = new Map(documented.map((c) => [c.command, c.section]));
+    for (const [command, coverage] of Object.entries(README_COVERAGE)) {
+      if (!("quick" in coverage)) continue;
+      expect(coverage.quick.startsWith(`${command} `), coverage.quick).toBe(true);
+      expect(sectionOf.get(coverage.quick), coverage.quick).toBe(sectionOf.get(command));
+      expect(README_COVERAGE[coverage.quick], coverage.quick).toHaveProperty("ranBy");
+    }
+  });
+});
+
+describe("the quick runs, as written", () => {
+  it(QUICK_RUNS.fuzz, async () => {
+    const run = await runs.fuzz;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^total: 2,000 messages .* calls into \d+ functions/m);
+    expect(run.stdout).toMatch(/^throws: 0; input mutations: 0; prototype changes: 0; parseOwned != parse: 0; built values failing validate: 0; /m);
+  }, 120_000);
+
+  it(QUICK_RUNS.verdicts, async () => {
+    const run = await runs.verdicts;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("verdicts over 1,000 messages");
+    expect(run.stdout.match(/: 0 disagreement\(s\)$/gm)).toHaveLength(3);
+  }, 120_000);
+
+  it(QUICK_RUNS.parse, async () => {
+    const run = await runs.parse;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^corpus: 1,000 messages/m);
+    expect(run.stdout).toContain("1 timed rounds after 0 warm-up");
+    const rows = run.stdout.split("\n").filter((line) => /^\| (JSON\.parse|.*ours)/.test(line));
+    expect(rows.map((r) => r.split(" | ")[0])).toEqual(["| JSON.parse (floor)", "| JSON.parse + route only", "| JSON.parse + SDK zod", "| JSON.parse + ajv", "| JSON.parse + ours parse", "| JSON.parse + ours validate", "| JSON.parse + ours parseOwned (owned tree)"]);
+  }, 120_000);
+
+  it(QUICK_RUNS.budgets, async () => {
+    const run = await runs.budgets;
+    expect(run.code, run.stderr).toBe(0);
+    const rows = run.stdout.split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| budget") && !line.startsWith("| ---"));
+    expect(rows.map((r) => r.split(" | ")[0])).toEqual([
+      "| `tsc --noEmit` time, consumer calling `parse` (v2/unstable)",
+      "| `tsc --noEmit` peak memory, same consumer",
+      "| bundle of a consumer parsing one `session/update`, minified + gzip",
+      "| bundle of a types-only consumer, minified + gzip",
+      ...SURFACES.map((s) => `| \`.d.ts\` of \`${s.surface}\``),
+      "| `npm run generate`, whole process, 4 surfaces",
+    ]);
+    for (const row of rows) expect(row).toMatch(/ — (met|\*\*missed\*\*)|met \|$/);
+    expect(run.stdout).toContain("1 runs per consumer");
+  }, 240_000);
+});
+
+describe("the other commands this file runs, as written", () => {
+  it(`${CHECK_RUNS.generateCheck} finds generated/ fresh`, async () => {
+    const run = await runs.generateCheck;
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+  }, 120_000);
+
+  it(`${CHECK_RUNS.schemaSync} reproduces the pinned schema/ from the installed SDK, byte for byte`, async () => {
+    const run = await runs.schemaSync;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("schema/ now holds @agentclientprotocol/sdk@");
+    const files = readdirSync(SCHEMA_DIR, { recursive: true, encoding: "utf8" }).sort();
+    expect(readdirSync(join(scratch, "schema"), { recursive: true, encoding: "utf8" }).sort()).toEqual(files);
+    for (const file of files.filter((f) => f.endsWith(".json"))) {
+      expect(readFileSync(join(scratch, "schema", file)).equals(readFileSync(join(SCHEMA_DIR, file))), file).toBe(true);
+    }
+  }, 120_000);
+});

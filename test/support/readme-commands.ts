@@ -1,0 +1,134 @@
+/**
+ * The commands README.md documents, and the registry of how the tests cover
+ * each (test/readme-commands.test.ts checks both ways: every README command is
+ * here, every entry is still in the README, and every test named here holds
+ * the command as it runs it).
+ *
+ * A command is a line of a ```sh block (its `#` comment dropped) or an inline
+ * code span starting with `npx ` or `npm run `.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "./ir.js";
+
+/** One command as README.md writes it, with the `## ` section it stands in. */
+export interface ReadmeCommand {
+  readonly command: string;
+  readonly section: string;
+}
+
+/** Every command of README.md, in order of appearance (repeats kept once). */
+export function readmeCommands(readme = readFileSync(join(ROOT, "README.md"), "utf8")): ReadmeCommand[] {
+  const found = new Map<string, ReadmeCommand>();
+  let section = "";
+  let inSh = false;
+  let inOther = false;
+  for (const line of readme.split("\n")) {
+    if (!inSh && !inOther && line.startsWith("## ")) section = line.slice(3);
+    if (line.startsWith("```")) {
+      if (inSh || inOther) inSh = inOther = false;
+      else if (line === "```sh") inSh = true;
+      else inOther = true;
+      continue;
+    }
+    const commands = inSh ? [shellCommand(line)].filter((c) => c !== "") : inOther ? [] : inlineCommands(line);
+    for (const command of commands) if (!found.has(command)) found.set(command, { command, section });
+  }
+  return [...found.values()];
+}
+
+/** A line of a shell block without its comment (a `#` at the start or after white space). */
+function shellCommand(line: string): string {
+  return line.replace(/(^|\s)#.*$/, "").trim();
+}
+
+/** The `npx ...` and `npm run ...` code spans of a prose line. */
+function inlineCommands(line: string): string[] {
+  return [...line.matchAll(/`((?:npx|npm run) [^`]+)`/g)].map((m) => m[1]!);
+}
+
+/**
+ * How the tests cover a README command:
+ * - `ranBy`: the test file that runs it exactly as written; `via` is the text
+ *   in that file that holds the command as it runs it (default: the command as
+ *   a string literal), e.g. the README block it runs or its argv;
+ * - `quick`: a full benchmark run, too slow for the suite; the README shows
+ *   `quick` next to it (the same command with smaller options), which a test runs;
+ * - `notRun`: why no test can run it (it publishes, reinstalls the running
+ *   suite's dependencies, or names a placeholder).
+ */
+export type Coverage =
+  | { readonly ranBy: string; readonly via?: string }
+  | { readonly quick: string }
+  | { readonly notRun: string };
+
+/** The quick runs this registry's own test runs (test/readme-commands.test.ts). */
+export const QUICK_RUNS = {
+  fuzz: "npx tsx bench/fuzz.bench.ts --messages 2000 --size 500",
+  verdicts: "npx tsx bench/parse.bench.ts --verdicts --size 1000",
+  parse: "npx tsx --expose-gc bench/parse.bench.ts --rounds 1 --warmup 0 --size 1000",
+  budgets: "npx tsx bench/budgets.ts --runs 1",
+} as const;
+
+/** Commands run in the project as written, by test/readme-commands.test.ts. */
+export const CHECK_RUNS = {
+  generateCheck: "npm run generate:check",
+  schemaSync: "npm run schema:sync",
+} as const;
+
+const SELF = "test/readme-commands.test.ts";
+const NPM_CI = "`npm ci` would reinstall the node_modules the running suite uses";
+const RELEASE_STEP_4 = { ranBy: "test/diff-changelog.test.ts", via: "workflowStep(4)" };
+const CONNECTION = "test/interop.test.ts";
+
+/** Every README command and how it is covered. */
+export const README_COVERAGE: Readonly<Record<string, Coverage>> = {
+  "npm ci && npm run generate": { notRun: `${NPM_CI}; \`npm run generate\` is run` },
+  "npm ci && npm test": { notRun: `${NPM_CI}; \`npm test\` is the suite itself` },
+  "npm ci && npm run pack": { notRun: `${NPM_CI}; \`npm run pack\` is run` },
+  "npm run generate": { ranBy: "test/package.test.ts", via: '"npm version minor --no-git-tag-version && npm run generate"' },
+  "npx tsx bench/parse.bench.ts --verdicts": { quick: QUICK_RUNS.verdicts },
+  [QUICK_RUNS.verdicts]: { ranBy: SELF, via: "QUICK_RUNS.verdicts" },
+  "npx tsx bench/fuzz.bench.ts": { quick: QUICK_RUNS.fuzz },
+  [QUICK_RUNS.fuzz]: { ranBy: SELF, via: "QUICK_RUNS.fuzz" },
+  "npx tsx --expose-gc bench/parse.bench.ts": { quick: QUICK_RUNS.parse },
+  [QUICK_RUNS.parse]: { ranBy: SELF, via: "QUICK_RUNS.parse" },
+  "npx tsx --expose-gc bench/reducer.bench.ts": { quick: "npx tsx --expose-gc bench/reducer.bench.ts --rounds 1 --warmup 0 --size 1500" },
+  "npx tsx --expose-gc bench/reducer.bench.ts --rounds 1 --warmup 0 --size 1500": {
+    ranBy: "test/reducer-bench.test.ts",
+    via: '"npx", ["tsx", "--expose-gc", "bench/reducer.bench.ts", "--rounds", "1", "--warmup", "0", "--size", "1500"]',
+  },
+  "npx tsx examples/agent.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.agent" },
+  "npx tsx examples/client.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.client" },
+  "npx tsx examples/client.ts npx tsx test/interop/sdk-agent.ts": { ranBy: CONNECTION, via: "CONNECTION_COMMANDS.clientOnSdkAgent" },
+  "npx tsx bench/connection.bench.ts": { quick: "npx tsx bench/connection.bench.ts --rounds 1 --warmup 0 --trips 100 --updates 500" },
+  "npx tsx bench/connection.bench.ts --rounds 1 --warmup 0 --trips 100 --updates 500": { ranBy: "test/connection-readme.test.ts", via: "CONNECTION_COMMANDS.benchQuick" },
+  "npm run release": { notRun: "publishes to the npm registry; its dry run is run" },
+  // The same script; `--silent` only turns off npm's banner.
+  "npm run pack": { ranBy: "test/consumer/harness.ts", via: '"npm", ["run", "--silent", "pack"]' },
+  "npm run release -- --dry-run": { ranBy: "test/package.test.ts" },
+  "npm run build": { notRun: "the first step of the `npm run pack` script, run with it" },
+  "npx tsx bench/standard-bundle.ts": { ranBy: "test/standard.test.ts", via: 'readmeBlocks("Standard Schema", "sh")' },
+  "npx acp-bindings check": { notRun: "the command's name in prose; its three forms below are run" },
+  "npx acp-bindings check session.ndjson": { ranBy: "test/checker-bin.test.ts", via: 'readmeBlocks("Traffic checker", "sh")' },
+  "npx acp-bindings check - --format json < session.ndjson": { ranBy: "test/checker-bin.test.ts", via: 'readmeBlocks("Traffic checker", "sh")' },
+  "npx acp-bindings check session.ndjson --surface v1": { ranBy: "test/checker-bin.test.ts", via: 'readmeBlocks("Traffic checker", "sh")' },
+  "npm run docs": { ranBy: "test/docs.test.ts", via: 'run("npm", ["run", "docs"], ROOT)' },
+  "npm run generate -- --emitter examples/emitter/guards.ts --out /tmp/acp-bindings-guards": { ranBy: "test/emitter-api.test.ts", via: 'readmeBlocks("Writing an emitter", "sh")' },
+  "npx vitest run test/emitter-snapshots.test.ts -u": { ranBy: "test/emitter-api.test.ts", via: 'readmeBlocks("Writing an emitter", "sh")' },
+  "npx tsx bench/budgets.ts": { quick: QUICK_RUNS.budgets },
+  [QUICK_RUNS.budgets]: { ranBy: SELF, via: "QUICK_RUNS.budgets" },
+  "npm install --save-dev --save-exact @agentclientprotocol/sdk@X.Y.Z": { notRun: "X.Y.Z stands for the next release; installing it needs the registry" },
+  [CHECK_RUNS.schemaSync]: { ranBy: SELF, via: "CHECK_RUNS.schemaSync" },
+  'old=$(mktemp -d) && git archive HEAD schema | tar -x -C "$old"': RELEASE_STEP_4,
+  'npm run changelog -- "$old/schema" && npm run generate': RELEASE_STEP_4,
+  'npx acp-codegen diff "$old/schema" schema --fail-on never': RELEASE_STEP_4,
+  'npx acp-codegen diff "$old/schema" schema --ignore-unstable': RELEASE_STEP_4,
+  "npm test": { notRun: "the suite itself (what `.ci/run` runs)" },
+  "npm version minor --no-git-tag-version && npm run generate": { ranBy: "test/package.test.ts" },
+  'git add package.json package-lock.json schema generated && git commit -m "ACP schema X.Y.Z"': { notRun: "commits to the user's repository; X.Y.Z is the release" },
+  "npx acp-codegen <command> [options]": { notRun: "the usage line: `<command>` and `[options]` are placeholders for the commands run here" },
+  [CHECK_RUNS.generateCheck]: { ranBy: SELF, via: "CHECK_RUNS.generateCheck" },
+  "npm run diff --": { notRun: "names the script in prose; its arguments follow `--` (the diff commands above are run)" },
+  "npx acp-codegen diff test/fixtures/schemas/2.0.0 test/fixtures/schemas/2.4.0 --ignore-unstable": { ranBy: "test/diff-changelog.test.ts" },
+};
