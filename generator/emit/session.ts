@@ -47,7 +47,7 @@ export function emitSession(model: SurfaceModel, context: Pick<EmitContext, "run
   f.print(timelineType(semantics), stateInterface(slots, model.surface), jsonInterface(slots), stateCopy(slots));
   f.print(tableConst(model, slots, names, f.importAll("./validate.js", "validate"), f.import(sessionModule, "uniformRoute"), f.import(sessionModule, "SessionTable", { type: true })));
   const runtime = { emptyState: f.import(sessionModule, "emptyState"), reduce: f.import(sessionModule, "reduce"), toJson: f.import(sessionModule, "toJson"), fromJson: f.import(sessionModule, "fromJson") };
-  f.print(...entryPoints(semantics, code`${names.T}.${name(model.session.union.name)}`, runtime, f.import(`${context.runtime}/result.js`, "Result", { type: true })));
+  f.print(...entryPoints(model, code`${names.T}.${name(model.session.union.name)}`, runtime, f.import(`${context.runtime}/result.js`, "Result", { type: true })));
   return f.toString();
 }
 
@@ -285,13 +285,15 @@ interface Engine {
   readonly fromJson: Code;
 }
 
-function entryPoints(semantics: Semantics, union: Code, engine: Engine, result: Code): Code[] {
+function entryPoints(model: SurfaceModel, union: Code, engine: Engine, result: Code): Code[] {
+  const { semantics } = model;
+  const unionName = model.session.union.name;
   const emptyDoc = doc([
     "The state of a new session: every map and list empty, singletons never reported",
     "(absent), except those a new session starts with (v2: `state` is idle, S18).",
   ]);
   const reduceDoc = doc([
-    "The state after one `session/update` (S1-S22, S27, S35). Pure: neither `state` nor",
+    `The state after one \`${model.session.notification.method}\` (S1-S22, S27, S35). Pure: neither \`state\` nor`,
     "`update` is modified, and the result shares no mutable structure with them; ids and",
     "`_meta` keys such as `__proto__` are plain data (S34).",
     "",
@@ -299,7 +301,7 @@ function entryPoints(semantics: Semantics, union: Code, engine: Engine, result: 
     ...semantics.routes.map((r) => `- \`${r.tag === "*" ? "<custom tag>" : r.tag}\`: ${r.op} into \`${r.slot}\``),
     "",
     "An update whose tag this surface does not know is kept raw in `custom` on open unions",
-    "and ignored on closed ones (v1, S22). Pass updates through `parse.SessionUpdate` first:",
+    `and ignored on closed ones (v1, S22). Pass updates through \`parse.${unionName}\` first:`,
     "a malformed field it drops then changes nothing (S8).",
     "",
     "Any state the type admits is accepted: plain `Map`s and a timeline built by hand are",
@@ -308,7 +310,7 @@ function entryPoints(semantics: Semantics, union: Code, engine: Engine, result: 
   ]);
   const ownedDoc = doc([
     "`reduceSession` for an update handed over: the caller never uses or changes `update`",
-    "afterwards (typically a fresh `parse.SessionUpdate` result), so its values are stored",
+    `afterwards (typically a fresh \`parse.${unionName}\` result), so its values are stored`,
     "without a copy and frozen in place (entities when first read). Same result as",
     "`reduceSession`; changing the update later would change the states built from it.",
   ]);
@@ -319,7 +321,7 @@ function entryPoints(semantics: Semantics, union: Code, engine: Engine, result: 
   const fromDoc = doc([
     "The state saved by `sessionStateToJSON` (after `JSON.parse`), or the issues found, with JSON",
     "pointers into `json`. Every stored value is validated as the update that stores it",
-    "(`validate.SessionUpdate`), map ids must match the entities' ids, and the timeline must list",
+    `(\`validate.${unionName}\`), map ids must match the entities' ids, and the timeline must list`,
     "every entity once. The result holds frozen copies; `json` is not modified. Never throws.",
   ]);
   return [
