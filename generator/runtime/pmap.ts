@@ -25,13 +25,14 @@ const BITS = 5;
 const MASK = (1 << BITS) - 1;
 
 /*
- * Two node classes, as small as they can be, since every kept version holds
- * the nodes on its path (with every intermediate state kept, the trie is a
- * large part of the memory per update). A leaf is told from a branch by its
- * `key` (a branch has none), not by `instanceof`, which slows down once a
- * build tool redefines the classes' `name` (as tsx and esbuild's keepNames
- * do). Fields are assigned in the constructor and only `declare`d, so an
- * ES2022 class-field build does not define each twice.
+ * Trie nodes are as small as they can be, since every kept version holds the
+ * nodes on its path (with every intermediate state kept, the trie is a large
+ * part of the memory per update): a leaf is a three-field object, an inner
+ * node one array, `[bitmap, ...children]`, told apart by `Array.isArray`
+ * (not `instanceof`, which slows down once a build tool redefines a class's
+ * `name`, as tsx and esbuild's keepNames do). The leaf's fields are assigned
+ * in the constructor and only `declare`d, so an ES2022 class-field build
+ * does not define each twice.
  */
 
 /** One entry: key, value and its insertion number (for ordered iteration). Its hash is recomputed when needed. */
@@ -47,23 +48,16 @@ class Leaf<V> {
 }
 
 /**
- * An inner node: one child per set bit of `bitmap`, in bit order. A bitmap
- * of 0 marks a collision node: its children are the leaves whose keys share
- * a full 32-bit hash.
+ * An inner node: its bitmap, then one child per set bit, in bit order. A
+ * bitmap of 0 marks a collision node: its children are the leaves whose keys
+ * share a full 32-bit hash.
  */
-class Branch<V> {
-  declare readonly bitmap: number;
-  declare readonly children: readonly Trie<V>[];
-  constructor(bitmap: number, children: readonly Trie<V>[]) {
-    this.bitmap = bitmap;
-    this.children = children;
-  }
-}
+type Branch<V> = readonly (number | Trie<V>)[];
 
 type Trie<V> = Leaf<V> | Branch<V>;
 
 function isLeaf<V>(node: Trie<V>): node is Leaf<V> {
-  return (node as Partial<Leaf<V>>).key !== undefined;
+  return !Array.isArray(node);
 }
 
 /** Entries in insertion order of the maps iterated so far (computed on first iteration, never kept by a map no one iterates). */
@@ -200,21 +194,61 @@ function slot(bitmap: number, bit: number): number {
   return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
-/** Whether `node` is a collision node (a list of leaves with one hash). */
+/** A branch of `bitmap` over `children`, in one array of exactly its length. */
+function branch<V>(bitmap: number, children: readonly Trie<V>[]): Branch<V> {
+  const out = new Array<number | Trie<V>>(children.length + 1);
+  out[0] = bitmap;
+  for (let i = 0; i < children.length; i++) out[i + 1] = children[i]!;
+  return out;
+}
+
+function bitmapOf<V>(node: Branch<V>): number {
+  return node[0] as number;
+}
+
+/** The child at position `at` (0-based, after the bitmap). */
+function childAt<V>(node: Branch<V>, at: number): Trie<V> {
+  return node[at + 1] as Trie<V>;
+}
+
+/** The children of a branch, as a new array. */
+function childrenOf<V>(node: Branch<V>): Trie<V>[] {
+  return node.slice(1) as Trie<V>[];
+}
+
+/** `node` with the child at `at` replaced. */
+function withChild<V>(node: Branch<V>, at: number, child: Trie<V>): Branch<V> {
+  const out = node.slice();
+  out[at + 1] = child;
+  return out;
+}
+
+/** `node` with `child` inserted at position `at` and `bit` set, in an array of exactly the new length (`splice` leaves spare capacity). */
+function withInserted<V>(node: Branch<V>, bit: number, at: number, child: Trie<V>): Branch<V> {
+  const out = new Array<number | Trie<V>>(node.length + 1);
+  out[0] = bitmapOf(node) | bit;
+  for (let i = 1; i <= at; i++) out[i] = node[i]!;
+  out[at + 1] = child;
+  for (let i = at + 1; i < node.length; i++) out[i + 1] = node[i]!;
+  return out;
+}
+
+/** Whether a branch is a collision node (a list of leaves with one hash). */
 function isCollision<V>(node: Branch<V>): boolean {
-  return node.bitmap === 0;
+  return bitmapOf(node) === 0;
 }
 
 /** The hash shared by the leaves under a leaf or collision node. */
 function hashBelow<V>(node: Trie<V>): number {
-  return hashOf((isLeaf(node) ? node : (node.children[0] as Leaf<V>)).key);
+  return hashOf((isLeaf(node) ? node : (childAt(node, 0) as Leaf<V>)).key);
 }
 
 function find<V>(node: Trie<V>, hash: number, key: string, shift: number): Leaf<V> | undefined {
   if (isLeaf(node)) return node.key === key ? node : undefined;
-  if (isCollision(node)) return (node.children as Leaf<V>[]).find((l) => l.key === key);
+  if (isCollision(node)) return (childrenOf(node) as Leaf<V>[]).find((l) => l.key === key);
   const bit = bitAt(hash, shift);
-  return node.bitmap & bit ? find(node.children[slot(node.bitmap, bit)]!, hash, key, shift + BITS) : undefined;
+  const bitmap = bitmapOf(node);
+  return bitmap & bit ? find(childAt(node, slot(bitmap, bit)), hash, key, shift + BITS) : undefined;
 }
 
 /** `node` with `leaf` (whose key hashes to `hash`) stored, replacing an entry with the same key. */
@@ -223,64 +257,50 @@ function insert<V>(node: Trie<V>, leaf: Leaf<V>, hash: number, shift: number): T
     if (node.key === leaf.key) return leaf;
   } else if (!isCollision(node)) {
     const bit = bitAt(hash, shift);
-    const at = slot(node.bitmap, bit);
-    if (!(node.bitmap & bit)) return new Branch(node.bitmap | bit, insertedAt(node.children, at, leaf));
-    const children = node.children.slice();
-    children[at] = insert(children[at]!, leaf, hash, shift + BITS);
-    return new Branch(node.bitmap, children);
+    const at = slot(bitmapOf(node), bit);
+    if (!(bitmapOf(node) & bit)) return withInserted(node, bit, at, leaf);
+    return withChild(node, at, insert(childAt(node, at), leaf, hash, shift + BITS));
   }
   // A leaf with another key, or a collision node: the same full hash collides, another one splits.
   const other = hashBelow(node);
   if (other !== hash) return join(node, other, leaf, hash, shift);
-  const leaves = isLeaf(node) ? [node] : (node.children as Leaf<V>[]).filter((l) => l.key !== leaf.key);
-  return new Branch(0, [...leaves, leaf]);
-}
-
-/** `children` with `child` inserted at `at`, in an array of exactly the new length (`splice` leaves spare capacity). */
-function insertedAt<V>(children: readonly Trie<V>[], at: number, child: Trie<V>): Trie<V>[] {
-  const out = new Array<Trie<V>>(children.length + 1);
-  for (let i = 0; i < at; i++) out[i] = children[i]!;
-  out[at] = child;
-  for (let i = at; i < children.length; i++) out[i + 1] = children[i]!;
-  return out;
+  const leaves = isLeaf(node) ? [node] : (childrenOf(node) as Leaf<V>[]).filter((l) => l.key !== leaf.key);
+  return branch(0, [...leaves, leaf]);
 }
 
 /** A branch holding `a` (a leaf or collision node of hash `hashA`) and `b` (of another hash `hashB`), at depth `shift` or below. */
 function join<V>(a: Trie<V>, hashA: number, b: Leaf<V>, hashB: number, shift: number): Branch<V> {
   const bitA = bitAt(hashA, shift);
   const bitB = bitAt(hashB, shift);
-  if (bitA === bitB) return new Branch(bitA, [join(a, hashA, b, hashB, shift + BITS)]);
-  return new Branch(bitA | bitB, bitA >>> 0 < bitB >>> 0 ? [a, b] : [b, a]);
+  if (bitA === bitB) return branch(bitA, [join(a, hashA, b, hashB, shift + BITS)]);
+  return branch(bitA | bitB, bitA >>> 0 < bitB >>> 0 ? [a, b] : [b, a]);
 }
 
 /** `node` without `key`: the same node when absent, `undefined` when nothing is left. */
 function remove<V>(node: Trie<V>, hash: number, key: string, shift: number): Trie<V> | undefined {
   if (isLeaf(node)) return node.key === key ? undefined : node;
   if (isCollision(node)) {
-    const leaves = node.children as Leaf<V>[];
+    const leaves = childrenOf(node) as Leaf<V>[];
     if (!leaves.some((l) => l.key === key)) return node;
     const rest = leaves.filter((l) => l.key !== key);
-    return rest.length === 1 ? rest[0] : new Branch(0, rest);
+    return rest.length === 1 ? rest[0] : branch(0, rest);
   }
   const bit = bitAt(hash, shift);
-  if (!(node.bitmap & bit)) return node;
-  const at = slot(node.bitmap, bit);
-  const child = node.children[at]!;
+  const bitmap = bitmapOf(node);
+  if (!(bitmap & bit)) return node;
+  const at = slot(bitmap, bit);
+  const child = childAt(node, at);
   const next = remove(child, hash, key, shift + BITS);
   if (next === child) return node;
-  if (next !== undefined) {
-    const children = node.children.slice();
-    children[at] = next;
-    return new Branch(node.bitmap, children);
-  }
-  const children = node.children.filter((_, i) => i !== at);
+  if (next !== undefined) return withChild(node, at, next);
+  const children = childrenOf(node).filter((_, i) => i !== at);
   if (children.length === 0) return undefined;
   // A lone leaf (or collision node) moves up; a lone branch stays, its position depends on the depth.
   const lone = children.length === 1 ? children[0]! : undefined;
-  return lone !== undefined && (isLeaf(lone) || isCollision(lone)) ? lone : new Branch(node.bitmap & ~bit, children);
+  return lone !== undefined && (isLeaf(lone) || isCollision(lone)) ? lone : branch(bitmap & ~bit, children);
 }
 
 function collect<V>(node: Trie<V>, out: Leaf<V>[]): void {
   if (isLeaf(node)) out.push(node);
-  else for (const child of node.children) collect(child, out);
+  else for (let i = 1; i < node.length; i++) collect(node[i] as Trie<V>, out);
 }
