@@ -7,7 +7,7 @@
  * one function here per route op.
  */
 import type { EmitContext } from "../api.js";
-import { block, code, doc, GeneratedFile, join, key, lines, literalKey, member, name, wrapped, type Code } from "../code.js";
+import { block, code, doc, GeneratedFile, join, key, lines, literalKey, member, name, readOwn, wrapped, type Code } from "../code.js";
 import type { SessionRoute, Semantics, TaggedUnionNode } from "../ir.js";
 import type { SurfaceModel } from "../model.js";
 import { patchFunction } from "./apply.js";
@@ -34,20 +34,21 @@ interface Names {
 /** Emits the `session.ts` module of one surface. */
 export function emitSession(model: SurfaceModel, context: Pick<EmitContext, "runtime">): string {
   const { semantics } = model;
-  const union = model.session.union.node;
   const f = new GeneratedFile();
   const patchModule = `${context.runtime}/patch.js`;
   const sessionModule = `${context.runtime}/session.js`;
   const names: Names = { T: f.importAll("./types.js", "T", { type: true }), apply: f.importAll("./apply.js", "apply"), rt: () => f.importAll(patchModule, "rt") };
-  const slots = slotsOf(semantics, union, names.T);
+  const slots = slotsOf(semantics, model.session.union.node, names.T);
   const reexports = [code`export { applyMeta } from ${patchModule};`];
   if (model.session.mirror) reexports.push(code`export { subagentStatus, type SubagentStatusProjection } from ${`${context.runtime}/subagent.js`};`);
   f.print(lines(reexports));
   f.print(...localPatches(semantics, names));
   f.print(timelineType(semantics), stateInterface(slots, model.surface), jsonInterface(slots), stateCopy(slots));
   f.print(tableConst(model, slots, names, f.importAll("./validate.js", "validate"), f.import(sessionModule, "uniformRoute"), f.import(sessionModule, "SessionTable", { type: true })));
-  const runtime = { emptyState: f.import(sessionModule, "emptyState"), reduce: f.import(sessionModule, "reduce"), toJson: f.import(sessionModule, "toJson"), fromJson: f.import(sessionModule, "fromJson") };
-  f.print(...entryPoints(model, code`${names.T}.${name(model.session.union.name)}`, runtime, f.import(`${context.runtime}/result.js`, "Result", { type: true })));
+  const union = code`${names.T}.${name(model.session.union.name)}`;
+  f.print(reducer(model, union, names, { reduce: f.import(sessionModule, "reduce"), upsertEntity: f.import(sessionModule, "upsertEntity") }));
+  const runtime = { emptyState: f.import(sessionModule, "emptyState"), toJson: f.import(sessionModule, "toJson"), fromJson: f.import(sessionModule, "fromJson") };
+  f.print(...entryPoints(model, union, runtime, f.import(`${context.runtime}/result.js`, "Result", { type: true })));
   return f.toString();
 }
 
@@ -277,10 +278,34 @@ function routeLiteral(semantics: Semantics, names: Names, route: SessionRoute): 
   return objectOf(parts);
 }
 
+/**
+ * `reduceWith`: the reducer. It reads the update's tag and, for a keyed
+ * upsert (the most frequent updates), its key field directly, and calls the
+ * runtime's `upsertEntity` with the type's patch function; every other
+ * update goes through the route table (`reduce`). Upserts whose route
+ * `creates` fields on first sight take the table's way too.
+ */
+function reducer(model: SurfaceModel, union: Code, names: Names, engine: { readonly reduce: Code; readonly upsertEntity: Code }): Code {
+  const { semantics } = model;
+  const u = code`u`;
+  const rt = names.rt();
+  const cases = semantics.routes.flatMap((route) => {
+    const id = route.op === "upsert" && route.creates === undefined ? upsertKey(semantics, route.payload) : undefined;
+    if (route.op !== "upsert" || id === undefined) return [];
+    const call = code`${engine.upsertEntity}(TABLE, state, ${u}, ${route.slot}, ${readOwn(u, id)}, ${patchFor(semantics, names, route.payload)}, owned)`;
+    return [code`case ${route.tag}:`, code`  return ${call};`];
+  });
+  const tag = readOwn(u, model.session.union.node.tag);
+  const comment = doc(["The state after `update`; `owned`: the caller hands the update over (no copy)."]);
+  return code`${comment}${block(code`function reduceWith(state: SessionState, update: ${union}, owned: boolean): SessionState`, [
+    code`const ${u} = update as unknown as ${rt}.JsonObject;`,
+    block(code`switch (typeof update === "object" && update !== null ? ${tag} : undefined)`, [...cases, code`default:`, code`  return ${engine.reduce}(TABLE, state, update, owned);`]),
+  ])}`;
+}
+
 /** The runtime functions the entry points call. */
 interface Engine {
   readonly emptyState: Code;
-  readonly reduce: Code;
   readonly toJson: Code;
   readonly fromJson: Code;
 }
@@ -326,8 +351,8 @@ function entryPoints(model: SurfaceModel, union: Code, engine: Engine, result: C
   ]);
   return [
     code`${emptyDoc}${block(code`export function emptySessionState(): SessionState`, [code`return ${engine.emptyState}(TABLE);`])}`,
-    code`${reduceDoc}${block(code`export function reduceSession(state: SessionState, update: ${union}): SessionState`, [code`return ${engine.reduce}(TABLE, state, update);`])}`,
-    code`${ownedDoc}${block(code`export function reduceSessionOwned(state: SessionState, update: ${union}): SessionState`, [code`return ${engine.reduce}(TABLE, state, update, true);`])}`,
+    code`${reduceDoc}${block(code`export function reduceSession(state: SessionState, update: ${union}): SessionState`, [code`return reduceWith(state, update, false);`])}`,
+    code`${ownedDoc}${block(code`export function reduceSessionOwned(state: SessionState, update: ${union}): SessionState`, [code`return reduceWith(state, update, true);`])}`,
     code`${toDoc}${block(code`export function sessionStateToJSON(state: SessionState): SessionStateJson`, [code`return ${engine.toJson}(TABLE, state) as unknown as SessionStateJson;`])}`,
     code`${fromDoc}${block(code`export function sessionStateFromJSON(json: unknown): ${result}<SessionState>`, [code`return ${engine.fromJson}(TABLE, json);`])}`,
   ];

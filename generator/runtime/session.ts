@@ -173,13 +173,43 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
 }
 
 /**
+ * `reduce` for a keyed upsert route, called by the generated reducer with
+ * the fields it read from the update (`id`: the key field's value): the
+ * entity under `id` patched by `patch` (S1-S9), the timeline joined by a new
+ * entity. A state still to be adopted, or an id that is not a string, goes
+ * the general way.
+ */
+export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, patch: Patch["patch"], owned: boolean): S {
+  const from = state as State;
+  const map = from[slot];
+  if (typeof id !== "string" || !PersistentMap.is(map) || !isOwnTimeline(from["timeline"])) return reduce(table, state, update, owned);
+  const old = map.peek(id) as object | undefined;
+  const before = adoptBy(owned ? share : copyJson);
+  let entity: object;
+  try {
+    entity = patch(old, update);
+  } finally {
+    adoptBy(before);
+  }
+  const copy = table.copy(from);
+  copy[slot] = map.with(id, entity);
+  if (old === undefined) copy["timeline"] = joined(from["timeline"] as Timeline, slot, id);
+  return copy as S;
+}
+
+/** `timeline` with the new entity `id` of map `kind` at its end. */
+function joined(timeline: Timeline, kind: string, id: string): Timeline {
+  return ownTimeline(appended(timeline, Object.freeze({ kind, id })));
+}
+
+/**
  * The timeline after the route changed a map: the entity the update names
  * joins at the end when it is new, and leaves when it was removed.
  */
 function retimed(timeline: Timeline, route: Route, update: JsonObject, before: number, after: number): Timeline {
   if (after === before) return timeline;
   const id = entityId(route, update);
-  if (after > before) return ownTimeline(appended(timeline, Object.freeze({ kind: route.slot, id })));
+  if (after > before) return joined(timeline, route.slot, id);
   return ownTimeline(timeline.filter((entry) => entry.kind !== route.slot || entry.id !== id));
 }
 

@@ -3,7 +3,7 @@
 
 import * as rt from "../../runtime/patch.js";
 import type { Result } from "../../runtime/result.js";
-import { type SessionTable, emptyState, fromJson, reduce, toJson, uniformRoute } from "../../runtime/session.js";
+import { type SessionTable, emptyState, fromJson, reduce, toJson, uniformRoute, upsertEntity } from "../../runtime/session.js";
 import * as apply from "./apply.js";
 import type * as T from "./types.js";
 import * as validate from "./validate.js";
@@ -208,6 +208,23 @@ const TABLE: SessionTable = {
 };
 
 /**
+ * The state after `update`; `owned`: the caller hands the update over (no copy).
+ */
+function reduceWith(state: SessionState, update: T.SessionUpdate, owned: boolean): SessionState {
+  const u = update as unknown as rt.JsonObject;
+  switch (typeof update === "object" && update !== null ? u.sessionUpdate : undefined) {
+    case "compaction_update":
+      return upsertEntity(TABLE, state, u, "compactions", u.compactionId, apply.CompactionUpdate, owned);
+    case "subagent_update":
+      return upsertEntity(TABLE, state, u, "subagents", u.sessionId, apply.SubagentUpdate, owned);
+    case "session_message":
+      return upsertEntity(TABLE, state, u, "sessionMessages", u.messageId, apply.SessionMessage, owned);
+    default:
+      return reduce(TABLE, state, update, owned);
+  }
+}
+
+/**
  * The state of a new session: every map and list empty, singletons never reported
  * (absent), except those a new session starts with (v2: `state` is idle, S18).
  */
@@ -250,7 +267,7 @@ export function emptySessionState(): SessionState {
  * What the update holds is copied; `reduceSessionOwned` skips that copy.
  */
 export function reduceSession(state: SessionState, update: T.SessionUpdate): SessionState {
-  return reduce(TABLE, state, update);
+  return reduceWith(state, update, false);
 }
 
 /**
@@ -260,7 +277,7 @@ export function reduceSession(state: SessionState, update: T.SessionUpdate): Ses
  * `reduceSession`; changing the update later would change the states built from it.
  */
 export function reduceSessionOwned(state: SessionState, update: T.SessionUpdate): SessionState {
-  return reduce(TABLE, state, update, true);
+  return reduceWith(state, update, true);
 }
 
 /**
