@@ -46,7 +46,7 @@ export function emitSession(model: SurfaceModel, context: Pick<EmitContext, "run
   f.print(timelineType(semantics), stateInterface(slots, model.surface), jsonInterface(slots), stateCopy(slots));
   f.print(tableConst(model, slots, names, f.importAll("./validate.js", "validate"), f.import(sessionModule, "uniformRoute"), f.import(sessionModule, "SessionTable", { type: true })));
   const union = code`${names.T}.${name(model.session.union.name)}`;
-  f.print(reducer(model, union, names, { reduce: f.import(sessionModule, "reduce"), upsertEntity: f.import(sessionModule, "upsertEntity") }));
+  f.print(reducer(model, union, names, { reduce: f.import(sessionModule, "reduce"), upsertEntity: f.import(sessionModule, "upsertEntity"), appendItem: f.import(sessionModule, "appendItem") }));
   const runtime = { emptyState: f.import(sessionModule, "emptyState"), toJson: f.import(sessionModule, "toJson"), fromJson: f.import(sessionModule, "fromJson") };
   f.print(...entryPoints(model, union, runtime, f.import(`${context.runtime}/result.js`, "Result", { type: true })));
   return f.toString();
@@ -279,21 +279,18 @@ function routeLiteral(semantics: Semantics, names: Names, route: SessionRoute): 
 }
 
 /**
- * `reduceWith`: the reducer. It reads the update's tag and, for a keyed
- * upsert (the most frequent updates), its key field directly, and calls the
- * runtime's `upsertEntity` with the type's patch function; every other
- * update goes through the route table (`reduce`). Upserts whose route
- * `creates` fields on first sight take the table's way too.
+ * `reduceWith`: the reducer. It reads the update's tag and, for the most
+ * frequent updates (keyed upserts, chunks), the fields the route names
+ * directly, and calls the runtime's fast path for it (`fastPath`); every
+ * other update goes through the route table (`reduce`).
  */
-function reducer(model: SurfaceModel, union: Code, names: Names, engine: { readonly reduce: Code; readonly upsertEntity: Code }): Code {
+function reducer(model: SurfaceModel, union: Code, names: Names, engine: FastPaths): Code {
   const { semantics } = model;
   const u = code`u`;
   const rt = names.rt();
   const cases = semantics.routes.flatMap((route) => {
-    const id = route.op === "upsert" && route.creates === undefined ? upsertKey(semantics, route.payload) : undefined;
-    if (route.op !== "upsert" || id === undefined) return [];
-    const call = code`${engine.upsertEntity}(TABLE, state, ${u}, ${route.slot}, ${readOwn(u, id)}, ${patchFor(semantics, names, route.payload)}, owned)`;
-    return [code`case ${route.tag}:`, code`  return ${call};`];
+    const call = fastPath(semantics, names, engine, u, route);
+    return call === undefined ? [] : [code`case ${route.tag}:`, code`  return ${call};`];
   });
   const tag = readOwn(u, model.session.union.node.tag);
   const comment = doc(["The state after `update`; `owned`: the caller hands the update over (no copy)."]);
@@ -301,6 +298,30 @@ function reducer(model: SurfaceModel, union: Code, names: Names, engine: { reado
     code`const ${u} = update as unknown as ${rt}.JsonObject;`,
     block(code`switch (typeof update === "object" && update !== null ? ${tag} : undefined)`, [...cases, code`default:`, code`  return ${engine.reduce}(TABLE, state, update, owned);`]),
   ])}`;
+}
+
+/**
+ * The runtime call of a route's fast path, if it has one: a keyed upsert
+ * without `creates` (`upsertEntity`), or a list chunk into an entity without
+ * `patches` (`appendItem`; bytes, plain records and first sights go the
+ * table's way).
+ */
+function fastPath(semantics: Semantics, names: Names, engine: FastPaths, u: Code, route: SessionRoute): Code | undefined {
+  if (route.op === "upsert" && route.creates === undefined) {
+    const id = upsertKey(semantics, route.payload);
+    return id === undefined ? undefined : code`${engine.upsertEntity}(TABLE, state, ${u}, ${route.slot}, ${readOwn(u, id)}, ${patchFor(semantics, names, route.payload)}, owned)`;
+  }
+  if (route.op === "append" && route.entity !== undefined && !route.bytes && route.patches === undefined) {
+    return code`${engine.appendItem}(TABLE, state, ${u}, ${route.slot}, ${readOwn(u, route.key)}, ${route.into}, ${readOwn(u, route.item)}, owned)`;
+  }
+  return undefined;
+}
+
+/** The runtime functions the generated reducer calls. */
+interface FastPaths {
+  readonly reduce: Code;
+  readonly upsertEntity: Code;
+  readonly appendItem: Code;
 }
 
 /** The runtime functions the entry points call. */

@@ -3,7 +3,7 @@
 
 import * as rt from "../runtime/patch.js";
 import type { Result } from "../runtime/result.js";
-import { type SessionTable, emptyState, fromJson, reduce, toJson, uniformRoute, upsertEntity } from "../runtime/session.js";
+import { type SessionTable, appendItem, emptyState, fromJson, reduce, toJson, uniformRoute, upsertEntity } from "../runtime/session.js";
 import * as apply from "./apply.js";
 import type * as T from "./types.js";
 import * as validate from "./validate.js";
@@ -206,6 +206,8 @@ function reduceWith(state: SessionState, update: T.SessionUpdate, owned: boolean
   switch (typeof update === "object" && update !== null ? u.sessionUpdate : undefined) {
     case "compaction_update":
       return upsertEntity(TABLE, state, u, "compactions", u.compactionId, apply.CompactionUpdate, owned);
+    case "compaction_summary_chunk":
+      return appendItem(TABLE, state, u, "compactions", u.compactionId, "summary", u.content, owned);
     default:
       return reduce(TABLE, state, update, owned);
   }
