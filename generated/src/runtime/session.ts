@@ -12,6 +12,10 @@ import type { Issue, Result } from "./result.js";
  * The session reducer engine behind each surface's `reduceSession` (S1-S22,
  * S27, S34, S35). A surface supplies a `SessionTable`, generated from the
  * reviewed table schema/semantics.json: one route per `SessionUpdate` tag.
+ * The generated reducer reads the tag itself and sends the most frequent
+ * updates (keyed upserts, chunks into a stored entity) to a fast path
+ * (`upsertEntity`, `appendItem`) with the fields it read; the rest, and any
+ * case a fast path does not cover, go through `reduce` and the table.
  *
  * Purity: the state and the update are never modified. Whatever is taken
  * from an update is copied (`copyJson`, no recursion), unless the caller
