@@ -208,15 +208,17 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
  * `reduce` for a chunk appending to an entity already stored (S10, S11),
  * called by the generated reducer with the fields it read from the update:
  * `item` (copied unless `owned`) appended to the entity's `into` list. A
- * first sight (which creates the entity by the route, S4), a state still to
- * be adopted, or an id that is not a string, goes the general way.
+ * first sight (which creates the entity by the route, S4; also a `null`
+ * entity), a state still to be adopted, or an id that is not a string, goes
+ * the general way.
  */
 export function appendItem<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, into: string, item: unknown, owned: boolean): S {
   const from = state as State;
   const map = from[slot];
   if (typeof id !== "string" || !PersistentMap.is(map) || !isOwnTimeline(from["timeline"])) return reduce(table, state, update, owned);
-  const old = map.peek(id) as JsonObject | undefined;
-  if (old === undefined) return reduce(table, state, update, owned);
+  const old = map.peek(id) as JsonObject | null | undefined;
+  // A hand-made state can hold `null` for an entity: the route creates it, as on a first sight.
+  if (old === undefined || old === null) return reduce(table, state, update, owned);
   const current = old[into];
   const entity = { ...old };
   entity[into] = appended(Array.isArray(current) ? (current as unknown[]) : [], owned ? item : copyJson(item));
