@@ -240,3 +240,25 @@ function importLines(module: string, entry: ModuleImports): string[] {
   }
   return out;
 }
+
+// Property access as code, for the emitters of the patch and session modules.
+
+/** `ownRead` as code: an own property of `target`, never an inherited `Object.prototype` member (S34; `rt.own`). */
+export function readOwn(target: Code, property: string): Code {
+  return makeCode(ownRead(target.text, property));
+}
+
+/** `ownWrite` as code: stores `value` under `property` as an own data property (`rt.put` for `__proto__`, S34). */
+export function writeOwn(target: Code, property: string, value: Code): Code {
+  return makeCode(ownWrite(target.text, property, value.text));
+}
+
+/** A plain property read as code: `target.name` or `target["a-b"]` (`propertyAccess`). */
+export function member(target: Code, property: string): Code {
+  return makeCode(propertyAccess(target.text, property));
+}
+
+/** A key of an object literal as code (`objectLiteralKey`: `__proto__` computed, so it stays an own property). */
+export function literalKey(property: string): Code {
+  return makeCode(objectLiteralKey(property));
+}

@@ -127,8 +127,14 @@ export const BUILTIN_EMITTERS: readonly Emitter[] = [
   irEmitter("parse-owned", { namespace: "parseOwned" }, emitParseOwned, { requires: ["types", "parse"], runtime: ["decode", "result"] }),
   { apiVersion: 1, name: "methods", requires: ["types"], files: [{ path: "methods.ts", exports: "flat", emit: emitMethods }] },
   irEmitter("build", { namespace: "build" }, emitBuilders, { requires: ["types"], runtime: ["build"] }),
-  irEmitter("apply", { namespace: "apply" }, emitApply, { requires: ["types"], runtime: ["patch"] }),
-  irEmitter("session", "flat", emitSession, { requires: ["types", "validate", "apply"], runtime: ["patch", "result", "session", "subagent"] }),
+  { apiVersion: 1, name: "apply", requires: ["types"], runtime: ["patch"], files: [{ path: "apply.ts", exports: { namespace: "apply" }, emit: emitApply }] },
+  {
+    apiVersion: 1,
+    name: "session",
+    requires: ["types", "validate", "apply"],
+    runtime: ["patch", "result", "session", "subagent"],
+    files: [{ path: "session.ts", exports: "flat", emit: emitSession }],
+  },
   {
     apiVersion: 1,
     name: "connection",

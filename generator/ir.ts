@@ -197,10 +197,11 @@ export interface SchemaIR {
  * How one field of an upsert type is patched (S1-S4, S6, S15, S22):
  * `replace` omitted keeps / null removes / value replaces; `reset` like
  * replace but null (and first sight) store `value`; `keep` omitted and null
- * keep; `latest` omitted and null remove; `metaPatch` the S6 `_meta` patch.
+ * keep; `latest` omitted and null remove; `meta-patch` the S6 `_meta` patch.
+ * Spelled as in schema/semantics.json.
  */
 export type FieldRule =
-  | { readonly kind: "replace" | "keep" | "latest" | "metaPatch" }
+  | { readonly kind: "replace" | "keep" | "latest" | "meta-patch" }
   | { readonly kind: "reset"; readonly value: string | readonly [] };
 
 /** An upsert type and the rule of each of its fields, in declaration order (identity key included). */

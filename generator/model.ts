@@ -6,7 +6,7 @@
  * session-update union and the notification that carries it, and the method
  * table. Protocol names come from here, not from string constants in emitters.
  */
-import { defsByName, type Def, type SchemaIR, type Semantics, type Surface, type TaggedUnionNode } from "./ir.js";
+import { defsByName, type Def, type Node, type SchemaIR, type Semantics, type Surface, type TaggedUnionNode } from "./ir.js";
 import { SchemaError } from "./errors.js";
 import { methodTable, type MethodEntry } from "./methods.js";
 
@@ -18,6 +18,12 @@ export interface SessionModel {
   readonly notification: MethodEntry & { readonly params: string };
   /** The field of the notification's params that holds the union (`update`). */
   readonly field: string;
+  /**
+   * The upsert type whose entities mirror a child session's state snapshot
+   * (S16, S35: `SubagentUpdate.state`), and that field. Absent when the
+   * surface has none.
+   */
+  readonly mirror?: { readonly type: string; readonly field: string };
 }
 
 /** One surface as every emitter sees it. */
@@ -57,12 +63,13 @@ export function buildSurfaceModel(ir: SchemaIR, semantics: Semantics, rawDefs: R
     defsByName: byName,
     rawDefs,
     semantics,
-    session: sessionModel(byName, methods, semantics.union, schemaFile),
+    session: sessionModel(byName, methods, semantics, schemaFile),
     methods,
   };
 }
 
-function sessionModel(defs: ReadonlyMap<string, Def>, methods: readonly MethodEntry[], unionName: string, schemaFile: string): SessionModel {
+function sessionModel(defs: ReadonlyMap<string, Def>, methods: readonly MethodEntry[], semantics: Semantics, schemaFile: string): SessionModel {
+  const unionName = semantics.union;
   const union = defs.get(unionName);
   if (union?.node.kind !== "tagged") {
     throw new SchemaError(schemaFile, union?.pointer ?? "", `the semantics overlay's union "${unionName}" must be a tagged union of this schema`);
@@ -70,7 +77,31 @@ function sessionModel(defs: ReadonlyMap<string, Def>, methods: readonly MethodEn
   for (const m of methods) {
     const params = m.kind === "notification" && m.params !== undefined ? defs.get(m.params)?.node : undefined;
     const field = params?.kind === "object" ? params.fields.find((f) => f.node.kind === "ref" && f.node.name === unionName) : undefined;
-    if (field !== undefined && m.params !== undefined) return { union: union as Def & { node: TaggedUnionNode }, notification: { ...m, params: m.params }, field: field.name };
+    if (field !== undefined && m.params !== undefined) {
+      const mirror = mirrorOf(defs, semantics);
+      return { union: union as Def & { node: TaggedUnionNode }, notification: { ...m, params: m.params }, field: field.name, ...(mirror ? { mirror } : {}) };
+    }
   }
   throw new SchemaError(schemaFile, union.pointer, `no notification has a field of type "${unionName}" (the semantics overlay's union)`);
+}
+
+/**
+ * ACP's names for a child-session association and the state snapshot it
+ * mirrors (S16, S35), which `subagentStatus` projects: protocol names live
+ * here, emitters read `SessionModel.mirror`.
+ */
+const MIRROR = { type: "SubagentUpdate", snapshot: "StateUpdate" } as const;
+
+/** The upsert type `MIRROR.type` and its field (`T | null`) of the snapshot type, when the surface has both (`SessionModel.mirror`). */
+function mirrorOf(defs: ReadonlyMap<string, Def>, semantics: Semantics): SessionModel["mirror"] {
+  if (!semantics.upserts.some((u) => u.type === MIRROR.type) || !defs.has(MIRROR.snapshot)) return undefined;
+  const node = defs.get(MIRROR.type)?.node;
+  const field = node?.kind === "object" ? node.fields.find((f) => refName(f.node) === MIRROR.snapshot) : undefined;
+  return field === undefined ? undefined : { type: MIRROR.type, field: field.name };
+}
+
+/** The def a field's node names, through one `nullable`. */
+function refName(node: Node): string | undefined {
+  const inner = node.kind === "nullable" ? node.inner : node;
+  return inner.kind === "ref" ? inner.name : undefined;
 }

@@ -363,9 +363,8 @@ function parseRule(value: unknown): FieldRule | undefined {
     case "replace":
     case "keep":
     case "latest":
-      return { kind: value };
     case "meta-patch":
-      return { kind: "metaPatch" };
+      return { kind: value };
     case "collection":
       return { kind: "reset", value: [] };
   }
@@ -376,7 +375,7 @@ function parseRule(value: unknown): FieldRule | undefined {
 /** The table spelling of a rule, as compared with the prose. */
 function ruleName(rule: FieldRule): string {
   if (rule.kind === "reset") return typeof rule.value === "string" ? `reset to "${rule.value}"` : "collection";
-  return rule.kind === "metaPatch" ? "meta-patch" : rule.kind;
+  return rule.kind;
 }
 
 /** The rule the prose implies for a field of an upsert type, when it implies one. */

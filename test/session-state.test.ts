@@ -92,6 +92,20 @@ describe("9.4 reduceSession accepts any state its type admits", () => {
     ]);
   });
 
+  it("v2/unstable: a null entity in a hand-made Map is met like a first sight by a chunk and an upsert, never a throw", () => {
+    const chunk = { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "hi" } } as const;
+    const update = { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Read" } as const;
+    const held = { ...v2u.emptySessionState(), agentMessages: new Map([["m1", null]]), toolCalls: new Map([["t1", null]]) } as unknown as v2u.SessionState;
+    const fresh = v2u.emptySessionState();
+    for (const reduce of [v2u.reduceSession, v2u.reduceSessionOwned]) {
+      same(reduce(held, structuredClone(chunk)).agentMessages, reduce(fresh, structuredClone(chunk)).agentMessages);
+      // Adopted first (an update to a map slot adopts every map), then the fast paths meet the null entities.
+      const adopted = reduce(held, { sessionUpdate: "agent_message", messageId: "m2" });
+      same(reduce(adopted, structuredClone(chunk)).agentMessages, reduce(fresh, structuredClone(chunk)).agentMessages);
+      same(reduce(adopted, structuredClone(update)).toolCalls, reduce(fresh, structuredClone(update)).toolCalls);
+    }
+  });
+
   it("v1: plain Maps adopted the same way", () => {
     const state: v1.SessionState = { ...v1.emptySessionState(), toolCalls: new Map([["t1", { toolCallId: "t1", title: "Run" }]]) };
     const next = v1.reduceSession(state, { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" });

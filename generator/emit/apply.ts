@@ -1,25 +1,27 @@
 /**
  * emitApply: the semantics overlay -> `apply.ts` of one surface. One
  * `apply.X(stored, update)` per patch type of the reviewed table (S1-S22):
- * a call of the runtime patch engine with the type's field rules. Pure; the
- * result is the canonical stored form (defaults materialised, no `null`,
- * `_meta` omitted when empty).
+ * one statement per field, each a call of the runtime rule (runtime/patch.ts).
+ * Pure; the result is the canonical stored form (defaults materialised, no
+ * `null`, `_meta` omitted when empty).
  */
-import { ident, jsDoc, literal, ownRead, ownWrite } from "../code.js";
-import type { FieldRule, SchemaIR, Upsert } from "../ir.js";
-import { runtimeDir, semanticsOf } from "./shared.js";
+import type { EmitContext } from "../api.js";
+import { block, code, doc, GeneratedFile, name, readOwn, writeOwn, type Code } from "../code.js";
+import type { FieldRule, Upsert } from "../ir.js";
+import type { SurfaceModel } from "../model.js";
 
-/** Emits the `apply.ts` module body of one surface. */
-export function emitApply(ir: SchemaIR): string {
-  const upserts = semanticsOf(ir).upserts.filter((u) => u.patch);
-  const head = [`import type * as T from "./types.js";`, `import * as rt from ${literal(`${runtimeDir(ir)}/patch.js`)};`, ""];
-  return [...head, ...upserts.map(applyFunction)].join("\n");
+/** Emits the `apply.ts` module of one surface. */
+export function emitApply(model: SurfaceModel, context: Pick<EmitContext, "runtime">): string {
+  const f = new GeneratedFile();
+  const types = f.importAll("./types.js", "T", { type: true });
+  const rt = f.importAll(`${context.runtime}/patch.js`, "rt");
+  for (const upsert of model.semantics.upserts.filter((u) => u.patch)) f.print(applyFunction(upsert, types, rt));
+  return f.toString();
 }
 
 /** `apply.X`: its doc and the exported function. */
-function applyFunction(upsert: Upsert): string {
-  const name = ident(upsert.type);
-  const doc = jsDoc([
+function applyFunction(upsert: Upsert, types: Code, rt: Code): Code {
+  const comment = doc([
     `Applies the patch \`update\` (a \`${upsert.type}\`) to the stored entity (${upsert.rule}); pure, inputs untouched.`,
     "",
     upsert.key === undefined ? "The entity is a session singleton." : `\`stored\` is the entity last stored for the update's \`${upsert.key}\`, or \`undefined\` on first sight (S4).`,
@@ -28,40 +30,38 @@ function applyFunction(upsert: Upsert): string {
     "",
     "The result is a fresh object in the canonical stored form; unchanged values are shared with the inputs.",
   ]);
-  return `${doc}${patchFunction(`export function ${name}`, `T.${name}`, upsert.fields)}\n`;
+  return code`${comment}${patchFunction(code`export function ${name(upsert.type)}`, code`${types}.${name(upsert.type)}`, upsert.fields, rt)}`;
 }
 
 /**
  * A patch function over `fields`: one statement per field, reading and
- * writing it directly (names are checked: `Object.prototype` members are
- * read as own properties, S34), the rule a runtime call of `rt`
- * (runtime/patch.ts). `head` is `function name` or `export function name`.
+ * writing it directly (`Object.prototype` member names are read as own
+ * properties, S34), the rule a call of the runtime `rt` (runtime/patch.ts).
+ * `head` is `function name` or `export function name`.
  */
-export function patchFunction(head: string, type: string, fields: Upsert["fields"]): string {
-  const lines = fields.map((f) => `  if ((v = ${ruleCall(f.name, f.rule)}) !== undefined) ${ownWrite("o", f.name, "v")};`);
-  return [
-    `${head}(stored: ${type} | undefined, update: ${type}): ${type} {`,
-    "  const s = rt.fieldsOf(stored), u = rt.fieldsOf(update), o: rt.JsonObject = {};",
-    "  let v: unknown;",
-    ...lines,
-    `  return o as unknown as ${type};`,
-    "}",
-  ].join("\n");
+export function patchFunction(head: Code, type: Code, fields: Upsert["fields"], rt: Code): Code {
+  const [s, u, o, v] = [code`s`, code`u`, code`o`, code`v`];
+  const statements = fields.map((f) => code`if ((v = ${ruleCall(rt, readOwn(s, f.name), readOwn(u, f.name), f.rule)}) !== undefined) ${writeOwn(o, f.name, v)};`);
+  return block(code`${head}(stored: ${type} | undefined, update: ${type}): ${type}`, [
+    code`const s = ${rt}.fieldsOf(stored), u = ${rt}.fieldsOf(update), o: ${rt}.JsonObject = {};`,
+    code`let v: unknown;`,
+    ...statements,
+    code`return o as unknown as ${type};`,
+  ]);
 }
 
-/** The runtime call that computes a field's new value (`undefined`: the key is absent). */
-function ruleCall(name: string, rule: FieldRule): string {
-  const old = ownRead("s", name);
-  const value = ownRead("u", name);
+/** The runtime call that computes a field's new value from the stored (`old`) and the update's (`value`) (`undefined`: the key is absent). */
+function ruleCall(rt: Code, old: Code, value: Code, rule: FieldRule): Code {
   switch (rule.kind) {
     case "reset":
-      return typeof rule.value === "string" ? `rt.reset(${old}, ${value}, ${literal(rule.value)})` : `rt.resetList(${old}, ${value})`;
-    case "metaPatch":
-      return `rt.applyMeta(${old} as rt.JsonObject | undefined, ${value} as rt.JsonObject | null | undefined)`;
+      return typeof rule.value === "string" ? code`${rt}.reset(${old}, ${value}, ${rule.value})` : code`${rt}.resetList(${old}, ${value})`;
+    case "meta-patch":
+      return code`${rt}.applyMeta(${old} as ${rt}.JsonObject | undefined, ${value} as ${rt}.JsonObject | null | undefined)`;
     case "latest":
-      return `rt.latest(${value})`;
-    default:
-      return `rt.${rule.kind}(${old}, ${value})`;
+      return code`${rt}.latest(${value})`;
+    case "replace":
+    case "keep":
+      return code`${rt}.${name(rule.kind)}(${old}, ${value})`;
   }
 }
 
@@ -78,7 +78,7 @@ function describeRule(rule: FieldRule): string {
       return "omitted and `null` keep, a value replaces (S22)";
     case "latest":
       return "the update's value; omitted and `null` remove it (S15)";
-    case "metaPatch":
+    case "meta-patch":
       return "patched by top-level key, see `applyMeta` (S6)";
   }
 }

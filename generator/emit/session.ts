@@ -1,20 +1,21 @@
 /**
  * emitSession: the semantics overlay -> `session.ts` of one surface: the
  * `SessionState` type, `emptySessionState()`, `reduceSession(state, update)`
- * (S1-S22, S27, S34, S35), `applyMeta` (S6) and, where subagents exist,
- * `subagentStatus(entry)`. The reducer is the runtime engine driven by a
- * generated route table: one route per `SessionUpdate` variant, one function
- * here per route op.
+ * (S1-S22, S27, S34, S35), `applyMeta` (S6) and, where subagents mirror a
+ * child's state, `subagentStatus(entry)`. The reducer is the runtime engine
+ * driven by a generated route table: one route per `SessionUpdate` variant,
+ * one function here per route op.
  */
-import { ident, jsDoc, literal, objectLiteralKey, propertyAccess, propertyKey } from "../code.js";
-import type { SchemaIR, Semantics, SessionRoute, TaggedUnionNode } from "../ir.js";
+import type { EmitContext } from "../api.js";
+import { block, code, doc, GeneratedFile, indent, join, key, lines, literalKey, member, name, readOwn, wrapped, type Code } from "../code.js";
+import type { SessionRoute, Semantics, TaggedUnionNode } from "../ir.js";
+import type { SurfaceModel } from "../model.js";
 import { patchFunction } from "./apply.js";
-import { runtimeDir, semanticsOf } from "./shared.js";
 
 /** The TypeScript type of a slot, and whether a new session has it. */
 interface Slot {
   readonly name: string;
-  readonly type: string;
+  readonly type: Code;
   readonly kind: "map" | "list" | "singleton";
   readonly initial: boolean;
   readonly writers: readonly string[];
@@ -22,76 +23,71 @@ interface Slot {
   readonly shape?: SessionRoute;
 }
 
-/** Emits the `session.ts` module body of one surface. */
-export function emitSession(ir: SchemaIR): string {
-  const semantics = semanticsOf(ir);
-  const union = ir.defs.find((d) => d.name === semantics.union)!.node as TaggedUnionNode;
-  const local = localSpecs(semantics);
-  const runtime = runtimeDir(ir);
-  const subagents = hasSubagentState(ir, semantics);
-  const slots = slotsOf(semantics, union);
-  return [
-    `import type * as T from "./types.js";`,
-    `import * as apply from "./apply.js";`,
-    `import * as validate from "./validate.js";`,
-    ...(local.length ? [`import * as rt from ${literal(`${runtime}/patch.js`)};`] : []),
-    `import type { Result } from ${literal(`${runtime}/result.js`)};`,
-    `import { emptyState, fromJson, reduce, toJson, uniformRoute, type SessionTable } from ${literal(`${runtime}/session.js`)};`,
-    "",
-    `export { applyMeta } from ${literal(`${runtime}/patch.js`)};`,
-    ...(subagents ? [`export { subagentStatus, type SubagentStatusProjection } from ${literal(`${runtime}/subagent.js`)};`] : []),
-    "",
-    ...local.map((code) => `${code}\n`),
-    timelineType(semantics),
-    stateInterface(slots, ir),
-    jsonInterface(slots),
-    stateCopy(slots),
-    tableConst(semantics, union, slots),
-    entryPoints(semantics),
-  ].join("\n");
+/** The namespaces the module's code refers to, registered on its file. */
+interface Names {
+  readonly T: Code;
+  readonly apply: Code;
+  /** runtime/patch.ts, for the patch functions declared here. */
+  readonly rt: () => Code;
 }
 
-/** Names the patch function of an upsert type or a plain `{ key, into }` record. */
-function patchFor(semantics: Semantics, type: string | undefined, key?: string, into?: string): string {
-  if (type !== undefined && semantics.upserts.some((u) => u.type === type && u.patch)) return `apply.${ident(type)}`;
-  return type !== undefined ? `patch${ident(type)}` : `patchRecord_${ident(key!)}_${ident(into!)}`;
+/** Emits the `session.ts` module of one surface. */
+export function emitSession(model: SurfaceModel, context: Pick<EmitContext, "runtime">): string {
+  const { semantics } = model;
+  const f = new GeneratedFile();
+  const patchModule = `${context.runtime}/patch.js`;
+  const sessionModule = `${context.runtime}/session.js`;
+  const names: Names = { T: f.importAll("./types.js", "T", { type: true }), apply: f.importAll("./apply.js", "apply"), rt: () => f.importAll(patchModule, "rt") };
+  const slots = slotsOf(semantics, model.session.union.node, names.T);
+  const reexports = [code`export { applyMeta } from ${patchModule};`];
+  if (model.session.mirror) reexports.push(code`export { subagentStatus, type SubagentStatusProjection } from ${`${context.runtime}/subagent.js`};`);
+  f.print(lines(reexports));
+  f.print(...localPatches(semantics, names));
+  f.print(timelineType(semantics), stateInterface(slots, model.surface), jsonInterface(slots), stateCopy(slots));
+  f.print(tableConst(model, slots, names, f.importAll("./validate.js", "validate"), f.import(sessionModule, "uniformRoute"), f.import(sessionModule, "SessionTable", { type: true })));
+  const union = code`${names.T}.${name(model.session.union.name)}`;
+  f.print(reducer(model, union, names, { reduce: f.import(sessionModule, "reduce"), upsertEntity: f.import(sessionModule, "upsertEntity"), appendItem: f.import(sessionModule, "appendItem") }));
+  const runtime = { emptyState: f.import(sessionModule, "emptyState"), toJson: f.import(sessionModule, "toJson"), fromJson: f.import(sessionModule, "fromJson") };
+  f.print(...entryPoints(model, union, runtime, f.import(`${context.runtime}/result.js`, "Result", { type: true })));
+  return f.toString();
+}
+
+/** The patch function of an upsert type (`apply.X`, or one declared here) or of a plain `{ key, into }` record. */
+function patchFor(semantics: Semantics, names: Names, type: string | undefined, key?: string, into?: string): Code {
+  if (type !== undefined && semantics.upserts.some((u) => u.type === type && u.patch)) return code`${names.apply}.${name(type)}`;
+  return type !== undefined ? name(`patch${type}`) : name(`patchRecord_${key!}_${into!}`);
 }
 
 /** Patch functions the module declares itself: non-patch types (no `apply.X`) and plain chunk records. */
-function localSpecs(semantics: Semantics): string[] {
-  const functions = new Map<string, string>();
-  for (const upsert of semantics.upserts) {
-    if (!upsert.patch) functions.set(patchFor(semantics, upsert.type), patchFunction(`function ${patchFor(semantics, upsert.type)}`, "rt.JsonObject", upsert.fields));
-  }
+function localPatches(semantics: Semantics, names: Names): Code[] {
+  const functions = new Map<string, Code>();
+  const declare = (fn: Code, fields: Parameters<typeof patchFunction>[2]) => {
+    const rt = names.rt();
+    functions.set(fn.text, patchFunction(code`function ${fn}`, code`${rt}.JsonObject`, fields, rt));
+  };
+  for (const upsert of semantics.upserts) if (!upsert.patch) declare(patchFor(semantics, names, upsert.type), upsert.fields);
   for (const route of semantics.routes) {
     if (route.op === "append" && route.entity === undefined) {
-      const fields = [
-        { name: route.key, rule: { kind: "replace" } as const },
-        { name: route.into, rule: { kind: "reset", value: [] } as const },
-      ];
-      const name = patchFor(semantics, undefined, route.key, route.into);
-      functions.set(name, patchFunction(`function ${name}`, "rt.JsonObject", fields));
+      declare(patchFor(semantics, names, undefined, route.key, route.into), [
+        { name: route.key, rule: { kind: "replace" } },
+        { name: route.into, rule: { kind: "reset", value: [] } },
+      ]);
     }
   }
   return [...functions.values()];
 }
 
 /** Every slot of `SessionState`, with the type the routes that write it store. */
-function slotsOf(semantics: Semantics, union: TaggedUnionNode): Slot[] {
-  const writers = (slot: string) => semantics.routes.filter((r) => r.slot === slot);
-  const slot = (name: string, kind: Slot["kind"]): Slot => {
-    const routes = writers(name);
-    const ranked = [...routes].sort((a, b) => rank(a) - rank(b));
-    const type = ranked.length ? storedType(ranked[0]!, union) : "never";
+function slotsOf(semantics: Semantics, union: TaggedUnionNode, types: Code): Slot[] {
+  const slot = (slotName: string, kind: Slot["kind"]): Slot => {
+    const routes = semantics.routes.filter((r) => r.slot === slotName);
+    const shape = [...routes].sort((a, b) => rank(a) - rank(b))[0];
+    const type = shape ? storedType(shape, union, types) : code`never`;
     const initial = routes.some((r) => r.op === "put" && r.initial !== undefined);
-    return { name, kind, type, initial, writers: routes.map((r) => r.tag), ...(ranked.length ? { shape: ranked[0]! } : {}) };
+    return { name: slotName, kind, type, initial, writers: routes.map((r) => r.tag), ...(shape ? { shape } : {}) };
   };
   const singletons = [...new Set(semantics.routes.map((r) => r.slot))].filter((s) => !semantics.maps.includes(s) && !semantics.lists.includes(s));
-  return [
-    ...semantics.maps.map((name) => slot(name, "map")),
-    ...singletons.map((name) => slot(name, "singleton")),
-    ...semantics.lists.map((name) => slot(name, "list")),
-  ];
+  return [...semantics.maps.map((s) => slot(s, "map")), ...singletons.map((s) => slot(s, "singleton")), ...semantics.lists.map((s) => slot(s, "list"))];
 }
 
 /** Which route's type a slot takes when several write it: a snapshot, then an upsert, then a chunk. */
@@ -100,173 +96,250 @@ function rank(route: SessionRoute): number {
 }
 
 /** The TypeScript type of what a route stores. */
-function storedType(route: SessionRoute, union: TaggedUnionNode): string {
+function storedType(route: SessionRoute, union: TaggedUnionNode, T: Code): Code {
   switch (route.op) {
     case "upsert":
-      return `T.${ident(route.payload)}`;
+      return code`${T}.${name(route.payload)}`;
     case "append":
       return route.entity !== undefined
-        ? `T.${ident(route.entity)}`
-        : `{ ${propertyKey(route.key)}: string; ${propertyKey(route.into)}: T.${ident(route.payload)}[${literal(route.item)}][] }`;
+        ? code`${T}.${name(route.entity)}`
+        : code`{ ${key(route.key)}: string; ${key(route.into)}: ${T}.${name(route.payload)}[${route.item}][] }`;
     case "put":
-      return route.value === undefined ? `T.${ident(route.payload)}` : `T.${ident(route.payload)}[${literal(route.value)}]`;
+      return route.value === undefined ? code`${T}.${name(route.payload)}` : code`${T}.${name(route.payload)}[${route.value}]`;
     case "remove":
-      return "never";
+      return code`never`;
     case "event":
-      return route.raw ? `T.${ident(union.other!.name)}` : `T.${ident(route.payload!)}`;
+      return code`${T}.${name(route.raw ? union.other!.name : route.payload!)}`;
   }
 }
 
-function stateInterface(slots: readonly Slot[], ir: SchemaIR): string {
+function stateInterface(slots: readonly Slot[], surface: string): Code {
   const fields = slots.map((s) => {
     const by = s.writers.length ? `Written by ${s.writers.map((t) => (t === "*" ? "custom (unknown-tag) updates" : `\`${t}\``)).join(", ")}.` : "No update of this surface writes it.";
     switch (s.kind) {
       case "map":
-        return `${jsDoc([`Entities by id, in order of first appearance. ${by}`], "  ")}  readonly ${propertyKey(s.name)}: ReadonlyMap<string, ${s.type}>;`;
+        return code`${doc([`Entities by id, in order of first appearance. ${by}`])}readonly ${key(s.name)}: ReadonlyMap<string, ${s.type}>;`;
       case "list":
-        return `${jsDoc([`In arrival order. ${by}`], "  ")}  readonly ${propertyKey(s.name)}: readonly ${s.type}[];`;
+        return code`${doc([`In arrival order. ${by}`])}readonly ${key(s.name)}: readonly ${s.type}[];`;
       case "singleton":
-        return `${jsDoc([`The latest value. ${by}${s.initial ? "" : " Absent until first reported."}`], "  ")}  readonly ${propertyKey(s.name)}${s.initial ? "" : "?"}: ${s.type};`;
+        return code`${doc([`The latest value. ${by}${s.initial ? "" : " Absent until first reported."}`])}readonly ${key(s.name)}${optional(s)}: ${s.type};`;
     }
   });
-  const doc = jsDoc([
-    `The state of one session as \`reduceSession\` builds it (ACP ${ir.surface}).`,
+  const timeline = doc([
+    "Every entity of the maps, in order of first appearance across kinds: the order a transcript renders",
+    "messages, thoughts and tool calls in. A removed entity leaves it.",
+  ]);
+  const comment = doc([
+    `The state of one session as \`reduceSession\` builds it (ACP ${surface}).`,
     "",
     "Entities are stored in the wire shape of their update type without the tag, in the",
     "canonical form: defaults materialised (S4), `null` never stored, empty `_meta` omitted (S6).",
     "Every stored value is frozen: states share structure and are never modified.",
   ]);
-  const timeline = `${jsDoc(["Every entity of the maps, in order of first appearance across kinds: the order a transcript renders", "messages, thoughts and tool calls in. A removed entity leaves it."], "  ")}  readonly timeline: readonly SessionTimelineEntry[];`;
-  return `${doc}export interface SessionState {\n${[...fields, timeline].join("\n")}\n}\n`;
+  return code`${comment}${block(code`export interface SessionState`, [...fields, code`${timeline}readonly timeline: readonly SessionTimelineEntry[];`])}`;
+}
+
+/** `?` for a singleton a new session lacks. */
+function optional(slot: Slot): Code {
+  return slot.initial ? code`` : code`?`;
 }
 
 /** `SessionTimelineEntry`: the kinds are the map slots' names. */
-function timelineType(semantics: Semantics): string {
-  const doc = jsDoc(["One entry of `SessionState.timeline`: the map an entity is in (`kind`) and its id there."]);
-  return `${doc}export interface SessionTimelineEntry {\n  readonly kind: ${semantics.maps.map((m) => literal(m)).join(" | ")};\n  readonly id: string;\n}\n`;
+function timelineType(semantics: Semantics): Code {
+  const comment = doc(["One entry of `SessionState.timeline`: the map an entity is in (`kind`) and its id there."]);
+  const kinds = join(
+    semantics.maps.map((m) => code`${m}`),
+    code` | `,
+  );
+  return code`${comment}${block(code`export interface SessionTimelineEntry`, [code`readonly kind: ${kinds};`, code`readonly id: string;`])}`;
 }
 
 /** `SessionStateJson`: what `sessionStateToJSON` returns; maps as `[id, entity]` pairs. */
-function jsonInterface(slots: readonly Slot[]): string {
+function jsonInterface(slots: readonly Slot[]): Code {
   const fields = slots.map((s) => {
     switch (s.kind) {
       case "map":
-        return `  ${propertyKey(s.name)}: [string, ${s.type}][];`;
+        return code`${key(s.name)}: [string, ${s.type}][];`;
       case "list":
-        return `  ${propertyKey(s.name)}: ${s.type}[];`;
+        return code`${key(s.name)}: ${s.type}[];`;
       case "singleton":
-        return `  ${propertyKey(s.name)}${s.initial ? "" : "?"}: ${s.type};`;
+        return code`${key(s.name)}${optional(s)}: ${s.type};`;
     }
   });
-  const doc = jsDoc([
+  const comment = doc([
     "A `SessionState` as plain JSON data (`sessionStateToJSON`): each map as its `[id, entity]` pairs in order",
     "(ids may look like array indexes, which object keys would reorder), singletons, lists and the timeline.",
   ]);
-  return `${doc}export interface SessionStateJson {\n${fields.join("\n")}\n  timeline: SessionTimelineEntry[];\n}\n`;
+  return code`${comment}${block(code`export interface SessionStateJson`, [...fields, code`timeline: SessionTimelineEntry[];`])}`;
 }
 
 /** `copyState`: one object literal holding every slot a state always has, then the reported singletons. */
-function stateCopy(slots: readonly Slot[]): string {
-  const always = slots.filter((s) => s.kind !== "singleton" || s.initial);
-  const optional = slots.filter((s) => s.kind === "singleton" && !s.initial);
-  const doc = jsDoc(["A shallow copy of a state as one object literal, so that every state has the same fast shape."]);
-  return [
-    `${doc}function copyState(state: SessionState): Record<string, unknown> {`,
-    `  const copy: Record<string, unknown> = { ${always.map((s) => `${objectLiteralKey(s.name)}: ${propertyAccess("state", s.name)}`).join(", ")}, timeline: state.timeline };`,
-    ...optional.map((s) => `  if (${propertyAccess("state", s.name)} !== undefined) ${propertyAccess("copy", s.name)} = ${propertyAccess("state", s.name)};`),
-    "  return copy;",
-    "}\n",
-  ].join("\n");
+function stateCopy(slots: readonly Slot[]): Code {
+  const [state, copy] = [code`state`, code`copy`];
+  const always = slots.filter((s) => s.kind !== "singleton" || s.initial).map((s) => code`${literalKey(s.name)}: ${member(state, s.name)}`);
+  const reported = slots.filter((s) => s.kind === "singleton" && !s.initial);
+  const comment = doc(["A shallow copy of a state as one object literal, so that every state has the same fast shape."]);
+  return code`${comment}${block(code`function copyState(state: SessionState): Record<string, unknown>`, [
+    code`const copy: Record<string, unknown> = { ${join([...always, code`timeline: state.timeline`], code`, `)} };`,
+    ...reported.map((s) => code`if (${member(state, s.name)} !== undefined) ${member(copy, s.name)} = ${member(state, s.name)};`),
+    code`return copy;`,
+  ])}`;
 }
 
-function tableConst(semantics: Semantics, union: TaggedUnionNode, slots: readonly Slot[]): string {
+function tableConst(model: SurfaceModel, slots: readonly Slot[], names: Names, validate: Code, uniformRoute: Code, sessionTable: Code): Code {
+  const { semantics } = model;
   const known = semantics.routes.filter((r) => r.tag !== "*");
   const other = semantics.routes.find((r) => r.tag === "*");
   const initial = Object.fromEntries(semantics.routes.flatMap((r) => (r.op === "put" && r.initial !== undefined ? [[r.slot, r.initial]] : [])));
-  return [
-    "const TABLE: SessionTable = {",
-    `  tag: ${literal(union.tag)},`,
-    "  routes: new Map([",
-    ...known.map((r) => `    [${literal(r.tag)}, uniformRoute(${routeLiteral(semantics, r)})],`),
-    "  ]),",
-    ...(other ? [`  other: uniformRoute(${routeLiteral(semantics, other)}),`] : []),
-    `  maps: [${semantics.maps.map((m) => literal(m)).join(", ")}],`,
-    `  lists: [${semantics.lists.map((m) => literal(m)).join(", ")}],`,
-    `  singletons: [${slots.filter((s) => s.kind === "singleton").map((s) => literal(s.name)).join(", ")}],`,
-    `  initial: ${jsonLiteral(initial)},`,
-    "  stored: {",
-    ...slots.flatMap((s) => (s.shape ? [`    ${objectLiteralKey(s.name)}: ${storedAs(semantics, s.shape)},`] : [])),
-    "  },",
-    `  validate: validate.${ident(semantics.union)},`,
-    "  copy: copyState,",
-    "};\n",
-  ].join("\n");
+  const route = (r: SessionRoute) => code`${uniformRoute}(${routeLiteral(semantics, names, r)})`;
+  const strings = (items: readonly string[]) => code`[${join(items.map((i) => code`${i}`), code`, `)}]`;
+  return wrapped(
+    code`const TABLE: ${sessionTable} = {`,
+    [
+      code`tag: ${model.session.union.node.tag},`,
+      wrapped(code`routes: new Map([`, known.map((r) => code`[${r.tag}, ${route(r)}],`), code`]),`),
+      ...(other ? [code`other: ${route(other)},`] : []),
+      code`maps: ${strings(semantics.maps)},`,
+      code`lists: ${strings(semantics.lists)},`,
+      code`singletons: ${strings(slots.filter((s) => s.kind === "singleton").map((s) => s.name))},`,
+      code`initial: ${jsonLiteral(initial)},`,
+      wrapped(code`stored: {`, slots.flatMap((s) => (s.shape ? [code`${literalKey(s.name)}: ${storedAs(semantics, s.shape)},`] : [])), code`},`),
+      code`validate: ${validate}.${name(semantics.union)},`,
+      code`copy: copyState,`,
+    ],
+    code`};`,
+  );
+}
+
+/** An object literal of `name: value` parts. */
+function objectOf(parts: readonly Code[]): Code {
+  return code`{ ${join(parts, code`, `)} }`;
+}
+
+/** The identity field of an upsert type, if it has one. */
+function upsertKey(semantics: Semantics, type: string): string | undefined {
+  return semantics.upserts.find((u) => u.type === type)!.key;
 }
 
 /** How `sessionStateFromJSON` checks what a slot stores: as the update of its shape route (runtime `StoredAs`). */
-function storedAs(semantics: Semantics, route: SessionRoute): string {
-  const parts = [`tag: ${literal(route.tag)}`];
+function storedAs(semantics: Semantics, route: SessionRoute): Code {
+  const parts = [code`tag: ${route.tag}`];
   switch (route.op) {
     case "upsert": {
-      const key = semantics.upserts.find((u) => u.type === route.payload)!.key;
-      if (key !== undefined) parts.push(`id: ${literal(key)}`);
+      const id = upsertKey(semantics, route.payload);
+      if (id !== undefined) parts.push(code`id: ${id}`);
       break;
     }
     case "append":
-      parts.push(`id: ${literal(route.key)}`);
-      if (route.entity === undefined) parts.push(`record: { key: ${literal(route.key)}, item: ${literal(route.item)}, into: ${literal(route.into)} }`);
+      parts.push(code`id: ${route.key}`);
+      if (route.entity === undefined) parts.push(code`record: ${objectOf([code`key: ${route.key}`, code`item: ${route.item}`, code`into: ${route.into}`])}`);
       break;
     case "put":
-      if (route.value !== undefined) parts.push(`value: ${literal(route.value)}`);
-      if (route.key !== undefined) parts.push(`id: ${literal(route.key)}`);
+      if (route.value !== undefined) parts.push(code`value: ${route.value}`);
+      if (route.key !== undefined) parts.push(code`id: ${route.key}`);
       break;
     case "event":
-      if (route.raw) parts.push("raw: true");
+      if (route.raw) parts.push(code`raw: true`);
       break;
     case "remove":
       break;
   }
-  return `{ ${parts.join(", ")} }`;
+  return objectOf(parts);
 }
 
 /** The runtime route of one variant; one case per op. */
-function routeLiteral(semantics: Semantics, route: SessionRoute): string {
-  const parts = [`op: ${literal(route.op)}`, `slot: ${literal(route.slot)}`];
+function routeLiteral(semantics: Semantics, names: Names, route: SessionRoute): Code {
+  const parts = [code`op: ${route.op}`, code`slot: ${route.slot}`];
   switch (route.op) {
     case "upsert": {
-      const key = semantics.upserts.find((u) => u.type === route.payload)!.key;
-      parts.push(`patch: ${patchFor(semantics, route.payload)}`);
-      if (key !== undefined) parts.push(`key: ${literal(key)}`);
-      if (route.creates) parts.push(`creates: ${jsonLiteral(route.creates)}`);
+      const id = upsertKey(semantics, route.payload);
+      parts.push(code`patch: ${patchFor(semantics, names, route.payload)}`);
+      if (id !== undefined) parts.push(code`key: ${id}`);
+      if (route.creates) parts.push(code`creates: ${jsonLiteral(route.creates)}`);
       break;
     }
     case "append":
-      parts.push(`patch: ${patchFor(semantics, route.entity, route.key, route.into)}`, `key: ${literal(route.key)}`, `item: ${literal(route.item)}`, `into: ${literal(route.into)}`);
-      if (route.bytes) parts.push("bytes: true");
-      if (route.creates) parts.push(`creates: ${jsonLiteral(route.creates)}`);
-      if (route.patches) parts.push(`patches: ${jsonLiteral(route.patches)}`);
+      parts.push(code`patch: ${patchFor(semantics, names, route.entity, route.key, route.into)}`, code`key: ${route.key}`, code`item: ${route.item}`, code`into: ${route.into}`);
+      if (route.bytes) parts.push(code`bytes: true`);
+      if (route.creates) parts.push(code`creates: ${jsonLiteral(route.creates)}`);
+      if (route.patches) parts.push(code`patches: ${jsonLiteral(route.patches)}`);
       break;
     case "put":
-      if (route.value !== undefined) parts.push(`value: ${literal(route.value)}`);
-      if (route.key !== undefined) parts.push(`key: ${literal(route.key)}`);
+      if (route.value !== undefined) parts.push(code`value: ${route.value}`);
+      if (route.key !== undefined) parts.push(code`key: ${route.key}`);
       break;
     case "remove":
-      parts.push(`key: ${literal(route.key)}`);
+      parts.push(code`key: ${route.key}`);
       break;
     case "event":
-      if (route.raw) parts.push("raw: true");
+      if (route.raw) parts.push(code`raw: true`);
       break;
   }
-  return `{ ${parts.join(", ")} }`;
+  return objectOf(parts);
 }
 
-function entryPoints(semantics: Semantics): string {
-  const emptyDoc = jsDoc([
+/**
+ * `reduceWith`: the reducer. It reads the update's tag and, for the most
+ * frequent updates (keyed upserts, chunks), the fields the route names
+ * directly, and calls the runtime's fast path for it (`fastPath`); every
+ * other update goes through the route table (`reduce`).
+ */
+function reducer(model: SurfaceModel, union: Code, names: Names, engine: FastPaths): Code {
+  const { semantics } = model;
+  const u = code`u`;
+  const rt = names.rt();
+  const cases = semantics.routes.flatMap((route) => {
+    const call = fastPath(semantics, names, engine, u, route);
+    return call === undefined ? [] : [code`case ${route.tag}:`, indent(code`return ${call};`)];
+  });
+  const tag = readOwn(u, model.session.union.node.tag);
+  const comment = doc(["The state after `update`; `owned`: the caller hands the update over (no copy)."]);
+  return code`${comment}${block(code`function reduceWith(state: SessionState, update: ${union}, owned: boolean): SessionState`, [
+    code`const ${u} = update as unknown as ${rt}.JsonObject;`,
+    block(code`switch (typeof update === "object" && update !== null ? ${tag} : undefined)`, [...cases, code`default:`, indent(code`return ${engine.reduce}(TABLE, state, update, owned);`)]),
+  ])}`;
+}
+
+/**
+ * The runtime call of a route's fast path, if it has one: a keyed upsert
+ * without `creates` (`upsertEntity`), or a list chunk into an entity without
+ * `patches` (`appendItem`; bytes, plain records and first sights go the
+ * table's way).
+ */
+function fastPath(semantics: Semantics, names: Names, engine: FastPaths, u: Code, route: SessionRoute): Code | undefined {
+  if (route.op === "upsert" && route.creates === undefined) {
+    const id = upsertKey(semantics, route.payload);
+    return id === undefined ? undefined : code`${engine.upsertEntity}(TABLE, state, ${u}, ${route.slot}, ${readOwn(u, id)}, ${patchFor(semantics, names, route.payload)}, owned)`;
+  }
+  if (route.op === "append" && route.entity !== undefined && !route.bytes && route.patches === undefined) {
+    return code`${engine.appendItem}(TABLE, state, ${u}, ${route.slot}, ${readOwn(u, route.key)}, ${route.into}, ${readOwn(u, route.item)}, owned)`;
+  }
+  return undefined;
+}
+
+/** The runtime functions the generated reducer calls. */
+interface FastPaths {
+  readonly reduce: Code;
+  readonly upsertEntity: Code;
+  readonly appendItem: Code;
+}
+
+/** The runtime functions the entry points call. */
+interface Engine {
+  readonly emptyState: Code;
+  readonly toJson: Code;
+  readonly fromJson: Code;
+}
+
+function entryPoints(model: SurfaceModel, union: Code, engine: Engine, result: Code): Code[] {
+  const { semantics } = model;
+  const unionName = model.session.union.name;
+  const emptyDoc = doc([
     "The state of a new session: every map and list empty, singletons never reported",
     "(absent), except those a new session starts with (v2: `state` is idle, S18).",
   ]);
-  const reduceDoc = jsDoc([
-    "The state after one `session/update` (S1-S22, S27, S35). Pure: neither `state` nor",
+  const reduceDoc = doc([
+    `The state after one \`${model.session.notification.method}\` (S1-S22, S27, S35). Pure: neither \`state\` nor`,
     "`update` is modified, and the result shares no mutable structure with them; ids and",
     "`_meta` keys such as `__proto__` are plain data (S34).",
     "",
@@ -274,50 +347,44 @@ function entryPoints(semantics: Semantics): string {
     ...semantics.routes.map((r) => `- \`${r.tag === "*" ? "<custom tag>" : r.tag}\`: ${r.op} into \`${r.slot}\``),
     "",
     "An update whose tag this surface does not know is kept raw in `custom` on open unions",
-    "and ignored on closed ones (v1, S22). Pass updates through `parse.SessionUpdate` first:",
+    `and ignored on closed ones (v1, S22). Pass updates through \`parse.${unionName}\` first:`,
     "a malformed field it drops then changes nothing (S8).",
     "",
     "Any state the type admits is accepted: plain `Map`s and a timeline built by hand are",
     "adopted on the first update (copied, frozen, the timeline completed from the maps).",
     "What the update holds is copied; `reduceSessionOwned` skips that copy.",
   ]);
-  const ownedDoc = jsDoc([
+  const ownedDoc = doc([
     "`reduceSession` for an update handed over: the caller never uses or changes `update`",
-    "afterwards (typically a fresh `parse.SessionUpdate` result), so its values are stored",
+    `afterwards (typically a fresh \`parse.${unionName}\` result), so its values are stored`,
     "without a copy and frozen in place (entities when first read). Same result as",
     "`reduceSession`; changing the update later would change the states built from it.",
   ]);
-  const toDoc = jsDoc([
+  const toDoc = doc([
     "A state as plain JSON data, for saving: `JSON.stringify` it, and read it back with",
     "`sessionStateFromJSON`. Entities are shared with the state (they are frozen).",
   ]);
-  const fromDoc = jsDoc([
+  const fromDoc = doc([
     "The state saved by `sessionStateToJSON` (after `JSON.parse`), or the issues found, with JSON",
     "pointers into `json`. Every stored value is validated as the update that stores it",
-    "(`validate.SessionUpdate`), map ids must match the entities' ids, and the timeline must list",
+    `(\`validate.${unionName}\`), map ids must match the entities' ids, and the timeline must list`,
     "every entity once. The result holds frozen copies; `json` is not modified. Never throws.",
   ]);
-  const union = ident(semantics.union);
-  return (
-    `${emptyDoc}export function emptySessionState(): SessionState {\n  return emptyState(TABLE);\n}\n\n` +
-    `${reduceDoc}export function reduceSession(state: SessionState, update: T.${union}): SessionState {\n  return reduce(TABLE, state, update);\n}\n\n` +
-    `${ownedDoc}export function reduceSessionOwned(state: SessionState, update: T.${union}): SessionState {\n  return reduce(TABLE, state, update, true);\n}\n\n` +
-    `${toDoc}export function sessionStateToJSON(state: SessionState): SessionStateJson {\n  return toJson(TABLE, state) as unknown as SessionStateJson;\n}\n\n` +
-    `${fromDoc}export function sessionStateFromJSON(json: unknown): Result<SessionState> {\n  return fromJson(TABLE, json);\n}\n`
-  );
+  return [
+    code`${emptyDoc}${block(code`export function emptySessionState(): SessionState`, [code`return ${engine.emptyState}(TABLE);`])}`,
+    code`${reduceDoc}${block(code`export function reduceSession(state: SessionState, update: ${union}): SessionState`, [code`return reduceWith(state, update, false);`])}`,
+    code`${ownedDoc}${block(code`export function reduceSessionOwned(state: SessionState, update: ${union}): SessionState`, [code`return reduceWith(state, update, true);`])}`,
+    code`${toDoc}${block(code`export function sessionStateToJSON(state: SessionState): SessionStateJson`, [code`return ${engine.toJson}(TABLE, state) as unknown as SessionStateJson;`])}`,
+    code`${fromDoc}${block(code`export function sessionStateFromJSON(json: unknown): ${result}<SessionState>`, [code`return ${engine.fromJson}(TABLE, json);`])}`,
+  ];
 }
 
-/** Whether the surface has subagents whose mirrored `state` can be projected. */
-function hasSubagentState(ir: SchemaIR, semantics: Semantics): boolean {
-  return semantics.upserts.some((u) => u.type === "SubagentUpdate") && ir.defs.some((d) => d.name === "StateUpdate");
-}
-
-/** A JSON value as a TypeScript expression; every key stays an own property (`__proto__` computed, S34). */
-function jsonLiteral(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(jsonLiteral).join(", ")}]`;
+/** A JSON value of the overlay as a TypeScript expression; every key stays an own property (`__proto__` computed, S34). */
+function jsonLiteral(value: unknown): Code {
+  if (Array.isArray(value)) return code`[${join(value.map(jsonLiteral), code`, `)}]`;
   if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).map(([k, v]) => `${objectLiteralKey(k)}: ${jsonLiteral(v)}`);
-    return entries.length ? `{ ${entries.join(", ")} }` : "{}";
+    const entries = Object.entries(value).map(([k, v]) => code`${literalKey(k)}: ${jsonLiteral(v)}`);
+    return entries.length ? objectOf(entries) : code`{}`;
   }
-  return literal(value as string | number | boolean | null);
+  return code`${value as string | number | boolean | null}`;
 }

@@ -6,12 +6,6 @@ export function runtimeDir(ir: SchemaIR): string {
   return `${"../".repeat(ir.surface.split("/").length)}runtime`;
 }
 
-/** The overlay of a surface; emitters of semantic modules need it. */
-export function semanticsOf(ir: SchemaIR): NonNullable<SchemaIR["semantics"]> {
-  if (ir.semantics === undefined) throw new Error(`no semantics overlay for ${ir.surface}; generate() resolves it before emitting`);
-  return ir.semantics;
-}
-
 /** The runtime directory as imported from `file` (a path inside the surface directory, e.g. `standard/strict.ts`). */
 export function runtimeDirFrom(surface: string, file: string): string {
   const depth = surface.split("/").length + file.split("/").length - 1;

@@ -9,6 +9,10 @@ import type { Issue, Result } from "./result.js";
  * The session reducer engine behind each surface's `reduceSession` (S1-S22,
  * S27, S34, S35). A surface supplies a `SessionTable`, generated from the
  * reviewed table schema/semantics.json: one route per `SessionUpdate` tag.
+ * The generated reducer reads the tag itself and sends the most frequent
+ * updates (keyed upserts, chunks into a stored entity) to a fast path
+ * (`upsertEntity`, `appendItem`) with the fields it read; the rest, and any
+ * case a fast path does not cover, go through `reduce` and the table.
  *
  * Purity: the state and the update are never modified. Whatever is taken
  * from an update is copied (`copyJson`, no recursion), unless the caller
@@ -114,13 +118,22 @@ type State = Readonly<JsonObject>;
 type Entities = PersistentMap<unknown>;
 type Timeline = readonly TimelineEntry[];
 
-/** Timelines this runtime built: frozen, and in step with their state's maps. */
-const timelines = new WeakSet<Timeline>();
+/**
+ * Marks the timelines this runtime built (frozen, and in step with their
+ * state's maps): a non-enumerable property under a module-private symbol,
+ * invisible to iteration, `JSON.stringify` and deep equality, and lost by any
+ * copy, so a timeline the caller built or copied is adopted. (A `WeakSet` of
+ * timelines cost an ephemeron entry per new entity, in time and memory.)
+ */
+const OWN_TIMELINE: unique symbol = Symbol("acp-bindings.timeline");
 
 function ownTimeline(entries: TimelineEntry[]): Timeline {
-  const timeline = Object.freeze(entries);
-  timelines.add(timeline);
-  return timeline;
+  Object.defineProperty(entries, OWN_TIMELINE, { value: true });
+  return Object.freeze(entries);
+}
+
+function isOwnTimeline(timeline: unknown): boolean {
+  return Array.isArray(timeline) && Object.hasOwn(timeline, OWN_TIMELINE);
 }
 
 const NO_ENTITIES: Timeline = ownTimeline([]);
@@ -164,13 +177,66 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
 }
 
 /**
+ * `reduce` for a keyed upsert route, called by the generated reducer with
+ * the fields it read from the update (`id`: the key field's value): the
+ * entity under `id` patched by `patch` (S1-S9), the timeline joined by a new
+ * entity. A state still to be adopted, or an id that is not a string, goes
+ * the general way.
+ */
+export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, patch: Patch["patch"], owned: boolean): S {
+  const from = state as State;
+  const map = from[slot];
+  if (typeof id !== "string" || !PersistentMap.is(map) || !isOwnTimeline(from["timeline"])) return reduce(table, state, update, owned);
+  const old = map.peek(id) as object | undefined;
+  const before = adoptBy(owned ? share : copyJson);
+  let entity: object;
+  try {
+    entity = patch(old, update);
+  } finally {
+    adoptBy(before);
+  }
+  const copy = table.copy(from);
+  copy[slot] = map.with(id, entity);
+  if (old === undefined) copy["timeline"] = joined(from["timeline"] as Timeline, slot, id);
+  return copy as S;
+}
+
+/**
+ * `reduce` for a chunk appending to an entity already stored (S10, S11),
+ * called by the generated reducer with the fields it read from the update:
+ * `item` (copied unless `owned`) appended to the entity's `into` list. A
+ * first sight (which creates the entity by the route, S4; also a `null`
+ * entity), a state still to be adopted, or an id that is not a string, goes
+ * the general way.
+ */
+export function appendItem<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, into: string, item: unknown, owned: boolean): S {
+  const from = state as State;
+  const map = from[slot];
+  if (typeof id !== "string" || !PersistentMap.is(map) || !isOwnTimeline(from["timeline"])) return reduce(table, state, update, owned);
+  const old = map.peek(id) as JsonObject | null | undefined;
+  // A hand-made state can hold `null` for an entity: the route creates it, as on a first sight.
+  if (old === undefined || old === null) return reduce(table, state, update, owned);
+  const current = old[into];
+  const entity = { ...old };
+  entity[into] = appended(Array.isArray(current) ? (current as unknown[]) : [], owned ? item : copyJson(item));
+  const copy = table.copy(from);
+  copy[slot] = map.with(id, entity);
+  return copy as S;
+}
+
+/** `timeline` with the new entity `id` of map `kind` at its end. */
+function joined(timeline: Timeline, kind: string, id: string): Timeline {
+  return ownTimeline(appended(timeline, Object.freeze({ kind, id })));
+}
+
+/**
  * The timeline after the route changed a map: the entity the update names
  * joins at the end when it is new, and leaves when it was removed.
  */
 function retimed(timeline: Timeline, route: Route, update: JsonObject, before: number, after: number): Timeline {
   if (after === before) return timeline;
   const id = entityId(route, update);
-  if (after > before) return ownTimeline(appended(timeline, Object.freeze({ kind: route.slot, id })));
+  if (after > before) return joined(timeline, route.slot, id);
   return ownTimeline(timeline.filter((entry) => entry.kind !== route.slot || entry.id !== id));
 }
 
@@ -192,7 +258,7 @@ function entityId(route: Route, update: JsonObject): string {
 
 /** Whether the slot a route writes and the timeline are this runtime's own (nothing to adopt). */
 function isAdopted(table: SessionTable, state: State, slot: string): boolean {
-  return timelines.has(state["timeline"] as Timeline) && (PersistentMap.is(state[slot]) || !table.maps.includes(slot));
+  return isOwnTimeline(state["timeline"]) && (PersistentMap.is(state[slot]) || !table.maps.includes(slot));
 }
 
 /**
@@ -291,7 +357,10 @@ function append(route: Extract<Route, { op: "append" }>, old: JsonObject | undef
   } else {
     value = appended(Array.isArray(current) ? (current as unknown[]) : [], adopt(item));
   }
-  return { ...entity, [route.into]: value };
+  // A spread with a computed key is several times slower than a spread and a store.
+  const out = { ...entity };
+  out[route.into] = value;
+  return out;
 }
 
 /** The entity after the chunk's `patches` fields, applied by the entity's own field rules (absent ones untouched). */

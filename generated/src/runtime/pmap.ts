@@ -28,53 +28,43 @@ const BITS = 5;
 const MASK = (1 << BITS) - 1;
 
 /*
- * Trie nodes carry a `kind` tag, tested instead of `instanceof` (which slows
- * down once a build tool redefines the classes' `name`, as tsx and esbuild's
- * keepNames do). They assign their fields in the constructor and only
- * `declare` them, so an ES2022 class-field build does not define each twice.
+ * Trie nodes are as small as they can be, since every kept version holds the
+ * nodes on its path (with every intermediate state kept, the trie is a large
+ * part of the memory per update): a leaf is a three-field object, an inner
+ * node one array, `[bitmap, ...children]`, told apart by `Array.isArray`
+ * (not `instanceof`, which slows down once a build tool redefines a class's
+ * `name`, as tsx and esbuild's keepNames do). The leaf's fields are assigned
+ * in the constructor and only `declare`d, so an ES2022 class-field build
+ * does not define each twice.
  */
 
-/** One entry: key, value, hash and its insertion number (for ordered iteration). */
+/** One entry: key, value and its insertion number (for ordered iteration). Its hash is recomputed when needed. */
 class Leaf<V> {
-  declare readonly kind: "leaf";
-  declare readonly hash: number;
   declare readonly key: string;
   declare readonly value: V;
   declare readonly seq: number;
-  constructor(hash: number, key: string, value: V, seq: number) {
-    this.kind = "leaf";
-    this.hash = hash;
+  constructor(key: string, value: V, seq: number) {
     this.key = key;
     this.value = value;
     this.seq = seq;
   }
 }
 
-/** Entries whose keys share a full 32-bit hash. */
-class Collision<V> {
-  declare readonly kind: "collision";
-  declare readonly hash: number;
-  declare readonly leaves: readonly Leaf<V>[];
-  constructor(hash: number, leaves: readonly Leaf<V>[]) {
-    this.kind = "collision";
-    this.hash = hash;
-    this.leaves = leaves;
-  }
+/**
+ * An inner node: its bitmap, then one child per set bit, in bit order. A
+ * bitmap of 0 marks a collision node: its children are the leaves whose keys
+ * share a full 32-bit hash.
+ */
+type Branch<V> = readonly (number | Trie<V>)[];
+
+type Trie<V> = Leaf<V> | Branch<V>;
+
+function isLeaf<V>(node: Trie<V>): node is Leaf<V> {
+  return !Array.isArray(node);
 }
 
-/** An inner node: one child per set bit of `bitmap`, in bit order. */
-class Branch<V> {
-  declare readonly kind: "branch";
-  declare readonly bitmap: number;
-  declare readonly children: readonly Trie<V>[];
-  constructor(bitmap: number, children: readonly Trie<V>[]) {
-    this.kind = "branch";
-    this.bitmap = bitmap;
-    this.children = children;
-  }
-}
-
-type Trie<V> = Leaf<V> | Collision<V> | Branch<V>;
+/** Entries in insertion order of the maps iterated so far (computed on first iteration, never kept by a map no one iterates). */
+const orderedCache = new WeakMap<object, readonly Leaf<unknown>[]>();
 
 /**
  * An immutable map from strings to `V`, ordered by first insertion. Its trie
@@ -85,8 +75,6 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
   readonly #size: number;
   /** The insertion number the next new key gets. */
   readonly #nextSeq: number;
-  /** Entries in insertion order, computed on first iteration. */
-  #ordered: readonly Leaf<V>[] | undefined;
 
   private constructor(root: Trie<V> | undefined, size: number, nextSeq: number) {
     this.#root = root;
@@ -133,8 +121,8 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
   with(key: string, value: V): PersistentMap<V> {
     const hash = hashOf(key);
     const old = this.#root === undefined ? undefined : find(this.#root, hash, key, 0);
-    const leaf = new Leaf(hash, key, value, old?.seq ?? this.#nextSeq);
-    const root = this.#root === undefined ? leaf : insert(this.#root, leaf, 0);
+    const leaf = new Leaf(key, value, old?.seq ?? this.#nextSeq);
+    const root = this.#root === undefined ? leaf : insert(this.#root, leaf, hash, 0);
     return new PersistentMap(root, old ? this.#size : this.#size + 1, old ? this.#nextSeq : this.#nextSeq + 1);
   }
 
@@ -171,12 +159,14 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
   }
 
   private ordered(): readonly Leaf<V>[] {
-    if (this.#ordered === undefined) {
-      const leaves: Leaf<V>[] = [];
+    let leaves = orderedCache.get(this) as Leaf<V>[] | undefined;
+    if (leaves === undefined) {
+      leaves = [];
       if (this.#root !== undefined) collect(this.#root, leaves);
-      this.#ordered = leaves.sort((a, b) => a.seq - b.seq);
+      leaves.sort((a, b) => a.seq - b.seq);
+      orderedCache.set(this, leaves);
     }
-    return this.#ordered;
+    return leaves;
   }
 }
 
@@ -184,7 +174,7 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
 let lastKey = "";
 let lastHash = 0x811c9dc5 | 0;
 
-/** FNV-1a over the UTF-16 code units, as a signed 32-bit integer (a small integer, not a boxed number, in every `Leaf`). */
+/** FNV-1a over the UTF-16 code units, as a signed 32-bit integer. */
 function hashOf(key: string): number {
   if (key === lastKey) return lastHash;
   let hash = 0x811c9dc5;
@@ -207,72 +197,113 @@ function slot(bitmap: number, bit: number): number {
   return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
-function find<V>(node: Trie<V>, hash: number, key: string, shift: number): Leaf<V> | undefined {
-  if (node.kind === "leaf") return node.key === key ? node : undefined;
-  if (node.kind === "collision") return node.hash === hash ? node.leaves.find((l) => l.key === key) : undefined;
-  const bit = bitAt(hash, shift);
-  return node.bitmap & bit ? find(node.children[slot(node.bitmap, bit)]!, hash, key, shift + BITS) : undefined;
-}
-
-/** `node` with `leaf` stored (replacing an entry with the same key). */
-function insert<V>(node: Trie<V>, leaf: Leaf<V>, shift: number): Trie<V> {
-  if (node.kind === "branch") {
-    const bit = bitAt(leaf.hash, shift);
-    const at = slot(node.bitmap, bit);
-    if (!(node.bitmap & bit)) return new Branch(node.bitmap | bit, insertedAt(node.children, at, leaf));
-    const children = node.children.slice();
-    children[at] = insert(children[at]!, leaf, shift + BITS);
-    return new Branch(node.bitmap, children);
-  }
-  if (node.hash !== leaf.hash) return join(node, leaf, shift);
-  if (node.kind === "leaf") return node.key === leaf.key ? leaf : new Collision(leaf.hash, [node, leaf]);
-  return new Collision(leaf.hash, [...node.leaves.filter((l) => l.key !== leaf.key), leaf]);
-}
-
-/** `children` with `child` inserted at `at`, in an array of exactly the new length (`splice` leaves spare capacity). */
-function insertedAt<V>(children: readonly Trie<V>[], at: number, child: Trie<V>): Trie<V>[] {
-  const out = new Array<Trie<V>>(children.length + 1);
-  for (let i = 0; i < at; i++) out[i] = children[i]!;
-  out[at] = child;
-  for (let i = at; i < children.length; i++) out[i + 1] = children[i]!;
+/** A branch of `bitmap` over `children`, in one array of exactly its length. */
+function branch<V>(bitmap: number, children: readonly Trie<V>[]): Branch<V> {
+  const out = new Array<number | Trie<V>>(children.length + 1);
+  out[0] = bitmap;
+  for (let i = 0; i < children.length; i++) out[i + 1] = children[i]!;
   return out;
 }
 
-/** A branch holding `a` and `b`, whose hashes differ, at depth `shift` or below. */
-function join<V>(a: Leaf<V> | Collision<V>, b: Leaf<V>, shift: number): Branch<V> {
-  const bitA = bitAt(a.hash, shift);
-  const bitB = bitAt(b.hash, shift);
-  if (bitA === bitB) return new Branch(bitA, [join(a, b, shift + BITS)]);
-  return new Branch(bitA | bitB, bitA >>> 0 < bitB >>> 0 ? [a, b] : [b, a]);
+function bitmapOf<V>(node: Branch<V>): number {
+  return node[0] as number;
+}
+
+/** The child at position `at` (0-based, after the bitmap). */
+function childAt<V>(node: Branch<V>, at: number): Trie<V> {
+  return node[at + 1] as Trie<V>;
+}
+
+/** The children of a branch, as a new array. */
+function childrenOf<V>(node: Branch<V>): Trie<V>[] {
+  return node.slice(1) as Trie<V>[];
+}
+
+/** `node` with the child at `at` replaced. */
+function withChild<V>(node: Branch<V>, at: number, child: Trie<V>): Branch<V> {
+  const out = node.slice();
+  out[at + 1] = child;
+  return out;
+}
+
+/** `node` with `child` inserted at position `at` and `bit` set, in an array of exactly the new length (`splice` leaves spare capacity). */
+function withInserted<V>(node: Branch<V>, bit: number, at: number, child: Trie<V>): Branch<V> {
+  const out = new Array<number | Trie<V>>(node.length + 1);
+  out[0] = bitmapOf(node) | bit;
+  for (let i = 1; i <= at; i++) out[i] = node[i]!;
+  out[at + 1] = child;
+  for (let i = at + 1; i < node.length; i++) out[i + 1] = node[i]!;
+  return out;
+}
+
+/** Whether a branch is a collision node (a list of leaves with one hash). */
+function isCollision<V>(node: Branch<V>): boolean {
+  return bitmapOf(node) === 0;
+}
+
+/** The hash shared by the leaves under a leaf or collision node. */
+function hashBelow<V>(node: Trie<V>): number {
+  return hashOf((isLeaf(node) ? node : (childAt(node, 0) as Leaf<V>)).key);
+}
+
+function find<V>(node: Trie<V>, hash: number, key: string, shift: number): Leaf<V> | undefined {
+  if (isLeaf(node)) return node.key === key ? node : undefined;
+  if (isCollision(node)) return (childrenOf(node) as Leaf<V>[]).find((l) => l.key === key);
+  const bit = bitAt(hash, shift);
+  const bitmap = bitmapOf(node);
+  return bitmap & bit ? find(childAt(node, slot(bitmap, bit)), hash, key, shift + BITS) : undefined;
+}
+
+/** `node` with `leaf` (whose key hashes to `hash`) stored, replacing an entry with the same key. */
+function insert<V>(node: Trie<V>, leaf: Leaf<V>, hash: number, shift: number): Trie<V> {
+  if (isLeaf(node)) {
+    if (node.key === leaf.key) return leaf;
+  } else if (!isCollision(node)) {
+    const bit = bitAt(hash, shift);
+    const at = slot(bitmapOf(node), bit);
+    if (!(bitmapOf(node) & bit)) return withInserted(node, bit, at, leaf);
+    return withChild(node, at, insert(childAt(node, at), leaf, hash, shift + BITS));
+  }
+  // A leaf with another key, or a collision node: the same full hash collides, another one splits.
+  const other = hashBelow(node);
+  if (other !== hash) return join(node, other, leaf, hash, shift);
+  const leaves = isLeaf(node) ? [node] : (childrenOf(node) as Leaf<V>[]).filter((l) => l.key !== leaf.key);
+  return branch(0, [...leaves, leaf]);
+}
+
+/** A branch holding `a` (a leaf or collision node of hash `hashA`) and `b` (of another hash `hashB`), at depth `shift` or below. */
+function join<V>(a: Trie<V>, hashA: number, b: Leaf<V>, hashB: number, shift: number): Branch<V> {
+  const bitA = bitAt(hashA, shift);
+  const bitB = bitAt(hashB, shift);
+  if (bitA === bitB) return branch(bitA, [join(a, hashA, b, hashB, shift + BITS)]);
+  return branch(bitA | bitB, bitA >>> 0 < bitB >>> 0 ? [a, b] : [b, a]);
 }
 
 /** `node` without `key`: the same node when absent, `undefined` when nothing is left. */
 function remove<V>(node: Trie<V>, hash: number, key: string, shift: number): Trie<V> | undefined {
-  if (node.kind === "leaf") return node.key === key ? undefined : node;
-  if (node.kind === "collision") {
-    if (node.hash !== hash || !node.leaves.some((l) => l.key === key)) return node;
-    const rest = node.leaves.filter((l) => l.key !== key);
-    return rest.length === 1 ? rest[0] : new Collision(hash, rest);
+  if (isLeaf(node)) return node.key === key ? undefined : node;
+  if (isCollision(node)) {
+    const leaves = childrenOf(node) as Leaf<V>[];
+    if (!leaves.some((l) => l.key === key)) return node;
+    const rest = leaves.filter((l) => l.key !== key);
+    return rest.length === 1 ? rest[0] : branch(0, rest);
   }
   const bit = bitAt(hash, shift);
-  if (!(node.bitmap & bit)) return node;
-  const at = slot(node.bitmap, bit);
-  const child = node.children[at]!;
+  const bitmap = bitmapOf(node);
+  if (!(bitmap & bit)) return node;
+  const at = slot(bitmap, bit);
+  const child = childAt(node, at);
   const next = remove(child, hash, key, shift + BITS);
   if (next === child) return node;
-  if (next !== undefined) {
-    const children = node.children.slice();
-    children[at] = next;
-    return new Branch(node.bitmap, children);
-  }
-  const children = node.children.filter((_, i) => i !== at);
+  if (next !== undefined) return withChild(node, at, next);
+  const children = childrenOf(node).filter((_, i) => i !== at);
   if (children.length === 0) return undefined;
-  // A lone leaf (or collision) moves up; a lone branch stays, its position depends on the depth.
-  return children.length === 1 && children[0]!.kind !== "branch" ? children[0] : new Branch(node.bitmap & ~bit, children);
+  // A lone leaf (or collision node) moves up; a lone branch stays, its position depends on the depth.
+  const lone = children.length === 1 ? children[0]! : undefined;
+  return lone !== undefined && (isLeaf(lone) || isCollision(lone)) ? lone : branch(bitmap & ~bit, children);
 }
 
 function collect<V>(node: Trie<V>, out: Leaf<V>[]): void {
-  if (node.kind === "leaf") out.push(node);
-  else if (node.kind === "collision") out.push(...node.leaves);
-  else for (const child of node.children) collect(child, out);
+  if (isLeaf(node)) out.push(node);
+  else for (let i = 1; i < node.length; i++) collect(node[i] as Trie<V>, out);
 }
