@@ -232,6 +232,8 @@ export interface DecodeLayout {
   readonly doc: readonly string[];
   readonly prefix: string;
   readonly imports?: readonly (readonly [string, string])[];
+  /** Module-wide entry points (`entries()`), exported after the defs' wrappers under these names. */
+  readonly entries?: readonly string[];
 }
 
 /**
@@ -263,6 +265,11 @@ export abstract class DecodeWriter {
   /** The exported `XFor(method, value)` wrapper of an asking def. */
   protected abstract askingWrapper(def: Def): Code;
 
+  /** Module-wide exported functions, named by the layout's `entries`. */
+  protected entries(): Code[] {
+    return [];
+  }
+
   /** The module's text. */
   emit(): string {
     this.pool.reserve(this.ir.defs.flatMap((d) => this.ownNames(d)));
@@ -277,7 +284,9 @@ export abstract class DecodeWriter {
     if (this.asking.size) this.pool.add(code`let ${ASKED}: string | undefined;`);
     const extra = [...this.asking].map((n) => `${n}For`);
     for (const n of extra) if (this.defs.has(n)) throw new Error(`${n} would be both a $defs type and the method-aware decoder of ${n.slice(0, -3)}`);
-    return decodeModule(this.ir, { ...this.layout, pool: this.pool, wrappers, extra });
+    const entries = this.layout.entries ?? [];
+    for (const n of entries) if (this.defs.has(n)) throw new Error(`${n} would be both a $defs type and an entry point`);
+    return decodeModule(this.ir, { ...this.layout, pool: this.pool, wrappers: [...wrappers, ...this.entries()], extra: [...extra, ...entries] });
   }
 
   /**

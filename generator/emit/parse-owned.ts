@@ -31,11 +31,27 @@ const MODULE_DOC = [
   "order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would",
   "change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`",
   "are own properties and stay plain data (S34).",
+  "",
+  "For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the",
+  "copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.",
 ];
+
+/** The text entry point, exported as `parseOwned.fromText`. */
+const FROM_TEXT = "fromText";
 
 class ExactWriter extends DecodeWriter {
   constructor(ir: SchemaIR) {
-    super(ir, { doc: MODULE_DOC, prefix: "parseOwned", imports: [["tolerant", "./parse.js"]] });
+    super(ir, { doc: MODULE_DOC, prefix: "parseOwned", imports: [["tolerant", "./parse.js"]], entries: [FROM_TEXT] });
+  }
+
+  protected override entries(): Code[] {
+    const comment = doc([
+      "Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`",
+      "equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.",
+      "Text that is not JSON gives an issue at the root; never throws.",
+    ]);
+    const head = code`function ${name(`parseOwned_${FROM_TEXT}`)}<V>(text: string, decode: (value: unknown) => Result<V>): Result<V>`;
+    return [code`${comment}${block(head, [code`return rt.fromText(text, decode);`])}`];
   }
 
   protected ownNames(def: Def): readonly string[] {

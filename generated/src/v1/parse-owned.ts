@@ -7,6 +7,9 @@
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
  * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
  * are own properties and stay plain data (S34).
+ *
+ * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
+ * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
  * @module
  */
 
@@ -5559,6 +5562,15 @@ function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRe
   return e_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
 }
 
+/**
+ * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * Text that is not JSON gives an issue at the root; never throws.
+ */
+function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {
+  return rt.fromText(text, decode);
+}
+
 export {
   parseOwned_AgentRequest as AgentRequest,
   parseOwned_RequestId as RequestId,
@@ -5740,4 +5752,5 @@ export {
   parseOwned_CancelRequestNotification as CancelRequestNotification,
   parseOwned_AgentResponseFor as AgentResponseFor,
   parseOwned_ClientResponseFor as ClientResponseFor,
+  parseOwned_fromText as fromText,
 };
