@@ -89,5 +89,7 @@ describe("FunctionPool", () => {
     pool.define("p_A", code`function p_A() {}`);
     expect(pool.define("p_A", code`function p_A() {}`).text).toBe("p_A");
     expect(() => pool.define("p_A", code`function p_A() { return 1; }`)).toThrow(/two different helpers/);
+    const hoisted = pool.rooted("B", () => pool.intern("p_", code`(v: any): any {}`));
+    expect(() => pool.define(hoisted.text, code`function p_B() {}`)).toThrow(/two different helpers/);
   });
 });

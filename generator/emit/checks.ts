@@ -115,7 +115,10 @@ export function segment(property: string): Code {
 export class FunctionPool {
   private readonly declarations: Code[] = [];
   private readonly byText = new Map<string, Code>();
+  /** Every name in use: a fixed name maps to its declaration (`""` while only reserved). */
   private readonly taken = new Map<string, string>();
+  /** Names `intern` made up; a fixed name may not take one. */
+  private readonly hoisted = new Set<string>();
   private readonly path: string[] = [];
 
   /** Runs `build` with `step` (a type or property name) appended to the naming path. */
@@ -148,7 +151,7 @@ export class FunctionPool {
     const text = String(declaration);
     const known = this.taken.get(fixed);
     if (known === text) return name(fixed);
-    if (known) throw new Error(`two different helpers named ${fixed}`);
+    if (known || this.hoisted.has(fixed)) throw new Error(`two different helpers named ${fixed}`);
     this.taken.set(fixed, text);
     this.declarations.push(typeof declaration === "string" ? verbatim(declaration) : declaration);
     return name(fixed);
@@ -184,6 +187,7 @@ export class FunctionPool {
     let fresh = base;
     for (let n = 2; this.taken.has(fresh); n++) fresh = `${base}_${n}`;
     this.taken.set(fresh, "");
+    this.hoisted.add(fresh);
     return fresh;
   }
 
