@@ -103,7 +103,7 @@ export interface Code {
 }
 
 function makeCode(text: string): Code {
-  return { [BRAND]: true, text };
+  return { [BRAND]: true, text, toString: () => text } as Code;
 }
 
 /** True for a `Code` value (as opposed to data to be escaped). */
@@ -146,6 +146,29 @@ export function doc(lines: readonly string[]): Code {
   return makeCode(jsDoc(lines));
 }
 
+/**
+ * Text an emitter printed without the printer, taken as code unchanged: only
+ * for string-built emitters handing text to printer-based helpers.
+ */
+export function verbatim(text: string): Code {
+  return makeCode(text);
+}
+
+/** An own-property read of a JSON object as code (`ownRead`: S34-safe for prototype keys). */
+export function own(target: Code, property: string): Code {
+  return makeCode(ownRead(target.text, property));
+}
+
+/** An own-data-property store as code (`ownWrite`: `__proto__` goes through `rt.put`), without semicolon. */
+export function ownSet(target: Code, property: string, value: Code): Code {
+  return makeCode(ownWrite(target.text, property, value.text));
+}
+
+/** A key of an object literal as code (`objectLiteralKey`: `__proto__` stays an own property). */
+export function literalKey(property: string): Code {
+  return makeCode(objectLiteralKey(property));
+}
+
 /** Code items separated by `separator` (itself code, e.g. `code`, ``). */
 export function join(items: readonly Code[], separator: Code): Code {
   return makeCode(items.map((c) => c.text).join(separator.text));
@@ -180,6 +203,25 @@ export function block(head: Code, body: readonly Code[], closeWith: Code = code`
   return wrapped(makeCode(open), body, makeCode(`}${closeWith.text}`));
 }
 
+/**
+ * Blocks continuing one another on their closing lines: `chain([[code`try`, a], [code`finally`, b]])`
+ * prints `try {`, a, `} finally {`, b, `}` (likewise `} else {`).
+ */
+export function chain(parts: readonly (readonly [Code, readonly Code[]])[]): Code {
+  const out: string[] = [];
+  parts.forEach(([head, body], i) => {
+    out.push(i === 0 ? `${head.text} {` : `} ${head.text} {`);
+    if (body.length) out.push(indent(lines(body)).text);
+  });
+  out.push("}");
+  return makeCode(out.join("\n"));
+}
+
+/** A labelled clause (`case "a":`): the label on its line, the body indented below it, no closing line. */
+export function clause(label: Code, body: readonly Code[]): Code {
+  return makeCode(`${label.text}\n${indent(lines(body)).text}`);
+}
+
 /** The imports of one module specifier. */
 interface ModuleImports {
   namespace?: { readonly alias: string; readonly typeOnly: boolean };
@@ -194,6 +236,9 @@ interface ModuleImports {
 export class GeneratedFile {
   private readonly modules = new Map<string, ModuleImports>();
   private readonly body: Code[] = [];
+
+  /** `header`, e.g. the module's JSDoc, is printed above the import lines. */
+  constructor(private readonly header: Code = code``) {}
 
   /** Registers `import { identifier } from module` (`import type` when `type`) and returns the name as code. */
   import(module: string, identifier: string, options: { readonly type?: boolean } = {}): Code {
@@ -217,7 +262,7 @@ export class GeneratedFile {
   /** The file's text: the import lines, a blank line, the items separated by blank lines. */
   toString(): string {
     const imports = [...this.modules.keys()].sort().flatMap((module) => importLines(module, this.modules.get(module)!));
-    const parts = [...(imports.length ? [imports.join("\n") + "\n"] : []), ...this.body.map((c) => (c.text.endsWith("\n") ? c.text : `${c.text}\n`))];
+    const parts = [...(this.header.text ? [this.header.text] : []), ...(imports.length ? [imports.join("\n") + "\n"] : []), ...this.body.map((c) => (c.text.endsWith("\n") ? c.text : `${c.text}\n`))];
     return parts.join("\n");
   }
 
@@ -241,24 +286,7 @@ function importLines(module: string, entry: ModuleImports): string[] {
   return out;
 }
 
-// Property access as code, for the emitters of the patch and session modules.
-
-/** `ownRead` as code: an own property of `target`, never an inherited `Object.prototype` member (S34; `rt.own`). */
-export function readOwn(target: Code, property: string): Code {
-  return makeCode(ownRead(target.text, property));
-}
-
-/** `ownWrite` as code: stores `value` under `property` as an own data property (`rt.put` for `__proto__`, S34). */
-export function writeOwn(target: Code, property: string, value: Code): Code {
-  return makeCode(ownWrite(target.text, property, value.text));
-}
-
 /** A plain property read as code: `target.name` or `target["a-b"]` (`propertyAccess`). */
 export function member(target: Code, property: string): Code {
   return makeCode(propertyAccess(target.text, property));
-}
-
-/** A key of an object literal as code (`objectLiteralKey`: `__proto__` computed, so it stays an own property). */
-export function literalKey(property: string): Code {
-  return makeCode(objectLiteralKey(property));
 }

@@ -1,6 +1,7 @@
 /** The printer of generator/code.ts: escaping by default, indentation by structure, imports by registration. */
 import { describe, expect, it } from "vitest";
-import { block, code, GeneratedFile, name, wrapped } from "../generator/code.js";
+import { FunctionPool } from "../generator/emit/checks.js";
+import { block, chain, clause, code, GeneratedFile, name, own, ownSet, wrapped } from "../generator/code.js";
 
 describe("code", () => {
   it("escapes every interpolated value that is not code", () => {
@@ -38,5 +39,57 @@ describe("GeneratedFile", () => {
         "\n" +
         "export const v: A = make(rt.id);\n",
     );
+  });
+});
+
+describe("chain and clause", () => {
+  it("continue blocks on their closing lines and indent a clause's body under its label", () => {
+    const text = chain([
+      [code`try`, [code`f();`]],
+      [code`finally`, [code`g();`]],
+    ]).text;
+    expect(text).toBe("try {\n  f();\n} finally {\n  g();\n}");
+    expect(block(code`switch (t)`, [clause(code`case ${"a"}:`, [code`return 1;`])]).text).toBe('switch (t) {\n  case "a":\n    return 1;\n}');
+  });
+
+  it("read and write wire keys as plain data (S34)", () => {
+    const v = name("v");
+    expect(own(v, "__proto__").text).toBe('rt.own(v, "__proto__")');
+    expect(ownSet(v, "__proto__", code`1`).text).toBe('rt.put(v, "__proto__", 1)');
+    expect(ownSet(v, "a-b", code`1`).text).toBe('v["a-b"] = 1');
+  });
+
+  it("prints a file header above the import lines", () => {
+    const f = new GeneratedFile(code`/** head */\n`);
+    f.import("./a.js", "A", { type: true });
+    f.print(code`export type B = A;`);
+    expect(f.toString()).toBe('/** head */\n\nimport type { A } from "./a.js";\n\nexport type B = A;\n');
+  });
+});
+
+/** Hoisted helpers are named after what they check: deterministic, unique, shared when identical. */
+describe("FunctionPool", () => {
+  it("names a helper after the path where it was first needed, with a suffix on collision", () => {
+    const pool = new FunctionPool();
+    pool.reserve(["p_ToolCallUpdate"]);
+    const content = pool.rooted("ToolCallUpdate", () => pool.within("content", () => pool.intern("p_", code`(v: any): any {}`)));
+    const again = pool.rooted("Other", () => pool.intern("p_", code`(v: any): any {}`));
+    const top = pool.rooted("ToolCallUpdate", () => pool.intern("p_", code`(v: any): number {}`));
+    const odd = pool.within("a-b", () => pool.intern("k_", code`(v: any): number {}`));
+    expect([content.text, again.text, top.text, odd.text]).toEqual(["p_ToolCallUpdate_content", "p_ToolCallUpdate_content", "p_ToolCallUpdate_2", "k_a_b"]);
+    expect(pool.all().map((c) => c.text)).toEqual([
+      "function p_ToolCallUpdate_content(v: any): any {}",
+      "function p_ToolCallUpdate_2(v: any): number {}",
+      "function k_a_b(v: any): number {}",
+    ]);
+  });
+
+  it("refuses two different declarations under one fixed name", () => {
+    const pool = new FunctionPool();
+    pool.define("p_A", code`function p_A() {}`);
+    expect(pool.define("p_A", code`function p_A() {}`).text).toBe("p_A");
+    expect(() => pool.define("p_A", code`function p_A() { return 1; }`)).toThrow(/two different helpers/);
+    const hoisted = pool.rooted("B", () => pool.intern("p_", code`(v: any): any {}`));
+    expect(() => pool.define(hoisted.text, code`function p_B() {}`)).toThrow(/two different helpers/);
   });
 });

@@ -43,8 +43,6 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 // Started together, so that the file takes about as long as its slowest command.
 const runs = {
   fuzz: shell(QUICK_RUNS.fuzz, ROOT),
-  verdicts: shell(QUICK_RUNS.verdicts, ROOT),
-  parse: shell(QUICK_RUNS.parse, ROOT),
   budgets: shell(QUICK_RUNS.budgets, ROOT),
   generateCheck: shell(CHECK_RUNS.generateCheck, ROOT),
   schemaSync: shell(CHECK_RUNS.schemaSync, scratch),
@@ -86,22 +84,6 @@ describe("the quick runs, as written", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^total: 2,000 messages .* calls into \d+ functions/m);
     expect(run.stdout).toMatch(/^throws: 0; input mutations: 0; prototype changes: 0; parseOwned != parse: 0; built values failing validate: 0; /m);
-  }, 120_000);
-
-  it(QUICK_RUNS.verdicts, async () => {
-    const run = await runs.verdicts;
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain("verdicts over 1,000 messages");
-    expect(run.stdout.match(/: 0 disagreement\(s\)$/gm)).toHaveLength(3);
-  }, 120_000);
-
-  it(QUICK_RUNS.parse, async () => {
-    const run = await runs.parse;
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^corpus: 1,000 messages/m);
-    expect(run.stdout).toContain("1 timed rounds after 0 warm-up");
-    const rows = run.stdout.split("\n").filter((line) => /^\| (JSON\.parse|.*ours)/.test(line));
-    expect(rows.map((r) => r.split(" | ")[0])).toEqual(["| JSON.parse (floor)", "| JSON.parse + route only", "| JSON.parse + SDK zod", "| JSON.parse + ajv", "| JSON.parse + ours parse", "| JSON.parse + ours validate", "| JSON.parse + ours parseOwned (owned tree)"]);
   }, 120_000);
 
   it(QUICK_RUNS.budgets, async () => {

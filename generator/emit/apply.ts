@@ -6,7 +6,7 @@
  * `null`, `_meta` omitted when empty).
  */
 import type { EmitContext } from "../api.js";
-import { block, code, doc, GeneratedFile, name, readOwn, writeOwn, type Code } from "../code.js";
+import { block, code, doc, GeneratedFile, name, own, ownSet, type Code } from "../code.js";
 import type { FieldRule, Upsert } from "../ir.js";
 import type { SurfaceModel } from "../model.js";
 
@@ -41,7 +41,7 @@ function applyFunction(upsert: Upsert, types: Code, rt: Code): Code {
  */
 export function patchFunction(head: Code, type: Code, fields: Upsert["fields"], rt: Code): Code {
   const [s, u, o, v] = [code`s`, code`u`, code`o`, code`v`];
-  const statements = fields.map((f) => code`if ((v = ${ruleCall(rt, readOwn(s, f.name), readOwn(u, f.name), f.rule)}) !== undefined) ${writeOwn(o, f.name, v)};`);
+  const statements = fields.map((f) => code`if ((v = ${ruleCall(rt, own(s, f.name), own(u, f.name), f.rule)}) !== undefined) ${ownSet(o, f.name, v)};`);
   return block(code`${head}(stored: ${type} | undefined, update: ${type}): ${type}`, [
     code`const s = ${rt}.fieldsOf(stored), u = ${rt}.fieldsOf(update), o: ${rt}.JsonObject = {};`,
     code`let v: unknown;`,

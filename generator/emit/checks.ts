@@ -3,8 +3,9 @@
  * scalar IR node, its failure message, JSON-pointer segments, and a pool of
  * hoisted helper functions with unique names.
  */
-import { jsDoc, literal } from "../code.js";
-import { INT_RANGES, type IntFormat, type Node, type SchemaIR } from "../ir.js";
+import { block, chain, clause, code, doc, GeneratedFile, join, name, own, verbatim, wrapped, type Code } from "../code.js";
+import { INT_RANGES, type Def, type IntFormat, type Node, type SchemaIR } from "../ir.js";
+import type { MethodDispatch } from "./envelopes.js";
 import { pointerSegment } from "../load.js";
 import { runtimeDir } from "./shared.js";
 
@@ -16,43 +17,48 @@ export function isScalar(node: Node): node is ScalarNode {
 }
 
 /** A boolean expression that is true when `x` (a simple identifier) fits the scalar node. */
-export function scalarTest(node: ScalarNode, x: string): string {
+export function scalarTest(node: ScalarNode, x: Code | string): Code {
+  const v = typeof x === "string" ? verbatim(x) : x;
   switch (node.kind) {
     case "null":
-      return `${x} === null`;
+      return code`${v} === null`;
     case "boolean":
-      return `typeof ${x} === "boolean"`;
+      return code`typeof ${v} === "boolean"`;
     case "string": {
       const min = node.minLength ?? 0;
-      const tests = [`typeof ${x} === "string"`];
+      const tests = [code`typeof ${v} === "string"`];
       // JSON Schema counts code points; a UTF-16 length of at least 1 is at least 1 code point.
-      if (min === 1) tests.push(`${x}.length >= 1`);
-      else if (min > 1) tests.push(`rt.codePoints(${x}) >= ${min}`);
+      if (min === 1) tests.push(code`${v}.length >= 1`);
+      else if (min > 1) tests.push(code`rt.codePoints(${v}) >= ${min}`);
       // `pattern` (older schemas only) is asserted like ajv does: ECMA-262 with the `u` flag.
-      if (node.pattern !== undefined) tests.push(`rt.matches(${x}, ${literal(node.pattern)})`);
-      return tests.join(" && ");
+      if (node.pattern !== undefined) tests.push(code`rt.matches(${v}, ${node.pattern})`);
+      return all(tests);
     }
     case "integer":
       // S30: the width from `format` and explicit bounds are enforced as ranges.
-      return [`Number.isInteger(${x})`, ...bound(x, node.minimum, "min"), ...bound(x, node.maximum, "max")].join(" && ");
+      return all([code`Number.isInteger(${v})`, ...bound(v, node.minimum, "min"), ...bound(v, node.maximum, "max")]);
     case "number":
-      return [
-        `typeof ${x} === "number" && Number.isFinite(${x})`,
-        ...(node.minimum !== undefined ? [`${x} >= ${literal(node.minimum)}`] : []),
-        ...(node.maximum !== undefined ? [`${x} <= ${literal(node.maximum)}`] : []),
-      ].join(" && ");
+      return all([
+        code`typeof ${v} === "number" && Number.isFinite(${v})`,
+        ...(node.minimum !== undefined ? [code`${v} >= ${node.minimum}`] : []),
+        ...(node.maximum !== undefined ? [code`${v} <= ${node.maximum}`] : []),
+      ]);
     case "const":
-      return `${x} === ${literal(node.value)}`;
+      return code`${v} === ${node.value}`;
     case "enum":
-      if (node.open) return node.base === "string" ? `typeof ${x} === "string"` : integerTest(x, node.open.format);
-      return `(${node.members.map((m) => `${x} === ${literal(m.value)}`).join(" || ")})`;
+      if (node.open) return node.base === "string" ? code`typeof ${v} === "string"` : integerTest(v, node.open.format);
+      return code`(${join(node.members.map((m) => code`${v} === ${m.value}`), code` || `)})`;
   }
 }
 
-function integerTest(x: string, format: IntFormat | undefined): string {
-  if (format === undefined) return `Number.isInteger(${x})`;
+function all(tests: readonly Code[]): Code {
+  return join(tests, code` && `);
+}
+
+function integerTest(x: Code, format: IntFormat | undefined): Code {
+  if (format === undefined) return code`Number.isInteger(${x})`;
   const [min, max] = INT_RANGES[format];
-  return [`Number.isInteger(${x})`, ...bound(x, min, "min"), ...bound(x, max, "max")].join(" && ");
+  return all([code`Number.isInteger(${x})`, ...bound(x, min, "min"), ...bound(x, max, "max")]);
 }
 
 /**
@@ -61,11 +67,11 @@ function integerTest(x: string, format: IntFormat | undefined): string {
  * 2^64 / 2^63, so the bound is the double the exact bound rounds to, inclusive:
  * uint64 <= 2^64, int64 within +-2^63; 32-bit bounds are doubles and stay exact.
  */
-function bound(x: string, exact: bigint | undefined, side: "min" | "max"): string[] {
+function bound(x: Code, exact: bigint | undefined, side: "min" | "max"): Code[] {
   if (exact === undefined) return [];
   const rounded = Number(exact);
-  const text = BigInt(rounded) === exact ? exact.toString() : String(rounded);
-  return [side === "min" ? `${x} >= ${text}` : `${x} <= ${text}`];
+  const limit = BigInt(rounded) === exact ? exact : rounded;
+  return [side === "min" ? code`${x} >= ${limit}` : code`${x} <= ${limit}`];
 }
 
 /** The failure message for a scalar node. */
@@ -96,48 +102,98 @@ function rangeText(min: bigint | undefined, max: bigint | undefined): string {
 }
 
 /** The literal `"/name"` of a property's JSON-pointer segment. */
-export function segment(name: string): string {
-  return literal(`/${pointerSegment(name)}`);
+export function segment(property: string): Code {
+  return code`${`/${pointerSegment(property)}`}`;
 }
 
-/** Hoisted helper functions of one module, each under a unique name. */
+/**
+ * Hoisted helper functions of one module. A helper is named after what it
+ * checks: its prefix and the naming path (`within`) where it was first needed,
+ * `p_ToolCallUpdate_content`; a name already taken gets a `_2`, `_3` suffix.
+ * Identical helpers are declared once (every `_meta` shares one decoder).
+ */
 export class FunctionPool {
-  private readonly bodies: string[] = [];
-  private readonly byText = new Map<string, string>();
-  private counter = 0;
+  private readonly declarations: Code[] = [];
+  private readonly byText = new Map<string, Code>();
+  /** Every name in use: a fixed name maps to its declaration (`""` while only reserved). */
+  private readonly taken = new Map<string, string>();
+  /** Names `intern` made up; a fixed name may not take one. */
+  private readonly hoisted = new Set<string>();
+  private readonly path: string[] = [];
 
-  /** Adds a complete function declaration. */
-  add(declaration: string): void {
-    this.bodies.push(declaration);
+  /** Runs `build` with `step` (a type or property name) appended to the naming path. */
+  within<T>(step: string, build: () => T): T {
+    this.path.push(step);
+    try {
+      return build();
+    } finally {
+      this.path.pop();
+    }
   }
 
-  /**
-   * Declares `function <name><rest>` under a fresh `prefix + n` name, or
-   * returns the name of an identical function declared before (every `_meta`
-   * shares one decoder, for instance).
-   */
-  intern(prefix: string, rest: string): string {
-    return this.declare(prefix, rest, (name) => `function ${name}${rest}`);
+  /** Runs `build` with the naming path `[root]` (a named variant starts its own path). */
+  rooted<T>(root: string, build: () => T): T {
+    const outer = this.path.splice(0);
+    try {
+      return this.within(root, build);
+    } finally {
+      this.path.push(...outer);
+    }
+  }
+
+  /** Claims `names` (the functions of every def) so that no hoisted helper takes one of them. */
+  reserve(names: readonly string[]): void {
+    for (const n of names) this.taken.set(n, "");
+  }
+
+  /** Adds a declaration under a fixed name; the same name twice must be the same declaration. */
+  define(fixed: string, declaration: Code | string): Code {
+    const text = String(declaration);
+    const known = this.taken.get(fixed);
+    if (known === text) return name(fixed);
+    if (known || this.hoisted.has(fixed)) throw new Error(`two different helpers named ${fixed}`);
+    this.taken.set(fixed, text);
+    this.declarations.push(typeof declaration === "string" ? verbatim(declaration) : declaration);
+    return name(fixed);
+  }
+
+  /** Adds a complete declaration that declares no pooled name (a module variable). */
+  add(declaration: Code | string): void {
+    this.declarations.push(typeof declaration === "string" ? verbatim(declaration) : declaration);
+  }
+
+  /** Declares `function <name><rest>` under a name made of `prefix` and the naming path, or returns an identical helper's. */
+  intern(prefix: string, rest: Code | string): Code {
+    return this.declare(prefix, String(rest), (fresh) => code`function ${fresh}${verbatim(String(rest))}`);
   }
 
   /** A module-level `const` holding `expression` (evaluated once, shared by identical uses). */
-  internConst(prefix: string, expression: string): string {
-    return this.declare(prefix, expression, (name) => `const ${name} = ${expression};\n`);
+  internConst(prefix: string, expression: Code | string): Code {
+    return this.declare(prefix, String(expression), (fresh) => code`const ${fresh} = ${verbatim(String(expression))};`);
   }
 
-  private declare(prefix: string, text: string, declaration: (name: string) => string): string {
+  private declare(prefix: string, text: string, declaration: (fresh: Code) => Code): Code {
     const key = prefix + text;
     const known = this.byText.get(key);
     if (known !== undefined) return known;
-    const name = `${prefix}${this.counter++}`;
-    this.byText.set(key, name);
-    this.bodies.push(declaration(name));
-    return name;
+    const fresh = name(this.freshName(prefix));
+    this.byText.set(key, fresh);
+    this.declarations.push(declaration(fresh));
+    return fresh;
+  }
+
+  private freshName(prefix: string): string {
+    const base = prefix + (this.path.length ? this.path.map((step) => step.replace(/[^A-Za-z0-9_$]/g, "_")).join("_") : "helper");
+    let fresh = base;
+    for (let n = 2; this.taken.has(fresh); n++) fresh = `${base}_${n}`;
+    this.taken.set(fresh, "");
+    this.hoisted.add(fresh);
+    return fresh;
   }
 
   /** Every declaration, in the order added. */
-  text(): string {
-    return this.bodies.join("\n");
+  all(): readonly Code[] {
+    return this.declarations;
   }
 }
 
@@ -146,31 +202,120 @@ export interface DecodeModule {
   readonly doc: readonly string[];
   readonly pool: FunctionPool;
   /** One exported wrapper per def, named `<prefix>_X`. */
-  readonly wrappers: readonly string[];
+  readonly wrappers: readonly (Code | string)[];
   readonly prefix: string;
   /** Further wrapper names (`<prefix>_<name>`), exported as `<name>` after the defs. */
   readonly extra?: readonly string[];
-  /** Import statements besides the types and the decode runtime. */
-  readonly imports?: readonly string[];
+  /** Namespace imports besides the types and the decode runtime: `[alias, module]`. */
+  readonly imports?: readonly (readonly [string, string])[];
 }
 
 /**
- * The layout shared by `parse.ts`, `validate.ts` and `parse-json.ts`: module doc,
+ * The layout shared by `parse.ts`, `validate.ts` and `parse-owned.ts`: module doc,
  * imports of the types and the decode runtime, the pooled helpers, one exported
  * wrapper per def (`<prefix>_X`) and the export list that names each wrapper `X`.
  */
 export function decodeModule(ir: SchemaIR, module: DecodeModule): string {
   const runtime = runtimeDir(ir);
+  const f = new GeneratedFile(doc([...module.doc, "@module"]));
+  f.importAll("./types.js", "T", { type: true });
+  f.import(`${runtime}/result.js`, "Result", { type: true });
+  f.importAll(`${runtime}/decode.js`, "rt");
+  for (const [alias, from] of module.imports ?? []) f.importAll(from, alias);
   const names = [...ir.defs.map((d) => d.name), ...(module.extra ?? [])];
-  return [
-    jsDoc([...module.doc, "@module"]),
-    `import type * as T from "./types.js";`,
-    `import type { Result } from ${literal(`${runtime}/result.js`)};`,
-    `import * as rt from ${literal(`${runtime}/decode.js`)};`,
-    ...(module.imports ?? []),
-    "",
-    module.pool.text(),
-    ...module.wrappers,
-    `export {\n${names.map((name) => `  ${module.prefix}_${name} as ${name},`).join("\n")}\n};\n`,
-  ].join("\n");
+  f.print(...module.pool.all(), ...module.wrappers.map((w) => (typeof w === "string" ? verbatim(w) : w)));
+  f.print(wrapped(code`export {`, names.map((n) => code`${name(`${module.prefix}_${n}`)} as ${name(n)},`), code`};`));
+  return f.toString();
+}
+
+/** The module variable holding the method a `XFor` caller asked (undefined otherwise). */
+const ASKED = name("askedMethod");
+
+/** How a decode module is laid out (see `DecodeModule`). */
+export interface DecodeLayout {
+  readonly doc: readonly string[];
+  readonly prefix: string;
+  readonly imports?: readonly (readonly [string, string])[];
+  /** Module-wide entry points (`entries()`), exported after the defs' wrappers under these names. */
+  readonly entries?: readonly string[];
+}
+
+/**
+ * The writer skeleton of `parse.ts` and `parse-owned.ts`: the helper pool, the
+ * defs by name, each def's functions and exported wrapper, and the method
+ * dispatch of JSON-RPC envelopes (envelopes.ts). A response names no method,
+ * so its decoding reads the method an `XFor` caller asked; such defs get an
+ * `XFor` wrapper.
+ */
+export abstract class DecodeWriter {
+  protected readonly pool = new FunctionPool();
+  protected readonly defs: ReadonlyMap<string, Def>;
+  private readonly asking = new Set<string>();
+  private current: Def | undefined;
+
+  constructor(
+    protected readonly ir: SchemaIR,
+    private readonly layout: DecodeLayout,
+  ) {
+    this.defs = new Map(ir.defs.map((d) => [d.name, d]));
+  }
+
+  /** Names of a def's own functions, reserved before any helper is named. */
+  protected abstract ownNames(def: Def): readonly string[];
+  /** Declares a def's own functions in the pool. */
+  protected abstract definition(def: Def): void;
+  /** The exported wrapper of a def; `asking` when it also gets an `XFor` wrapper. */
+  protected abstract wrapper(def: Def, asking: boolean): Code;
+  /** The exported `XFor(method, value)` wrapper of an asking def. */
+  protected abstract askingWrapper(def: Def): Code;
+
+  /** Module-wide exported functions, named by the layout's `entries`. */
+  protected entries(): Code[] {
+    return [];
+  }
+
+  /** The module's text. */
+  emit(): string {
+    this.pool.reserve(this.ir.defs.flatMap((d) => this.ownNames(d)));
+    const wrappers: Code[] = [];
+    for (const def of this.ir.defs) {
+      this.current = def;
+      this.pool.rooted(def.name, () => this.definition(def));
+      const asking = this.asking.has(def.name);
+      wrappers.push(this.wrapper(def, asking));
+      if (asking) wrappers.push(this.askingWrapper(def));
+    }
+    if (this.asking.size) this.pool.add(code`let ${ASKED}: string | undefined;`);
+    const extra = [...this.asking].map((n) => `${n}For`);
+    for (const n of extra) if (this.defs.has(n)) throw new Error(`${n} would be both a $defs type and the method-aware decoder of ${n.slice(0, -3)}`);
+    const entries = this.layout.entries ?? [];
+    for (const n of entries) if (this.defs.has(n)) throw new Error(`${n} would be both a $defs type and an entry point`);
+    return decodeModule(this.ir, { ...this.layout, pool: this.pool, wrappers: [...wrappers, ...this.entries()], extra: [...extra, ...entries] });
+  }
+
+  /**
+   * A helper `(method, v)` switching on the method: `caseOf(def)` for each
+   * method of `dispatch`, `other` for the rest; returns its name.
+   */
+  protected methodSwitch(prefix: string, returns: Code, dispatch: MethodDispatch, caseOf: (def: string) => Code, other: Code): Code {
+    const cases = dispatch.methods.map(([method, def]) => clause(code`case ${method}:`, [code`return ${caseOf(def)};`]));
+    const body = block(code`switch (method)`, [...cases, clause(code`default:`, [code`return ${other};`])]);
+    return this.pool.intern(prefix, block(code`(method: unknown, v: any): ${returns}`, [body]));
+  }
+
+  /**
+   * The method an envelope's payload is decoded by: its own `method` field
+   * when it has one, else (a response) the asked method, and the current def
+   * gets an `XFor` wrapper.
+   */
+  protected methodOf(hasMethod: boolean): Code {
+    if (hasMethod) return own(name("v"), "method");
+    this.asking.add(this.current!.name);
+    return ASKED;
+  }
+
+  /** Statements running `statement` while `askedMethod` holds the `method` parameter. */
+  protected whileAsked(statement: Code): Code[] {
+    return [code`${ASKED} = method;`, chain([[code`try`, [statement]], [code`finally`, [code`${ASKED} = undefined;`]]])];
+  }
 }

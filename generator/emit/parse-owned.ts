@@ -13,127 +13,136 @@
  * the keys they account for (`k_X(v)`: a count, `-1` for no, `Infinity` when
  * every key is kept raw) and compare with the keys the object has (S29).
  */
-import { ident, jsDoc, literal, ownRead } from "../code.js";
+import { block, clause, code, doc, name, own, type Code } from "../code.js";
 import { withoutNull, type Def, type Field, type Node, type OtherVariant, type SchemaIR, type TaggedUnionNode, type TaggedVariant } from "../ir.js";
-import { decodeModule, FunctionPool, isScalar, scalarTest } from "./checks.js";
+import { DecodeWriter, isScalar, scalarTest } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
 
-/** The module variable holding the method a `parseOwned.XFor` caller asked. */
-const ASKED = "askedMethod";
+const V = name("v");
+const X = name("x");
+/** The head of a check helper: "the parser would return `v` unchanged". */
+const CHECK = code`(v: any): boolean`;
+/** The head of a key-count helper: the keys of `v` accounted for, -1 for no, Infinity when all are kept raw. */
+const COUNT = code`(v: any): number`;
 
-class ExactWriter {
-  private readonly pool = new FunctionPool();
-  private readonly defs: ReadonlyMap<string, Def>;
-  private readonly asking = new Set<string>();
-  private current: Def | undefined;
+const MODULE_DOC = [
+  "Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree",
+  "`JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire",
+  "order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would",
+  "change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`",
+  "are own properties and stay plain data (S34).",
+  "",
+  "For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the",
+  "copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.",
+];
 
-  constructor(private readonly ir: SchemaIR) {
-    this.defs = new Map(ir.defs.map((d) => [d.name, d]));
+/** The text entry point, exported as `parseOwned.fromText`. */
+const FROM_TEXT = "fromText";
+
+class ExactWriter extends DecodeWriter {
+  constructor(ir: SchemaIR) {
+    super(ir, { doc: MODULE_DOC, prefix: "parseOwned", imports: [["tolerant", "./parse.js"]], entries: [FROM_TEXT] });
   }
 
-  emit(): string {
-    const wrappers: string[] = [];
-    for (const def of this.ir.defs) {
-      this.definition(def);
-      wrappers.push(this.wrapper(def));
-      if (this.asking.has(def.name)) wrappers.push(this.askingWrapper(def));
-    }
-    if (this.asking.size) this.pool.add(`let ${ASKED}: string | undefined;\n`);
-    const doc = [
-      "Owned-tree decoding, for a value the caller owns and no longer uses on its own (e.g. the tree",
-      "`JSON.parse` just made of a line): `parseOwned.X(value)` equals `parse.X(value)` (keys in wire",
-      "order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would",
-      "change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`",
-      "are own properties and stay plain data (S34).",
-    ];
-    const extra = [...this.asking].map((name) => `${name}For`);
-    const imports = [`import * as tolerant from "./parse.js";`];
-    return decodeModule(this.ir, { doc, pool: this.pool, wrappers, prefix: "parseOwned", extra, imports });
+  protected override entries(): Code[] {
+    const comment = doc([
+      "Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`",
+      "equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.",
+      "Text that is not JSON gives an issue at the root; never throws.",
+    ]);
+    const head = code`function ${name(`parseOwned_${FROM_TEXT}`)}<V>(text: string, decode: (value: unknown) => Result<V>): Result<V>`;
+    return [code`${comment}${block(head, [code`return rt.fromText(text, decode);`])}`];
   }
 
-  private wrapper(def: Def): string {
-    const doc = jsDoc([`\`parse.${def.name}(value)\` of a value the caller owns: \`value\` itself when nothing changes; never throws.`]);
-    return (
-      `${doc}function parseOwned_${def.name}(value: unknown): Result<T.${def.name}> {\n` +
-      `  return e_${ident(def.name)}(value) ? { ok: true, value: value as T.${def.name} } : tolerant.${def.name}(value);\n}\n`
-    );
+  protected ownNames(def: Def): readonly string[] {
+    return [`e_${def.name}`, `k_${def.name}`];
   }
 
-  private askingWrapper(def: Def): string {
-    const doc = jsDoc([`\`parse.${def.name}For(method, value)\` of a value the caller owns: \`value\` itself when nothing changes; never throws.`]);
-    return (
-      `${doc}function parseOwned_${def.name}For(method: string, value: unknown): Result<T.${def.name}> {\n` +
-      `  ${ASKED} = method;\n  let exact: boolean;\n  try {\n    exact = e_${ident(def.name)}(value);\n  } finally {\n    ${ASKED} = undefined;\n  }\n` +
-      `  return exact ? { ok: true, value: value as T.${def.name} } : tolerant.${def.name}For(method, value);\n}\n`
-    );
+  protected wrapper(def: Def): Code {
+    const comment = doc([`\`parse.${def.name}(value)\` of a value the caller owns: \`value\` itself when nothing changes; never throws.`]);
+    const type = code`T.${name(def.name)}`;
+    const head = code`function ${name(`parseOwned_${def.name}`)}(value: unknown): Result<${type}>`;
+    return code`${comment}${block(head, [code`return ${name(`e_${def.name}`)}(value) ? { ok: true, value: value as ${type} } : tolerant.${name(def.name)}(value);`])}`;
+  }
+
+  protected askingWrapper(def: Def): Code {
+    const comment = doc([`\`parse.${def.name}For(method, value)\` of a value the caller owns: \`value\` itself when nothing changes; never throws.`]);
+    const type = code`T.${name(def.name)}`;
+    const head = code`function ${name(`parseOwned_${def.name}For`)}(method: string, value: unknown): Result<${type}>`;
+    return code`${comment}${block(head, [
+      code`let exact: boolean;`,
+      ...this.whileAsked(code`exact = ${name(`e_${def.name}`)}(value);`),
+      code`return exact ? { ok: true, value: value as ${type} } : tolerant.${name(`${def.name}For`)}(method, value);`,
+    ])}`;
   }
 
   /** `e_X` for every def; object-shaped defs also get `k_X`, their key count. */
-  private definition(def: Def): void {
-    this.current = def;
-    const name = ident(def.name);
+  protected definition(def: Def): void {
+    const check = `e_${def.name}`;
     if (isObjectShaped(def.node)) {
-      this.pool.add(`function k_${name}(v: any): number {\n${this.countBody(def.node)}}\n`);
-      this.pool.add(`function e_${name}(v: any): boolean {\n  return rt.isObject(v) && rt.exactKeys(v, k_${name}(v));\n}\n`);
+      const count = this.pool.define(`k_${def.name}`, block(code`function ${name(`k_${def.name}`)}${COUNT}`, this.countBody(def.node)));
+      this.pool.define(check, block(code`function ${name(check)}${CHECK}`, [code`return rt.isObject(v) && rt.exactKeys(v, ${count}(v));`]));
       return;
     }
-    this.pool.add(`function e_${name}(v: any): boolean {\n${this.body(def.node)}}\n`);
+    this.pool.define(check, block(code`function ${name(check)}${CHECK}`, this.body(def.node)));
   }
 
-  /** A boolean expression: the parser would return `x` unchanged. */
-  private check(node: Node, x: string): string {
-    if (isScalar(node)) return `(${scalarTest(node, x)})`;
+  /** A boolean expression: the parser would return `x` unchanged; `undefined` for "always". */
+  private check(node: Node, x: Code): Code | undefined {
+    if (isScalar(node)) return code`(${scalarTest(node, x)})`;
     switch (node.kind) {
       case "ref":
-        return `e_${ident(node.name)}(${x})`;
+        return code`${name(`e_${node.name}`)}(${x})`;
       case "json":
-        return "true";
-      case "nullable":
-        return `(${x} === null || ${this.check(node.inner, x)})`;
+        return undefined;
+      case "nullable": {
+        const inner = this.check(node.inner, x);
+        return inner && code`(${x} === null || ${inner})`;
+      }
       default:
-        return `${this.pool.intern("e_", `(v: any): boolean {\n${this.body(node)}}\n`)}(${x})`;
+        return code`${this.pool.intern("e_", block(CHECK, this.body(node)))}(${x})`;
     }
   }
 
   /** Statements answering `check` for `v`. */
-  private body(node: Node): string {
+  private body(node: Node): Code[] {
     switch (node.kind) {
       case "object":
       case "tagged":
-        return `  return rt.isObject(v) && rt.exactKeys(v, ${this.counter(node)}(v));\n`;
+        return [code`return rt.isObject(v) && rt.exactKeys(v, ${this.counter(node)}(v));`];
       case "array": {
-        const item = this.check(node.items, "x");
+        const item = this.pool.within("item", () => this.check(node.items, X));
         // S24 drops a bad item and minItems is not asserted by the parser: any bad item is a change.
-        const loop = item === "true" ? "" : `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    if (!${item}) return false;\n  }\n`;
-        return `  if (!Array.isArray(v)) return false;\n${loop}  return true;\n`;
+        const loop = item ? [block(code`for (let i = 0; i < v.length; i++)`, [code`const x = v[i];`, code`if (!${item}) return false;`])] : [];
+        return [code`if (!Array.isArray(v)) return false;`, ...loop, code`return true;`];
       }
       case "record": {
-        const value = this.check(node.values, "x");
-        const loop = value === "true" ? "" : `  for (const k of Object.keys(v)) {\n    const x = v[k];\n    if (!${value}) return false;\n  }\n`;
-        return `  if (!rt.isObject(v)) return false;\n${loop}  return true;\n`;
+        const value = this.pool.within("value", () => this.check(node.values, X));
+        const loop = value ? [block(code`for (const k of Object.keys(v))`, [code`const x = v[k];`, code`if (!${value}) return false;`])] : [];
+        return [code`if (!rt.isObject(v)) return false;`, ...loop, code`return true;`];
       }
       case "union": {
         // The parser takes the first alternative that decodes: a scalar that fails is skipped;
         // at the first other alternative the answer is its own (no is always safe).
-        const lines: string[] = [];
+        const statements: Code[] = [];
         for (const option of node.options) {
           if (!isScalar(option.node)) {
-            lines.push(`  return ${this.check(option.node, "v")};`);
-            return lines.join("\n") + "\n";
+            const answer = this.pool.within(option.name, () => this.check(option.node, V));
+            return [...statements, code`return ${answer ?? code`true`};`];
           }
-          lines.push(`  if (${scalarTest(option.node, "v")}) return true;`);
+          statements.push(code`if (${scalarTest(option.node, V)}) return true;`);
         }
-        return [...lines, "  return false;"].join("\n") + "\n";
+        return [...statements, code`return false;`];
       }
       default:
-        return `  return ${this.check(node, "v")};\n`;
+        return [code`return ${this.check(node, V) ?? code`true`};`];
     }
   }
 
   /** The name of the key-count function of an object-shaped node. */
-  private counter(node: Node, base: ReadonlySet<string> = new Set()): string {
-    if (node.kind === "ref" && base.size === 0 && isObjectShaped(this.defs.get(node.name)!.node)) return `k_${ident(node.name)}`;
-    return this.pool.intern("k_", `(v: any): number {\n${this.countBody(this.resolve(node), base)}}\n`);
+  private counter(node: Node, base: ReadonlySet<string> = new Set()): Code {
+    if (node.kind === "ref" && base.size === 0 && isObjectShaped(this.defs.get(node.name)!.node)) return name(`k_${node.name}`);
+    return this.pool.intern("k_", block(COUNT, this.countBody(this.resolve(node), base)));
   }
 
   /**
@@ -141,80 +150,80 @@ class ExactWriter {
    * enclosing object already counted; a part that could count one of them
    * again answers -1, so a shared key never hides an unknown one).
    */
-  private countBody(node: Node, base: ReadonlySet<string> = new Set()): string {
+  private countBody(node: Node, base: ReadonlySet<string> = new Set()): Code[] {
     if (node.kind === "tagged") return this.taggedCount(node, base);
-    if (node.kind !== "object") return "  return -1;\n";
+    if (node.kind !== "object") return [code`return -1;`];
     const tag = node.mixin?.kind === "tagged" ? node.mixin.tag : undefined;
     const own = node.fields.filter((f) => f.name !== tag);
     const names = new Set([...base, ...own.map((f) => f.name)]);
-    const lines = ["  let n = 0, x: any;", ...own.flatMap((f) => this.field(f, node.fields))];
-    if (node.mixin?.kind === "tagged") lines.push(`  const m = ${this.counter(node.mixin, names)}(v);`, "  if (m < 0) return -1;", "  n += m;");
-    else if (node.mixin) lines.push("  return -1;"); // an untagged mixin (elicitation scopes): the parser copies
-    lines.push(node.keepsUnknown ? "  return Infinity;" : "  return n;");
-    return lines.join("\n") + "\n";
+    const statements = [code`let n = 0, x: any;`, ...own.flatMap((f) => this.field(f, node.fields))];
+    const mixin = node.mixin;
+    if (mixin?.kind === "tagged") statements.push(code`const m = ${this.pool.within("mixin", () => this.counter(mixin, names))}(v);`, code`if (m < 0) return -1;`, code`n += m;`);
+    else if (mixin) statements.push(code`return -1;`); // an untagged mixin (elicitation scopes): the parser copies
+    statements.push(node.keepsUnknown ? code`return Infinity;` : code`return n;`);
+    return statements;
   }
 
   /** Counting statements of one field, after the parser's `field()` (S23-S26). */
-  private field(f: Field, siblings: readonly Field[]): string[] {
+  private field(f: Field, siblings: readonly Field[]): Code[] {
     const dispatch = methodDispatch(withoutNull(f.node), this.defs);
     const hasMethod = siblings.some((s) => s.name === "method" && s.node.kind === "string");
-    let test = dispatch ? this.byMethod(dispatch, hasMethod) : this.check(f.node, "x");
-    if (dispatch && f.node.kind === "nullable") test = `(x === null || ${test})`;
+    let test = this.pool.within(f.name, () => (dispatch ? this.byMethod(dispatch, hasMethod) : this.check(f.node, X)));
+    if (dispatch && test && f.node.kind === "nullable") test = code`(x === null || ${test})`;
     // S25: default-on-null turns null into the empty value: a change.
     const emptyOnNull = f.tolerance.defaultOnNull && ["array", "record"].includes(withoutNull(f.node).kind);
-    if (emptyOnNull) test = `x !== null && ${test}`;
-    return [
-      `  x = ${ownRead("v", f.name)};`,
-      `  if (x !== undefined) {\n    if (!(${test})) return -1;\n    n++;\n  }${f.required ? " else return -1;" : ""}`,
-    ];
+    if (emptyOnNull) test = test ? code`x !== null && ${test}` : code`x !== null`;
+    const present = [...(test ? [code`if (!(${test})) return -1;`] : []), code`n++;`];
+    return [code`x = ${own(V, f.name)};`, block(code`if (x !== undefined)`, present, f.required ? code` else return -1;` : code``)];
   }
 
   /** The envelope's params by its `method`, or a response's result by the asked method (raw when none). */
-  private byMethod(dispatch: MethodDispatch, hasMethod: boolean): string {
-    const cases = dispatch.methods.map(([method, def]) => `    case ${literal(method)}:\n      return e_${ident(def)}(v);`);
-    const other = dispatch.fallback ? this.check(dispatch.fallback, "v") : "false";
-    const decoder = this.pool.intern("d_", `(method: unknown, v: any): boolean {\n  switch (method) {\n${cases.join("\n")}\n    default:\n      return ${other};\n  }\n}\n`);
-    if (hasMethod) return `${decoder}(${ownRead("v", "method")}, x)`;
-    this.asking.add(this.current!.name);
-    return `(${ASKED} === undefined || ${decoder}(${ASKED}, x))`;
+  private byMethod(dispatch: MethodDispatch, hasMethod: boolean): Code {
+    const other = dispatch.fallback ? (this.check(dispatch.fallback, V) ?? code`true`) : code`false`;
+    const decoder = this.methodSwitch("d_", code`boolean`, dispatch, (def) => code`${name(`e_${def}`)}(v)`, other);
+    const method = this.methodOf(hasMethod);
+    return hasMethod ? code`${decoder}(${method}, x)` : code`(${method} === undefined || ${decoder}(${method}, x))`;
   }
 
-  private taggedCount(node: TaggedUnionNode, base: ReadonlySet<string>): string {
-    const cases = node.variants.map((variant) => `    case ${literal(variant.tagValue)}:\n      return ${this.variant(node.tag, variant, base)}(v);`);
-    const other = node.other ? `${this.other(node.other)}(v)` : "-1";
+  private taggedCount(node: TaggedUnionNode, base: ReadonlySet<string>): Code[] {
+    const cases = node.variants.map((variant) => clause(code`case ${variant.tagValue}:`, [code`return ${this.variant(node.tag, variant, base)}(v);`]));
+    const other = node.other ? code`${this.other(node.other)}(v)` : code`-1`;
     // S23/absent tag: the parser writes `{}` (no tag) or `{ tag: null }`.
-    const absent = node.absent && !base.has(node.tag) ? "t === undefined ? 0 : t === null ? 1 : -1" : "-1";
+    const absent = node.absent && !base.has(node.tag) ? code`t === undefined ? 0 : t === null ? 1 : -1` : code`-1`;
     return [
-      `  const t = ${ownRead("v", node.tag)};`,
-      "  switch (t) {",
-      ...cases,
-      "    default:",
-      `      return typeof t === "string" ? ${other} : ${absent};`,
-      "  }",
-    ].join("\n") + "\n";
+      code`const t = ${own(V, node.tag)};`,
+      block(code`switch (t)`, [...cases, clause(code`default:`, [code`return typeof t === "string" ? ${other} : ${absent};`])]),
+    ];
   }
 
   /** A known variant: its tag, its fields, and its payload's keys. */
-  private variant(tag: string, variant: TaggedVariant, base: ReadonlySet<string>): string {
-    const names = new Set([...base, tag, ...variant.fields.map((f) => f.name)]);
-    const clash = base.has(tag) || variant.fields.some((f) => base.has(f.name) || f.name === tag);
-    const lines = ["  let n = 1, x: any;", ...variant.fields.flatMap((f) => this.field(f, variant.fields))];
-    const payload = variant.payload;
-    if (clash || (payload && (!isObjectShaped(this.resolve(payload)) || overlaps(this.keyNames(payload), names)))) lines.push("  return -1;");
-    else if (payload) lines.push(`  const m = ${this.counter(payload)}(v);`, "  return m < 0 ? -1 : n + m;");
-    else lines.push("  return n;");
-    return this.pool.intern("k_", `(v: any): number {\n${lines.join("\n")}\n}\n`);
+  private variant(tag: string, variant: TaggedVariant, base: ReadonlySet<string>): Code {
+    return this.pool.rooted(variant.name, () => {
+      const names = new Set([...base, tag, ...variant.fields.map((f) => f.name)]);
+      const clash = base.has(tag) || variant.fields.some((f) => base.has(f.name) || f.name === tag);
+      const statements = [code`let n = 1, x: any;`, ...variant.fields.flatMap((f) => this.field(f, variant.fields))];
+      const payload = variant.payload;
+      if (clash || (payload && (!isObjectShaped(this.resolve(payload)) || overlaps(this.keyNames(payload), names)))) statements.push(code`return -1;`);
+      else if (payload) statements.push(code`const m = ${this.counter(payload)}(v);`, code`return m < 0 ? -1 : n + m;`);
+      else statements.push(code`return n;`);
+      return this.pool.intern("k_", block(COUNT, statements));
+    });
   }
 
   /** The custom variant (S27): declared fields must hold; every key is kept raw. */
-  private other(other: OtherVariant): string {
-    const declared = new Set(other.fields.map((f) => f.name));
-    const lines = other.required.filter((r) => !declared.has(r)).map((r) => `  if (${ownRead("v", r)} === undefined) return -1;`);
-    for (const f of other.fields) {
-      lines.push(`  x = ${ownRead("v", f.name)};`, `  if (x === undefined ? ${f.required} : !${this.check(f.node, "x")}) return -1;`);
-    }
-    if (other.mixin) lines.push(`  if (!${this.check(other.mixin, "v")}) return -1;`);
-    return this.pool.intern("k_", `(v: any): number {\n  let x: any;\n${lines.join("\n")}\n  return Infinity;\n}\n`);
+  private other(other: OtherVariant): Code {
+    return this.pool.rooted(other.name, () => {
+      const declared = new Set(other.fields.map((f) => f.name));
+      const statements = other.required.filter((r) => !declared.has(r)).map((r) => code`if (${own(V, r)} === undefined) return -1;`);
+      for (const f of other.fields) {
+        const test = this.pool.within(f.name, () => this.check(f.node, X));
+        statements.push(code`x = ${own(V, f.name)};`, code`if (x === undefined ? ${f.required} : ${test ? code`!${test}` : code`false`}) return -1;`);
+      }
+      const mixin = other.mixin;
+      const mixinTest = mixin && this.pool.within("mixin", () => this.check(mixin, V));
+      if (mixinTest) statements.push(code`if (!${mixinTest}) return -1;`);
+      return this.pool.intern("k_", block(COUNT, [code`let x: any;`, ...statements, code`return Infinity;`]));
+    });
   }
 
   private resolve(node: Node): Node {
@@ -229,7 +238,7 @@ class ExactWriter {
     }
     if (target.kind === "tagged") {
       const names = new Set([target.tag]);
-      for (const v of target.variants) for (const name of [...v.fields.map((f) => f.name), ...(v.payload ? this.keyNames(v.payload) : [])]) names.add(name);
+      for (const v of target.variants) for (const n of [...v.fields.map((f) => f.name), ...(v.payload ? this.keyNames(v.payload) : [])]) names.add(n);
       return names;
     }
     if (target.kind === "union") return new Set(target.options.flatMap((o) => [...this.keyNames(o.node)]));
@@ -242,7 +251,7 @@ function isObjectShaped(node: Node): boolean {
 }
 
 function overlaps(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  for (const name of a) if (b.has(name)) return true;
+  for (const n of a) if (b.has(n)) return true;
   return false;
 }
 

@@ -13,13 +13,10 @@
  * - JSON-RPC envelopes decode `params` by their `method`, and `result` by the
  *   method the caller names (`parse.XFor`), else raw (see envelopes.ts).
  */
-import { ident, jsDoc, literal, literalList, objectLiteralKey, ownRead, ownWrite } from "../code.js";
+import { block, chain, clause, code, doc, join, literalKey, name, own, ownSet, type Code } from "../code.js";
 import { withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type SchemaIR, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
-import { decodeModule, expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
+import { DecodeWriter, expectation, isScalar, scalarTest, segment } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
-
-/** The module variable holding the method a `parse.XFor` caller asked (undefined otherwise). */
-const ASKED = "askedMethod";
 
 /** How a union embedded in an object (`properties` + `anyOf`) relates to the object's own fields. */
 interface MixinContext {
@@ -29,122 +26,107 @@ interface MixinContext {
   readonly tolerantTag: boolean;
 }
 
-class ParserWriter {
-  private readonly pool = new FunctionPool();
-  private readonly defs: ReadonlyMap<string, Def>;
-  /** Defs whose decoding reads the asked method (response envelopes): they get a `parse.XFor`. */
-  private readonly asking = new Set<string>();
-  private current: Def | undefined;
+const V = name("v");
+const X = name("x");
+const OUT = name("out");
+/** The head of a decoder helper: `(v) -> decoded value or undefined after rt.fail`. */
+const DECODER = code`(v: any): any`;
+/** The head of a fill helper: writes `v`'s decoded fields into `out`. */
+const FILLER = code`(v: any, out: any): true | undefined`;
+const NOT_OBJECT = code`if (!rt.isObject(v)) return rt.fail("expected an object", v);`;
 
-  constructor(private readonly ir: SchemaIR) {
-    this.defs = new Map(ir.defs.map((d) => [d.name, d]));
+const MODULE_DOC = [
+  "Tolerant parsers, one per `$defs` type, mirroring the Rust reference (S23-S30): a malformed",
+  "default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to",
+  "the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh",
+  "value (the input is never mutated) or the issue that made it fail, and never throws.",
+  "",
+  "JSON-RPC envelopes (`ClientRequest`, `AgentNotification`, ...) decode `params` with the type",
+  "of their `method`; a method outside the table is an extension and its params are kept raw.",
+  "A response names no method: `parse.AgentResponse` keeps `result` raw, and",
+  "`parse.AgentResponseFor(method, value)` decodes it with the result type of `method`.",
+];
+
+class ParserWriter extends DecodeWriter {
+  constructor(ir: SchemaIR) {
+    super(ir, { doc: MODULE_DOC, prefix: "parse" });
   }
 
-  emit(): string {
-    const exports: string[] = [];
-    for (const def of this.ir.defs) {
-      this.definition(def);
-      exports.push(this.wrapper(def));
-      if (this.asking.has(def.name)) exports.push(this.askingWrapper(def));
-    }
-    if (this.asking.size) this.pool.add(`let ${ASKED}: string | undefined;\n`);
-    const doc = [
-      "Tolerant parsers, one per `$defs` type, mirroring the Rust reference (S23-S30): a malformed",
-      "default-on-error value becomes absent, invalid skip-invalid items are dropped, errors travel to",
-      "the nearest tolerant boundary, unknown tags of open unions are kept raw. Each returns a fresh",
-      "value (the input is never mutated) or the issue that made it fail, and never throws.",
-      "",
-      "JSON-RPC envelopes (`ClientRequest`, `AgentNotification`, ...) decode `params` with the type",
-      "of their `method`; a method outside the table is an extension and its params are kept raw.",
-      "A response names no method: `parse.AgentResponse` keeps `result` raw, and",
-      "`parse.AgentResponseFor(method, value)` decodes it with the result type of `method`.",
-    ];
-    const extra = [...this.asking].map((name) => `${name}For`);
-    for (const name of extra) if (this.defs.has(name)) throw new Error(`parse.${name} would be both a $defs type and the method-aware parser of ${name.slice(0, -3)}`);
-    return decodeModule(this.ir, { doc, pool: this.pool, wrappers: exports, prefix: "parse", extra });
+  protected ownNames(def: Def): readonly string[] {
+    return [`p_${def.name}`, `f_${def.name}`];
   }
 
-  private wrapper(def: Def): string {
+  protected wrapper(def: Def, asking: boolean): Code {
     // The module doc says what every parser guarantees; one line per function keeps the .d.ts small.
-    const raw = this.asking.has(def.name) ? ` \`result\` is kept raw (a response names no method): see \`${def.name}For\`.` : "";
-    const doc = jsDoc([`Tolerant decoding of \`${def.name}\` into a fresh value (S23-S30); never throws; \`{ forgiven: true }\` also lists what it forgave.${raw}`]);
-    return (
-      `${doc}function parse_${def.name}(value: unknown, options?: rt.ParseOptions): Result<T.${def.name}> {\n` +
-      `  return options?.forgiven ? rt.finishForgiving(value, p_${def.name}(value)) : rt.finish(p_${def.name}(value));\n}\n`
-    );
+    const raw = asking ? ` \`result\` is kept raw (a response names no method): see \`${def.name}For\`.` : "";
+    const comment = doc([`Tolerant decoding of \`${def.name}\` into a fresh value (S23-S30); never throws; \`{ forgiven: true }\` also lists what it forgave.${raw}`]);
+    const decode = name(`p_${def.name}`);
+    const head = code`function ${name(`parse_${def.name}`)}(value: unknown, options?: rt.ParseOptions): Result<T.${name(def.name)}>`;
+    return code`${comment}${block(head, [code`return options?.forgiven ? rt.finishForgiving(value, ${decode}(value)) : rt.finish(${decode}(value));`])}`;
   }
 
   /** `parse.XFor(method, value)`: the envelope `X` answering a request of `method`. */
-  private askingWrapper(def: Def): string {
-    const doc = jsDoc([
+  protected askingWrapper(def: Def): Code {
+    const comment = doc([
       `Tolerant decoding of \`${def.name}\` answering a request of \`method\`: \`result\` is decoded with that`,
       "method's result type (a method outside the table keeps it raw); never throws.",
     ]);
-    return (
-      `${doc}function parse_${def.name}For(method: string, value: unknown): Result<T.${def.name}> {\n` +
-      `  ${ASKED} = method;\n  try {\n    return rt.finish(p_${def.name}(value));\n  } finally {\n    ${ASKED} = undefined;\n  }\n}\n`
-    );
+    const head = code`function ${name(`parse_${def.name}For`)}(method: string, value: unknown): Result<T.${name(def.name)}>`;
+    return code`${comment}${block(head, this.whileAsked(code`return rt.finish(${name(`p_${def.name}`)}(value));`))}`;
   }
 
   /** `p_X` for every def; plain object defs also get `f_X`, which fills a given output object. */
-  private definition(def: Def): void {
-    this.current = def;
-    const name = ident(def.name);
+  protected definition(def: Def): void {
+    const decoder = `p_${def.name}`;
     if (def.node.kind === "object") {
-      this.pool.add(`function f_${name}(v: any, out: any): true | undefined {\n${this.fill(def.node)}}\n`);
-      this.pool.add(`function p_${name}(v: any): any {\n  if (!rt.isObject(v)) return rt.fail("expected an object", v);\n  const out: any = {};\n  return f_${name}(v, out) && out;\n}\n`);
+      const fill = this.pool.define(`f_${def.name}`, block(code`function ${name(`f_${def.name}`)}${FILLER}`, this.fill(def.node)));
+      this.pool.define(decoder, block(code`function ${name(decoder)}${DECODER}`, [NOT_OBJECT, code`const out: any = {};`, code`return ${fill}(v, out) && out;`]));
       return;
     }
-    this.pool.add(`function p_${name}(v: any): any {\n${this.body(def.node)}}\n`);
+    this.pool.define(decoder, block(code`function ${name(decoder)}${DECODER}`, this.body(def.node)));
   }
 
   /** An expression: the decoded `x`, or `undefined` after `fail`. `skip` applies S24 to arrays. */
-  private decode(node: Node, x: string, skip = false): string {
-    if (isScalar(node)) return `(${scalarTest(node, x)} ? ${x} : rt.fail(${literal(expectation(node))}, ${x}))`;
+  private decode(node: Node, x: Code, skip = false): Code {
+    if (isScalar(node)) return code`(${scalarTest(node, x)} ? ${x} : rt.fail(${expectation(node)}, ${x}))`;
     switch (node.kind) {
       case "ref":
-        return `p_${ident(node.name)}(${x})`;
+        return code`${name(`p_${node.name}`)}(${x})`;
       case "json":
-        return `rt.copyJson(${x})`;
+        return code`rt.copyJson(${x})`;
       case "nullable":
-        if (isScalar(node.inner)) return `(${x} === null || ${scalarTest(node.inner, x)} ? ${x} : rt.fail(${literal(`${expectation(node.inner)} or null`)}, ${x}))`;
-        return `(${x} === null ? null : ${this.decode(node.inner, x, skip)})`;
+        if (isScalar(node.inner)) return code`(${x} === null || ${scalarTest(node.inner, x)} ? ${x} : rt.fail(${`${expectation(node.inner)} or null`}, ${x}))`;
+        return code`(${x} === null ? null : ${this.decode(node.inner, x, skip)})`;
       case "array":
-        return `${this.hoist(this.array(node, skip))}(${x})`;
+        return code`${this.hoist(this.array(node, skip))}(${x})`;
       default:
-        return `${this.hoist(this.body(node))}(${x})`;
+        return code`${this.hoist(this.body(node))}(${x})`;
     }
   }
 
-  private hoist(body: string): string {
-    return this.pool.intern("p_", `(v: any): any {\n${body}}\n`);
+  private hoist(body: readonly Code[]): Code {
+    return this.pool.intern("p_", block(DECODER, body));
   }
 
   /** Statements decoding `v` against a compound node. */
-  private body(node: Node, mixin?: MixinContext): string {
+  private body(node: Node, mixin?: MixinContext): Code[] {
     switch (node.kind) {
       case "object":
-        return `  if (!rt.isObject(v)) return rt.fail("expected an object", v);\n  const out: any = {};\n${this.hoistFill(node)}`;
+        return [NOT_OBJECT, code`const out: any = {};`, code`return ${this.pool.intern("f_", block(FILLER, this.fill(node)))}(v, out) && out;`];
       case "array":
         return this.array(node, false);
-      case "record":
-        return (
-          `  if (!rt.isObject(v)) return rt.fail("expected an object", v);\n  const out: any = {};\n` +
-          `  for (const k of Object.keys(v)) {\n    const x = v[k];\n    const y = ${this.decode(node.values, "x")};\n    if (y === undefined) return rt.atKey(k);\n    rt.put(out, k, y);\n  }\n  return out;\n`
-        );
+      case "record": {
+        const value = this.pool.within("value", () => this.decode(node.values, X));
+        const loop = block(code`for (const k of Object.keys(v))`, [code`const x = v[k];`, code`const y = ${value};`, code`if (y === undefined) return rt.atKey(k);`, code`rt.put(out, k, y);`]);
+        return [NOT_OBJECT, code`const out: any = {};`, loop, code`return out;`];
+      }
       case "tagged":
         return this.tagged(node, mixin);
       case "union":
         return this.union(node);
       default:
-        return `  return ${this.decode(node, "v")};\n`;
+        return [code`return ${this.decode(node, V)};`];
     }
-  }
-
-  /** For an inline object: its fill function, called on a fresh `out`. */
-  private hoistFill(node: ObjectNode): string {
-    const name = this.pool.intern("f_", `(v: any, out: any): true | undefined {\n${this.fill(node)}}\n`);
-    return `  return ${name}(v, out) && out;\n`;
   }
 
   /**
@@ -152,157 +134,149 @@ class ParserWriter {
    * `[]` (its own tests decode a v2 RequestPermissionRequest with `options: []`); only
    * `validate` (JSON Schema, S31) rejects it.
    */
-  private array(node: Extract<Node, { kind: "array" }>, skip: boolean): string {
+  private array(node: Extract<Node, { kind: "array" }>, skip: boolean): Code[] {
     // S24: an item that fails is dropped and the order of the rest is kept.
-    const onBad = skip ? "continue" : "return rt.atKey(i)";
-    return (
-      `  if (!Array.isArray(v)) return rt.fail("expected an array", v);\n  const out: any[] = [];\n` +
-      `  for (let i = 0; i < v.length; i++) {\n    const x = v[i];\n    const y = ${this.decode(node.items, "x")};\n    if (y === undefined) ${onBad};\n    out.push(y);\n  }\n  return out;\n`
-    );
+    const onBad = skip ? code`continue` : code`return rt.atKey(i)`;
+    const item = this.pool.within("item", () => this.decode(node.items, X));
+    const loop = block(code`for (let i = 0; i < v.length; i++)`, [code`const x = v[i];`, code`const y = ${item};`, code`if (y === undefined) ${onBad};`, code`out.push(y);`]);
+    return [code`if (!Array.isArray(v)) return rt.fail("expected an array", v);`, code`const out: any[] = [];`, loop, code`return out;`];
   }
 
   /** Statements writing the object's decoded fields into `out`; `true` when the object holds. */
-  private fill(node: ObjectNode): string {
+  private fill(node: ObjectNode): Code[] {
     const tag = node.mixin?.kind === "tagged" ? node.mixin.tag : undefined;
     const own = node.fields.filter((f) => f.name !== tag);
     const hasMethod = node.fields.some((f) => f.name === "method" && f.node.kind === "string");
     const statements = own.flatMap((f) => this.field(f, hasMethod));
     // S29: `additionalProperties: true` keeps unknown properties, raw.
-    if (node.keepsUnknown) statements.push(`  rt.copyRawExcept(v, out, ${this.keyList(node.fields.map((f) => f.name))});`);
+    if (node.keepsUnknown) statements.push(code`rt.copyRawExcept(v, out, ${this.keyList(node.fields.map((f) => f.name))});`);
     if (node.mixin) {
       const context: MixinContext = {
         baseFields: own.map((f) => f.name),
         tolerantTag: node.fields.some((f) => f.name === tag && f.tolerance.defaultOnError),
       };
-      const decoder = this.hoist(this.body(node.mixin, context));
-      statements.push(`  const m = ${decoder}(v);`, "  if (m === undefined) return undefined;", "  rt.merge(out, m);");
+      const mixin = node.mixin;
+      const decoder = this.pool.within("mixin", () => this.hoist(this.body(mixin, context)));
+      statements.push(code`const m = ${decoder}(v);`, code`if (m === undefined) return undefined;`, code`rt.merge(out, m);`);
     }
-    const locals = own.length ? ["  let x: any, y: any;"] : [];
-    return [...locals, ...statements, "  return true;"].join("\n") + "\n";
+    const locals = own.length ? [code`let x: any, y: any;`] : [];
+    return [...locals, ...statements, code`return true;`];
   }
 
   /** One property: tolerance keywords decide what a bad or null value becomes (S23-S26). */
-  private field(f: Field, hasMethod = false): string[] {
+  private field(f: Field, hasMethod = false): Code[] {
     const seg = segment(f.name);
     const empty = emptyValue(f.node);
     const dispatch = methodDispatch(withoutNull(f.node), this.defs);
-    let decoded = dispatch ? this.byMethod(dispatch, hasMethod) : this.decode(f.node, "x", f.tolerance.skipInvalidItems);
-    if (dispatch && f.node.kind === "nullable") decoded = `(x === null ? null : ${decoded})`;
+    let decoded = this.pool.within(f.name, () => (dispatch ? this.byMethod(dispatch, hasMethod) : this.decode(f.node, X, f.tolerance.skipInvalidItems)));
+    if (dispatch && f.node.kind === "nullable") decoded = code`(x === null ? null : ${decoded})`;
     // S25: default-on-null turns an explicit null into the empty value.
-    const value = f.tolerance.defaultOnNull && empty ? `x === null ? ${empty} : ${decoded}` : decoded;
-    let onBad: string;
-    if (!f.tolerance.defaultOnError || (f.required && !empty)) onBad = `return rt.at(${seg})`; // S26: fail the enclosing object
-    else if (f.required) onBad = ownWrite("out", f.name, empty!); // S23: required -> empty value
-    else onBad = ""; // S23: malformed optional value -> absent (never null)
-    const lines = [
-      `  x = ${ownRead("v", f.name)};`,
-      "  if (x !== undefined) {",
-      `    y = ${value};`,
-      `    if (y !== undefined) ${ownWrite("out", f.name, "y")};`,
-      ...(onBad ? [`    else ${onBad};`] : []),
-      "  }",
-    ];
-    if (f.required) lines.push(`  else return rt.failAt(${seg}, "missing required property");`);
-    return lines;
+    const value = f.tolerance.defaultOnNull && empty ? code`x === null ? ${empty} : ${decoded}` : decoded;
+    let onBad: Code | undefined;
+    if (!f.tolerance.defaultOnError || (f.required && !empty)) onBad = code`return rt.at(${seg})`; // S26: fail the enclosing object
+    else if (f.required) onBad = ownSet(OUT, f.name, empty!); // S23: required -> empty value
+    // else S23: malformed optional value -> absent (never null)
+    const present = [code`y = ${value};`, code`if (y !== undefined) ${ownSet(OUT, f.name, name("y"))};`, ...(onBad ? [code`else ${onBad};`] : [])];
+    const missing = code`return rt.failAt(${seg}, "missing required property");`;
+    const test = f.required ? chain([[code`if (x !== undefined)`, present], [code`else`, [missing]]]) : block(code`if (x !== undefined)`, present);
+    return [code`x = ${own(V, f.name)};`, test];
   }
 
   /**
    * `x` decoded as the type of its method: the object's own `method` field, or
    * (a response) the method a `parse.XFor` caller asked, else kept raw.
    */
-  private byMethod(dispatch: MethodDispatch, hasMethod: boolean): string {
-    const cases = dispatch.methods.map(([method, def]) => `    case ${literal(method)}:\n      return p_${ident(def)}(v);`);
-    const known = literal(dispatch.methods.map(([method]) => method).join(", "));
-    const other = dispatch.fallback ? this.decode(dispatch.fallback, "v") : `rt.fail("no params type for this method; expected one of " + ${known})`;
-    const decoder = this.pool.intern("m_", `(method: unknown, v: any): any {\n  switch (method) {\n${cases.join("\n")}\n    default:\n      return ${other};\n  }\n}\n`);
-    if (hasMethod) return `${decoder}(${ownRead("v", "method")}, x)`;
-    this.asking.add(this.current!.name);
-    return `(${ASKED} === undefined ? rt.copyJson(x) : ${decoder}(${ASKED}, x))`;
+  private byMethod(dispatch: MethodDispatch, hasMethod: boolean): Code {
+    const known = dispatch.methods.map(([method]) => method).join(", ");
+    const other = dispatch.fallback ? this.decode(dispatch.fallback, V) : code`rt.fail(${`no params type for this method; expected one of ${known}`})`;
+    const decoder = this.methodSwitch("m_", code`any`, dispatch, (def) => code`${name(`p_${def}`)}(v)`, other);
+    const method = this.methodOf(hasMethod);
+    return hasMethod ? code`${decoder}(${method}, x)` : code`(${method} === undefined ? rt.copyJson(x) : ${decoder}(${method}, x))`;
   }
 
   /** Tag dispatch (S27): known tags must decode as their variant; other strings are the custom variant. */
-  private tagged(node: TaggedUnionNode, mixin?: MixinContext): string {
+  private tagged(node: TaggedUnionNode, mixin?: MixinContext): Code[] {
     const seg = segment(node.tag);
-    const cases = node.variants.map((variant) => `    case ${literal(variant.tagValue)}:\n      y = ${this.variant(node.tag, variant)}(v);\n      break;`);
-    const otherTag = node.other
-      ? `${this.other(node.other, mixin)}(v)`
-      : `rt.failAt(${seg}, ${literal(`unknown ${node.tag}; this union is closed`)})`;
+    const cases = node.variants.map((variant) => clause(code`case ${variant.tagValue}:`, [code`y = ${this.variant(node.tag, variant)}(v);`, code`break;`]));
+    const otherTag = node.other ? code`${this.other(node.other, mixin)}(v)` : code`rt.failAt(${seg}, ${`unknown ${node.tag}; this union is closed`})`;
     const absentTag = node.absent
-      ? `t === null ? { ${objectLiteralKey(node.tag)}: null } : t === undefined ? {} : rt.failAt(${seg}, "expected a string or null")`
-      : `rt.failAt(${seg}, t === undefined ? "missing required property" : "expected a string")`;
-    const lines = [
-      `  if (!rt.isObject(v)) return rt.fail("expected an object", v);`,
-      `  ${mixin?.tolerantTag ? "let" : "const"} t = ${ownRead("v", node.tag)};`,
+      ? code`t === null ? { ${literalKey(node.tag)}: null } : t === undefined ? {} : rt.failAt(${seg}, "expected a string or null")`
+      : code`rt.failAt(${seg}, t === undefined ? "missing required property" : "expected a string")`;
+    return [
+      NOT_OBJECT,
+      code`${mixin?.tolerantTag ? code`let` : code`const`} t = ${own(V, node.tag)};`,
       // S23: a shared optional tag that is not a string is removed before a variant is chosen.
-      ...(mixin?.tolerantTag ? [`  if (t !== null && typeof t !== "string") t = undefined;`] : []),
-      "  let y: any;",
-      "  switch (t) {",
-      ...cases,
-      "    default:",
-      `      y = typeof t === "string" ? ${otherTag} : ${absentTag};`,
-      "  }",
-      ...(node.untagged ?? []).map((o) => `  if (y === undefined) y = ${this.decode(o.node, "v")};`),
-      "  return y;",
+      ...(mixin?.tolerantTag ? [code`if (t !== null && typeof t !== "string") t = undefined;`] : []),
+      code`let y: any;`,
+      block(code`switch (t)`, [...cases, clause(code`default:`, [code`y = typeof t === "string" ? ${otherTag} : ${absentTag};`])]),
+      ...(node.untagged ?? []).map((o) => code`if (y === undefined) y = ${this.pool.within(o.name, () => this.decode(o.node, V))};`),
+      code`return y;`,
     ];
-    return lines.join("\n") + "\n";
   }
 
   /** A known variant: the tag, its own fields, then its payload's fields. */
-  private variant(tag: string, variant: TaggedVariant): string {
-    const name = `p_${ident(variant.name)}`;
-    const fields = variant.fields.flatMap((f) => this.field(f));
-    const lines = [`  const out: any = { ${objectLiteralKey(tag)}: ${literal(variant.tagValue)} };`];
-    if (fields.length) lines.push("  let x: any, y: any;", ...fields);
-    lines.push(this.payload(variant.payload));
-    this.pool.add(`function ${name}(v: any): any {\n${lines.join("\n")}\n}\n`);
-    return name;
+  private variant(tag: string, variant: TaggedVariant): Code {
+    return this.pool.rooted(variant.name, () => {
+      const fields = variant.fields.flatMap((f) => this.field(f));
+      const statements = [code`const out: any = { ${literalKey(tag)}: ${variant.tagValue} };`];
+      if (fields.length) statements.push(code`let x: any, y: any;`, ...fields);
+      statements.push(...this.payload(variant.payload));
+      const fixed = `p_${variant.name}`;
+      return this.pool.define(fixed, block(code`function ${name(fixed)}${DECODER}`, statements));
+    });
   }
 
   /** Decodes a variant payload into `out` (a plain object def fills it directly). */
-  private payload(payload: Node | undefined): string {
-    if (!payload) return "  return out;";
+  private payload(payload: Node | undefined): Code[] {
+    if (!payload) return [code`return out;`];
     const target = payload.kind === "ref" ? this.defs.get(payload.name)!.node : undefined;
-    if (payload.kind === "ref" && target?.kind === "object") return `  return f_${ident(payload.name)}(v, out) && out;`;
-    return `  const p = ${this.decode(payload, "v")};\n  return p === undefined ? undefined : rt.merge(out, p);`;
+    if (payload.kind === "ref" && target?.kind === "object") return [code`return ${name(`f_${payload.name}`)}(v, out) && out;`];
+    return [code`const p = ${this.decode(payload, V)};`, code`return p === undefined ? undefined : rt.merge(out, p);`];
   }
 
   /** The custom variant (S27): declared and required properties still hold; everything else is kept raw. */
-  private other(other: OtherVariant, mixin?: MixinContext): string {
-    const name = `p_${ident(other.name)}`;
-    const declared = new Set(other.fields.map((f) => f.name));
-    const lines = other.required
-      .filter((r) => !declared.has(r))
-      .map((r) => `  if (${ownRead("v", r)} === undefined) return rt.failAt(${segment(r)}, "missing required property");`);
-    for (const f of other.fields) {
-      const seg = segment(f.name);
-      const required = f.required;
-      lines.push(`  x = ${ownRead("v", f.name)};`);
-      if (required) lines.push(`  if (x === undefined) return rt.failAt(${seg}, "missing required property");`);
-      lines.push(`  if (${required ? "" : "x !== undefined && "}${this.decode(f.node, "x")} === undefined) return rt.at(${seg});`);
-    }
-    if (other.mixin) lines.push(`  if (${this.decode(other.mixin, "v")} === undefined) return undefined;`);
-    const locals = other.fields.length ? ["  let x: any;"] : [];
-    const skip = mixin?.baseFields.length ? this.keyList(mixin.baseFields) : undefined;
-    this.pool.add(`function ${name}(v: any): any {\n${[...locals, ...lines, skip ? `  return rt.copyRawExcept(v, {}, ${skip});` : "  return rt.copyJson(v);"].join("\n")}\n}\n`);
-    return name;
+  private other(other: OtherVariant, mixin?: MixinContext): Code {
+    return this.pool.rooted(other.name, () => {
+      const declared = new Set(other.fields.map((f) => f.name));
+      const statements = other.required
+        .filter((r) => !declared.has(r))
+        .map((r) => code`if (${own(V, r)} === undefined) return rt.failAt(${segment(r)}, "missing required property");`);
+      for (const f of other.fields) {
+        const seg = segment(f.name);
+        const decoded = this.pool.within(f.name, () => this.decode(f.node, X));
+        statements.push(code`x = ${own(V, f.name)};`);
+        if (f.required) statements.push(code`if (x === undefined) return rt.failAt(${seg}, "missing required property");`);
+        statements.push(code`if (${f.required ? code`` : code`x !== undefined && `}${decoded} === undefined) return rt.at(${seg});`);
+      }
+      const otherMixin = other.mixin;
+      if (otherMixin) statements.push(code`if (${this.pool.within("mixin", () => this.decode(otherMixin, V))} === undefined) return undefined;`);
+      const locals = other.fields.length ? [code`let x: any;`] : [];
+      const raw = mixin?.baseFields.length ? code`rt.copyRawExcept(v, {}, ${this.keyList(mixin.baseFields)})` : code`rt.copyJson(v)`;
+      const fixed = `p_${other.name}`;
+      return this.pool.define(fixed, block(code`function ${name(fixed)}${DECODER}`, [...locals, ...statements, code`return ${raw};`]));
+    });
   }
 
   /** A module-level constant list of property names (not a fresh array on every call). */
-  private keyList(names: readonly string[]): string {
-    return this.pool.internConst("K_", literalList(names));
+  private keyList(names: readonly string[]): Code {
+    return this.pool.internConst("K_", code`[${join(names.map((n) => code`${n}`), code`, `)}]`);
   }
 
   /** First alternative that decodes wins (serde's untagged enums); else the deepest failure. */
-  private union(node: UnionNode): string {
-    const tries = node.options.map((o, i) => `  y = ${this.decode(o.node, "v")};\n  if (y !== undefined) return y;\n  best = ${i ? "rt.deeper(best)" : "rt.failure()"};`);
-    return `  let y: any, best: rt.Failure;\n${tries.join("\n")}\n  return rt.noAlternative(best, v);\n`;
+  private union(node: UnionNode): Code[] {
+    const tries = node.options.flatMap((o, i) => [
+      code`y = ${this.pool.within(o.name, () => this.decode(o.node, V))};`,
+      code`if (y !== undefined) return y;`,
+      code`best = ${i ? code`rt.deeper(best)` : code`rt.failure()`};`,
+    ]);
+    return [code`let y: any, best: rt.Failure;`, ...tries, code`return rt.noAlternative(best, v);`];
   }
 }
 
 /** The empty value of a collection (S23 required default-on-error, S25 default-on-null). */
-function emptyValue(node: Node): string | undefined {
+function emptyValue(node: Node): Code | undefined {
   const kind = withoutNull(node).kind;
-  return kind === "array" ? "[]" : kind === "record" ? "{}" : undefined;
+  return kind === "array" ? code`[]` : kind === "record" ? code`{}` : undefined;
 }
 
 /** Emits the `parse.ts` module of one surface. */

@@ -7,7 +7,7 @@
  * one function here per route op.
  */
 import type { EmitContext } from "../api.js";
-import { block, code, doc, GeneratedFile, indent, join, key, lines, literalKey, member, name, readOwn, wrapped, type Code } from "../code.js";
+import { block, code, doc, GeneratedFile, indent, join, key, lines, literalKey, member, name, own, wrapped, type Code } from "../code.js";
 import type { SessionRoute, Semantics, TaggedUnionNode } from "../ir.js";
 import type { SurfaceModel } from "../model.js";
 import { patchFunction } from "./apply.js";
@@ -292,7 +292,7 @@ function reducer(model: SurfaceModel, union: Code, names: Names, engine: FastPat
     const call = fastPath(semantics, names, engine, u, route);
     return call === undefined ? [] : [code`case ${route.tag}:`, indent(code`return ${call};`)];
   });
-  const tag = readOwn(u, model.session.union.node.tag);
+  const tag = own(u, model.session.union.node.tag);
   const comment = doc(["The state after `update`; `owned`: the caller hands the update over (no copy)."]);
   return code`${comment}${block(code`function reduceWith(state: SessionState, update: ${union}, owned: boolean): SessionState`, [
     code`const ${u} = update as unknown as ${rt}.JsonObject;`,
@@ -309,10 +309,10 @@ function reducer(model: SurfaceModel, union: Code, names: Names, engine: FastPat
 function fastPath(semantics: Semantics, names: Names, engine: FastPaths, u: Code, route: SessionRoute): Code | undefined {
   if (route.op === "upsert" && route.creates === undefined) {
     const id = upsertKey(semantics, route.payload);
-    return id === undefined ? undefined : code`${engine.upsertEntity}(TABLE, state, ${u}, ${route.slot}, ${readOwn(u, id)}, ${patchFor(semantics, names, route.payload)}, owned)`;
+    return id === undefined ? undefined : code`${engine.upsertEntity}(TABLE, state, ${u}, ${route.slot}, ${own(u, id)}, ${patchFor(semantics, names, route.payload)}, owned)`;
   }
   if (route.op === "append" && route.entity !== undefined && !route.bytes && route.patches === undefined) {
-    return code`${engine.appendItem}(TABLE, state, ${u}, ${route.slot}, ${readOwn(u, route.key)}, ${route.into}, ${readOwn(u, route.item)}, owned)`;
+    return code`${engine.appendItem}(TABLE, state, ${u}, ${route.slot}, ${own(u, route.key)}, ${route.into}, ${own(u, route.item)}, owned)`;
   }
   return undefined;
 }

@@ -7,7 +7,7 @@
  * nothing more. Unions ask the fast checks which alternative holds, and report
  * the alternative whose issues go deepest when none does.
  */
-import { ident, literal, ownRead } from "../code.js";
+import { ident, literal, ownRead, type Code } from "../code.js";
 import type { Field, Node, ObjectNode, OtherVariant, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
 import { expectation, type FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
 
@@ -73,7 +73,7 @@ export class CollectorWriter {
     return fields
       .map((f) => {
         const seg = segment(f.name);
-        const check = this.collect(f.node, "x", `p + ${seg}`);
+        const check = this.pool.within(f.name, () => this.collect(f.node, "x", `p + ${seg}`));
         const missing = f.required ? ` else rt.issue(out, p + ${seg}, "missing required property");` : "";
         return check || missing ? `  { const x: any = ${ownRead("v", f.name)}; if (x !== undefined) { ${check} }${missing} }\n` : "";
       })
@@ -109,25 +109,25 @@ export class CollectorWriter {
     return lines.join("\n") + "\n";
   }
 
-  private variant(variant: TaggedVariant): string {
+  private variant(variant: TaggedVariant): Code {
     const payload = variant.payload ? `  ${this.collect(variant.payload, "v", "p")}\n` : "";
-    return this.pool.intern("c_", `(v: any, p: string, out: rt.Issue[]): void {\n${this.fields(variant.fields)}${payload}}\n`);
+    return this.pool.rooted(variant.name, () => this.pool.intern("c_", `(v: any, p: string, out: rt.Issue[]): void {\n${this.fields(variant.fields)}${payload}}\n`));
   }
 
-  private other(other: OtherVariant): string {
+  private other(other: OtherVariant): Code {
     const declared = new Set(other.fields.map((f) => f.name));
     const required = other.required
       .filter((r) => !declared.has(r))
       .map((r) => `  if (${ownRead("v", r)} === undefined) rt.issue(out, p + ${segment(r)}, "missing required property");\n`)
       .join("");
     const mixin = other.mixin ? `  ${this.collect(other.mixin, "v", "p")}\n` : "";
-    return this.pool.intern("c_", `(v: any, p: string, out: rt.Issue[]): void {\n${required}${this.fields(other.fields)}${mixin}}\n`);
+    return this.pool.rooted(other.name, () => this.pool.intern("c_", `(v: any, p: string, out: rt.Issue[]): void {\n${required}${this.fields(other.fields)}${mixin}}\n`));
   }
 
   /** anyOf: nothing when an alternative holds; oneOf: also "more than one"; else the deepest alternative's issues. */
   private union(node: UnionNode): string {
     const tries = node.options.map((o) => `(${this.fast(o.node, "v")} ? 1 : 0)`);
-    const collectors = node.options.map((o) => `(q: rt.Issue[]) => { ${this.collect(o.node, "v", "p", "q")} }`);
+    const collectors = node.options.map((o) => `(q: rt.Issue[]) => { ${this.pool.within(o.name, () => this.collect(o.node, "v", "p", "q"))} }`);
     return [
       `  const n = ${tries.join(" + ")};`,
       node.exclusive ? `  if (n > 1) return rt.issue(out, p, "matches more than one alternative (oneOf)");` : "",

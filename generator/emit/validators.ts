@@ -5,7 +5,7 @@
  * `not` honoured by dispatching on the tag (a known tag with a bad payload is
  * invalid, never "other"). Straight-line code, one function per IR node.
  */
-import { ident, jsDoc, literal, ownRead } from "../code.js";
+import { ident, jsDoc, literal, ownRead, type Code } from "../code.js";
 import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
 import { decodeModule, expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
 import { CollectorWriter } from "./validate-all.js";
@@ -18,9 +18,12 @@ class ValidatorWriter {
 
   emit(): string {
     const exports: string[] = [];
+    this.pool.reserve(this.ir.defs.flatMap((d) => [`v_${d.name}`, `c_${d.name}`]));
     for (const def of this.ir.defs) {
-      this.pool.add(`function v_${ident(def.name)}(v: any): true | undefined {\n${this.body(def.node)}}\n`);
-      this.collectors.definition(def.name, def.node);
+      this.pool.within(def.name, () => {
+        this.pool.add(`function v_${ident(def.name)}(v: any): true | undefined {\n${this.body(def.node)}}\n`);
+        this.collectors.definition(def.name, def.node);
+      });
       exports.push(this.wrapper(def));
     }
     const doc = [
@@ -60,7 +63,7 @@ class ValidatorWriter {
   }
 
   /** A helper function for a compound node; returns its name. */
-  private hoist(node: Node): string {
+  private hoist(node: Node): Code {
     return this.pool.intern("v_", `(v: any): true | undefined {\n${this.body(node)}}\n`);
   }
 
@@ -99,7 +102,7 @@ class ValidatorWriter {
     return fields.flatMap((f) => {
       const seg = segment(f.name);
       const read = `  x = ${ownRead("v", f.name)};`;
-      const test = f.node.kind === "json" ? [] : [`  if (${f.required ? "" : "x !== undefined && "}!${this.check(f.node, "x")}) return rt.at(${seg});`];
+      const test = f.node.kind === "json" ? [] : [`  if (${f.required ? "" : "x !== undefined && "}!${this.pool.within(f.name, () => this.check(f.node, "x"))}) return rt.at(${seg});`];
       const presence = f.required ? [`  if (x === undefined) return rt.failAt(${seg}, "missing required property");`] : [];
       return test.length || presence.length ? [read, ...presence, ...test] : [];
     });
@@ -158,7 +161,7 @@ class ValidatorWriter {
   }
 
   private union(node: UnionNode): string {
-    const options = node.options.map((o) => this.check(o.node, "v"));
+    const options = node.options.map((o) => this.pool.within(o.name, () => this.check(o.node, "v")));
     if (!node.exclusive) {
       const tries = options.map((o, i) => `  if (${o}) return true;\n  best = ${i ? "rt.deeper(best)" : "rt.failure()"};`);
       return `  let best: rt.Failure;\n${tries.join("\n")}\n  return rt.noAlternative(best, v);\n`;

@@ -365,3 +365,19 @@ function comparePositions(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return a.length - b.length;
 }
+
+/**
+ * `decode` of the tree `JSON.parse` makes of `text` (one JSON-RPC line, say):
+ * the tree is owned by no one else, so an owned-tree decoder may return it as
+ * is. Text that is not JSON is an issue at the root; never throws. Keys such
+ * as `__proto__` are own data properties of that tree (S34).
+ */
+export function fromText<T>(text: string, decode: (value: unknown) => Result<T>): Result<T> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, issues: [{ path: "", message: `not JSON: ${error instanceof Error ? error.message : String(error)}` }] };
+  }
+  return decode(value);
+}

@@ -7,15 +7,18 @@
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
  * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
  * are own properties and stay plain data (S34).
+ *
+ * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
+ * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
+import type { Result } from "../runtime/result.js";
 import * as tolerant from "./parse.js";
+import type * as T from "./types.js";
 
-function d_0(method: unknown, v: any): boolean {
+function d_AgentRequest_params(method: unknown, v: any): boolean {
   switch (method) {
     case "fs/write_text_file":
       return e_WriteTextFileRequest(v);
@@ -54,7 +57,7 @@ function k_AgentRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_0(v.method, x)))) return -1;
+    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -71,7 +74,7 @@ function e_RequestId(v: any): boolean {
   return false;
 }
 
-function e_1(v: any): boolean {
+function e_WriteTextFileRequest__meta(v: any): boolean {
   if (!rt.isObject(v)) return false;
   return true;
 }
@@ -95,7 +98,7 @@ function k_WriteTextFileRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -133,7 +136,7 @@ function k_ReadTextFileRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -143,7 +146,7 @@ function e_ReadTextFileRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ReadTextFileRequest(v));
 }
 
-function e_2(v: any): boolean {
+function e_RequestPermissionRequest_options(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -166,12 +169,12 @@ function k_RequestPermissionRequest(v: any): number {
   } else return -1;
   x = v.options;
   if (x !== undefined) {
-    if (!(e_2(x))) return -1;
+    if (!(e_RequestPermissionRequest_options(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -181,7 +184,7 @@ function e_RequestPermissionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionRequest(v));
 }
 
-function e_3(v: any): boolean {
+function e_ToolCallUpdate_content(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -190,7 +193,7 @@ function e_3(v: any): boolean {
   return true;
 }
 
-function e_4(v: any): boolean {
+function e_ToolCallUpdate_locations(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -228,27 +231,25 @@ function k_ToolCallUpdate(v: any): number {
   }
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_3(x)))) return -1;
+    if (!((x === null || e_ToolCallUpdate_content(x)))) return -1;
     n++;
   }
   x = v.locations;
   if (x !== undefined) {
-    if (!((x === null || e_4(x)))) return -1;
+    if (!((x === null || e_ToolCallUpdate_locations(x)))) return -1;
     n++;
   }
   x = v.rawInput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -270,19 +271,19 @@ function e_ToolCallStatus(v: any): boolean {
   return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed"));
 }
 
-function k_5(v: any): number {
+function k_ToolCallContentContent(v: any): number {
   let n = 1, x: any;
   const m = k_Content(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_6(v: any): number {
+function k_ToolCallContentDiff(v: any): number {
   let n = 1, x: any;
   const m = k_Diff(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_7(v: any): number {
+function k_ToolCallContentTerminal(v: any): number {
   let n = 1, x: any;
   const m = k_Terminal(v);
   return m < 0 ? -1 : n + m;
@@ -292,11 +293,11 @@ function k_ToolCallContent(v: any): number {
   const t = v.type;
   switch (t) {
     case "content":
-      return k_5(v);
+      return k_ToolCallContentContent(v);
     case "diff":
-      return k_6(v);
+      return k_ToolCallContentDiff(v);
     case "terminal":
-      return k_7(v);
+      return k_ToolCallContentTerminal(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -306,31 +307,31 @@ function e_ToolCallContent(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContent(v));
 }
 
-function k_8(v: any): number {
+function k_ContentBlockText(v: any): number {
   let n = 1, x: any;
   const m = k_TextContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_9(v: any): number {
+function k_ContentBlockImage(v: any): number {
   let n = 1, x: any;
   const m = k_ImageContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_10(v: any): number {
+function k_ContentBlockAudio(v: any): number {
   let n = 1, x: any;
   const m = k_AudioContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_11(v: any): number {
+function k_ContentBlockResourceLink(v: any): number {
   let n = 1, x: any;
   const m = k_ResourceLink(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_12(v: any): number {
+function k_ContentBlockResource(v: any): number {
   let n = 1, x: any;
   const m = k_EmbeddedResource(v);
   return m < 0 ? -1 : n + m;
@@ -340,15 +341,15 @@ function k_ContentBlock(v: any): number {
   const t = v.type;
   switch (t) {
     case "text":
-      return k_8(v);
+      return k_ContentBlockText(v);
     case "image":
-      return k_9(v);
+      return k_ContentBlockImage(v);
     case "audio":
-      return k_10(v);
+      return k_ContentBlockAudio(v);
     case "resource_link":
-      return k_11(v);
+      return k_ContentBlockResourceLink(v);
     case "resource":
-      return k_12(v);
+      return k_ContentBlockResource(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -358,7 +359,7 @@ function e_ContentBlock(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ContentBlock(v));
 }
 
-function e_13(v: any): boolean {
+function e_Annotations_audience(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -371,7 +372,7 @@ function k_Annotations(v: any): number {
   let n = 0, x: any;
   x = v.audience;
   if (x !== undefined) {
-    if (!((x === null || e_13(x)))) return -1;
+    if (!((x === null || e_Annotations_audience(x)))) return -1;
     n++;
   }
   x = v.lastModified;
@@ -386,7 +387,7 @@ function k_Annotations(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -414,7 +415,7 @@ function k_TextContent(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -448,7 +449,7 @@ function k_ImageContent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -477,7 +478,7 @@ function k_AudioContent(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -526,7 +527,7 @@ function k_ResourceLink(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -559,7 +560,7 @@ function k_TextResourceContents(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -588,7 +589,7 @@ function k_BlobResourceContents(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -612,7 +613,7 @@ function k_EmbeddedResource(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -631,7 +632,7 @@ function k_Content(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -660,7 +661,7 @@ function k_Diff(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -683,7 +684,7 @@ function k_Terminal(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -707,7 +708,7 @@ function k_ToolCallLocation(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -736,7 +737,7 @@ function k_PermissionOption(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -754,7 +755,7 @@ function e_PermissionOptionKind(v: any): boolean {
   return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always"));
 }
 
-function e_14(v: any): boolean {
+function e_CreateTerminalRequest_args(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -763,7 +764,7 @@ function e_14(v: any): boolean {
   return true;
 }
 
-function e_15(v: any): boolean {
+function e_CreateTerminalRequest_env(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -786,12 +787,12 @@ function k_CreateTerminalRequest(v: any): number {
   } else return -1;
   x = v.args;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.env;
   if (x !== undefined) {
-    if (!(x !== null && e_15(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_env(x))) return -1;
     n++;
   }
   x = v.cwd;
@@ -806,7 +807,7 @@ function k_CreateTerminalRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -830,7 +831,7 @@ function k_EnvVariable(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -854,7 +855,7 @@ function k_TerminalOutputRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -878,7 +879,7 @@ function k_ReleaseTerminalRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -902,7 +903,7 @@ function k_WaitForTerminalExitRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -926,7 +927,7 @@ function k_KillTerminalRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -936,37 +937,37 @@ function e_KillTerminalRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_KillTerminalRequest(v));
 }
 
-function k_16(v: any): number {
+function k_CreateElicitationRequestForm(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_17(v: any): number {
+function k_CreateElicitationRequestUrl(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationUrlMode(v);
   return m < 0 ? -1 : n + m;
 }
 
-function e_18(v: any): boolean {
+function e_CreateElicitationRequestOther_mixin(v: any): boolean {
   return e_ElicitationSessionScope(v);
 }
 
-function k_19(v: any): number {
+function k_CreateElicitationRequestOther(v: any): number {
   let x: any;
-  if (!e_18(v)) return -1;
+  if (!e_CreateElicitationRequestOther_mixin(v)) return -1;
   return Infinity;
 }
 
-function k_20(v: any): number {
+function k_CreateElicitationRequest_mixin(v: any): number {
   const t = v.mode;
   switch (t) {
     case "form":
-      return k_16(v);
+      return k_CreateElicitationRequestForm(v);
     case "url":
-      return k_17(v);
+      return k_CreateElicitationRequestUrl(v);
     default:
-      return typeof t === "string" ? k_19(v) : -1;
+      return typeof t === "string" ? k_CreateElicitationRequestOther(v) : -1;
   }
 }
 
@@ -979,10 +980,10 @@ function k_CreateElicitationRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_20(v);
+  const m = k_CreateElicitationRequest_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -1025,7 +1026,7 @@ function e_ElicitationRequestScope(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ElicitationRequestScope(v));
 }
 
-function e_21(v: any): boolean {
+function e_ElicitationSchema_properties(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1048,12 +1049,12 @@ function k_ElicitationSchema(v: any): number {
   }
   x = v.properties;
   if (x !== undefined) {
-    if (!(e_21(x))) return -1;
+    if (!(e_ElicitationSchema_properties(x))) return -1;
     n++;
   }
   x = v.required;
   if (x !== undefined) {
-    if (!((x === null || e_14(x)))) return -1;
+    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
     n++;
   }
   x = v.description;
@@ -1063,7 +1064,7 @@ function k_ElicitationSchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1077,39 +1078,38 @@ function e_ElicitationSchemaType(v: any): boolean {
   return ((v === "object"));
 }
 
-function k_22(v: any): number {
+function k_ElicitationPropertySchemaString(v: any): number {
   let n = 1, x: any;
   const m = k_StringPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_23(v: any): number {
+function k_ElicitationPropertySchemaNumber(v: any): number {
   let n = 1, x: any;
   const m = k_NumberPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_24(v: any): number {
+function k_ElicitationPropertySchemaInteger(v: any): number {
   let n = 1, x: any;
   const m = k_IntegerPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_25(v: any): number {
+function k_ElicitationPropertySchemaBoolean(v: any): number {
   let n = 1, x: any;
   const m = k_BooleanPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_26(v: any): number {
+function k_ElicitationPropertySchemaArray(v: any): number {
   let n = 1, x: any;
   const m = k_MultiSelectPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_27(v: any): number {
+function k_ElicitationPropertySchemaOther(v: any): number {
   let x: any;
-
   return Infinity;
 }
 
@@ -1117,17 +1117,17 @@ function k_ElicitationPropertySchema(v: any): number {
   const t = v.type;
   switch (t) {
     case "string":
-      return k_22(v);
+      return k_ElicitationPropertySchemaString(v);
     case "number":
-      return k_23(v);
+      return k_ElicitationPropertySchemaNumber(v);
     case "integer":
-      return k_24(v);
+      return k_ElicitationPropertySchemaInteger(v);
     case "boolean":
-      return k_25(v);
+      return k_ElicitationPropertySchemaBoolean(v);
     case "array":
-      return k_26(v);
+      return k_ElicitationPropertySchemaArray(v);
     default:
-      return typeof t === "string" ? k_27(v) : -1;
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
   }
 }
 
@@ -1158,7 +1158,7 @@ function k_EnumOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1168,7 +1168,7 @@ function e_EnumOption(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_EnumOption(v));
 }
 
-function e_28(v: any): boolean {
+function e_StringPropertySchema_oneOf(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1216,17 +1216,17 @@ function k_StringPropertySchema(v: any): number {
   }
   x = v.enum;
   if (x !== undefined) {
-    if (!((x === null || e_14(x)))) return -1;
+    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
     n++;
   }
   x = v.oneOf;
   if (x !== undefined) {
-    if (!((x === null || e_28(x)))) return -1;
+    if (!((x === null || e_StringPropertySchema_oneOf(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1265,7 +1265,7 @@ function k_NumberPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1304,7 +1304,7 @@ function k_IntegerPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1333,7 +1333,7 @@ function k_BooleanPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1343,7 +1343,7 @@ function e_BooleanPropertySchema(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_BooleanPropertySchema(v));
 }
 
-function k_29(v: any): number {
+function k_MultiSelectItemsString(v: any): number {
   let n = 1, x: any;
   const m = k_StringMultiSelectItems(v);
   return m < 0 ? -1 : n + m;
@@ -1353,9 +1353,9 @@ function k_MultiSelectItems(v: any): number {
   const t = v.type;
   switch (t) {
     case "string":
-      return k_29(v);
+      return k_MultiSelectItemsString(v);
     default:
-      return typeof t === "string" ? k_27(v) : -1;
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
   }
 }
 
@@ -1367,12 +1367,12 @@ function k_StringMultiSelectItems(v: any): number {
   let n = 0, x: any;
   x = v.enum;
   if (x !== undefined) {
-    if (!(e_14(x))) return -1;
+    if (!(e_CreateTerminalRequest_args(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1386,12 +1386,12 @@ function k_TitledMultiSelectItems(v: any): number {
   let n = 0, x: any;
   x = v.anyOf;
   if (x !== undefined) {
-    if (!(e_28(x))) return -1;
+    if (!(e_StringPropertySchema_oneOf(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1430,12 +1430,12 @@ function k_MultiSelectPropertySchema(v: any): number {
   } else return -1;
   x = v.default;
   if (x !== undefined) {
-    if (!((x === null || e_14(x)))) return -1;
+    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1488,7 +1488,7 @@ function e_ExtRequest(v: any): boolean {
   return true;
 }
 
-function d_30(method: unknown, v: any): boolean {
+function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): boolean {
   switch (method) {
     case "initialize":
       return e_InitializeResponse(v);
@@ -1519,7 +1519,7 @@ function d_30(method: unknown, v: any): boolean {
   }
 }
 
-function k_31(v: any): number {
+function k_AgentResponse_AgentResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
@@ -1528,21 +1528,21 @@ function k_31(v: any): number {
   } else return -1;
   x = v.result;
   if (x !== undefined) {
-    if (!((askedMethod === undefined || d_30(askedMethod, x)))) return -1;
+    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
     n++;
   } else return -1;
   return n;
 }
 
-function e_32(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_31(v));
+function e_AgentResponse_AgentResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_AgentResponse_AgentResponseResult(v));
 }
 
 function e_AgentResponse(v: any): boolean {
-  return e_32(v);
+  return e_AgentResponse_AgentResponseResult(v);
 }
 
-function e_33(v: any): boolean {
+function e_InitializeResponse_authMethods(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1565,7 +1565,7 @@ function k_InitializeResponse(v: any): number {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    if (!(e_33(x))) return -1;
+    if (!(e_InitializeResponse_authMethods(x))) return -1;
     n++;
   }
   x = v.agentInfo;
@@ -1575,7 +1575,7 @@ function k_InitializeResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1618,7 +1618,7 @@ function k_AgentCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1647,7 +1647,7 @@ function k_PromptCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1671,7 +1671,7 @@ function k_McpCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1710,7 +1710,7 @@ function k_SessionCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1724,7 +1724,7 @@ function k_SessionListCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1738,7 +1738,7 @@ function k_SessionDeleteCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1752,7 +1752,7 @@ function k_SessionAdditionalDirectoriesCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1766,7 +1766,7 @@ function k_SessionResumeCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1780,7 +1780,7 @@ function k_SessionCloseCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1799,7 +1799,7 @@ function k_AgentAuthCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1813,7 +1813,7 @@ function k_LogoutCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1823,7 +1823,7 @@ function e_LogoutCapabilities(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_LogoutCapabilities(v));
 }
 
-function k_34(v: any): number {
+function k_AuthMethodTerminalVariant(v: any): number {
   let n = 1, x: any;
   const m = k_AuthMethodTerminal(v);
   return m < 0 ? -1 : n + m;
@@ -1833,7 +1833,7 @@ function k_AuthMethod(v: any): number {
   const t = v.type;
   switch (t) {
     case "terminal":
-      return k_34(v);
+      return k_AuthMethodTerminalVariant(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -1847,7 +1847,7 @@ function e_AuthMethodId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_35(v: any): boolean {
+function e_AuthMethodTerminal_env(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1875,17 +1875,17 @@ function k_AuthMethodTerminal(v: any): number {
   }
   x = v.args;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.env;
   if (x !== undefined) {
-    if (!(x !== null && e_35(x))) return -1;
+    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1914,7 +1914,7 @@ function k_AuthMethodAgent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1943,7 +1943,7 @@ function k_Implementation(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1957,7 +1957,7 @@ function k_AuthenticateResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1971,7 +1971,7 @@ function k_LogoutResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1981,7 +1981,7 @@ function e_LogoutResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_LogoutResponse(v));
 }
 
-function e_36(v: any): boolean {
+function e_NewSessionResponse_configOptions(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2004,12 +2004,12 @@ function k_NewSessionResponse(v: any): number {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    if (!((x === null || e_36(x)))) return -1;
+    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2019,7 +2019,7 @@ function e_NewSessionResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_NewSessionResponse(v));
 }
 
-function e_37(v: any): boolean {
+function e_SessionModeState_availableModes(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2037,12 +2037,12 @@ function k_SessionModeState(v: any): number {
   } else return -1;
   x = v.availableModes;
   if (x !== undefined) {
-    if (!(e_37(x))) return -1;
+    if (!(e_SessionModeState_availableModes(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2075,7 +2075,7 @@ function k_SessionMode(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2085,25 +2085,25 @@ function e_SessionMode(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SessionMode(v));
 }
 
-function k_38(v: any): number {
+function k_SessionConfigOptionSelect(v: any): number {
   let n = 1, x: any;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_39(v: any): number {
+function k_SessionConfigOptionBoolean(v: any): number {
   let n = 1, x: any;
   const m = k_SessionConfigBoolean(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_40(v: any): number {
+function k_SessionConfigOption_mixin(v: any): number {
   const t = v.type;
   switch (t) {
     case "select":
-      return k_38(v);
+      return k_SessionConfigOptionSelect(v);
     case "boolean":
-      return k_39(v);
+      return k_SessionConfigOptionBoolean(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -2133,10 +2133,10 @@ function k_SessionConfigOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_40(v);
+  const m = k_SessionConfigOption_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -2158,7 +2158,7 @@ function e_SessionConfigValueId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_41(v: any): boolean {
+function e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2168,7 +2168,7 @@ function e_41(v: any): boolean {
 }
 
 function e_SessionConfigSelectOptions(v: any): boolean {
-  return e_41(v);
+  return e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
 }
 
 function k_SessionConfigSelectOption(v: any): number {
@@ -2190,7 +2190,7 @@ function k_SessionConfigSelectOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2214,12 +2214,12 @@ function k_SessionConfigSelectGroup(v: any): number {
   } else return -1;
   x = v.options;
   if (x !== undefined) {
-    if (!(e_41(x))) return -1;
+    if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2275,12 +2275,12 @@ function k_LoadSessionResponse(v: any): number {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    if (!((x === null || e_36(x)))) return -1;
+    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2290,7 +2290,7 @@ function e_LoadSessionResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_LoadSessionResponse(v));
 }
 
-function e_42(v: any): boolean {
+function e_ListSessionsResponse_sessions(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2303,7 +2303,7 @@ function k_ListSessionsResponse(v: any): number {
   let n = 0, x: any;
   x = v.sessions;
   if (x !== undefined) {
-    if (!(e_42(x))) return -1;
+    if (!(e_ListSessionsResponse_sessions(x))) return -1;
     n++;
   } else return -1;
   x = v.nextCursor;
@@ -2313,7 +2313,7 @@ function k_ListSessionsResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2337,7 +2337,7 @@ function k_SessionInfo(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(e_14(x))) return -1;
+    if (!(e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.title;
@@ -2352,7 +2352,7 @@ function k_SessionInfo(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2366,7 +2366,7 @@ function k_DeleteSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2385,12 +2385,12 @@ function k_ResumeSessionResponse(v: any): number {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    if (!((x === null || e_36(x)))) return -1;
+    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2404,7 +2404,7 @@ function k_CloseSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2418,7 +2418,7 @@ function k_SetSessionModeResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2432,12 +2432,12 @@ function k_SetSessionConfigOptionResponse(v: any): number {
   let n = 0, x: any;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_36(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2456,7 +2456,7 @@ function k_PromptResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2488,7 +2488,6 @@ function k_Error(v: any): number {
   } else return -1;
   x = v.data;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   return n;
@@ -2502,7 +2501,7 @@ function e_ErrorCode(v: any): boolean {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647);
 }
 
-function d_43(method: unknown, v: any): boolean {
+function d_AgentNotification_params(method: unknown, v: any): boolean {
   switch (method) {
     case "session/update":
       return e_SessionNotification(v);
@@ -2522,7 +2521,7 @@ function k_AgentNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_43(v.method, x)))) return -1;
+    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -2546,7 +2545,7 @@ function k_SessionNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2556,73 +2555,73 @@ function e_SessionNotification(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SessionNotification(v));
 }
 
-function k_44(v: any): number {
+function k_SessionUpdateUserMessageChunk(v: any): number {
   let n = 1, x: any;
   const m = k_ContentChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_45(v: any): number {
+function k_SessionUpdateToolCall(v: any): number {
   let n = 1, x: any;
   const m = k_ToolCall(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_46(v: any): number {
+function k_SessionUpdateToolCallUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_ToolCallUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_47(v: any): number {
+function k_SessionUpdatePlan(v: any): number {
   let n = 1, x: any;
   const m = k_Plan(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_48(v: any): number {
+function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_AvailableCommandsUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_49(v: any): number {
+function k_SessionUpdateCurrentModeUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_CurrentModeUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_50(v: any): number {
+function k_SessionUpdateConfigOptionUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_ConfigOptionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_51(v: any): number {
+function k_SessionUpdateSessionInfoUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_SessionInfoUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_52(v: any): number {
+function k_SessionUpdateUsageUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_UsageUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_53(v: any): number {
+function k_SessionUpdateNotice(v: any): number {
   let n = 1, x: any;
   const m = k_Notice(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_54(v: any): number {
+function k_SessionUpdateCompactionUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_CompactionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_55(v: any): number {
+function k_SessionUpdateCompactionSummaryChunk(v: any): number {
   let n = 1, x: any;
   const m = k_CompactionSummaryChunk(v);
   return m < 0 ? -1 : n + m;
@@ -2632,33 +2631,33 @@ function k_SessionUpdate(v: any): number {
   const t = v.sessionUpdate;
   switch (t) {
     case "user_message_chunk":
-      return k_44(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "agent_message_chunk":
-      return k_44(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "agent_thought_chunk":
-      return k_44(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "tool_call":
-      return k_45(v);
+      return k_SessionUpdateToolCall(v);
     case "tool_call_update":
-      return k_46(v);
+      return k_SessionUpdateToolCallUpdate(v);
     case "plan":
-      return k_47(v);
+      return k_SessionUpdatePlan(v);
     case "available_commands_update":
-      return k_48(v);
+      return k_SessionUpdateAvailableCommandsUpdate(v);
     case "current_mode_update":
-      return k_49(v);
+      return k_SessionUpdateCurrentModeUpdate(v);
     case "config_option_update":
-      return k_50(v);
+      return k_SessionUpdateConfigOptionUpdate(v);
     case "session_info_update":
-      return k_51(v);
+      return k_SessionUpdateSessionInfoUpdate(v);
     case "usage_update":
-      return k_52(v);
+      return k_SessionUpdateUsageUpdate(v);
     case "notice":
-      return k_53(v);
+      return k_SessionUpdateNotice(v);
     case "compaction_update":
-      return k_54(v);
+      return k_SessionUpdateCompactionUpdate(v);
     case "compaction_summary_chunk":
-      return k_55(v);
+      return k_SessionUpdateCompactionSummaryChunk(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -2686,7 +2685,7 @@ function k_ContentChunk(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2725,27 +2724,25 @@ function k_ToolCall(v: any): number {
   }
   x = v.content;
   if (x !== undefined) {
-    if (!(e_3(x))) return -1;
+    if (!(e_ToolCallUpdate_content(x))) return -1;
     n++;
   }
   x = v.locations;
   if (x !== undefined) {
-    if (!(e_4(x))) return -1;
+    if (!(e_ToolCallUpdate_locations(x))) return -1;
     n++;
   }
   x = v.rawInput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2774,7 +2771,7 @@ function k_PlanEntry(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2792,7 +2789,7 @@ function e_PlanEntryStatus(v: any): boolean {
   return ((v === "pending" || v === "in_progress" || v === "completed"));
 }
 
-function e_56(v: any): boolean {
+function e_Plan_entries(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2805,12 +2802,12 @@ function k_Plan(v: any): number {
   let n = 0, x: any;
   x = v.entries;
   if (x !== undefined) {
-    if (!(e_56(x))) return -1;
+    if (!(e_Plan_entries(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2839,7 +2836,7 @@ function k_AvailableCommand(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2862,7 +2859,7 @@ function k_UnstructuredCommandInput(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2872,7 +2869,7 @@ function e_UnstructuredCommandInput(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_UnstructuredCommandInput(v));
 }
 
-function e_57(v: any): boolean {
+function e_AvailableCommandsUpdate_availableCommands(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2885,12 +2882,12 @@ function k_AvailableCommandsUpdate(v: any): number {
   let n = 0, x: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    if (!(e_57(x))) return -1;
+    if (!(e_AvailableCommandsUpdate_availableCommands(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2909,7 +2906,7 @@ function k_CurrentModeUpdate(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2923,12 +2920,12 @@ function k_ConfigOptionUpdate(v: any): number {
   let n = 0, x: any;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_36(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2952,7 +2949,7 @@ function k_SessionInfoUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2976,7 +2973,7 @@ function k_Cost(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3005,7 +3002,7 @@ function k_UsageUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3038,7 +3035,7 @@ function k_Notice(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3056,7 +3053,7 @@ function e_CompactionStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_58(v: any): boolean {
+function e_CompactionUpdate_summary(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3079,7 +3076,7 @@ function k_CompactionUpdate(v: any): number {
   } else return -1;
   x = v.summary;
   if (x !== undefined) {
-    if (!((x === null || e_58(x)))) return -1;
+    if (!((x === null || e_CompactionUpdate_summary(x)))) return -1;
     n++;
   }
   x = v.error;
@@ -3089,7 +3086,7 @@ function k_CompactionUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3113,7 +3110,7 @@ function k_CompactionSummaryChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3132,7 +3129,7 @@ function k_CompleteElicitationNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3146,7 +3143,7 @@ function e_ExtNotification(v: any): boolean {
   return true;
 }
 
-function d_59(method: unknown, v: any): boolean {
+function d_ClientRequest_params(method: unknown, v: any): boolean {
   switch (method) {
     case "initialize":
       return e_InitializeRequest(v);
@@ -3191,7 +3188,7 @@ function k_ClientRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_59(v.method, x)))) return -1;
+    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -3220,7 +3217,7 @@ function k_InitializeRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3259,7 +3256,7 @@ function k_ClientCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3283,7 +3280,7 @@ function k_FileSystemCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3312,7 +3309,7 @@ function k_ClientSessionCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3336,7 +3333,7 @@ function k_SessionConfigOptionsCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3350,7 +3347,7 @@ function k_BooleanConfigOptionCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3374,7 +3371,7 @@ function k_AuthCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3398,7 +3395,7 @@ function k_ElicitationCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3412,7 +3409,7 @@ function k_ElicitationFormCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3426,7 +3423,7 @@ function k_ElicitationUrlCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3445,7 +3442,7 @@ function k_AuthenticateRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3459,7 +3456,7 @@ function k_LogoutRequest(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3469,7 +3466,7 @@ function e_LogoutRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_LogoutRequest(v));
 }
 
-function e_60(v: any): boolean {
+function e_NewSessionRequest_mcpServers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3487,17 +3484,17 @@ function k_NewSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_60(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3507,13 +3504,13 @@ function e_NewSessionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_NewSessionRequest(v));
 }
 
-function k_61(v: any): number {
+function k_McpServerHttpVariant(v: any): number {
   let n = 1, x: any;
   const m = k_McpServerHttp(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_62(v: any): number {
+function k_McpServerSseVariant(v: any): number {
   let n = 1, x: any;
   const m = k_McpServerSse(v);
   return m < 0 ? -1 : n + m;
@@ -3523,9 +3520,9 @@ function k_McpServer(v: any): number {
   const t = v.type;
   switch (t) {
     case "http":
-      return k_61(v);
+      return k_McpServerHttpVariant(v);
     case "sse":
-      return k_62(v);
+      return k_McpServerSseVariant(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -3549,7 +3546,7 @@ function k_HttpHeader(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3559,7 +3556,7 @@ function e_HttpHeader(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_HttpHeader(v));
 }
 
-function e_63(v: any): boolean {
+function e_McpServerHttp_headers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3582,12 +3579,12 @@ function k_McpServerHttp(v: any): number {
   } else return -1;
   x = v.headers;
   if (x !== undefined) {
-    if (!(x !== null && e_63(x))) return -1;
+    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3611,12 +3608,12 @@ function k_McpServerSse(v: any): number {
   } else return -1;
   x = v.headers;
   if (x !== undefined) {
-    if (!(x !== null && e_63(x))) return -1;
+    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3640,17 +3637,17 @@ function k_McpServerStdio(v: any): number {
   } else return -1;
   x = v.args;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   } else return -1;
   x = v.env;
   if (x !== undefined) {
-    if (!(x !== null && e_15(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_env(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3664,7 +3661,7 @@ function k_LoadSessionRequest(v: any): number {
   let n = 0, x: any;
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_60(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   } else return -1;
   x = v.cwd;
@@ -3674,7 +3671,7 @@ function k_LoadSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.sessionId;
@@ -3684,7 +3681,7 @@ function k_LoadSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3708,7 +3705,7 @@ function k_ListSessionsRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3727,7 +3724,7 @@ function k_DeleteSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3751,17 +3748,17 @@ function k_ResumeSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_60(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3780,7 +3777,7 @@ function k_CloseSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3804,7 +3801,7 @@ function k_SetSessionModeRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3814,7 +3811,7 @@ function e_SetSessionModeRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SetSessionModeRequest(v));
 }
 
-function k_64(v: any): number {
+function k_SetSessionConfigOptionRequestBoolean(v: any): number {
   let n = 1, x: any;
   x = v.value;
   if (x !== undefined) {
@@ -3824,11 +3821,11 @@ function k_64(v: any): number {
   return n;
 }
 
-function k_65(v: any): number {
+function k_SetSessionConfigOptionRequest_mixin(v: any): number {
   const t = v.type;
   switch (t) {
     case "boolean":
-      return k_64(v);
+      return k_SetSessionConfigOptionRequestBoolean(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -3848,10 +3845,10 @@ function k_SetSessionConfigOptionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_65(v);
+  const m = k_SetSessionConfigOptionRequest_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -3870,12 +3867,12 @@ function k_PromptRequest(v: any): number {
   } else return -1;
   x = v.prompt;
   if (x !== undefined) {
-    if (!(e_58(x))) return -1;
+    if (!(e_CompactionUpdate_summary(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3885,7 +3882,7 @@ function e_PromptRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_PromptRequest(v));
 }
 
-function d_66(method: unknown, v: any): boolean {
+function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): boolean {
   switch (method) {
     case "fs/write_text_file":
       return e_WriteTextFileResponse(v);
@@ -3910,7 +3907,7 @@ function d_66(method: unknown, v: any): boolean {
   }
 }
 
-function k_67(v: any): number {
+function k_ClientResponse_ClientResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
@@ -3919,25 +3916,25 @@ function k_67(v: any): number {
   } else return -1;
   x = v.result;
   if (x !== undefined) {
-    if (!((askedMethod === undefined || d_66(askedMethod, x)))) return -1;
+    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
     n++;
   } else return -1;
   return n;
 }
 
-function e_68(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_67(v));
+function e_ClientResponse_ClientResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_ClientResponse_ClientResponseResult(v));
 }
 
 function e_ClientResponse(v: any): boolean {
-  return e_68(v);
+  return e_ClientResponse_ClientResponseResult(v);
 }
 
 function k_WriteTextFileResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3956,7 +3953,7 @@ function k_ReadTextFileResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3975,7 +3972,7 @@ function k_RequestPermissionResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3985,12 +3982,12 @@ function e_RequestPermissionResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionResponse(v));
 }
 
-function k_69(v: any): number {
+function k_RequestPermissionOutcomeCancelled(v: any): number {
   let n = 1, x: any;
   return n;
 }
 
-function k_70(v: any): number {
+function k_RequestPermissionOutcomeSelected(v: any): number {
   let n = 1, x: any;
   const m = k_SelectedPermissionOutcome(v);
   return m < 0 ? -1 : n + m;
@@ -4000,9 +3997,9 @@ function k_RequestPermissionOutcome(v: any): number {
   const t = v.outcome;
   switch (t) {
     case "cancelled":
-      return k_69(v);
+      return k_RequestPermissionOutcomeCancelled(v);
     case "selected":
-      return k_70(v);
+      return k_RequestPermissionOutcomeSelected(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -4021,7 +4018,7 @@ function k_SelectedPermissionOutcome(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4040,7 +4037,7 @@ function k_CreateTerminalResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4069,7 +4066,7 @@ function k_TerminalOutputResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4093,7 +4090,7 @@ function k_TerminalExitStatus(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4107,7 +4104,7 @@ function k_ReleaseTerminalResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4131,7 +4128,7 @@ function k_WaitForTerminalExitResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4145,7 +4142,7 @@ function k_KillTerminalResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4155,23 +4152,23 @@ function e_KillTerminalResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_KillTerminalResponse(v));
 }
 
-function k_71(v: any): number {
+function k_CreateElicitationResponseAccept(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationAcceptAction(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_72(v: any): number {
+function k_CreateElicitationResponse_mixin(v: any): number {
   const t = v.action;
   switch (t) {
     case "accept":
-      return k_71(v);
+      return k_CreateElicitationResponseAccept(v);
     case "decline":
-      return k_69(v);
+      return k_RequestPermissionOutcomeCancelled(v);
     case "cancel":
-      return k_69(v);
+      return k_RequestPermissionOutcomeCancelled(v);
     default:
-      return typeof t === "string" ? k_27(v) : -1;
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
   }
 }
 
@@ -4179,10 +4176,10 @@ function k_CreateElicitationResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_72(v);
+  const m = k_CreateElicitationResponse_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -4197,10 +4194,10 @@ function e_ElicitationContentValue(v: any): boolean {
   if (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000) return true;
   if (typeof v === "number" && Number.isFinite(v)) return true;
   if (typeof v === "boolean") return true;
-  return e_14(v);
+  return e_CreateTerminalRequest_args(v);
 }
 
-function e_73(v: any): boolean {
+function e_ElicitationAcceptAction_content(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -4213,7 +4210,7 @@ function k_ElicitationAcceptAction(v: any): number {
   let n = 0, x: any;
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_73(x)))) return -1;
+    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
     n++;
   }
   return n;
@@ -4223,7 +4220,7 @@ function e_ElicitationAcceptAction(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ElicitationAcceptAction(v));
 }
 
-function d_74(method: unknown, v: any): boolean {
+function d_ClientNotification_params(method: unknown, v: any): boolean {
   switch (method) {
     case "session/cancel":
       return e_CancelNotification(v);
@@ -4241,7 +4238,7 @@ function k_ClientNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_74(v.method, x)))) return -1;
+    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -4260,7 +4257,7 @@ function k_CancelNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4279,7 +4276,7 @@ function k_CancelRequestNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4694,8 +4691,8 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
  * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
-  askedMethod = method;
   let exact: boolean;
+  askedMethod = method;
   try {
     exact = e_AgentResponse(value);
   } finally {
@@ -5436,8 +5433,8 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
  * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
-  askedMethod = method;
   let exact: boolean;
+  askedMethod = method;
   try {
     exact = e_ClientResponse(value);
   } finally {
@@ -5563,6 +5560,15 @@ function parseOwned_CancelNotification(value: unknown): Result<T.CancelNotificat
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   return e_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+}
+
+/**
+ * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * Text that is not JSON gives an issue at the root; never throws.
+ */
+function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {
+  return rt.fromText(text, decode);
 }
 
 export {
@@ -5746,4 +5752,5 @@ export {
   parseOwned_CancelRequestNotification as CancelRequestNotification,
   parseOwned_AgentResponseFor as AgentResponseFor,
   parseOwned_ClientResponseFor as ClientResponseFor,
+  parseOwned_fromText as fromText,
 };

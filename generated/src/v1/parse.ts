@@ -14,11 +14,11 @@
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
+import type { Result } from "../runtime/result.js";
+import type * as T from "./types.js";
 
-function m_0(method: unknown, v: any): any {
+function m_AgentRequest_params(method: unknown, v: any): any {
   switch (method) {
     case "fs/write_text_file":
       return p_WriteTextFileRequest(v);
@@ -50,18 +50,20 @@ function f_AgentRequest(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_0(v.method, x));
+    y = (x === null ? null : m_AgentRequest_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -88,7 +90,7 @@ function p_RequestId(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-function p_1(v: any): any {
+function p_WriteTextFileRequest__meta(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -107,25 +109,28 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -148,15 +153,17 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
     y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
@@ -171,7 +178,7 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -183,7 +190,7 @@ function p_ReadTextFileRequest(v: any): any {
   return f_ReadTextFileRequest(v, out) && out;
 }
 
-function p_2(v: any): any {
+function p_RequestPermissionRequest_options(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -202,25 +209,28 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCall;
   if (x !== undefined) {
     y = p_ToolCallUpdate(x);
     if (y !== undefined) out.toolCall = y;
     else return rt.at("/toolCall");
+  } else {
+    return rt.failAt("/toolCall", "missing required property");
   }
-  else return rt.failAt("/toolCall", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_2(x);
+    y = p_RequestPermissionRequest_options(x);
     if (y !== undefined) out.options = y;
     else return rt.at("/options");
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -232,7 +242,7 @@ function p_RequestPermissionRequest(v: any): any {
   return f_RequestPermissionRequest(v, out) && out;
 }
 
-function p_3(v: any): any {
+function p_ToolCallUpdate_content(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -244,7 +254,7 @@ function p_3(v: any): any {
   return out;
 }
 
-function p_4(v: any): any {
+function p_ToolCallUpdate_locations(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -263,8 +273,9 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolKind(x));
@@ -287,12 +298,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_3(x));
+    y = (x === null ? null : p_ToolCallUpdate_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v.locations;
   if (x !== undefined) {
-    y = (x === null ? null : p_4(x));
+    y = (x === null ? null : p_ToolCallUpdate_locations(x));
     if (y !== undefined) out.locations = y;
   }
   x = v.rawInput;
@@ -307,7 +318,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -417,7 +428,7 @@ function p_ContentBlock(v: any): any {
   return y;
 }
 
-function p_5(v: any): any {
+function p_Annotations_audience(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -433,7 +444,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.audience;
   if (x !== undefined) {
-    y = (x === null ? null : p_5(x));
+    y = (x === null ? null : p_Annotations_audience(x));
     if (y !== undefined) out.audience = y;
   }
   x = v.lastModified;
@@ -448,7 +459,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -476,11 +487,12 @@ function f_TextContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
+  } else {
+    return rt.failAt("/text", "missing required property");
   }
-  else return rt.failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -504,15 +516,17 @@ function f_ImageContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
+  } else {
+    return rt.failAt("/mimeType", "missing required property");
   }
-  else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -520,7 +534,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -544,18 +558,20 @@ function f_AudioContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
+  } else {
+    return rt.failAt("/mimeType", "missing required property");
   }
-  else return rt.failAt("/mimeType", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -589,8 +605,9 @@ function f_ResourceLink(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.size;
   if (x !== undefined) {
     y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
@@ -606,11 +623,12 @@ function f_ResourceLink(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -645,18 +663,20 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
+  } else {
+    return rt.failAt("/text", "missing required property");
   }
-  else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -675,8 +695,9 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.blob = y;
     else return rt.at("/blob");
+  } else {
+    return rt.failAt("/blob", "missing required property");
   }
-  else return rt.failAt("/blob", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -687,11 +708,12 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -715,11 +737,12 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
     y = p_EmbeddedResourceResource(x);
     if (y !== undefined) out.resource = y;
     else return rt.at("/resource");
+  } else {
+    return rt.failAt("/resource", "missing required property");
   }
-  else return rt.failAt("/resource", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -738,11 +761,12 @@ function f_Content(v: any, out: any): true | undefined {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -761,8 +785,9 @@ function f_Diff(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   x = v.oldText;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -773,11 +798,12 @@ function f_Diff(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.newText = y;
     else return rt.at("/newText");
+  } else {
+    return rt.failAt("/newText", "missing required property");
   }
-  else return rt.failAt("/newText", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -800,11 +826,12 @@ function f_Terminal(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -823,8 +850,9 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
     y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
@@ -832,7 +860,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -851,25 +879,28 @@ function f_PermissionOption(v: any, out: any): true | undefined {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
     else return rt.at("/optionId");
+  } else {
+    return rt.failAt("/optionId", "missing required property");
   }
-  else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = p_PermissionOptionKind(x);
     if (y !== undefined) out.kind = y;
     else return rt.at("/kind");
+  } else {
+    return rt.failAt("/kind", "missing required property");
   }
-  else return rt.failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -889,7 +920,7 @@ function p_PermissionOptionKind(v: any): any {
   return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\"", v));
 }
 
-function p_6(v: any): any {
+function p_CreateTerminalRequest_args(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -901,7 +932,7 @@ function p_6(v: any): any {
   return out;
 }
 
-function p_7(v: any): any {
+function p_CreateTerminalRequest_env(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -920,24 +951,26 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.command;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
+  } else {
+    return rt.failAt("/command", "missing required property");
   }
-  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_7(x);
+    y = x === null ? [] : p_CreateTerminalRequest_env(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -955,7 +988,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -974,18 +1007,20 @@ function f_EnvVariable(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1004,18 +1039,20 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1034,18 +1071,20 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1064,18 +1103,20 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1094,18 +1135,20 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1127,7 +1170,7 @@ function p_CreateElicitationRequestUrl(v: any): any {
   return f_ElicitationUrlMode(v, out) && out;
 }
 
-function p_8(v: any): any {
+function p_CreateElicitationRequestOther_mixin(v: any): any {
   let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
@@ -1138,14 +1181,14 @@ function p_8(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-const K_9 = ["message", "_meta"];
+const K_CreateElicitationRequestOther = ["message", "_meta"];
 
 function p_CreateElicitationRequestOther(v: any): any {
-  if (p_8(v) === undefined) return undefined;
-  return rt.copyRawExcept(v, {}, K_9);
+  if (p_CreateElicitationRequestOther_mixin(v) === undefined) return undefined;
+  return rt.copyRawExcept(v, {}, K_CreateElicitationRequestOther);
 }
 
-function p_10(v: any): any {
+function p_CreateElicitationRequest_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let y: any;
@@ -1169,14 +1212,15 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
+  } else {
+    return rt.failAt("/message", "missing required property");
   }
-  else return rt.failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_10(v);
+  const m = p_CreateElicitationRequest_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1195,8 +1239,9 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolCallId(x));
@@ -1218,8 +1263,9 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   return true;
 }
 
@@ -1229,7 +1275,7 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_11(v: any): any {
+function p_ElicitationSchema_properties(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -1255,13 +1301,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_11(x);
+    y = p_ElicitationSchema_properties(x);
     if (y !== undefined) out.properties = y;
     else return rt.at("/properties");
   }
   x = v.required;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_CreateTerminalRequest_args(x));
     if (y !== undefined) out.required = y;
     else return rt.at("/required");
   }
@@ -1272,7 +1318,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1354,15 +1400,17 @@ function f_EnumOption(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.const = y;
     else return rt.at("/const");
+  } else {
+    return rt.failAt("/const", "missing required property");
   }
-  else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -1370,7 +1418,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1382,7 +1430,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_12(v: any): any {
+function p_StringPropertySchema_oneOf(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1437,19 +1485,19 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_CreateTerminalRequest_args(x));
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_12(x));
+    y = (x === null ? null : p_StringPropertySchema_oneOf(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1492,7 +1540,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1535,7 +1583,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1566,7 +1614,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1606,14 +1654,15 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_6(x);
+    y = p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
+  } else {
+    return rt.failAt("/enum", "missing required property");
   }
-  else return rt.failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1629,14 +1678,15 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_12(x);
+    y = p_StringPropertySchema_oneOf(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
+  } else {
+    return rt.failAt("/anyOf", "missing required property");
   }
-  else return rt.failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1648,7 +1698,7 @@ function p_TitledMultiSelectItems(v: any): any {
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
-function p_13(v: any): any {
+function p_MultiSelectPropertySchema_default(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1689,16 +1739,17 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
     y = p_MultiSelectItems(x);
     if (y !== undefined) out.items = y;
     else return rt.at("/items");
+  } else {
+    return rt.failAt("/items", "missing required property");
   }
-  else return rt.failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
-    y = (x === null ? null : p_13(x));
+    y = (x === null ? null : p_MultiSelectPropertySchema_default(x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1717,9 +1768,10 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
     y = p_ElicitationSchema(x);
     if (y !== undefined) out.requestedSchema = y;
     else return rt.at("/requestedSchema");
+  } else {
+    return rt.failAt("/requestedSchema", "missing required property");
   }
-  else return rt.failAt("/requestedSchema", "missing required property");
-  const m = p_8(v);
+  const m = p_CreateElicitationRequestOther_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1742,16 +1794,18 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
     else return rt.at("/elicitationId");
+  } else {
+    return rt.failAt("/elicitationId", "missing required property");
   }
-  else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
+  } else {
+    return rt.failAt("/url", "missing required property");
   }
-  else return rt.failAt("/url", "missing required property");
-  const m = p_8(v);
+  const m = p_CreateElicitationRequestOther_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1767,7 +1821,7 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_14(method: unknown, v: any): any {
+function m_AgentResponse_AgentResponseResult_result(method: unknown, v: any): any {
   switch (method) {
     case "initialize":
       return p_InitializeResponse(v);
@@ -1798,68 +1852,72 @@ function m_14(method: unknown, v: any): any {
   }
 }
 
-function f_15(v: any, out: any): true | undefined {
+function f_AgentResponse_AgentResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = (askedMethod === undefined ? rt.copyJson(x) : m_14(askedMethod, x));
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_AgentResponse_AgentResponseResult_result(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
-function p_16(v: any): any {
+function p_AgentResponse_AgentResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_15(v, out) && out;
+  return f_AgentResponse_AgentResponseResult(v, out) && out;
 }
 
-function f_17(v: any, out: any): true | undefined {
+function f_AgentResponse_AgentResponseError(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.error;
   if (x !== undefined) {
     y = p_Error(x);
     if (y !== undefined) out.error = y;
     else return rt.at("/error");
+  } else {
+    return rt.failAt("/error", "missing required property");
   }
-  else return rt.failAt("/error", "missing required property");
   return true;
 }
 
-function p_18(v: any): any {
+function p_AgentResponse_AgentResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_17(v, out) && out;
+  return f_AgentResponse_AgentResponseError(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_16(v);
+  y = p_AgentResponse_AgentResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_18(v);
+  y = p_AgentResponse_AgentResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function p_19(v: any): any {
+function p_InitializeResponse_authMethods(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1878,8 +1936,9 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
     else return rt.at("/protocolVersion");
+  } else {
+    return rt.failAt("/protocolVersion", "missing required property");
   }
-  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.agentCapabilities;
   if (x !== undefined) {
     y = p_AgentCapabilities(x);
@@ -1887,7 +1946,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_19(x);
+    y = p_InitializeResponse_authMethods(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v.agentInfo;
@@ -1897,7 +1956,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1942,7 +2001,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1973,7 +2032,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1999,7 +2058,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2040,7 +2099,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2056,7 +2115,7 @@ function f_SessionListCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2072,7 +2131,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2088,7 +2147,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2104,7 +2163,7 @@ function f_SessionResumeCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2120,7 +2179,7 @@ function f_SessionCloseCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2141,7 +2200,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2157,7 +2216,7 @@ function f_LogoutCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2193,7 +2252,7 @@ function p_AuthMethodId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_20(v: any): any {
+function p_AuthMethodTerminal_env(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -2212,15 +2271,17 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2228,19 +2289,19 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? {} : p_20(x);
+    y = x === null ? {} : p_AuthMethodTerminal_env(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2259,15 +2320,17 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2275,7 +2338,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2294,8 +2357,9 @@ function f_Implementation(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2306,11 +2370,12 @@ function f_Implementation(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.version = y;
     else return rt.at("/version");
+  } else {
+    return rt.failAt("/version", "missing required property");
   }
-  else return rt.failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2326,7 +2391,7 @@ function f_AuthenticateResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2342,7 +2407,7 @@ function f_LogoutResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2354,7 +2419,7 @@ function p_LogoutResponse(v: any): any {
   return f_LogoutResponse(v, out) && out;
 }
 
-function p_21(v: any): any {
+function p_NewSessionResponse_configOptions(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2373,8 +2438,9 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.modes;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionModeState(x));
@@ -2382,12 +2448,12 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_NewSessionResponse_configOptions(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2399,7 +2465,7 @@ function p_NewSessionResponse(v: any): any {
   return f_NewSessionResponse(v, out) && out;
 }
 
-function p_22(v: any): any {
+function p_SessionModeState_availableModes(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2418,18 +2484,20 @@ function f_SessionModeState(v: any, out: any): true | undefined {
     y = p_SessionModeId(x);
     if (y !== undefined) out.currentModeId = y;
     else return rt.at("/currentModeId");
+  } else {
+    return rt.failAt("/currentModeId", "missing required property");
   }
-  else return rt.failAt("/currentModeId", "missing required property");
   x = v.availableModes;
   if (x !== undefined) {
-    y = p_22(x);
+    y = p_SessionModeState_availableModes(x);
     if (y !== undefined) out.availableModes = y;
     else out.availableModes = [];
+  } else {
+    return rt.failAt("/availableModes", "missing required property");
   }
-  else return rt.failAt("/availableModes", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2452,15 +2520,17 @@ function f_SessionMode(v: any, out: any): true | undefined {
     y = p_SessionModeId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2468,7 +2538,7 @@ function f_SessionMode(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2490,7 +2560,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-function p_23(v: any): any {
+function p_SessionConfigOption_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
@@ -2514,15 +2584,17 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2535,10 +2607,10 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_23(v);
+  const m = p_SessionConfigOption_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -2562,7 +2634,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_24(v: any): any {
+function p_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2574,7 +2646,7 @@ function p_24(v: any): any {
   return out;
 }
 
-function p_25(v: any): any {
+function p_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2588,10 +2660,10 @@ function p_25(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_24(v);
+  y = p_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_25(v);
+  y = p_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
@@ -2604,15 +2676,17 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2620,7 +2694,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2632,7 +2706,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_26(v: any): any {
+function p_SessionConfigSelectGroup_options(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2651,25 +2725,28 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
     y = p_SessionConfigGroupId(x);
     if (y !== undefined) out.group = y;
     else return rt.at("/group");
+  } else {
+    return rt.failAt("/group", "missing required property");
   }
-  else return rt.failAt("/group", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_SessionConfigSelectGroup_options(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2692,15 +2769,17 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
+  } else {
+    return rt.failAt("/currentValue", "missing required property");
   }
-  else return rt.failAt("/currentValue", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_SessionConfigSelectOptions(x);
     if (y !== undefined) out.options = y;
     else return rt.at("/options");
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   return true;
 }
 
@@ -2717,8 +2796,9 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
+  } else {
+    return rt.failAt("/currentValue", "missing required property");
   }
-  else return rt.failAt("/currentValue", "missing required property");
   return true;
 }
 
@@ -2737,12 +2817,12 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_NewSessionResponse_configOptions(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2754,7 +2834,7 @@ function p_LoadSessionResponse(v: any): any {
   return f_LoadSessionResponse(v, out) && out;
 }
 
-function p_27(v: any): any {
+function p_ListSessionsResponse_sessions(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2770,11 +2850,12 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_ListSessionsResponse_sessions(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
+  } else {
+    return rt.failAt("/sessions", "missing required property");
   }
-  else return rt.failAt("/sessions", "missing required property");
   x = v.nextCursor;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2782,7 +2863,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2801,18 +2882,20 @@ function f_SessionInfo(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = p_13(x);
+    y = p_MultiSelectPropertySchema_default(x);
     if (y !== undefined) out.additionalDirectories = y;
   }
   x = v.title;
@@ -2827,7 +2910,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2843,7 +2926,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2864,12 +2947,12 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_21(x));
+    y = (x === null ? null : p_NewSessionResponse_configOptions(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2885,7 +2968,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2901,7 +2984,7 @@ function f_SetSessionModeResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2917,14 +3000,15 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_21(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
+  } else {
+    return rt.failAt("/configOptions", "missing required property");
   }
-  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2943,11 +3027,12 @@ function f_PromptResponse(v: any, out: any): true | undefined {
     y = p_StopReason(x);
     if (y !== undefined) out.stopReason = y;
     else return rt.at("/stopReason");
+  } else {
+    return rt.failAt("/stopReason", "missing required property");
   }
-  else return rt.failAt("/stopReason", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2974,15 +3059,17 @@ function f_Error(v: any, out: any): true | undefined {
     y = p_ErrorCode(x);
     if (y !== undefined) out.code = y;
     else return rt.at("/code");
+  } else {
+    return rt.failAt("/code", "missing required property");
   }
-  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
+  } else {
+    return rt.failAt("/message", "missing required property");
   }
-  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
     y = rt.copyJson(x);
@@ -3001,7 +3088,7 @@ function p_ErrorCode(v: any): any {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer", v));
 }
 
-function m_28(method: unknown, v: any): any {
+function m_AgentNotification_params(method: unknown, v: any): any {
   switch (method) {
     case "session/update":
       return p_SessionNotification(v);
@@ -3019,11 +3106,12 @@ function f_AgentNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_28(v.method, x));
+    y = (x === null ? null : m_AgentNotification_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3043,18 +3131,20 @@ function f_SessionNotification(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.update;
   if (x !== undefined) {
     y = p_SessionUpdate(x);
     if (y !== undefined) out.update = y;
     else return rt.at("/update");
+  } else {
+    return rt.failAt("/update", "missing required property");
   }
-  else return rt.failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3200,8 +3290,9 @@ function f_ContentChunk(v: any, out: any): true | undefined {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v.messageId;
   if (x !== undefined) {
     y = (x === null ? null : p_MessageId(x));
@@ -3209,7 +3300,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3228,15 +3319,17 @@ function f_ToolCall(v: any, out: any): true | undefined {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -3254,12 +3347,12 @@ function f_ToolCall(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = p_3(x);
+    y = p_ToolCallUpdate_content(x);
     if (y !== undefined) out.content = y;
   }
   x = v.locations;
   if (x !== undefined) {
-    y = p_4(x);
+    y = p_ToolCallUpdate_locations(x);
     if (y !== undefined) out.locations = y;
   }
   x = v.rawInput;
@@ -3274,7 +3367,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3293,25 +3386,28 @@ function f_PlanEntry(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v.priority;
   if (x !== undefined) {
     y = p_PlanEntryPriority(x);
     if (y !== undefined) out.priority = y;
     else return rt.at("/priority");
+  } else {
+    return rt.failAt("/priority", "missing required property");
   }
-  else return rt.failAt("/priority", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_PlanEntryStatus(x);
     if (y !== undefined) out.status = y;
     else return rt.at("/status");
+  } else {
+    return rt.failAt("/status", "missing required property");
   }
-  else return rt.failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3331,7 +3427,7 @@ function p_PlanEntryStatus(v: any): any {
   return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\"", v));
 }
 
-function p_29(v: any): any {
+function p_Plan_entries(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3347,14 +3443,15 @@ function f_Plan(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.entries;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_Plan_entries(x);
     if (y !== undefined) out.entries = y;
     else out.entries = [];
+  } else {
+    return rt.failAt("/entries", "missing required property");
   }
-  else return rt.failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3373,15 +3470,17 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.description = y;
     else return rt.at("/description");
+  } else {
+    return rt.failAt("/description", "missing required property");
   }
-  else return rt.failAt("/description", "missing required property");
   x = v.input;
   if (x !== undefined) {
     y = (x === null ? null : p_AvailableCommandInput(x));
@@ -3389,7 +3488,7 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3416,11 +3515,12 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.hint = y;
     else return rt.at("/hint");
+  } else {
+    return rt.failAt("/hint", "missing required property");
   }
-  else return rt.failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3432,7 +3532,7 @@ function p_UnstructuredCommandInput(v: any): any {
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
-function p_30(v: any): any {
+function p_AvailableCommandsUpdate_availableCommands(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3448,14 +3548,15 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_AvailableCommandsUpdate_availableCommands(x);
     if (y !== undefined) out.availableCommands = y;
     else out.availableCommands = [];
+  } else {
+    return rt.failAt("/availableCommands", "missing required property");
   }
-  else return rt.failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3474,11 +3575,12 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
     y = p_SessionModeId(x);
     if (y !== undefined) out.currentModeId = y;
     else return rt.at("/currentModeId");
+  } else {
+    return rt.failAt("/currentModeId", "missing required property");
   }
-  else return rt.failAt("/currentModeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3494,14 +3596,15 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_21(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
+  } else {
+    return rt.failAt("/configOptions", "missing required property");
   }
-  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3527,7 +3630,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3546,18 +3649,20 @@ function f_Cost(v: any, out: any): true | undefined {
     y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number", x));
     if (y !== undefined) out.amount = y;
     else return rt.at("/amount");
+  } else {
+    return rt.failAt("/amount", "missing required property");
   }
-  else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.currency = y;
     else return rt.at("/currency");
+  } else {
+    return rt.failAt("/currency", "missing required property");
   }
-  else return rt.failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3576,15 +3681,17 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.used = y;
     else return rt.at("/used");
+  } else {
+    return rt.failAt("/used", "missing required property");
   }
-  else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.size = y;
     else return rt.at("/size");
+  } else {
+    return rt.failAt("/size", "missing required property");
   }
-  else return rt.failAt("/size", "missing required property");
   x = v.cost;
   if (x !== undefined) {
     y = (x === null ? null : p_Cost(x));
@@ -3592,7 +3699,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3615,15 +3722,17 @@ function f_Notice(v: any, out: any): true | undefined {
     y = p_NoticeSeverity(x);
     if (y !== undefined) out.severity = y;
     else return rt.at("/severity");
+  } else {
+    return rt.failAt("/severity", "missing required property");
   }
-  else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -3631,7 +3740,7 @@ function f_Notice(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3651,7 +3760,7 @@ function p_CompactionStatus(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_31(v: any): any {
+function p_CompactionUpdate_summary(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3670,18 +3779,20 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
     else return rt.at("/compactionId");
+  } else {
+    return rt.failAt("/compactionId", "missing required property");
   }
-  else return rt.failAt("/compactionId", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_CompactionStatus(x);
     if (y !== undefined) out.status = y;
     else return rt.at("/status");
+  } else {
+    return rt.failAt("/status", "missing required property");
   }
-  else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_31(x));
+    y = (x === null ? null : p_CompactionUpdate_summary(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -3691,7 +3802,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3710,18 +3821,20 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
     else return rt.at("/compactionId");
+  } else {
+    return rt.failAt("/compactionId", "missing required property");
   }
-  else return rt.failAt("/compactionId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3740,11 +3853,12 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
     else return rt.at("/elicitationId");
+  } else {
+    return rt.failAt("/elicitationId", "missing required property");
   }
-  else return rt.failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3760,7 +3874,7 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_32(method: unknown, v: any): any {
+function m_ClientRequest_params(method: unknown, v: any): any {
   switch (method) {
     case "initialize":
       return p_InitializeRequest(v);
@@ -3798,18 +3912,20 @@ function f_ClientRequest(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_32(v.method, x));
+    y = (x === null ? null : m_ClientRequest_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3829,8 +3945,9 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
     else return rt.at("/protocolVersion");
+  } else {
+    return rt.failAt("/protocolVersion", "missing required property");
   }
-  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.clientCapabilities;
   if (x !== undefined) {
     y = p_ClientCapabilities(x);
@@ -3843,7 +3960,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3884,7 +4001,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3910,7 +4027,7 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3941,7 +4058,7 @@ function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3974,7 +4091,7 @@ function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined 
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3990,7 +4107,7 @@ function f_BooleanConfigOptionCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4023,7 +4140,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4049,7 +4166,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4065,7 +4182,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4081,7 +4198,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4100,11 +4217,12 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
     else return rt.at("/methodId");
+  } else {
+    return rt.failAt("/methodId", "missing required property");
   }
-  else return rt.failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4120,7 +4238,7 @@ function f_LogoutRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4132,7 +4250,7 @@ function p_LogoutRequest(v: any): any {
   return f_LogoutRequest(v, out) && out;
 }
 
-function p_33(v: any): any {
+function p_NewSessionRequest_mcpServers(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4151,24 +4269,26 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_33(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
+  } else {
+    return rt.failAt("/mcpServers", "missing required property");
   }
-  else return rt.failAt("/mcpServers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4215,18 +4335,20 @@ function f_HttpHeader(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4238,7 +4360,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_34(v: any): any {
+function p_McpServerHttp_headers(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4257,25 +4379,28 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
+  } else {
+    return rt.failAt("/url", "missing required property");
   }
-  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_McpServerHttp_headers(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
+  } else {
+    return rt.failAt("/headers", "missing required property");
   }
-  else return rt.failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4294,25 +4419,28 @@ function f_McpServerSse(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
+  } else {
+    return rt.failAt("/url", "missing required property");
   }
-  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_34(x);
+    y = x === null ? [] : p_McpServerHttp_headers(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
+  } else {
+    return rt.failAt("/headers", "missing required property");
   }
-  else return rt.failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4331,32 +4459,36 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.command;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
+  } else {
+    return rt.failAt("/command", "missing required property");
   }
-  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
+  } else {
+    return rt.failAt("/args", "missing required property");
   }
-  else return rt.failAt("/args", "missing required property");
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_7(x);
+    y = x === null ? [] : p_CreateTerminalRequest_env(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
+  } else {
+    return rt.failAt("/env", "missing required property");
   }
-  else return rt.failAt("/env", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4372,21 +4504,23 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_33(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
+  } else {
+    return rt.failAt("/mcpServers", "missing required property");
   }
-  else return rt.failAt("/mcpServers", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -4395,11 +4529,12 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4427,7 +4562,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4446,11 +4581,12 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4469,30 +4605,32 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_33(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4511,11 +4649,12 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4534,18 +4673,20 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.modeId;
   if (x !== undefined) {
     y = p_SessionModeId(x);
     if (y !== undefined) out.modeId = y;
     else return rt.at("/modeId");
+  } else {
+    return rt.failAt("/modeId", "missing required property");
   }
-  else return rt.failAt("/modeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4565,30 +4706,32 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   return out;
 }
 
-function f_35(v: any, out: any): true | undefined {
+function f_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   return true;
 }
 
-function p_36(v: any): any {
+function p_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_35(v, out) && out;
+  return f_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v, out) && out;
 }
 
-function p_37(v: any): any {
+function p_SetSessionConfigOptionRequest_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
@@ -4599,7 +4742,7 @@ function p_37(v: any): any {
     default:
       y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
-  if (y === undefined) y = p_36(v);
+  if (y === undefined) y = p_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v);
   return y;
 }
 
@@ -4610,21 +4753,23 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.configId;
   if (x !== undefined) {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.configId = y;
     else return rt.at("/configId");
+  } else {
+    return rt.failAt("/configId", "missing required property");
   }
-  else return rt.failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_37(v);
+  const m = p_SetSessionConfigOptionRequest_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -4636,7 +4781,7 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
-function p_38(v: any): any {
+function p_PromptRequest_prompt(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4655,18 +4800,20 @@ function f_PromptRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_38(x);
+    y = p_PromptRequest_prompt(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
+  } else {
+    return rt.failAt("/prompt", "missing required property");
   }
-  else return rt.failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4678,7 +4825,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function m_39(method: unknown, v: any): any {
+function m_ClientResponse_ClientResponseResult_result(method: unknown, v: any): any {
   switch (method) {
     case "fs/write_text_file":
       return p_WriteTextFileResponse(v);
@@ -4703,37 +4850,39 @@ function m_39(method: unknown, v: any): any {
   }
 }
 
-function f_40(v: any, out: any): true | undefined {
+function f_ClientResponse_ClientResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = (askedMethod === undefined ? rt.copyJson(x) : m_39(askedMethod, x));
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_ClientResponse_ClientResponseResult_result(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
-function p_41(v: any): any {
+function p_ClientResponse_ClientResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_40(v, out) && out;
+  return f_ClientResponse_ClientResponseResult(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_41(v);
+  y = p_ClientResponse_ClientResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_18(v);
+  y = p_AgentResponse_AgentResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
@@ -4743,7 +4892,7 @@ function f_WriteTextFileResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4762,11 +4911,12 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4785,11 +4935,12 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
     y = p_RequestPermissionOutcome(x);
     if (y !== undefined) out.outcome = y;
     else return rt.at("/outcome");
+  } else {
+    return rt.failAt("/outcome", "missing required property");
   }
-  else return rt.failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4835,11 +4986,12 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
     else return rt.at("/optionId");
+  } else {
+    return rt.failAt("/optionId", "missing required property");
   }
-  else return rt.failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4858,11 +5010,12 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4881,15 +5034,17 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.output = y;
     else return rt.at("/output");
+  } else {
+    return rt.failAt("/output", "missing required property");
   }
-  else return rt.failAt("/output", "missing required property");
   x = v.truncated;
   if (x !== undefined) {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.truncated = y;
     else return rt.at("/truncated");
+  } else {
+    return rt.failAt("/truncated", "missing required property");
   }
-  else return rt.failAt("/truncated", "missing required property");
   x = v.exitStatus;
   if (x !== undefined) {
     y = (x === null ? null : p_TerminalExitStatus(x));
@@ -4897,7 +5052,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4923,7 +5078,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4939,7 +5094,7 @@ function f_ReleaseTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4965,7 +5120,7 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4981,7 +5136,7 @@ function f_KillTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5008,13 +5163,13 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
-const K_42 = ["_meta"];
+const K_CreateElicitationResponseOther = ["_meta"];
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_42);
+  return rt.copyRawExcept(v, {}, K_CreateElicitationResponseOther);
 }
 
-function p_43(v: any): any {
+function p_CreateElicitationResponse_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let y: any;
@@ -5038,10 +5193,10 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_43(v);
+  const m = p_CreateElicitationResponse_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -5067,13 +5222,13 @@ function p_ElicitationContentValue(v: any): any {
   y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
   best = rt.deeper(best);
-  y = p_6(v);
+  y = p_CreateTerminalRequest_args(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function p_44(v: any): any {
+function p_ElicitationAcceptAction_content(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -5089,7 +5244,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_44(x));
+    y = (x === null ? null : p_ElicitationAcceptAction_content(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -5102,7 +5257,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function m_45(method: unknown, v: any): any {
+function m_ClientNotification_params(method: unknown, v: any): any {
   switch (method) {
     case "session/cancel":
       return p_CancelNotification(v);
@@ -5118,11 +5273,12 @@ function f_ClientNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_45(v.method, x));
+    y = (x === null ? null : m_ClientNotification_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5142,11 +5298,12 @@ function f_CancelNotification(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5165,11 +5322,12 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;

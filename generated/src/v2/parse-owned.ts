@@ -7,15 +7,18 @@
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
  * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
  * are own properties and stay plain data (S34).
+ *
+ * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
+ * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
+import type { Result } from "../runtime/result.js";
 import * as tolerant from "./parse.js";
+import type * as T from "./types.js";
 
-function d_0(method: unknown, v: any): boolean {
+function d_AgentRequest_params(method: unknown, v: any): boolean {
   switch (method) {
     case "session/request_permission":
       return e_RequestPermissionRequest(v);
@@ -40,7 +43,7 @@ function k_AgentRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_0(v.method, x)))) return -1;
+    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -56,7 +59,7 @@ function e_RequestId(v: any): boolean {
   return false;
 }
 
-function e_1(v: any): boolean {
+function e_RequestPermissionRequest_options(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -65,7 +68,7 @@ function e_1(v: any): boolean {
   return true;
 }
 
-function e_2(v: any): boolean {
+function e_RequestPermissionRequest__meta(v: any): boolean {
   if (!rt.isObject(v)) return false;
   return true;
 }
@@ -94,12 +97,12 @@ function k_RequestPermissionRequest(v: any): number {
   }
   x = v.options;
   if (x !== undefined) {
-    if (!(e_1(x))) return -1;
+    if (!(e_RequestPermissionRequest_options(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -113,21 +116,20 @@ function e_SessionId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_3(v: any): number {
+function k_RequestPermissionSubjectToolCall(v: any): number {
   let n = 1, x: any;
   const m = k_ToolCallPermissionSubject(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_4(v: any): number {
+function k_RequestPermissionSubjectCommand(v: any): number {
   let n = 1, x: any;
   const m = k_CommandPermissionSubject(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_5(v: any): number {
+function k_RequestPermissionSubjectOther(v: any): number {
   let x: any;
-
   return Infinity;
 }
 
@@ -135,11 +137,11 @@ function k_RequestPermissionSubject(v: any): number {
   const t = v.type;
   switch (t) {
     case "tool_call":
-      return k_3(v);
+      return k_RequestPermissionSubjectToolCall(v);
     case "command":
-      return k_4(v);
+      return k_RequestPermissionSubjectCommand(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -147,7 +149,7 @@ function e_RequestPermissionSubject(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionSubject(v));
 }
 
-function e_6(v: any): boolean {
+function e_ToolCallUpdate_content(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -156,7 +158,7 @@ function e_6(v: any): boolean {
   return true;
 }
 
-function e_7(v: any): boolean {
+function e_ToolCallUpdate_locations(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -194,22 +196,20 @@ function k_ToolCallUpdate(v: any): number {
   }
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_6(x)))) return -1;
+    if (!((x === null || e_ToolCallUpdate_content(x)))) return -1;
     n++;
   }
   x = v.locations;
   if (x !== undefined) {
-    if (!((x === null || e_7(x)))) return -1;
+    if (!((x === null || e_ToolCallUpdate_locations(x)))) return -1;
     n++;
   }
   x = v.rawInput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v.capabilities;
@@ -219,7 +219,7 @@ function k_ToolCallUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -241,19 +241,19 @@ function e_ToolCallStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_8(v: any): number {
+function k_ToolCallContentContent(v: any): number {
   let n = 1, x: any;
   const m = k_Content(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_9(v: any): number {
+function k_ToolCallContentDiff(v: any): number {
   let n = 1, x: any;
   const m = k_Diff(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_10(v: any): number {
+function k_ToolCallContentTerminal(v: any): number {
   let n = 1, x: any;
   const m = k_Terminal(v);
   return m < 0 ? -1 : n + m;
@@ -263,13 +263,13 @@ function k_ToolCallContent(v: any): number {
   const t = v.type;
   switch (t) {
     case "content":
-      return k_8(v);
+      return k_ToolCallContentContent(v);
     case "diff":
-      return k_9(v);
+      return k_ToolCallContentDiff(v);
     case "terminal":
-      return k_10(v);
+      return k_ToolCallContentTerminal(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -277,31 +277,31 @@ function e_ToolCallContent(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContent(v));
 }
 
-function k_11(v: any): number {
+function k_ContentBlockText(v: any): number {
   let n = 1, x: any;
   const m = k_TextContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_12(v: any): number {
+function k_ContentBlockImage(v: any): number {
   let n = 1, x: any;
   const m = k_ImageContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_13(v: any): number {
+function k_ContentBlockAudio(v: any): number {
   let n = 1, x: any;
   const m = k_AudioContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_14(v: any): number {
+function k_ContentBlockResourceLink(v: any): number {
   let n = 1, x: any;
   const m = k_ResourceLink(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_15(v: any): number {
+function k_ContentBlockResource(v: any): number {
   let n = 1, x: any;
   const m = k_EmbeddedResource(v);
   return m < 0 ? -1 : n + m;
@@ -311,17 +311,17 @@ function k_ContentBlock(v: any): number {
   const t = v.type;
   switch (t) {
     case "text":
-      return k_11(v);
+      return k_ContentBlockText(v);
     case "image":
-      return k_12(v);
+      return k_ContentBlockImage(v);
     case "audio":
-      return k_13(v);
+      return k_ContentBlockAudio(v);
     case "resource_link":
-      return k_14(v);
+      return k_ContentBlockResourceLink(v);
     case "resource":
-      return k_15(v);
+      return k_ContentBlockResource(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -329,7 +329,7 @@ function e_ContentBlock(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ContentBlock(v));
 }
 
-function e_16(v: any): boolean {
+function e_Annotations_audience(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -342,7 +342,7 @@ function k_Annotations(v: any): number {
   let n = 0, x: any;
   x = v.audience;
   if (x !== undefined) {
-    if (!((x === null || e_16(x)))) return -1;
+    if (!((x === null || e_Annotations_audience(x)))) return -1;
     n++;
   }
   x = v.lastModified;
@@ -357,7 +357,7 @@ function k_Annotations(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -385,7 +385,7 @@ function k_TextContent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -423,7 +423,7 @@ function k_ImageContent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -452,7 +452,7 @@ function k_AudioContent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -462,7 +462,7 @@ function e_AudioContent(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AudioContent(v));
 }
 
-function e_17(v: any): boolean {
+function e_Icon_sizes(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -485,7 +485,7 @@ function k_Icon(v: any): number {
   }
   x = v.sizes;
   if (x !== undefined) {
-    if (!((x === null || e_17(x)))) return -1;
+    if (!((x === null || e_Icon_sizes(x)))) return -1;
     n++;
   }
   x = v.theme;
@@ -495,7 +495,7 @@ function k_Icon(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -509,7 +509,7 @@ function e_IconTheme(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_18(v: any): boolean {
+function e_ResourceLink_icons(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -542,7 +542,7 @@ function k_ResourceLink(v: any): number {
   }
   x = v.icons;
   if (x !== undefined) {
-    if (!((x === null || e_18(x)))) return -1;
+    if (!((x === null || e_ResourceLink_icons(x)))) return -1;
     n++;
   }
   x = v.mimeType;
@@ -562,7 +562,7 @@ function k_ResourceLink(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -595,7 +595,7 @@ function k_TextResourceContents(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -624,7 +624,7 @@ function k_BlobResourceContents(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -648,7 +648,7 @@ function k_EmbeddedResource(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -667,7 +667,7 @@ function k_Content(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -677,33 +677,33 @@ function e_Content(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_Content(v));
 }
 
-function k_19(v: any): number {
+function k_DiffChangeAdd(v: any): number {
   let n = 1, x: any;
   const m = k_DiffPathChange(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_20(v: any): number {
+function k_DiffChangeMove(v: any): number {
   let n = 1, x: any;
   const m = k_DiffPathPairChange(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_21(v: any): number {
+function k_DiffChange_mixin(v: any): number {
   const t = v.operation;
   switch (t) {
     case "add":
-      return k_19(v);
+      return k_DiffChangeAdd(v);
     case "delete":
-      return k_19(v);
+      return k_DiffChangeAdd(v);
     case "modify":
-      return k_19(v);
+      return k_DiffChangeAdd(v);
     case "move":
-      return k_20(v);
+      return k_DiffChangeMove(v);
     case "copy":
-      return k_20(v);
+      return k_DiffChangeMove(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -721,10 +721,10 @@ function k_DiffChange(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_21(v);
+  const m = k_DiffChange_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -789,7 +789,7 @@ function k_DiffPatch(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -803,7 +803,7 @@ function e_DiffPatchFormat(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_22(v: any): boolean {
+function e_Diff_changes(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -816,7 +816,7 @@ function k_Diff(v: any): number {
   let n = 0, x: any;
   x = v.changes;
   if (x !== undefined) {
-    if (!(e_22(x))) return -1;
+    if (!(e_Diff_changes(x))) return -1;
     n++;
   } else return -1;
   x = v.patch;
@@ -826,7 +826,7 @@ function k_Diff(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -849,7 +849,7 @@ function k_Terminal(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -873,7 +873,7 @@ function k_ToolCallLocation(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -892,7 +892,7 @@ function k_ToolCallCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -906,7 +906,7 @@ function k_ToolCallCancelCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -925,7 +925,7 @@ function k_ToolCallPermissionSubject(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -959,7 +959,7 @@ function k_CommandPermissionSubject(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -988,7 +988,7 @@ function k_PermissionOption(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1006,37 +1006,37 @@ function e_PermissionOptionKind(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_23(v: any): number {
+function k_CreateElicitationRequestForm(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_24(v: any): number {
+function k_CreateElicitationRequestUrl(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationUrlMode(v);
   return m < 0 ? -1 : n + m;
 }
 
-function e_25(v: any): boolean {
+function e_CreateElicitationRequestOther_mixin(v: any): boolean {
   return e_ElicitationSessionScope(v);
 }
 
-function k_26(v: any): number {
+function k_CreateElicitationRequestOther(v: any): number {
   let x: any;
-  if (!e_25(v)) return -1;
+  if (!e_CreateElicitationRequestOther_mixin(v)) return -1;
   return Infinity;
 }
 
-function k_27(v: any): number {
+function k_CreateElicitationRequest_mixin(v: any): number {
   const t = v.mode;
   switch (t) {
     case "form":
-      return k_23(v);
+      return k_CreateElicitationRequestForm(v);
     case "url":
-      return k_24(v);
+      return k_CreateElicitationRequestUrl(v);
     default:
-      return typeof t === "string" ? k_26(v) : -1;
+      return typeof t === "string" ? k_CreateElicitationRequestOther(v) : -1;
   }
 }
 
@@ -1049,10 +1049,10 @@ function k_CreateElicitationRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_27(v);
+  const m = k_CreateElicitationRequest_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -1095,7 +1095,7 @@ function e_ElicitationRequestScope(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ElicitationRequestScope(v));
 }
 
-function e_28(v: any): boolean {
+function e_ElicitationSchema_properties(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1118,12 +1118,12 @@ function k_ElicitationSchema(v: any): number {
   }
   x = v.properties;
   if (x !== undefined) {
-    if (!(e_28(x))) return -1;
+    if (!(e_ElicitationSchema_properties(x))) return -1;
     n++;
   } else return -1;
   x = v.required;
   if (x !== undefined) {
-    if (!((x === null || e_17(x)))) return -1;
+    if (!((x === null || e_Icon_sizes(x)))) return -1;
     n++;
   }
   x = v.description;
@@ -1133,7 +1133,7 @@ function k_ElicitationSchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1147,31 +1147,31 @@ function e_ElicitationSchemaType(v: any): boolean {
   return ((v === "object"));
 }
 
-function k_29(v: any): number {
+function k_ElicitationPropertySchemaString(v: any): number {
   let n = 1, x: any;
   const m = k_StringPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_30(v: any): number {
+function k_ElicitationPropertySchemaNumber(v: any): number {
   let n = 1, x: any;
   const m = k_NumberPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_31(v: any): number {
+function k_ElicitationPropertySchemaInteger(v: any): number {
   let n = 1, x: any;
   const m = k_IntegerPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_32(v: any): number {
+function k_ElicitationPropertySchemaBoolean(v: any): number {
   let n = 1, x: any;
   const m = k_BooleanPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_33(v: any): number {
+function k_ElicitationPropertySchemaArray(v: any): number {
   let n = 1, x: any;
   const m = k_MultiSelectPropertySchema(v);
   return m < 0 ? -1 : n + m;
@@ -1181,17 +1181,17 @@ function k_ElicitationPropertySchema(v: any): number {
   const t = v.type;
   switch (t) {
     case "string":
-      return k_29(v);
+      return k_ElicitationPropertySchemaString(v);
     case "number":
-      return k_30(v);
+      return k_ElicitationPropertySchemaNumber(v);
     case "integer":
-      return k_31(v);
+      return k_ElicitationPropertySchemaInteger(v);
     case "boolean":
-      return k_32(v);
+      return k_ElicitationPropertySchemaBoolean(v);
     case "array":
-      return k_33(v);
+      return k_ElicitationPropertySchemaArray(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -1222,7 +1222,7 @@ function k_EnumOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1232,7 +1232,7 @@ function e_EnumOption(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_EnumOption(v));
 }
 
-function e_34(v: any): boolean {
+function e_StringPropertySchema_oneOf(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1280,17 +1280,17 @@ function k_StringPropertySchema(v: any): number {
   }
   x = v.enum;
   if (x !== undefined) {
-    if (!((x === null || e_17(x)))) return -1;
+    if (!((x === null || e_Icon_sizes(x)))) return -1;
     n++;
   }
   x = v.oneOf;
   if (x !== undefined) {
-    if (!((x === null || e_34(x)))) return -1;
+    if (!((x === null || e_StringPropertySchema_oneOf(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1329,7 +1329,7 @@ function k_NumberPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1368,7 +1368,7 @@ function k_IntegerPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1397,7 +1397,7 @@ function k_BooleanPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1407,7 +1407,7 @@ function e_BooleanPropertySchema(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_BooleanPropertySchema(v));
 }
 
-function k_35(v: any): number {
+function k_MultiSelectItemsString(v: any): number {
   let n = 1, x: any;
   const m = k_StringMultiSelectItems(v);
   return m < 0 ? -1 : n + m;
@@ -1417,9 +1417,9 @@ function k_MultiSelectItems(v: any): number {
   const t = v.type;
   switch (t) {
     case "string":
-      return k_35(v);
+      return k_MultiSelectItemsString(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -1431,12 +1431,12 @@ function k_StringMultiSelectItems(v: any): number {
   let n = 0, x: any;
   x = v.enum;
   if (x !== undefined) {
-    if (!(e_17(x))) return -1;
+    if (!(e_Icon_sizes(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1450,12 +1450,12 @@ function k_TitledMultiSelectItems(v: any): number {
   let n = 0, x: any;
   x = v.anyOf;
   if (x !== undefined) {
-    if (!(e_34(x))) return -1;
+    if (!(e_StringPropertySchema_oneOf(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1494,12 +1494,12 @@ function k_MultiSelectPropertySchema(v: any): number {
   } else return -1;
   x = v.default;
   if (x !== undefined) {
-    if (!((x === null || e_17(x)))) return -1;
+    if (!((x === null || e_Icon_sizes(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1552,7 +1552,7 @@ function e_ExtRequest(v: any): boolean {
   return true;
 }
 
-function d_36(method: unknown, v: any): boolean {
+function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): boolean {
   switch (method) {
     case "initialize":
       return e_InitializeResponse(v);
@@ -1583,7 +1583,7 @@ function d_36(method: unknown, v: any): boolean {
   }
 }
 
-function k_37(v: any): number {
+function k_AgentResponse_AgentResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
@@ -1592,21 +1592,21 @@ function k_37(v: any): number {
   } else return -1;
   x = v.result;
   if (x !== undefined) {
-    if (!((askedMethod === undefined || d_36(askedMethod, x)))) return -1;
+    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
     n++;
   } else return -1;
   return n;
 }
 
-function e_38(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_37(v));
+function e_AgentResponse_AgentResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_AgentResponse_AgentResponseResult(v));
 }
 
 function e_AgentResponse(v: any): boolean {
-  return e_38(v);
+  return e_AgentResponse_AgentResponseResult(v);
 }
 
-function e_39(v: any): boolean {
+function e_InitializeResponse_authMethods(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1634,12 +1634,12 @@ function k_InitializeResponse(v: any): number {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    if (!(e_39(x))) return -1;
+    if (!(e_InitializeResponse_authMethods(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1672,7 +1672,7 @@ function k_Implementation(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1696,7 +1696,7 @@ function k_AgentCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1730,7 +1730,7 @@ function k_SessionCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1759,7 +1759,7 @@ function k_PromptCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1773,7 +1773,7 @@ function k_PromptImageCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1787,7 +1787,7 @@ function k_PromptAudioCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1801,7 +1801,7 @@ function k_PromptEmbeddedContextCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1825,7 +1825,7 @@ function k_McpCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1839,7 +1839,7 @@ function k_McpStdioCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1853,7 +1853,7 @@ function k_McpHttpCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1867,7 +1867,7 @@ function k_SessionDeleteCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1881,7 +1881,7 @@ function k_SessionAdditionalDirectoriesCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1895,7 +1895,7 @@ function k_AgentAuthCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1905,19 +1905,19 @@ function e_AgentAuthCapabilities(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AgentAuthCapabilities(v));
 }
 
-function k_40(v: any): number {
+function k_AuthMethodTerminalVariant(v: any): number {
   let n = 1, x: any;
   const m = k_AuthMethodTerminal(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_41(v: any): number {
+function k_AuthMethodAgentVariant(v: any): number {
   let n = 1, x: any;
   const m = k_AuthMethodAgent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_42(v: any): number {
+function k_AuthMethodOther(v: any): number {
   let x: any;
   x = v.methodId;
   if (x === undefined ? true : !e_AuthMethodId(x)) return -1;
@@ -1930,11 +1930,11 @@ function k_AuthMethod(v: any): number {
   const t = v.type;
   switch (t) {
     case "terminal":
-      return k_40(v);
+      return k_AuthMethodTerminalVariant(v);
     case "agent":
-      return k_41(v);
+      return k_AuthMethodAgentVariant(v);
     default:
-      return typeof t === "string" ? k_42(v) : -1;
+      return typeof t === "string" ? k_AuthMethodOther(v) : -1;
   }
 }
 
@@ -1960,7 +1960,7 @@ function k_EnvVariable(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1970,7 +1970,7 @@ function e_EnvVariable(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_EnvVariable(v));
 }
 
-function e_43(v: any): boolean {
+function e_AuthMethodTerminal_env(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1998,17 +1998,17 @@ function k_AuthMethodTerminal(v: any): number {
   }
   x = v.args;
   if (x !== undefined) {
-    if (!(x !== null && e_17(x))) return -1;
+    if (!(x !== null && e_Icon_sizes(x))) return -1;
     n++;
   }
   x = v.env;
   if (x !== undefined) {
-    if (!(x !== null && e_43(x))) return -1;
+    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2037,7 +2037,7 @@ function k_AuthMethodAgent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2051,7 +2051,7 @@ function k_LoginAuthResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2065,7 +2065,7 @@ function k_LogoutAuthResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2075,7 +2075,7 @@ function e_LogoutAuthResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_LogoutAuthResponse(v));
 }
 
-function e_44(v: any): boolean {
+function e_NewSessionResponse_configOptions(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2084,7 +2084,7 @@ function e_44(v: any): boolean {
   return true;
 }
 
-function e_45(v: any): boolean {
+function e_NewSessionResponse_availableCommands(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2102,17 +2102,17 @@ function k_NewSessionResponse(v: any): number {
   } else return -1;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_44(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    if (!(e_45(x))) return -1;
+    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2122,27 +2122,27 @@ function e_NewSessionResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_NewSessionResponse(v));
 }
 
-function k_46(v: any): number {
+function k_SessionConfigOptionSelect(v: any): number {
   let n = 1, x: any;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_47(v: any): number {
+function k_SessionConfigOptionBoolean(v: any): number {
   let n = 1, x: any;
   const m = k_SessionConfigBoolean(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_48(v: any): number {
+function k_SessionConfigOption_mixin(v: any): number {
   const t = v.type;
   switch (t) {
     case "select":
-      return k_46(v);
+      return k_SessionConfigOptionSelect(v);
     case "boolean":
-      return k_47(v);
+      return k_SessionConfigOptionBoolean(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -2170,10 +2170,10 @@ function k_SessionConfigOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_48(v);
+  const m = k_SessionConfigOption_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -2195,7 +2195,7 @@ function e_SessionConfigValueId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_49(v: any): boolean {
+function e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2205,7 +2205,7 @@ function e_49(v: any): boolean {
 }
 
 function e_SessionConfigSelectOptions(v: any): boolean {
-  return e_49(v);
+  return e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
 }
 
 function k_SessionConfigSelectOption(v: any): number {
@@ -2227,7 +2227,7 @@ function k_SessionConfigSelectOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2251,12 +2251,12 @@ function k_SessionConfigSelectGroup(v: any): number {
   } else return -1;
   x = v.options;
   if (x !== undefined) {
-    if (!(e_49(x))) return -1;
+    if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2303,13 +2303,13 @@ function e_SessionConfigBoolean(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigBoolean(v));
 }
 
-function k_50(v: any): number {
+function k_AvailableCommandCommand(v: any): number {
   let n = 1, x: any;
   const m = k_Command(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_51(v: any): number {
+function k_AvailableCommandOther(v: any): number {
   let x: any;
   x = v.name;
   if (x === undefined ? true : !(typeof x === "string")) return -1;
@@ -2322,9 +2322,9 @@ function k_AvailableCommand(v: any): number {
   const t = v.type;
   switch (t) {
     case "command":
-      return k_50(v);
+      return k_AvailableCommandCommand(v);
     default:
-      return typeof t === "string" ? k_51(v) : -1;
+      return typeof t === "string" ? k_AvailableCommandOther(v) : -1;
   }
 }
 
@@ -2332,7 +2332,7 @@ function e_AvailableCommand(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommand(v));
 }
 
-function k_52(v: any): number {
+function k_AvailableCommandInputText(v: any): number {
   let n = 1, x: any;
   const m = k_TextCommandInput(v);
   return m < 0 ? -1 : n + m;
@@ -2342,9 +2342,9 @@ function k_AvailableCommandInput(v: any): number {
   const t = v.type;
   switch (t) {
     case "text":
-      return k_52(v);
+      return k_AvailableCommandInputText(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -2361,7 +2361,7 @@ function k_TextCommandInput(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2390,7 +2390,7 @@ function k_Command(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2400,7 +2400,7 @@ function e_Command(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_Command(v));
 }
 
-function e_53(v: any): boolean {
+function e_ListSessionsResponse_sessions(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2413,7 +2413,7 @@ function k_ListSessionsResponse(v: any): number {
   let n = 0, x: any;
   x = v.sessions;
   if (x !== undefined) {
-    if (!(e_53(x))) return -1;
+    if (!(e_ListSessionsResponse_sessions(x))) return -1;
     n++;
   } else return -1;
   x = v.nextCursor;
@@ -2423,7 +2423,7 @@ function k_ListSessionsResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2433,7 +2433,7 @@ function e_ListSessionsResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsResponse(v));
 }
 
-function e_54(v: any): boolean {
+function e_SessionInfo_additionalDirectories(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2456,7 +2456,7 @@ function k_SessionInfo(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_54(x))) return -1;
+    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
     n++;
   }
   x = v.title;
@@ -2471,7 +2471,7 @@ function k_SessionInfo(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2489,7 +2489,7 @@ function k_DeleteSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2503,17 +2503,17 @@ function k_ResumeSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_44(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    if (!(e_45(x))) return -1;
+    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2527,7 +2527,7 @@ function k_CloseSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2541,7 +2541,7 @@ function k_CancelToolCallResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2555,7 +2555,7 @@ function k_CancelTerminalResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2569,12 +2569,12 @@ function k_SetSessionConfigOptionResponse(v: any): number {
   let n = 0, x: any;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_44(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2593,7 +2593,7 @@ function k_PromptResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2643,7 +2643,7 @@ function e_ErrorData(v: any): boolean {
   return e_UnsupportedProtocolVersionErrorData(v);
 }
 
-function e_55(v: any): boolean {
+function e_UnsupportedProtocolVersionErrorData_supported(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2661,12 +2661,12 @@ function k_UnsupportedProtocolVersionErrorData(v: any): number {
   } else return -1;
   x = v.supported;
   if (x !== undefined) {
-    if (!(e_55(x))) return -1;
+    if (!(e_UnsupportedProtocolVersionErrorData_supported(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2685,7 +2685,7 @@ function k_SessionNotFoundErrorData(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2695,7 +2695,7 @@ function e_SessionNotFoundErrorData(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SessionNotFoundErrorData(v));
 }
 
-function d_56(method: unknown, v: any): boolean {
+function d_AgentNotification_params(method: unknown, v: any): boolean {
   switch (method) {
     case "session/update":
       return e_UpdateSessionNotification(v);
@@ -2715,7 +2715,7 @@ function k_AgentNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_56(v.method, x)))) return -1;
+    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -2739,7 +2739,7 @@ function k_UpdateSessionNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2749,103 +2749,103 @@ function e_UpdateSessionNotification(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_UpdateSessionNotification(v));
 }
 
-function k_57(v: any): number {
+function k_SessionUpdateUserMessageChunk(v: any): number {
   let n = 1, x: any;
   const m = k_ContentChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_58(v: any): number {
+function k_SessionUpdateUserMessage(v: any): number {
   let n = 1, x: any;
   const m = k_UserMessage(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_59(v: any): number {
+function k_SessionUpdateAgentMessage(v: any): number {
   let n = 1, x: any;
   const m = k_AgentMessage(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_60(v: any): number {
+function k_SessionUpdateAgentThought(v: any): number {
   let n = 1, x: any;
   const m = k_AgentThought(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_61(v: any): number {
+function k_SessionUpdateStateUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_StateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_62(v: any): number {
+function k_SessionUpdateToolCallContentChunk(v: any): number {
   let n = 1, x: any;
   const m = k_ToolCallContentChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_63(v: any): number {
+function k_SessionUpdateToolCallUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_ToolCallUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_64(v: any): number {
+function k_SessionUpdateTerminalUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_TerminalUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_65(v: any): number {
+function k_SessionUpdateTerminalOutputChunk(v: any): number {
   let n = 1, x: any;
   const m = k_TerminalOutputChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_66(v: any): number {
+function k_SessionUpdatePlanUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_PlanUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_67(v: any): number {
+function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_AvailableCommandsUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_68(v: any): number {
+function k_SessionUpdateConfigOptionUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_ConfigOptionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_69(v: any): number {
+function k_SessionUpdateSessionInfoUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_SessionInfoUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_70(v: any): number {
+function k_SessionUpdateUsageUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_UsageUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_71(v: any): number {
+function k_SessionUpdateNotice(v: any): number {
   let n = 1, x: any;
   const m = k_Notice(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_72(v: any): number {
+function k_SessionUpdateCompactionUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_CompactionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_73(v: any): number {
+function k_SessionUpdateCompactionSummaryChunk(v: any): number {
   let n = 1, x: any;
   const m = k_CompactionSummaryChunk(v);
   return m < 0 ? -1 : n + m;
@@ -2855,45 +2855,45 @@ function k_SessionUpdate(v: any): number {
   const t = v.sessionUpdate;
   switch (t) {
     case "user_message_chunk":
-      return k_57(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "user_message":
-      return k_58(v);
+      return k_SessionUpdateUserMessage(v);
     case "agent_message_chunk":
-      return k_57(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "agent_message":
-      return k_59(v);
+      return k_SessionUpdateAgentMessage(v);
     case "agent_thought_chunk":
-      return k_57(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "agent_thought":
-      return k_60(v);
+      return k_SessionUpdateAgentThought(v);
     case "state_update":
-      return k_61(v);
+      return k_SessionUpdateStateUpdate(v);
     case "tool_call_content_chunk":
-      return k_62(v);
+      return k_SessionUpdateToolCallContentChunk(v);
     case "tool_call_update":
-      return k_63(v);
+      return k_SessionUpdateToolCallUpdate(v);
     case "terminal_update":
-      return k_64(v);
+      return k_SessionUpdateTerminalUpdate(v);
     case "terminal_output_chunk":
-      return k_65(v);
+      return k_SessionUpdateTerminalOutputChunk(v);
     case "plan_update":
-      return k_66(v);
+      return k_SessionUpdatePlanUpdate(v);
     case "available_commands_update":
-      return k_67(v);
+      return k_SessionUpdateAvailableCommandsUpdate(v);
     case "config_option_update":
-      return k_68(v);
+      return k_SessionUpdateConfigOptionUpdate(v);
     case "session_info_update":
-      return k_69(v);
+      return k_SessionUpdateSessionInfoUpdate(v);
     case "usage_update":
-      return k_70(v);
+      return k_SessionUpdateUsageUpdate(v);
     case "notice":
-      return k_71(v);
+      return k_SessionUpdateNotice(v);
     case "compaction_update":
-      return k_72(v);
+      return k_SessionUpdateCompactionUpdate(v);
     case "compaction_summary_chunk":
-      return k_73(v);
+      return k_SessionUpdateCompactionSummaryChunk(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -2915,7 +2915,7 @@ function k_ContentChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2925,7 +2925,7 @@ function e_ContentChunk(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ContentChunk(v));
 }
 
-function e_74(v: any): boolean {
+function e_UserMessage_content(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2943,12 +2943,12 @@ function k_UserMessage(v: any): number {
   } else return -1;
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_74(x)))) return -1;
+    if (!((x === null || e_UserMessage_content(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2967,12 +2967,12 @@ function k_AgentMessage(v: any): number {
   } else return -1;
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_74(x)))) return -1;
+    if (!((x === null || e_UserMessage_content(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2991,12 +2991,12 @@ function k_AgentThought(v: any): number {
   } else return -1;
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_74(x)))) return -1;
+    if (!((x === null || e_UserMessage_content(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3006,13 +3006,13 @@ function e_AgentThought(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AgentThought(v));
 }
 
-function k_75(v: any): number {
+function k_BackgroundWorkTerminal(v: any): number {
   let n = 1, x: any;
   const m = k_BackgroundTerminal(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_76(v: any): number {
+function k_BackgroundWorkToolCall(v: any): number {
   let n = 1, x: any;
   const m = k_BackgroundToolCall(v);
   return m < 0 ? -1 : n + m;
@@ -3022,11 +3022,11 @@ function k_BackgroundWork(v: any): number {
   const t = v.type;
   switch (t) {
     case "terminal":
-      return k_75(v);
+      return k_BackgroundWorkTerminal(v);
     case "tool_call":
-      return k_76(v);
+      return k_BackgroundWorkToolCall(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -3043,7 +3043,7 @@ function k_BackgroundTerminal(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3062,7 +3062,7 @@ function k_BackgroundToolCall(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3072,7 +3072,7 @@ function e_BackgroundToolCall(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_BackgroundToolCall(v));
 }
 
-function e_77(v: any): boolean {
+function e_RunningStateUpdate_background(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3085,12 +3085,12 @@ function k_RunningStateUpdate(v: any): number {
   let n = 0, x: any;
   x = v.background;
   if (x !== undefined) {
-    if (!((x === null || e_77(x)))) return -1;
+    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3114,34 +3114,34 @@ function e_ErrorStopReason(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ErrorStopReason(v));
 }
 
-function k_78(v: any): number {
+function k_IdleStateUpdateEndTurn(v: any): number {
   let n = 1, x: any;
   return n;
 }
 
-function k_79(v: any): number {
+function k_IdleStateUpdateError(v: any): number {
   let n = 1, x: any;
   const m = k_ErrorStopReason(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_80(v: any): number {
+function k_IdleStateUpdate_mixin(v: any): number {
   const t = v.stopReason;
   switch (t) {
     case "end_turn":
-      return k_78(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "max_tokens":
-      return k_78(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "max_turn_requests":
-      return k_78(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "refusal":
-      return k_78(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "cancelled":
-      return k_78(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "error":
-      return k_79(v);
+      return k_IdleStateUpdateError(v);
     default:
-      return typeof t === "string" ? k_5(v) : t === undefined ? 0 : t === null ? 1 : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : t === undefined ? 0 : t === null ? 1 : -1;
   }
 }
 
@@ -3149,15 +3149,15 @@ function k_IdleStateUpdate(v: any): number {
   let n = 0, x: any;
   x = v.background;
   if (x !== undefined) {
-    if (!((x === null || e_77(x)))) return -1;
+    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_80(v);
+  const m = k_IdleStateUpdate_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -3171,12 +3171,12 @@ function k_RequiresActionStateUpdate(v: any): number {
   let n = 0, x: any;
   x = v.background;
   if (x !== undefined) {
-    if (!((x === null || e_77(x)))) return -1;
+    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3186,19 +3186,19 @@ function e_RequiresActionStateUpdate(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_RequiresActionStateUpdate(v));
 }
 
-function k_81(v: any): number {
+function k_StateUpdateRunning(v: any): number {
   let n = 1, x: any;
   const m = k_RunningStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_82(v: any): number {
+function k_StateUpdateIdle(v: any): number {
   let n = 1, x: any;
   const m = k_IdleStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_83(v: any): number {
+function k_StateUpdateRequiresAction(v: any): number {
   let n = 1, x: any;
   const m = k_RequiresActionStateUpdate(v);
   return m < 0 ? -1 : n + m;
@@ -3208,13 +3208,13 @@ function k_StateUpdate(v: any): number {
   const t = v.state;
   switch (t) {
     case "running":
-      return k_81(v);
+      return k_StateUpdateRunning(v);
     case "idle":
-      return k_82(v);
+      return k_StateUpdateIdle(v);
     case "requires_action":
-      return k_83(v);
+      return k_StateUpdateRequiresAction(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -3236,7 +3236,7 @@ function k_ToolCallContentChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3255,7 +3255,7 @@ function k_TerminalOutput(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3279,7 +3279,7 @@ function k_TerminalExitStatus(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3303,7 +3303,7 @@ function k_TerminalSize(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3322,7 +3322,7 @@ function k_TerminalCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3336,7 +3336,7 @@ function k_TerminalCancelCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3385,7 +3385,7 @@ function k_TerminalUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3409,7 +3409,7 @@ function k_TerminalOutputChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3419,13 +3419,13 @@ function e_TerminalOutputChunk(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutputChunk(v));
 }
 
-function k_84(v: any): number {
+function k_PlanUpdateContentItems(v: any): number {
   let n = 1, x: any;
   const m = k_PlanItems(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_85(v: any): number {
+function k_PlanUpdateContentOther(v: any): number {
   let x: any;
   x = v.planId;
   if (x === undefined ? true : !e_PlanId(x)) return -1;
@@ -3436,9 +3436,9 @@ function k_PlanUpdateContent(v: any): number {
   const t = v.type;
   switch (t) {
     case "items":
-      return k_84(v);
+      return k_PlanUpdateContentItems(v);
     default:
-      return typeof t === "string" ? k_85(v) : -1;
+      return typeof t === "string" ? k_PlanUpdateContentOther(v) : -1;
   }
 }
 
@@ -3469,7 +3469,7 @@ function k_PlanEntry(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3487,7 +3487,7 @@ function e_PlanEntryStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_86(v: any): boolean {
+function e_PlanItems_entries(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3505,12 +3505,12 @@ function k_PlanItems(v: any): number {
   } else return -1;
   x = v.entries;
   if (x !== undefined) {
-    if (!(e_86(x))) return -1;
+    if (!(e_PlanItems_entries(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3529,7 +3529,7 @@ function k_PlanUpdate(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3543,12 +3543,12 @@ function k_AvailableCommandsUpdate(v: any): number {
   let n = 0, x: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    if (!(e_45(x))) return -1;
+    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3562,12 +3562,12 @@ function k_ConfigOptionUpdate(v: any): number {
   let n = 0, x: any;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_44(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3591,7 +3591,7 @@ function k_SessionInfoUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3615,7 +3615,7 @@ function k_Cost(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3644,7 +3644,7 @@ function k_UsageUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3677,7 +3677,7 @@ function k_Notice(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3709,7 +3709,7 @@ function k_CompactionUpdate(v: any): number {
   } else return -1;
   x = v.summary;
   if (x !== undefined) {
-    if (!((x === null || e_74(x)))) return -1;
+    if (!((x === null || e_UserMessage_content(x)))) return -1;
     n++;
   }
   x = v.error;
@@ -3719,7 +3719,7 @@ function k_CompactionUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3743,7 +3743,7 @@ function k_CompactionSummaryChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3762,7 +3762,7 @@ function k_CompleteElicitationNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3776,7 +3776,7 @@ function e_ExtNotification(v: any): boolean {
   return true;
 }
 
-function d_87(method: unknown, v: any): boolean {
+function d_ClientRequest_params(method: unknown, v: any): boolean {
   switch (method) {
     case "initialize":
       return e_InitializeRequest(v);
@@ -3821,7 +3821,7 @@ function k_ClientRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_87(v.method, x)))) return -1;
+    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -3850,7 +3850,7 @@ function k_InitializeRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3874,7 +3874,7 @@ function k_ClientCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3893,7 +3893,7 @@ function k_ClientAuthCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3907,7 +3907,7 @@ function k_TerminalAuthCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3931,7 +3931,7 @@ function k_ElicitationCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3945,7 +3945,7 @@ function k_ElicitationFormCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3959,7 +3959,7 @@ function k_ElicitationUrlCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3978,7 +3978,7 @@ function k_LoginAuthRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3992,7 +3992,7 @@ function k_LogoutAuthRequest(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4002,7 +4002,7 @@ function e_LogoutAuthRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_LogoutAuthRequest(v));
 }
 
-function e_88(v: any): boolean {
+function e_NewSessionRequest_mcpServers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4020,17 +4020,17 @@ function k_NewSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_54(x))) return -1;
+    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
     n++;
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_88(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4040,13 +4040,13 @@ function e_NewSessionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_NewSessionRequest(v));
 }
 
-function k_89(v: any): number {
+function k_McpServerHttpVariant(v: any): number {
   let n = 1, x: any;
   const m = k_McpServerHttp(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_90(v: any): number {
+function k_McpServerStdioVariant(v: any): number {
   let n = 1, x: any;
   const m = k_McpServerStdio(v);
   return m < 0 ? -1 : n + m;
@@ -4056,11 +4056,11 @@ function k_McpServer(v: any): number {
   const t = v.type;
   switch (t) {
     case "http":
-      return k_89(v);
+      return k_McpServerHttpVariant(v);
     case "stdio":
-      return k_90(v);
+      return k_McpServerStdioVariant(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -4082,7 +4082,7 @@ function k_HttpHeader(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4092,7 +4092,7 @@ function e_HttpHeader(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_HttpHeader(v));
 }
 
-function e_91(v: any): boolean {
+function e_McpServerHttp_headers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4115,12 +4115,12 @@ function k_McpServerHttp(v: any): number {
   } else return -1;
   x = v.headers;
   if (x !== undefined) {
-    if (!(x !== null && e_91(x))) return -1;
+    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4144,17 +4144,17 @@ function k_McpServerStdio(v: any): number {
   } else return -1;
   x = v.args;
   if (x !== undefined) {
-    if (!(x !== null && e_17(x))) return -1;
+    if (!(x !== null && e_Icon_sizes(x))) return -1;
     n++;
   }
   x = v.env;
   if (x !== undefined) {
-    if (!(x !== null && e_43(x))) return -1;
+    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4178,7 +4178,7 @@ function k_ListSessionsRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4197,7 +4197,7 @@ function k_DeleteSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4221,12 +4221,12 @@ function k_ResumeSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_54(x))) return -1;
+    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
     n++;
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_88(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   }
   x = v.replayFrom;
@@ -4236,7 +4236,7 @@ function k_ResumeSessionRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4246,7 +4246,7 @@ function e_ResumeSessionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionRequest(v));
 }
 
-function k_92(v: any): number {
+function k_ReplayFromStartVariant(v: any): number {
   let n = 1, x: any;
   const m = k_ReplayFromStart(v);
   return m < 0 ? -1 : n + m;
@@ -4256,9 +4256,9 @@ function k_ReplayFrom(v: any): number {
   const t = v.type;
   switch (t) {
     case "start":
-      return k_92(v);
+      return k_ReplayFromStartVariant(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -4270,7 +4270,7 @@ function k_ReplayFromStart(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4289,7 +4289,7 @@ function k_CloseSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4313,7 +4313,7 @@ function k_CancelToolCallRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4337,7 +4337,7 @@ function k_CancelTerminalRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4347,7 +4347,7 @@ function e_CancelTerminalRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_CancelTerminalRequest(v));
 }
 
-function k_93(v: any): number {
+function k_SetSessionConfigOptionRequestId(v: any): number {
   let n = 1, x: any;
   x = v.value;
   if (x !== undefined) {
@@ -4357,7 +4357,7 @@ function k_93(v: any): number {
   return n;
 }
 
-function k_94(v: any): number {
+function k_SetSessionConfigOptionRequestBoolean(v: any): number {
   let n = 1, x: any;
   x = v.value;
   if (x !== undefined) {
@@ -4367,22 +4367,22 @@ function k_94(v: any): number {
   return n;
 }
 
-function k_95(v: any): number {
+function k_SetSessionConfigOptionRequestOther(v: any): number {
   let x: any;
   x = v.value;
-  if (x === undefined ? true : !true) return -1;
+  if (x === undefined ? true : false) return -1;
   return Infinity;
 }
 
-function k_96(v: any): number {
+function k_SetSessionConfigOptionRequest_mixin(v: any): number {
   const t = v.type;
   switch (t) {
     case "id":
-      return k_93(v);
+      return k_SetSessionConfigOptionRequestId(v);
     case "boolean":
-      return k_94(v);
+      return k_SetSessionConfigOptionRequestBoolean(v);
     default:
-      return typeof t === "string" ? k_95(v) : -1;
+      return typeof t === "string" ? k_SetSessionConfigOptionRequestOther(v) : -1;
   }
 }
 
@@ -4400,10 +4400,10 @@ function k_SetSessionConfigOptionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_96(v);
+  const m = k_SetSessionConfigOptionRequest_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -4422,12 +4422,12 @@ function k_PromptRequest(v: any): number {
   } else return -1;
   x = v.prompt;
   if (x !== undefined) {
-    if (!(e_74(x))) return -1;
+    if (!(e_UserMessage_content(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4437,7 +4437,7 @@ function e_PromptRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_PromptRequest(v));
 }
 
-function d_97(method: unknown, v: any): boolean {
+function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): boolean {
   switch (method) {
     case "session/request_permission":
       return e_RequestPermissionResponse(v);
@@ -4448,7 +4448,7 @@ function d_97(method: unknown, v: any): boolean {
   }
 }
 
-function k_98(v: any): number {
+function k_ClientResponse_ClientResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
@@ -4457,18 +4457,18 @@ function k_98(v: any): number {
   } else return -1;
   x = v.result;
   if (x !== undefined) {
-    if (!((askedMethod === undefined || d_97(askedMethod, x)))) return -1;
+    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
     n++;
   } else return -1;
   return n;
 }
 
-function e_99(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_98(v));
+function e_ClientResponse_ClientResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_ClientResponse_ClientResponseResult(v));
 }
 
 function e_ClientResponse(v: any): boolean {
-  return e_99(v);
+  return e_ClientResponse_ClientResponseResult(v);
 }
 
 function k_RequestPermissionResponse(v: any): number {
@@ -4480,7 +4480,7 @@ function k_RequestPermissionResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4490,13 +4490,13 @@ function e_RequestPermissionResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionResponse(v));
 }
 
-function k_100(v: any): number {
+function k_RequestPermissionOutcomeCancelled(v: any): number {
   let n = 1, x: any;
   const m = k_CancelledPermissionOutcome(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_101(v: any): number {
+function k_RequestPermissionOutcomeSelected(v: any): number {
   let n = 1, x: any;
   const m = k_SelectedPermissionOutcome(v);
   return m < 0 ? -1 : n + m;
@@ -4506,11 +4506,11 @@ function k_RequestPermissionOutcome(v: any): number {
   const t = v.outcome;
   switch (t) {
     case "cancelled":
-      return k_100(v);
+      return k_RequestPermissionOutcomeCancelled(v);
     case "selected":
-      return k_101(v);
+      return k_RequestPermissionOutcomeSelected(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -4522,7 +4522,7 @@ function k_CancelledPermissionOutcome(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4541,7 +4541,7 @@ function k_SelectedPermissionOutcome(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4551,23 +4551,23 @@ function e_SelectedPermissionOutcome(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SelectedPermissionOutcome(v));
 }
 
-function k_102(v: any): number {
+function k_CreateElicitationResponseAccept(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationAcceptAction(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_103(v: any): number {
+function k_CreateElicitationResponse_mixin(v: any): number {
   const t = v.action;
   switch (t) {
     case "accept":
-      return k_102(v);
+      return k_CreateElicitationResponseAccept(v);
     case "decline":
-      return k_78(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "cancel":
-      return k_78(v);
+      return k_IdleStateUpdateEndTurn(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -4575,10 +4575,10 @@ function k_CreateElicitationResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_103(v);
+  const m = k_CreateElicitationResponse_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -4593,10 +4593,10 @@ function e_ElicitationContentValue(v: any): boolean {
   if (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000) return true;
   if (typeof v === "number" && Number.isFinite(v)) return true;
   if (typeof v === "boolean") return true;
-  return e_17(v);
+  return e_Icon_sizes(v);
 }
 
-function e_104(v: any): boolean {
+function e_ElicitationAcceptAction_content(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -4609,7 +4609,7 @@ function k_ElicitationAcceptAction(v: any): number {
   let n = 0, x: any;
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_104(x)))) return -1;
+    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
     n++;
   }
   return n;
@@ -4619,7 +4619,7 @@ function e_ElicitationAcceptAction(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ElicitationAcceptAction(v));
 }
 
-function d_105(method: unknown, v: any): boolean {
+function d_ClientNotification_params(method: unknown, v: any): boolean {
   switch (method) {
     case "session/cancel":
       return e_CancelSessionNotification(v);
@@ -4637,7 +4637,7 @@ function k_ClientNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_105(v.method, x)))) return -1;
+    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -4656,7 +4656,7 @@ function k_CancelSessionNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4675,7 +4675,7 @@ function k_CancelRequestNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5139,8 +5139,8 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
  * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
-  askedMethod = method;
   let exact: boolean;
+  askedMethod = method;
   try {
     exact = e_AgentResponse(value);
   } finally {
@@ -6014,8 +6014,8 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
  * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
-  askedMethod = method;
   let exact: boolean;
+  askedMethod = method;
   try {
     exact = e_ClientResponse(value);
   } finally {
@@ -6092,6 +6092,15 @@ function parseOwned_CancelSessionNotification(value: unknown): Result<T.CancelSe
  */
 function parseOwned_CancelRequestNotification(value: unknown): Result<T.CancelRequestNotification> {
   return e_CancelRequestNotification(value) ? { ok: true, value: value as T.CancelRequestNotification } : tolerant.CancelRequestNotification(value);
+}
+
+/**
+ * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * Text that is not JSON gives an issue at the root; never throws.
+ */
+function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {
+  return rt.fromText(text, decode);
 }
 
 export {
@@ -6294,4 +6303,5 @@ export {
   parseOwned_CancelRequestNotification as CancelRequestNotification,
   parseOwned_AgentResponseFor as AgentResponseFor,
   parseOwned_ClientResponseFor as ClientResponseFor,
+  parseOwned_fromText as fromText,
 };

@@ -14,11 +14,11 @@
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
+import type { Result } from "../runtime/result.js";
+import type * as T from "./types.js";
 
-function m_0(method: unknown, v: any): any {
+function m_AgentRequest_params(method: unknown, v: any): any {
   switch (method) {
     case "session/request_permission":
       return p_RequestPermissionRequest(v);
@@ -36,18 +36,20 @@ function f_AgentRequest(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_0(v.method, x));
+    y = (x === null ? null : m_AgentRequest_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -71,7 +73,7 @@ function p_RequestId(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-function p_1(v: any): any {
+function p_RequestPermissionRequest_options(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -83,7 +85,7 @@ function p_1(v: any): any {
   return out;
 }
 
-function p_2(v: any): any {
+function p_RequestPermissionRequest__meta(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -102,15 +104,17 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -124,14 +128,15 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
   }
   x = v.options;
   if (x !== undefined) {
-    y = p_1(x);
+    y = p_RequestPermissionRequest_options(x);
     if (y !== undefined) out.options = y;
     else return rt.at("/options");
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -178,7 +183,7 @@ function p_RequestPermissionSubject(v: any): any {
   return y;
 }
 
-function p_3(v: any): any {
+function p_ToolCallUpdate_content(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -190,7 +195,7 @@ function p_3(v: any): any {
   return out;
 }
 
-function p_4(v: any): any {
+function p_ToolCallUpdate_locations(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -209,8 +214,9 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -233,12 +239,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_3(x));
+    y = (x === null ? null : p_ToolCallUpdate_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v.locations;
   if (x !== undefined) {
-    y = (x === null ? null : p_4(x));
+    y = (x === null ? null : p_ToolCallUpdate_locations(x));
     if (y !== undefined) out.locations = y;
   }
   x = v.rawInput;
@@ -258,7 +264,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -376,7 +382,7 @@ function p_ContentBlock(v: any): any {
   return y;
 }
 
-function p_5(v: any): any {
+function p_Annotations_audience(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -392,7 +398,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.audience;
   if (x !== undefined) {
-    y = (x === null ? null : p_5(x));
+    y = (x === null ? null : p_Annotations_audience(x));
     if (y !== undefined) out.audience = y;
   }
   x = v.lastModified;
@@ -407,7 +413,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -430,8 +436,9 @@ function f_TextContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
+  } else {
+    return rt.failAt("/text", "missing required property");
   }
-  else return rt.failAt("/text", "missing required property");
   x = v.annotations;
   if (x !== undefined) {
     y = (x === null ? null : p_Annotations(x));
@@ -439,7 +446,7 @@ function f_TextContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -462,15 +469,17 @@ function f_ImageContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = p_MediaType(x);
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
+  } else {
+    return rt.failAt("/mimeType", "missing required property");
   }
-  else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -483,7 +492,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -502,15 +511,17 @@ function f_AudioContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = p_MediaType(x);
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
+  } else {
+    return rt.failAt("/mimeType", "missing required property");
   }
-  else return rt.failAt("/mimeType", "missing required property");
   x = v.annotations;
   if (x !== undefined) {
     y = (x === null ? null : p_Annotations(x));
@@ -518,7 +529,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -530,7 +541,7 @@ function p_AudioContent(v: any): any {
   return f_AudioContent(v, out) && out;
 }
 
-function p_6(v: any): any {
+function p_Icon_sizes(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -549,8 +560,9 @@ function f_Icon(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.src = y;
     else return rt.at("/src");
+  } else {
+    return rt.failAt("/src", "missing required property");
   }
-  else return rt.failAt("/src", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null ? null : p_MediaType(x));
@@ -558,7 +570,7 @@ function f_Icon(v: any, out: any): true | undefined {
   }
   x = v.sizes;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_Icon_sizes(x));
     if (y !== undefined) out.sizes = y;
   }
   x = v.theme;
@@ -568,7 +580,7 @@ function f_Icon(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -584,7 +596,7 @@ function p_IconTheme(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_7(v: any): any {
+function p_ResourceLink_icons(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -603,15 +615,17 @@ function f_ResourceLink(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -624,7 +638,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.icons;
   if (x !== undefined) {
-    y = (x === null ? null : p_7(x));
+    y = (x === null ? null : p_ResourceLink_icons(x));
     if (y !== undefined) out.icons = y;
   }
   x = v.mimeType;
@@ -644,7 +658,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -674,15 +688,17 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
+  } else {
+    return rt.failAt("/text", "missing required property");
   }
-  else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null ? null : p_MediaType(x));
@@ -690,7 +706,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -709,15 +725,17 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.blob = y;
     else return rt.at("/blob");
+  } else {
+    return rt.failAt("/blob", "missing required property");
   }
-  else return rt.failAt("/blob", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null ? null : p_MediaType(x));
@@ -725,7 +743,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -744,8 +762,9 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
     y = p_EmbeddedResourceResource(x);
     if (y !== undefined) out.resource = y;
     else return rt.at("/resource");
+  } else {
+    return rt.failAt("/resource", "missing required property");
   }
-  else return rt.failAt("/resource", "missing required property");
   x = v.annotations;
   if (x !== undefined) {
     y = (x === null ? null : p_Annotations(x));
@@ -753,7 +772,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -772,11 +791,12 @@ function f_Content(v: any, out: any): true | undefined {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -813,13 +833,13 @@ function p_DiffChangeCopy(v: any): any {
   return f_DiffPathPairChange(v, out) && out;
 }
 
-const K_8 = ["fileType", "mimeType", "_meta"];
+const K_DiffChangeOther = ["fileType", "mimeType", "_meta"];
 
 function p_DiffChangeOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_8);
+  return rt.copyRawExcept(v, {}, K_DiffChangeOther);
 }
 
-function p_9(v: any): any {
+function p_DiffChange_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.operation;
   let y: any;
@@ -859,10 +879,10 @@ function f_DiffChange(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_9(v);
+  const m = p_DiffChange_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -889,8 +909,9 @@ function f_DiffPathChange(v: any, out: any): true | undefined {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   return true;
 }
 
@@ -907,15 +928,17 @@ function f_DiffPathPairChange(v: any, out: any): true | undefined {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.oldPath = y;
     else return rt.at("/oldPath");
+  } else {
+    return rt.failAt("/oldPath", "missing required property");
   }
-  else return rt.failAt("/oldPath", "missing required property");
   x = v.path;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   return true;
 }
 
@@ -932,18 +955,20 @@ function f_DiffPatch(v: any, out: any): true | undefined {
     y = p_DiffPatchFormat(x);
     if (y !== undefined) out.format = y;
     else return rt.at("/format");
+  } else {
+    return rt.failAt("/format", "missing required property");
   }
-  else return rt.failAt("/format", "missing required property");
   x = v.text;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
+  } else {
+    return rt.failAt("/text", "missing required property");
   }
-  else return rt.failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -959,7 +984,7 @@ function p_DiffPatchFormat(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_10(v: any): any {
+function p_Diff_changes(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -975,11 +1000,12 @@ function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.changes;
   if (x !== undefined) {
-    y = p_10(x);
+    y = p_Diff_changes(x);
     if (y !== undefined) out.changes = y;
     else return rt.at("/changes");
+  } else {
+    return rt.failAt("/changes", "missing required property");
   }
-  else return rt.failAt("/changes", "missing required property");
   x = v.patch;
   if (x !== undefined) {
     y = (x === null ? null : p_DiffPatch(x));
@@ -987,7 +1013,7 @@ function f_Diff(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1010,11 +1036,12 @@ function f_Terminal(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1033,8 +1060,9 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
     y = (x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [1, 4294967295] or null", x));
@@ -1042,7 +1070,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1063,7 +1091,7 @@ function f_ToolCallCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1079,7 +1107,7 @@ function f_ToolCallCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1098,11 +1126,12 @@ function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
     y = p_ToolCallUpdate(x);
     if (y !== undefined) out.toolCall = y;
     else return rt.at("/toolCall");
+  } else {
+    return rt.failAt("/toolCall", "missing required property");
   }
-  else return rt.failAt("/toolCall", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1121,15 +1150,17 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
+  } else {
+    return rt.failAt("/command", "missing required property");
   }
-  else return rt.failAt("/command", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolCallId(x));
@@ -1142,7 +1173,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1161,25 +1192,28 @@ function f_PermissionOption(v: any, out: any): true | undefined {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
     else return rt.at("/optionId");
+  } else {
+    return rt.failAt("/optionId", "missing required property");
   }
-  else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = p_PermissionOptionKind(x);
     if (y !== undefined) out.kind = y;
     else return rt.at("/kind");
+  } else {
+    return rt.failAt("/kind", "missing required property");
   }
-  else return rt.failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1209,7 +1243,7 @@ function p_CreateElicitationRequestUrl(v: any): any {
   return f_ElicitationUrlMode(v, out) && out;
 }
 
-function p_11(v: any): any {
+function p_CreateElicitationRequestOther_mixin(v: any): any {
   let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
@@ -1220,14 +1254,14 @@ function p_11(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-const K_12 = ["message", "_meta"];
+const K_CreateElicitationRequestOther = ["message", "_meta"];
 
 function p_CreateElicitationRequestOther(v: any): any {
-  if (p_11(v) === undefined) return undefined;
-  return rt.copyRawExcept(v, {}, K_12);
+  if (p_CreateElicitationRequestOther_mixin(v) === undefined) return undefined;
+  return rt.copyRawExcept(v, {}, K_CreateElicitationRequestOther);
 }
 
-function p_13(v: any): any {
+function p_CreateElicitationRequest_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let y: any;
@@ -1251,14 +1285,15 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
+  } else {
+    return rt.failAt("/message", "missing required property");
   }
-  else return rt.failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_13(v);
+  const m = p_CreateElicitationRequest_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1277,8 +1312,9 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolCallId(x));
@@ -1300,8 +1336,9 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   return true;
 }
 
@@ -1311,7 +1348,7 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_14(v: any): any {
+function p_ElicitationSchema_properties(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -1323,7 +1360,7 @@ function p_14(v: any): any {
   return out;
 }
 
-function p_15(v: any): any {
+function p_ElicitationSchema_required(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1342,8 +1379,9 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
     y = p_ElicitationSchemaType(x);
     if (y !== undefined) out.type = y;
     else return rt.at("/type");
+  } else {
+    return rt.failAt("/type", "missing required property");
   }
-  else return rt.failAt("/type", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -1351,14 +1389,15 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_14(x);
+    y = p_ElicitationSchema_properties(x);
     if (y !== undefined) out.properties = y;
     else return rt.at("/properties");
+  } else {
+    return rt.failAt("/properties", "missing required property");
   }
-  else return rt.failAt("/properties", "missing required property");
   x = v.required;
   if (x !== undefined) {
-    y = (x === null ? null : p_15(x));
+    y = (x === null ? null : p_ElicitationSchema_required(x));
     if (y !== undefined) out.required = y;
     else return rt.at("/required");
   }
@@ -1369,7 +1408,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1451,15 +1490,17 @@ function f_EnumOption(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.const = y;
     else return rt.at("/const");
+  } else {
+    return rt.failAt("/const", "missing required property");
   }
-  else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -1467,7 +1508,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1479,7 +1520,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_16(v: any): any {
+function p_StringPropertySchema_oneOf(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1534,19 +1575,19 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_15(x));
+    y = (x === null ? null : p_ElicitationSchema_required(x));
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_16(x));
+    y = (x === null ? null : p_StringPropertySchema_oneOf(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1589,7 +1630,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1632,7 +1673,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1663,7 +1704,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1703,14 +1744,15 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_15(x);
+    y = p_ElicitationSchema_required(x);
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
+  } else {
+    return rt.failAt("/enum", "missing required property");
   }
-  else return rt.failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1726,14 +1768,15 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_16(x);
+    y = p_StringPropertySchema_oneOf(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
+  } else {
+    return rt.failAt("/anyOf", "missing required property");
   }
-  else return rt.failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1774,16 +1817,17 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
     y = p_MultiSelectItems(x);
     if (y !== undefined) out.items = y;
     else return rt.at("/items");
+  } else {
+    return rt.failAt("/items", "missing required property");
   }
-  else return rt.failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_Icon_sizes(x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1802,9 +1846,10 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
     y = p_ElicitationSchema(x);
     if (y !== undefined) out.requestedSchema = y;
     else return rt.at("/requestedSchema");
+  } else {
+    return rt.failAt("/requestedSchema", "missing required property");
   }
-  else return rt.failAt("/requestedSchema", "missing required property");
-  const m = p_11(v);
+  const m = p_CreateElicitationRequestOther_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1827,16 +1872,18 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
     else return rt.at("/elicitationId");
+  } else {
+    return rt.failAt("/elicitationId", "missing required property");
   }
-  else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
+  } else {
+    return rt.failAt("/url", "missing required property");
   }
-  else return rt.failAt("/url", "missing required property");
-  const m = p_11(v);
+  const m = p_CreateElicitationRequestOther_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1852,7 +1899,7 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_17(method: unknown, v: any): any {
+function m_AgentResponse_AgentResponseResult_result(method: unknown, v: any): any {
   switch (method) {
     case "initialize":
       return p_InitializeResponse(v);
@@ -1883,32 +1930,34 @@ function m_17(method: unknown, v: any): any {
   }
 }
 
-function f_18(v: any, out: any): true | undefined {
+function f_AgentResponse_AgentResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = (askedMethod === undefined ? rt.copyJson(x) : m_17(askedMethod, x));
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_AgentResponse_AgentResponseResult_result(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
-function p_19(v: any): any {
+function p_AgentResponse_AgentResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_18(v, out) && out;
+  return f_AgentResponse_AgentResponseResult(v, out) && out;
 }
 
-function p_20(v: any): any {
+function p_AgentResponse_AgentResponseError_id(v: any): any {
   let y: any, best: rt.Failure;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
@@ -1919,43 +1968,45 @@ function p_20(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-function f_21(v: any, out: any): true | undefined {
+function f_AgentResponse_AgentResponseError(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
-    y = (x === null ? null : p_20(x));
+    y = (x === null ? null : p_AgentResponse_AgentResponseError_id(x));
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.error;
   if (x !== undefined) {
     y = p_Error(x);
     if (y !== undefined) out.error = y;
     else return rt.at("/error");
+  } else {
+    return rt.failAt("/error", "missing required property");
   }
-  else return rt.failAt("/error", "missing required property");
   return true;
 }
 
-function p_22(v: any): any {
+function p_AgentResponse_AgentResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_21(v, out) && out;
+  return f_AgentResponse_AgentResponseError(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_19(v);
+  y = p_AgentResponse_AgentResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_22(v);
+  y = p_AgentResponse_AgentResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function p_23(v: any): any {
+function p_InitializeResponse_authMethods(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1974,15 +2025,17 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
     else return rt.at("/protocolVersion");
+  } else {
+    return rt.failAt("/protocolVersion", "missing required property");
   }
-  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.info;
   if (x !== undefined) {
     y = p_Implementation(x);
     if (y !== undefined) out.info = y;
     else return rt.at("/info");
+  } else {
+    return rt.failAt("/info", "missing required property");
   }
-  else return rt.failAt("/info", "missing required property");
   x = v.capabilities;
   if (x !== undefined) {
     y = p_AgentCapabilities(x);
@@ -1990,12 +2043,12 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_23(x);
+    y = p_InitializeResponse_authMethods(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2018,8 +2071,9 @@ function f_Implementation(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2030,11 +2084,12 @@ function f_Implementation(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.version = y;
     else return rt.at("/version");
+  } else {
+    return rt.failAt("/version", "missing required property");
   }
-  else return rt.failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2060,7 +2115,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2096,7 +2151,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2127,7 +2182,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2143,7 +2198,7 @@ function f_PromptImageCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2159,7 +2214,7 @@ function f_PromptAudioCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2175,7 +2230,7 @@ function f_PromptEmbeddedContextCapabilities(v: any, out: any): true | undefined
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2201,7 +2256,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2217,7 +2272,7 @@ function f_McpStdioCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2233,7 +2288,7 @@ function f_McpHttpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2249,7 +2304,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2265,7 +2320,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2281,7 +2336,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2342,18 +2397,20 @@ function f_EnvVariable(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2365,7 +2422,7 @@ function p_EnvVariable(v: any): any {
   return f_EnvVariable(v, out) && out;
 }
 
-function p_24(v: any): any {
+function p_AuthMethodTerminal_env(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2384,15 +2441,17 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
     else return rt.at("/methodId");
+  } else {
+    return rt.failAt("/methodId", "missing required property");
   }
-  else return rt.failAt("/methodId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2400,19 +2459,19 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_15(x);
+    y = x === null ? [] : p_ElicitationSchema_required(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_24(x);
+    y = x === null ? [] : p_AuthMethodTerminal_env(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2431,15 +2490,17 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
     else return rt.at("/methodId");
+  } else {
+    return rt.failAt("/methodId", "missing required property");
   }
-  else return rt.failAt("/methodId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2447,7 +2508,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2463,7 +2524,7 @@ function f_LoginAuthResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2479,7 +2540,7 @@ function f_LogoutAuthResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2491,7 +2552,7 @@ function p_LogoutAuthResponse(v: any): any {
   return f_LogoutAuthResponse(v, out) && out;
 }
 
-function p_25(v: any): any {
+function p_NewSessionResponse_configOptions(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2503,7 +2564,7 @@ function p_25(v: any): any {
   return out;
 }
 
-function p_26(v: any): any {
+function p_NewSessionResponse_availableCommands(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2522,21 +2583,22 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_NewSessionResponse_availableCommands(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2558,13 +2620,13 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-const K_27 = ["configId", "name", "description", "category", "_meta"];
+const K_SessionConfigOptionOther = ["configId", "name", "description", "category", "_meta"];
 
 function p_SessionConfigOptionOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_27);
+  return rt.copyRawExcept(v, {}, K_SessionConfigOptionOther);
 }
 
-function p_28(v: any): any {
+function p_SessionConfigOption_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
@@ -2588,15 +2650,17 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.configId = y;
     else return rt.at("/configId");
+  } else {
+    return rt.failAt("/configId", "missing required property");
   }
-  else return rt.failAt("/configId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2609,10 +2673,10 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_28(v);
+  const m = p_SessionConfigOption_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -2636,7 +2700,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_29(v: any): any {
+function p_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2648,7 +2712,7 @@ function p_29(v: any): any {
   return out;
 }
 
-function p_30(v: any): any {
+function p_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2662,10 +2726,10 @@ function p_30(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_29(v);
+  y = p_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_30(v);
+  y = p_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
@@ -2678,15 +2742,17 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2694,7 +2760,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2706,7 +2772,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_31(v: any): any {
+function p_SessionConfigSelectGroup_options(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2725,25 +2791,28 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
     y = p_SessionConfigGroupId(x);
     if (y !== undefined) out.groupId = y;
     else return rt.at("/groupId");
+  } else {
+    return rt.failAt("/groupId", "missing required property");
   }
-  else return rt.failAt("/groupId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_31(x);
+    y = p_SessionConfigSelectGroup_options(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2766,15 +2835,17 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
+  } else {
+    return rt.failAt("/currentValue", "missing required property");
   }
-  else return rt.failAt("/currentValue", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_SessionConfigSelectOptions(x);
     if (y !== undefined) out.options = y;
     else return rt.at("/options");
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   return true;
 }
 
@@ -2791,8 +2862,9 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
+  } else {
+    return rt.failAt("/currentValue", "missing required property");
   }
-  else return rt.failAt("/currentValue", "missing required property");
   return true;
 }
 
@@ -2862,11 +2934,12 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.hint = y;
     else return rt.at("/hint");
+  } else {
+    return rt.failAt("/hint", "missing required property");
   }
-  else return rt.failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2885,15 +2958,17 @@ function f_Command(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.description = y;
     else return rt.at("/description");
+  } else {
+    return rt.failAt("/description", "missing required property");
   }
-  else return rt.failAt("/description", "missing required property");
   x = v.input;
   if (x !== undefined) {
     y = (x === null ? null : p_AvailableCommandInput(x));
@@ -2901,7 +2976,7 @@ function f_Command(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2913,7 +2988,7 @@ function p_Command(v: any): any {
   return f_Command(v, out) && out;
 }
 
-function p_32(v: any): any {
+function p_ListSessionsResponse_sessions(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2929,11 +3004,12 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_32(x);
+    y = p_ListSessionsResponse_sessions(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
+  } else {
+    return rt.failAt("/sessions", "missing required property");
   }
-  else return rt.failAt("/sessions", "missing required property");
   x = v.nextCursor;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionListCursor(x));
@@ -2942,7 +3018,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2954,7 +3030,7 @@ function p_ListSessionsResponse(v: any): any {
   return f_ListSessionsResponse(v, out) && out;
 }
 
-function p_33(v: any): any {
+function p_SessionInfo_additionalDirectories(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2973,18 +3049,20 @@ function f_SessionInfo(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_33(x);
+    y = x === null ? [] : p_SessionInfo_additionalDirectories(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -3000,7 +3078,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3020,7 +3098,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3036,17 +3114,17 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_NewSessionResponse_availableCommands(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3062,7 +3140,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3078,7 +3156,7 @@ function f_CancelToolCallResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3094,7 +3172,7 @@ function f_CancelTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3110,14 +3188,15 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
+  } else {
+    return rt.failAt("/configOptions", "missing required property");
   }
-  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3136,11 +3215,12 @@ function f_PromptResponse(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3167,15 +3247,17 @@ function f_Error(v: any, out: any): true | undefined {
     y = p_ErrorCode(x);
     if (y !== undefined) out.code = y;
     else return rt.at("/code");
+  } else {
+    return rt.failAt("/code", "missing required property");
   }
-  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
+  } else {
+    return rt.failAt("/message", "missing required property");
   }
-  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
     y = (x === null ? null : p_ErrorData(x));
@@ -3208,7 +3290,7 @@ function p_ErrorData(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-function p_34(v: any): any {
+function p_UnsupportedProtocolVersionErrorData_supported(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3227,18 +3309,20 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.requested = y;
     else return rt.at("/requested");
+  } else {
+    return rt.failAt("/requested", "missing required property");
   }
-  else return rt.failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_34(x);
+    y = p_UnsupportedProtocolVersionErrorData_supported(x);
     if (y !== undefined) out.supported = y;
     else return rt.at("/supported");
+  } else {
+    return rt.failAt("/supported", "missing required property");
   }
-  else return rt.failAt("/supported", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3257,11 +3341,12 @@ function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3273,7 +3358,7 @@ function p_SessionNotFoundErrorData(v: any): any {
   return f_SessionNotFoundErrorData(v, out) && out;
 }
 
-function m_35(method: unknown, v: any): any {
+function m_AgentNotification_params(method: unknown, v: any): any {
   switch (method) {
     case "session/update":
       return p_UpdateSessionNotification(v);
@@ -3291,11 +3376,12 @@ function f_AgentNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_35(v.method, x));
+    y = (x === null ? null : m_AgentNotification_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3315,18 +3401,20 @@ function f_UpdateSessionNotification(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.update;
   if (x !== undefined) {
     y = p_SessionUpdate(x);
     if (y !== undefined) out.update = y;
     else return rt.at("/update");
+  } else {
+    return rt.failAt("/update", "missing required property");
   }
-  else return rt.failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3513,18 +3601,20 @@ function f_ContentChunk(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3536,7 +3626,7 @@ function p_ContentChunk(v: any): any {
   return f_ContentChunk(v, out) && out;
 }
 
-function p_36(v: any): any {
+function p_UserMessage_content(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3555,16 +3645,17 @@ function f_UserMessage(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : p_UserMessage_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3583,16 +3674,17 @@ function f_AgentMessage(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : p_UserMessage_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3611,16 +3703,17 @@ function f_AgentThought(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : p_UserMessage_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3670,11 +3763,12 @@ function f_BackgroundTerminal(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3693,11 +3787,12 @@ function f_BackgroundToolCall(v: any, out: any): true | undefined {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3709,7 +3804,7 @@ function p_BackgroundToolCall(v: any): any {
   return f_BackgroundToolCall(v, out) && out;
 }
 
-function p_37(v: any): any {
+function p_RunningStateUpdate_background(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3725,12 +3820,12 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_RunningStateUpdate_background(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3788,13 +3883,13 @@ function p_IdleStateUpdateError(v: any): any {
   return f_ErrorStopReason(v, out) && out;
 }
 
-const K_38 = ["background", "_meta"];
+const K_IdleStateUpdateOther = ["background", "_meta"];
 
 function p_IdleStateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_38);
+  return rt.copyRawExcept(v, {}, K_IdleStateUpdateOther);
 }
 
-function p_39(v: any): any {
+function p_IdleStateUpdate_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -3828,15 +3923,15 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_RunningStateUpdate_background(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_39(v);
+  const m = p_IdleStateUpdate_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -3852,12 +3947,12 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_RunningStateUpdate_background(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3915,18 +4010,20 @@ function f_ToolCallContentChunk(v: any, out: any): true | undefined {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ToolCallContent(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3945,11 +4042,12 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3975,7 +4073,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3994,18 +4092,20 @@ function f_TerminalSize(v: any, out: any): true | undefined {
     y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]", x));
     if (y !== undefined) out.cols = y;
     else return rt.at("/cols");
+  } else {
+    return rt.failAt("/cols", "missing required property");
   }
-  else return rt.failAt("/cols", "missing required property");
   x = v.rows;
   if (x !== undefined) {
     y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]", x));
     if (y !== undefined) out.rows = y;
     else return rt.at("/rows");
+  } else {
+    return rt.failAt("/rows", "missing required property");
   }
-  else return rt.failAt("/rows", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4026,7 +4126,7 @@ function f_TerminalCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4042,7 +4142,7 @@ function f_TerminalCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4061,8 +4161,9 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v.command;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -4095,7 +4196,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4114,18 +4215,20 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v.data;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4175,25 +4278,28 @@ function f_PlanEntry(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v.priority;
   if (x !== undefined) {
     y = p_PlanEntryPriority(x);
     if (y !== undefined) out.priority = y;
     else return rt.at("/priority");
+  } else {
+    return rt.failAt("/priority", "missing required property");
   }
-  else return rt.failAt("/priority", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_PlanEntryStatus(x);
     if (y !== undefined) out.status = y;
     else return rt.at("/status");
+  } else {
+    return rt.failAt("/status", "missing required property");
   }
-  else return rt.failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4213,7 +4319,7 @@ function p_PlanEntryStatus(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_40(v: any): any {
+function p_PlanItems_entries(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4232,18 +4338,20 @@ function f_PlanItems(v: any, out: any): true | undefined {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
     else return rt.at("/planId");
+  } else {
+    return rt.failAt("/planId", "missing required property");
   }
-  else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_40(x);
+    y = p_PlanItems_entries(x);
     if (y !== undefined) out.entries = y;
     else return rt.at("/entries");
+  } else {
+    return rt.failAt("/entries", "missing required property");
   }
-  else return rt.failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4262,11 +4370,12 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
     y = p_PlanUpdateContent(x);
     if (y !== undefined) out.plan = y;
     else return rt.at("/plan");
+  } else {
+    return rt.failAt("/plan", "missing required property");
   }
-  else return rt.failAt("/plan", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4282,14 +4391,15 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_NewSessionResponse_availableCommands(x);
     if (y !== undefined) out.availableCommands = y;
     else return rt.at("/availableCommands");
+  } else {
+    return rt.failAt("/availableCommands", "missing required property");
   }
-  else return rt.failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4305,14 +4415,15 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
+  } else {
+    return rt.failAt("/configOptions", "missing required property");
   }
-  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4338,7 +4449,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4357,18 +4468,20 @@ function f_Cost(v: any, out: any): true | undefined {
     y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number", x));
     if (y !== undefined) out.amount = y;
     else return rt.at("/amount");
+  } else {
+    return rt.failAt("/amount", "missing required property");
   }
-  else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.currency = y;
     else return rt.at("/currency");
+  } else {
+    return rt.failAt("/currency", "missing required property");
   }
-  else return rt.failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4387,15 +4500,17 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.used = y;
     else return rt.at("/used");
+  } else {
+    return rt.failAt("/used", "missing required property");
   }
-  else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.size = y;
     else return rt.at("/size");
+  } else {
+    return rt.failAt("/size", "missing required property");
   }
-  else return rt.failAt("/size", "missing required property");
   x = v.cost;
   if (x !== undefined) {
     y = (x === null ? null : p_Cost(x));
@@ -4403,7 +4518,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4426,15 +4541,17 @@ function f_Notice(v: any, out: any): true | undefined {
     y = p_NoticeSeverity(x);
     if (y !== undefined) out.severity = y;
     else return rt.at("/severity");
+  } else {
+    return rt.failAt("/severity", "missing required property");
   }
-  else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -4442,7 +4559,7 @@ function f_Notice(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4469,18 +4586,20 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
     else return rt.at("/compactionId");
+  } else {
+    return rt.failAt("/compactionId", "missing required property");
   }
-  else return rt.failAt("/compactionId", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_CompactionStatus(x);
     if (y !== undefined) out.status = y;
     else return rt.at("/status");
+  } else {
+    return rt.failAt("/status", "missing required property");
   }
-  else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : p_UserMessage_content(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -4490,7 +4609,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4509,18 +4628,20 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
     else return rt.at("/compactionId");
+  } else {
+    return rt.failAt("/compactionId", "missing required property");
   }
-  else return rt.failAt("/compactionId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4539,11 +4660,12 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
     else return rt.at("/elicitationId");
+  } else {
+    return rt.failAt("/elicitationId", "missing required property");
   }
-  else return rt.failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4559,7 +4681,7 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_41(method: unknown, v: any): any {
+function m_ClientRequest_params(method: unknown, v: any): any {
   switch (method) {
     case "initialize":
       return p_InitializeRequest(v);
@@ -4597,18 +4719,20 @@ function f_ClientRequest(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_41(v.method, x));
+    y = (x === null ? null : m_ClientRequest_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4628,15 +4752,17 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
     else return rt.at("/protocolVersion");
+  } else {
+    return rt.failAt("/protocolVersion", "missing required property");
   }
-  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.info;
   if (x !== undefined) {
     y = p_Implementation(x);
     if (y !== undefined) out.info = y;
     else return rt.at("/info");
+  } else {
+    return rt.failAt("/info", "missing required property");
   }
-  else return rt.failAt("/info", "missing required property");
   x = v.capabilities;
   if (x !== undefined) {
     y = p_ClientCapabilities(x);
@@ -4644,7 +4770,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4670,7 +4796,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4691,7 +4817,7 @@ function f_ClientAuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4707,7 +4833,7 @@ function f_TerminalAuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4733,7 +4859,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4749,7 +4875,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4765,7 +4891,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4784,11 +4910,12 @@ function f_LoginAuthRequest(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
     else return rt.at("/methodId");
+  } else {
+    return rt.failAt("/methodId", "missing required property");
   }
-  else return rt.failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4804,7 +4931,7 @@ function f_LogoutAuthRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4816,7 +4943,7 @@ function p_LogoutAuthRequest(v: any): any {
   return f_LogoutAuthRequest(v, out) && out;
 }
 
-function p_42(v: any): any {
+function p_NewSessionRequest_mcpServers(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4835,23 +4962,24 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_33(x);
+    y = x === null ? [] : p_SessionInfo_additionalDirectories(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_42(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4901,18 +5029,20 @@ function f_HttpHeader(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4924,7 +5054,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_43(v: any): any {
+function p_McpServerHttp_headers(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4943,24 +5073,26 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
+  } else {
+    return rt.failAt("/url", "missing required property");
   }
-  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_43(x);
+    y = x === null ? [] : p_McpServerHttp_headers(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4979,30 +5111,32 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.command;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
+  } else {
+    return rt.failAt("/command", "missing required property");
   }
-  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_15(x);
+    y = x === null ? [] : p_ElicitationSchema_required(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_24(x);
+    y = x === null ? [] : p_AuthMethodTerminal_env(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5030,7 +5164,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5049,11 +5183,12 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5072,24 +5207,26 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_33(x);
+    y = x === null ? [] : p_SessionInfo_additionalDirectories(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_42(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -5101,7 +5238,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5140,7 +5277,7 @@ function f_ReplayFromStart(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5159,11 +5296,12 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5182,18 +5320,20 @@ function f_CancelToolCallRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5212,18 +5352,20 @@ function f_CancelTerminalRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5243,8 +5385,9 @@ function p_SetSessionConfigOptionRequestId(v: any): any {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   return out;
 }
 
@@ -5256,22 +5399,23 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   return out;
 }
 
-const K_44 = ["sessionId", "configId", "_meta"];
+const K_SetSessionConfigOptionRequestOther = ["sessionId", "configId", "_meta"];
 
 function p_SetSessionConfigOptionRequestOther(v: any): any {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (rt.copyJson(x) === undefined) return rt.at("/value");
-  return rt.copyRawExcept(v, {}, K_44);
+  return rt.copyRawExcept(v, {}, K_SetSessionConfigOptionRequestOther);
 }
 
-function p_45(v: any): any {
+function p_SetSessionConfigOptionRequest_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
@@ -5295,21 +5439,23 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.configId;
   if (x !== undefined) {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.configId = y;
     else return rt.at("/configId");
+  } else {
+    return rt.failAt("/configId", "missing required property");
   }
-  else return rt.failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_45(v);
+  const m = p_SetSessionConfigOptionRequest_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -5321,7 +5467,7 @@ function p_SetSessionConfigOptionRequest(v: any): any {
   return f_SetSessionConfigOptionRequest(v, out) && out;
 }
 
-function p_46(v: any): any {
+function p_PromptRequest_prompt(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5340,18 +5486,20 @@ function f_PromptRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_46(x);
+    y = p_PromptRequest_prompt(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
+  } else {
+    return rt.failAt("/prompt", "missing required property");
   }
-  else return rt.failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5363,7 +5511,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function m_47(method: unknown, v: any): any {
+function m_ClientResponse_ClientResponseResult_result(method: unknown, v: any): any {
   switch (method) {
     case "session/request_permission":
       return p_RequestPermissionResponse(v);
@@ -5374,37 +5522,39 @@ function m_47(method: unknown, v: any): any {
   }
 }
 
-function f_48(v: any, out: any): true | undefined {
+function f_ClientResponse_ClientResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = (askedMethod === undefined ? rt.copyJson(x) : m_47(askedMethod, x));
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_ClientResponse_ClientResponseResult_result(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
-function p_49(v: any): any {
+function p_ClientResponse_ClientResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_48(v, out) && out;
+  return f_ClientResponse_ClientResponseResult(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_49(v);
+  y = p_ClientResponse_ClientResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_22(v);
+  y = p_AgentResponse_AgentResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
@@ -5417,11 +5567,12 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
     y = p_RequestPermissionOutcome(x);
     if (y !== undefined) out.outcome = y;
     else return rt.at("/outcome");
+  } else {
+    return rt.failAt("/outcome", "missing required property");
   }
-  else return rt.failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5468,7 +5619,7 @@ function f_CancelledPermissionOutcome(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5487,11 +5638,12 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
     else return rt.at("/optionId");
+  } else {
+    return rt.failAt("/optionId", "missing required property");
   }
-  else return rt.failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5518,13 +5670,13 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
-const K_50 = ["_meta"];
+const K_CreateElicitationResponseOther = ["_meta"];
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_50);
+  return rt.copyRawExcept(v, {}, K_CreateElicitationResponseOther);
 }
 
-function p_51(v: any): any {
+function p_CreateElicitationResponse_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let y: any;
@@ -5548,10 +5700,10 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_51(v);
+  const m = p_CreateElicitationResponse_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -5577,7 +5729,7 @@ function p_ElicitationContentValue(v: any): any {
   y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
   best = rt.deeper(best);
-  y = p_15(v);
+  y = p_ElicitationSchema_required(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   y = rt.copyJson(v);
@@ -5586,7 +5738,7 @@ function p_ElicitationContentValue(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-function p_52(v: any): any {
+function p_ElicitationAcceptAction_content(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -5602,7 +5754,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_52(x));
+    y = (x === null ? null : p_ElicitationAcceptAction_content(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -5615,7 +5767,7 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function m_53(method: unknown, v: any): any {
+function m_ClientNotification_params(method: unknown, v: any): any {
   switch (method) {
     case "session/cancel":
       return p_CancelSessionNotification(v);
@@ -5631,11 +5783,12 @@ function f_ClientNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_53(v.method, x));
+    y = (x === null ? null : m_ClientNotification_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5655,11 +5808,12 @@ function f_CancelSessionNotification(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5678,11 +5832,12 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;

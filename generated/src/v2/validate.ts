@@ -8,11 +8,11 @@
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
+import type { Result } from "../runtime/result.js";
+import type * as T from "./types.js";
 
-function v_0(v: any): true | undefined {
+function v_AgentRequest_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_RequestPermissionRequest(v)) return true;
   best = rt.failure();
@@ -33,11 +33,11 @@ function v_AgentRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_0(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_AgentRequest_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_1(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentRequest_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_RequestPermissionRequest(v) ? 1 : 0) + (v_CreateElicitationRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
@@ -47,7 +47,7 @@ function c_AgentRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_1(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_AgentRequest_params(x, p + "/params", out); } }
 }
 
 function v_RequestId(v: any): true | undefined {
@@ -65,7 +65,7 @@ function c_RequestId(v: any, p: string, out: rt.Issue[]): void {
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }]);
 }
 
-function v_2(v: any): true | undefined {
+function v_RequestPermissionRequest_options(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -75,7 +75,7 @@ function v_2(v: any): true | undefined {
   return true;
 }
 
-function v_3(v: any): true | undefined {
+function v_RequestPermissionRequest__meta(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
@@ -95,19 +95,19 @@ function v_RequestPermissionRequest(v: any): true | undefined {
   if (x !== undefined && !(x === null || v_RequestPermissionSubject(x))) return rt.at("/subject");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_2(x)) return rt.at("/options");
+  if (!v_RequestPermissionRequest_options(x)) return rt.at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_4(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionRequest_options(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) c_PermissionOption(v[i], rt.pointer(p, i), out);
 }
 
-function c_5(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionRequest__meta(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
 }
 
@@ -117,8 +117,8 @@ function c_RequestPermissionRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
   { const x: any = v.subject; if (x !== undefined) { if (x !== null) c_RequestPermissionSubject(x, p + "/subject", out); } }
-  { const x: any = v.options; if (x !== undefined) { c_4(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.options; if (x !== undefined) { c_RequestPermissionRequest_options(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionId(v: any): true | undefined {
@@ -158,15 +158,15 @@ function v_RequestPermissionSubject(v: any): true | undefined {
   return ok;
 }
 
-function c_6(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionSubjectToolCall(v: any, p: string, out: rt.Issue[]): void {
   c_ToolCallPermissionSubject(v, p, out);
 }
 
-function c_7(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionSubjectCommand(v: any, p: string, out: rt.Issue[]): void {
   c_CommandPermissionSubject(v, p, out);
 }
 
-function c_8(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionSubjectOther(v: any, p: string, out: rt.Issue[]): void {
 }
 
 function c_RequestPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
@@ -174,13 +174,13 @@ function c_RequestPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "tool_call": c_6(v, p, out); break;
-    case "command": c_7(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "tool_call": c_RequestPermissionSubjectToolCall(v, p, out); break;
+    case "command": c_RequestPermissionSubjectCommand(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
-function v_9(v: any): true | undefined {
+function v_ToolCallUpdate_content(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -189,7 +189,7 @@ function v_9(v: any): true | undefined {
   return true;
 }
 
-function v_10(v: any): true | undefined {
+function v_ToolCallUpdate_locations(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -213,22 +213,22 @@ function v_ToolCallUpdate(v: any): true | undefined {
   x = v.status;
   if (x !== undefined && !(x === null || v_ToolCallStatus(x))) return rt.at("/status");
   x = v.content;
-  if (x !== undefined && !(x === null || v_9(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_ToolCallUpdate_content(x))) return rt.at("/content");
   x = v.locations;
-  if (x !== undefined && !(x === null || v_10(x))) return rt.at("/locations");
+  if (x !== undefined && !(x === null || v_ToolCallUpdate_locations(x))) return rt.at("/locations");
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_ToolCallCapabilities(x))) return rt.at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_11(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallUpdate_content(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ToolCallContent(v[i], rt.pointer(p, i), out);
 }
 
-function c_12(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallUpdate_locations(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ToolCallLocation(v[i], rt.pointer(p, i), out);
 }
@@ -240,10 +240,10 @@ function c_ToolCallUpdate(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.kind; if (x !== undefined) { if (x !== null) c_ToolKind(x, p + "/kind", out); } }
   { const x: any = v.status; if (x !== undefined) { if (x !== null) c_ToolCallStatus(x, p + "/status", out); } }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_11(x, p + "/content", out); } }
-  { const x: any = v.locations; if (x !== undefined) { if (x !== null) c_12(x, p + "/locations", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_ToolCallUpdate_content(x, p + "/content", out); } }
+  { const x: any = v.locations; if (x !== undefined) { if (x !== null) c_ToolCallUpdate_locations(x, p + "/locations", out); } }
   { const x: any = v.capabilities; if (x !== undefined) { if (x !== null) c_ToolCallCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallId(v: any): true | undefined {
@@ -306,15 +306,15 @@ function v_ToolCallContent(v: any): true | undefined {
   return ok;
 }
 
-function c_13(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallContentContent(v: any, p: string, out: rt.Issue[]): void {
   c_Content(v, p, out);
 }
 
-function c_14(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallContentDiff(v: any, p: string, out: rt.Issue[]): void {
   c_Diff(v, p, out);
 }
 
-function c_15(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallContentTerminal(v: any, p: string, out: rt.Issue[]): void {
   c_Terminal(v, p, out);
 }
 
@@ -323,10 +323,10 @@ function c_ToolCallContent(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "content": c_13(v, p, out); break;
-    case "diff": c_14(v, p, out); break;
-    case "terminal": c_15(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "content": c_ToolCallContentContent(v, p, out); break;
+    case "diff": c_ToolCallContentDiff(v, p, out); break;
+    case "terminal": c_ToolCallContentTerminal(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -380,23 +380,23 @@ function v_ContentBlock(v: any): true | undefined {
   return ok;
 }
 
-function c_16(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockText(v: any, p: string, out: rt.Issue[]): void {
   c_TextContent(v, p, out);
 }
 
-function c_17(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockImage(v: any, p: string, out: rt.Issue[]): void {
   c_ImageContent(v, p, out);
 }
 
-function c_18(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockAudio(v: any, p: string, out: rt.Issue[]): void {
   c_AudioContent(v, p, out);
 }
 
-function c_19(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockResourceLink(v: any, p: string, out: rt.Issue[]): void {
   c_ResourceLink(v, p, out);
 }
 
-function c_20(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockResource(v: any, p: string, out: rt.Issue[]): void {
   c_EmbeddedResource(v, p, out);
 }
 
@@ -405,16 +405,16 @@ function c_ContentBlock(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "text": c_16(v, p, out); break;
-    case "image": c_17(v, p, out); break;
-    case "audio": c_18(v, p, out); break;
-    case "resource_link": c_19(v, p, out); break;
-    case "resource": c_20(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "text": c_ContentBlockText(v, p, out); break;
+    case "image": c_ContentBlockImage(v, p, out); break;
+    case "audio": c_ContentBlockAudio(v, p, out); break;
+    case "resource_link": c_ContentBlockResourceLink(v, p, out); break;
+    case "resource": c_ContentBlockResource(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
-function v_21(v: any): true | undefined {
+function v_Annotations_audience(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -427,27 +427,27 @@ function v_Annotations(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.audience;
-  if (x !== undefined && !(x === null || v_21(x))) return rt.at("/audience");
+  if (x !== undefined && !(x === null || v_Annotations_audience(x))) return rt.at("/audience");
   x = v.lastModified;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/lastModified");
   x = v.priority;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || rt.fail("expected a number or null", x))) return rt.at("/priority");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_22(v: any, p: string, out: rt.Issue[]): void {
+function c_Annotations_audience(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_Role(v[i], rt.pointer(p, i), out);
 }
 
 function c_Annotations(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.audience; if (x !== undefined) { if (x !== null) c_22(x, p + "/audience", out); } }
+  { const x: any = v.audience; if (x !== undefined) { if (x !== null) c_Annotations_audience(x, p + "/audience", out); } }
   { const x: any = v.lastModified; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/lastModified", "expected a string or null", x); } }
   { const x: any = v.priority; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)) rt.issue(out, p + "/priority", "expected a number or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Role(v: any): true | undefined {
@@ -467,7 +467,7 @@ function v_TextContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -475,7 +475,7 @@ function c_TextContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MediaType(v: any): true | undefined {
@@ -500,7 +500,7 @@ function v_ImageContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -510,7 +510,7 @@ function c_ImageContent(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.mimeType; if (x !== undefined) { c_MediaType(x, p + "/mimeType", out); } else rt.issue(out, p + "/mimeType", "missing required property"); }
   { const x: any = v.uri; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/uri", "expected a string or null", x); } }
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AudioContent(v: any): true | undefined {
@@ -525,7 +525,7 @@ function v_AudioContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -534,10 +534,10 @@ function c_AudioContent(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { c_MediaType(x, p + "/mimeType", out); } else rt.issue(out, p + "/mimeType", "missing required property"); }
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_23(v: any): true | undefined {
+function v_Icon_sizes(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -555,15 +555,15 @@ function v_Icon(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.sizes;
-  if (x !== undefined && !(x === null || v_23(x))) return rt.at("/sizes");
+  if (x !== undefined && !(x === null || v_Icon_sizes(x))) return rt.at("/sizes");
   x = v.theme;
   if (x !== undefined && !(x === null || v_IconTheme(x))) return rt.at("/theme");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_24(v: any, p: string, out: rt.Issue[]): void {
+function c_Icon_sizes(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) if (!(typeof v[i] === "string")) rt.issue(out, rt.pointer(p, i), "expected a string", v[i]);
 }
@@ -572,9 +572,9 @@ function c_Icon(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.src; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/src", "expected a string", x); } else rt.issue(out, p + "/src", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v.sizes; if (x !== undefined) { if (x !== null) c_24(x, p + "/sizes", out); } }
+  { const x: any = v.sizes; if (x !== undefined) { if (x !== null) c_Icon_sizes(x, p + "/sizes", out); } }
   { const x: any = v.theme; if (x !== undefined) { if (x !== null) c_IconTheme(x, p + "/theme", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_IconTheme(v: any): true | undefined {
@@ -585,7 +585,7 @@ function c_IconTheme(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_25(v: any): true | undefined {
+function v_ResourceLink_icons(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -608,7 +608,7 @@ function v_ResourceLink(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.icons;
-  if (x !== undefined && !(x === null || v_25(x))) return rt.at("/icons");
+  if (x !== undefined && !(x === null || v_ResourceLink_icons(x))) return rt.at("/icons");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.size;
@@ -616,11 +616,11 @@ function v_ResourceLink(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_26(v: any, p: string, out: rt.Issue[]): void {
+function c_ResourceLink_icons(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_Icon(v[i], rt.pointer(p, i), out);
 }
@@ -631,11 +631,11 @@ function c_ResourceLink(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.icons; if (x !== undefined) { if (x !== null) c_26(x, p + "/icons", out); } }
+  { const x: any = v.icons; if (x !== undefined) { if (x !== null) c_ResourceLink_icons(x, p + "/icons", out); } }
   { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
   { const x: any = v.size; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_EmbeddedResourceResource(v: any): true | undefined {
@@ -665,7 +665,7 @@ function v_TextResourceContents(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -674,7 +674,7 @@ function c_TextResourceContents(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BlobResourceContents(v: any): true | undefined {
@@ -689,7 +689,7 @@ function v_BlobResourceContents(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -698,7 +698,7 @@ function c_BlobResourceContents(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.blob; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/blob", "expected a string", x); } else rt.issue(out, p + "/blob", "missing required property"); }
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_EmbeddedResource(v: any): true | undefined {
@@ -710,7 +710,7 @@ function v_EmbeddedResource(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -718,7 +718,7 @@ function c_EmbeddedResource(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.resource; if (x !== undefined) { c_EmbeddedResourceResource(x, p + "/resource", out); } else rt.issue(out, p + "/resource", "missing required property"); }
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Content(v: any): true | undefined {
@@ -728,14 +728,14 @@ function v_Content(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_Content(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_DiffChangeAdd(v: any): true | undefined {
@@ -762,7 +762,7 @@ function v_DiffChangeOther(v: any): true | undefined {
   return true;
 }
 
-function v_27(v: any): true | undefined {
+function v_DiffChange_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.operation;
   let ok: true | undefined;
@@ -796,29 +796,29 @@ function v_DiffChange(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
-  return v_27(v);
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
+  return v_DiffChange_2(v);
 }
 
-function c_28(v: any, p: string, out: rt.Issue[]): void {
+function c_DiffChangeAdd(v: any, p: string, out: rt.Issue[]): void {
   c_DiffPathChange(v, p, out);
 }
 
-function c_29(v: any, p: string, out: rt.Issue[]): void {
+function c_DiffChangeMove(v: any, p: string, out: rt.Issue[]): void {
   c_DiffPathPairChange(v, p, out);
 }
 
-function c_30(v: any, p: string, out: rt.Issue[]): void {
+function c_DiffChange_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.operation;
   const mark = out.length;
   switch (t) {
-    case "add": c_28(v, p, out); break;
-    case "delete": c_28(v, p, out); break;
-    case "modify": c_28(v, p, out); break;
-    case "move": c_29(v, p, out); break;
-    case "copy": c_29(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/operation", t === undefined ? "missing required property" : "expected a string", t);
+    case "add": c_DiffChangeAdd(v, p, out); break;
+    case "delete": c_DiffChangeAdd(v, p, out); break;
+    case "modify": c_DiffChangeAdd(v, p, out); break;
+    case "move": c_DiffChangeMove(v, p, out); break;
+    case "copy": c_DiffChangeMove(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/operation", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -826,8 +826,8 @@ function c_DiffChange(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.fileType; if (x !== undefined) { if (x !== null) c_DiffFileType(x, p + "/fileType", out); } }
   { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
-  c_30(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  c_DiffChange_2(v, p, out);
 }
 
 function v_DiffFileType(v: any): true | undefined {
@@ -888,7 +888,7 @@ function v_DiffPatch(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/text", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -896,7 +896,7 @@ function c_DiffPatch(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.format; if (x !== undefined) { c_DiffPatchFormat(x, p + "/format", out); } else rt.issue(out, p + "/format", "missing required property"); }
   { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_DiffPatchFormat(v: any): true | undefined {
@@ -907,7 +907,7 @@ function c_DiffPatchFormat(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_31(v: any): true | undefined {
+function v_Diff_changes(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -921,24 +921,24 @@ function v_Diff(v: any): true | undefined {
   let x: any;
   x = v.changes;
   if (x === undefined) return rt.failAt("/changes", "missing required property");
-  if (!v_31(x)) return rt.at("/changes");
+  if (!v_Diff_changes(x)) return rt.at("/changes");
   x = v.patch;
   if (x !== undefined && !(x === null || v_DiffPatch(x))) return rt.at("/patch");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_32(v: any, p: string, out: rt.Issue[]): void {
+function c_Diff_changes(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_DiffChange(v[i], rt.pointer(p, i), out);
 }
 
 function c_Diff(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.changes; if (x !== undefined) { c_32(x, p + "/changes", out); } else rt.issue(out, p + "/changes", "missing required property"); }
+  { const x: any = v.changes; if (x !== undefined) { c_Diff_changes(x, p + "/changes", out); } else rt.issue(out, p + "/changes", "missing required property"); }
   { const x: any = v.patch; if (x !== undefined) { if (x !== null) c_DiffPatch(x, p + "/patch", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalId(v: any): true | undefined {
@@ -956,14 +956,14 @@ function v_Terminal(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_Terminal(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallLocation(v: any): true | undefined {
@@ -975,7 +975,7 @@ function v_ToolCallLocation(v: any): true | undefined {
   x = v.line;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [1, 4294967295] or null", x))) return rt.at("/line");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -983,7 +983,7 @@ function c_ToolCallLocation(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.path; if (x !== undefined) { c_AbsolutePath(x, p + "/path", out); } else rt.issue(out, p + "/path", "missing required property"); }
   { const x: any = v.line; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [1, 4294967295] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallCapabilities(v: any): true | undefined {
@@ -992,27 +992,27 @@ function v_ToolCallCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_ToolCallCancelCapabilities(x))) return rt.at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ToolCallCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cancel; if (x !== undefined) { if (x !== null) c_ToolCallCancelCapabilities(x, p + "/cancel", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallCancelCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ToolCallCancelCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallPermissionSubject(v: any): true | undefined {
@@ -1022,14 +1022,14 @@ function v_ToolCallPermissionSubject(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/toolCall", "missing required property");
   if (!v_ToolCallUpdate(x)) return rt.at("/toolCall");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ToolCallPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.toolCall; if (x !== undefined) { c_ToolCallUpdate(x, p + "/toolCall", out); } else rt.issue(out, p + "/toolCall", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CommandPermissionSubject(v: any): true | undefined {
@@ -1046,7 +1046,7 @@ function v_CommandPermissionSubject(v: any): true | undefined {
   x = v.terminalId;
   if (x !== undefined && !(x === null || v_TerminalId(x))) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1056,7 +1056,7 @@ function c_CommandPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
   { const x: any = v.toolCallId; if (x !== undefined) { if (x !== null) c_ToolCallId(x, p + "/toolCallId", out); } }
   { const x: any = v.terminalId; if (x !== undefined) { if (x !== null) c_TerminalId(x, p + "/terminalId", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PermissionOption(v: any): true | undefined {
@@ -1072,7 +1072,7 @@ function v_PermissionOption(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return rt.at("/kind");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1081,7 +1081,7 @@ function c_PermissionOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.kind; if (x !== undefined) { c_PermissionOptionKind(x, p + "/kind", out); } else rt.issue(out, p + "/kind", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PermissionOptionId(v: any): true | undefined {
@@ -1108,7 +1108,7 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
   return v_ElicitationUrlMode(v);
 }
 
-function v_33(v: any): true | undefined {
+function v_CreateElicitationRequest_2(v: any): true | undefined {
   let n = 0;
   if (v_ElicitationSessionScope(v)) n++;
   if (v_ElicitationRequestScope(v)) n++;
@@ -1116,10 +1116,10 @@ function v_33(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
-  return v_33(v);
+  return v_CreateElicitationRequest_2(v);
 }
 
-function v_34(v: any): true | undefined {
+function v_CreateElicitationRequest_3(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let ok: true | undefined;
@@ -1143,45 +1143,45 @@ function v_CreateElicitationRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/message", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
-  return v_34(v);
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
+  return v_CreateElicitationRequest_3(v);
 }
 
-function c_35(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequestForm(v: any, p: string, out: rt.Issue[]): void {
   c_ElicitationFormMode(v, p, out);
 }
 
-function c_36(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequestUrl(v: any, p: string, out: rt.Issue[]): void {
   c_ElicitationUrlMode(v, p, out);
 }
 
-function c_37(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequest_2(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_ElicitationSessionScope(v) ? 1 : 0) + (v_ElicitationRequestScope(v) ? 1 : 0);
   if (n > 1) return rt.issue(out, p, "matches more than one alternative (oneOf)");
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }]);
 }
 
-function c_38(v: any, p: string, out: rt.Issue[]): void {
-  c_37(v, p, out);
+function c_CreateElicitationRequestOther(v: any, p: string, out: rt.Issue[]): void {
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
-function c_39(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequest_3(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.mode;
   const mark = out.length;
   switch (t) {
-    case "form": c_35(v, p, out); break;
-    case "url": c_36(v, p, out); break;
-    default: if (typeof t === "string") c_38(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
+    case "form": c_CreateElicitationRequestForm(v, p, out); break;
+    case "url": c_CreateElicitationRequestUrl(v, p, out); break;
+    default: if (typeof t === "string") c_CreateElicitationRequestOther(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
 function c_CreateElicitationRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
-  c_39(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  c_CreateElicitationRequest_3(v, p, out);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
@@ -1215,7 +1215,7 @@ function c_ElicitationRequestScope(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
 }
 
-function v_40(v: any): true | undefined {
+function v_ElicitationSchema_properties(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1234,17 +1234,17 @@ function v_ElicitationSchema(v: any): true | undefined {
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.properties;
   if (x === undefined) return rt.failAt("/properties", "missing required property");
-  if (!v_40(x)) return rt.at("/properties");
+  if (!v_ElicitationSchema_properties(x)) return rt.at("/properties");
   x = v.required;
-  if (x !== undefined && !(x === null || v_23(x))) return rt.at("/required");
+  if (x !== undefined && !(x === null || v_Icon_sizes(x))) return rt.at("/required");
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_41(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationSchema_properties(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   for (const k of Object.keys(v)) c_ElicitationPropertySchema(v[k], rt.pointer(p, k), out);
 }
@@ -1253,10 +1253,10 @@ function c_ElicitationSchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.type; if (x !== undefined) { c_ElicitationSchemaType(x, p + "/type", out); } else rt.issue(out, p + "/type", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.properties; if (x !== undefined) { c_41(x, p + "/properties", out); } else rt.issue(out, p + "/properties", "missing required property"); }
-  { const x: any = v.required; if (x !== undefined) { if (x !== null) c_24(x, p + "/required", out); } }
+  { const x: any = v.properties; if (x !== undefined) { c_ElicitationSchema_properties(x, p + "/properties", out); } else rt.issue(out, p + "/properties", "missing required property"); }
+  { const x: any = v.required; if (x !== undefined) { if (x !== null) c_Icon_sizes(x, p + "/required", out); } }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationSchemaType(v: any): true | undefined {
@@ -1317,23 +1317,23 @@ function v_ElicitationPropertySchema(v: any): true | undefined {
   return ok;
 }
 
-function c_42(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaString(v: any, p: string, out: rt.Issue[]): void {
   c_StringPropertySchema(v, p, out);
 }
 
-function c_43(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaNumber(v: any, p: string, out: rt.Issue[]): void {
   c_NumberPropertySchema(v, p, out);
 }
 
-function c_44(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaInteger(v: any, p: string, out: rt.Issue[]): void {
   c_IntegerPropertySchema(v, p, out);
 }
 
-function c_45(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaBoolean(v: any, p: string, out: rt.Issue[]): void {
   c_BooleanPropertySchema(v, p, out);
 }
 
-function c_46(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaArray(v: any, p: string, out: rt.Issue[]): void {
   c_MultiSelectPropertySchema(v, p, out);
 }
 
@@ -1342,12 +1342,12 @@ function c_ElicitationPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "string": c_42(v, p, out); break;
-    case "number": c_43(v, p, out); break;
-    case "integer": c_44(v, p, out); break;
-    case "boolean": c_45(v, p, out); break;
-    case "array": c_46(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "string": c_ElicitationPropertySchemaString(v, p, out); break;
+    case "number": c_ElicitationPropertySchemaNumber(v, p, out); break;
+    case "integer": c_ElicitationPropertySchemaInteger(v, p, out); break;
+    case "boolean": c_ElicitationPropertySchemaBoolean(v, p, out); break;
+    case "array": c_ElicitationPropertySchemaArray(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -1371,7 +1371,7 @@ function v_EnumOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1380,10 +1380,10 @@ function c_EnumOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.const; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/const", "expected a string", x); } else rt.issue(out, p + "/const", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_47(v: any): true | undefined {
+function v_StringPropertySchema_enum(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -1393,7 +1393,7 @@ function v_47(v: any): true | undefined {
   return true;
 }
 
-function v_48(v: any): true | undefined {
+function v_StringPropertySchema_oneOf(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -1421,21 +1421,21 @@ function v_StringPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/default");
   x = v.enum;
-  if (x !== undefined && !(x === null || v_47(x))) return rt.at("/enum");
+  if (x !== undefined && !(x === null || v_StringPropertySchema_enum(x))) return rt.at("/enum");
   x = v.oneOf;
-  if (x !== undefined && !(x === null || v_48(x))) return rt.at("/oneOf");
+  if (x !== undefined && !(x === null || v_StringPropertySchema_oneOf(x))) return rt.at("/oneOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_49(v: any, p: string, out: rt.Issue[]): void {
+function c_StringPropertySchema_enum(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) if (!(typeof v[i] === "string")) rt.issue(out, rt.pointer(p, i), "expected a string", v[i]);
 }
 
-function c_50(v: any, p: string, out: rt.Issue[]): void {
+function c_StringPropertySchema_oneOf(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) c_EnumOption(v[i], rt.pointer(p, i), out);
@@ -1450,9 +1450,9 @@ function c_StringPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.pattern; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/pattern", "expected a string or null", x); } }
   { const x: any = v.format; if (x !== undefined) { if (x !== null) c_StringFormat(x, p + "/format", out); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/default", "expected a string or null", x); } }
-  { const x: any = v.enum; if (x !== undefined) { if (x !== null) c_49(x, p + "/enum", out); } }
-  { const x: any = v.oneOf; if (x !== undefined) { if (x !== null) c_50(x, p + "/oneOf", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.enum; if (x !== undefined) { if (x !== null) c_StringPropertySchema_enum(x, p + "/enum", out); } }
+  { const x: any = v.oneOf; if (x !== undefined) { if (x !== null) c_StringPropertySchema_oneOf(x, p + "/oneOf", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_NumberPropertySchema(v: any): true | undefined {
@@ -1469,7 +1469,7 @@ function v_NumberPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1480,7 +1480,7 @@ function c_NumberPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/minimum", "expected a number or null", x); } }
   { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/maximum", "expected a number or null", x); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/default", "expected a number or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_IntegerPropertySchema(v: any): true | undefined {
@@ -1497,7 +1497,7 @@ function v_IntegerPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1508,7 +1508,7 @@ function c_IntegerPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/minimum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
   { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/maximum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/default", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BooleanPropertySchema(v: any): true | undefined {
@@ -1521,7 +1521,7 @@ function v_BooleanPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1530,7 +1530,7 @@ function c_BooleanPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "boolean")) rt.issue(out, p + "/default", "expected a boolean or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MultiSelectItemsString(v: any): true | undefined {
@@ -1557,7 +1557,7 @@ function v_MultiSelectItems(v: any): true | undefined {
   return rt.fail("matches no variant");
 }
 
-function c_51(v: any, p: string, out: rt.Issue[]): void {
+function c_MultiSelectItemsString(v: any, p: string, out: rt.Issue[]): void {
   c_StringMultiSelectItems(v, p, out);
 }
 
@@ -1566,8 +1566,8 @@ function c_MultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "string": c_51(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "string": c_MultiSelectItemsString(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
   if (out.length > mark && (v_TitledMultiSelectItems(v) ? 1 : 0) === 1) out.length = mark;
 }
@@ -1577,16 +1577,16 @@ function v_StringMultiSelectItems(v: any): true | undefined {
   let x: any;
   x = v.enum;
   if (x === undefined) return rt.failAt("/enum", "missing required property");
-  if (!v_47(x)) return rt.at("/enum");
+  if (!v_StringPropertySchema_enum(x)) return rt.at("/enum");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_StringMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.enum; if (x !== undefined) { c_49(x, p + "/enum", out); } else rt.issue(out, p + "/enum", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.enum; if (x !== undefined) { c_StringPropertySchema_enum(x, p + "/enum", out); } else rt.issue(out, p + "/enum", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TitledMultiSelectItems(v: any): true | undefined {
@@ -1594,16 +1594,16 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
   let x: any;
   x = v.anyOf;
   if (x === undefined) return rt.failAt("/anyOf", "missing required property");
-  if (!v_48(x)) return rt.at("/anyOf");
+  if (!v_StringPropertySchema_oneOf(x)) return rt.at("/anyOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TitledMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.anyOf; if (x !== undefined) { c_50(x, p + "/anyOf", out); } else rt.issue(out, p + "/anyOf", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.anyOf; if (x !== undefined) { c_StringPropertySchema_oneOf(x, p + "/anyOf", out); } else rt.issue(out, p + "/anyOf", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MultiSelectPropertySchema(v: any): true | undefined {
@@ -1621,9 +1621,9 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return rt.at("/items");
   x = v.default;
-  if (x !== undefined && !(x === null || v_23(x))) return rt.at("/default");
+  if (x !== undefined && !(x === null || v_Icon_sizes(x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1634,8 +1634,8 @@ function c_MultiSelectPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.minItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/minItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.maxItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/maxItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.items; if (x !== undefined) { c_MultiSelectItems(x, p + "/items", out); } else rt.issue(out, p + "/items", "missing required property"); }
-  { const x: any = v.default; if (x !== undefined) { if (x !== null) c_24(x, p + "/default", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.default; if (x !== undefined) { if (x !== null) c_Icon_sizes(x, p + "/default", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
@@ -1644,13 +1644,13 @@ function v_ElicitationFormMode(v: any): true | undefined {
   x = v.requestedSchema;
   if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
   if (!v_ElicitationSchema(x)) return rt.at("/requestedSchema");
-  return v_33(v);
+  return v_CreateElicitationRequest_2(v);
 }
 
 function c_ElicitationFormMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.requestedSchema; if (x !== undefined) { c_ElicitationSchema(x, p + "/requestedSchema", out); } else rt.issue(out, p + "/requestedSchema", "missing required property"); }
-  c_37(v, p, out);
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
 function v_ElicitationId(v: any): true | undefined {
@@ -1670,14 +1670,14 @@ function v_ElicitationUrlMode(v: any): true | undefined {
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
-  return v_33(v);
+  return v_CreateElicitationRequest_2(v);
 }
 
 function c_ElicitationUrlMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
   { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  c_37(v, p, out);
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
 function v_ExtRequest(v: any): true | undefined {
@@ -1688,7 +1688,7 @@ function c_ExtRequest(v: any, p: string, out: rt.Issue[]): void {
   
 }
 
-function v_52(v: any): true | undefined {
+function v_AgentResponse_AgentResponseResult_result(v: any): true | undefined {
   let best: rt.Failure;
   if (v_InitializeResponse(v)) return true;
   best = rt.failure();
@@ -1719,7 +1719,7 @@ function v_52(v: any): true | undefined {
   return rt.noAlternative(best, v);
 }
 
-function v_53(v: any): true | undefined {
+function v_AgentResponse_AgentResponseResult(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
@@ -1727,11 +1727,11 @@ function v_53(v: any): true | undefined {
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_52(x)) return rt.at("/result");
+  if (!v_AgentResponse_AgentResponseResult_result(x)) return rt.at("/result");
   return true;
 }
 
-function v_54(v: any): true | undefined {
+function v_AgentResponse_AgentResponseError_id(v: any): true | undefined {
   let best: rt.Failure;
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
   best = rt.failure();
@@ -1740,12 +1740,12 @@ function v_54(v: any): true | undefined {
   return rt.noAlternative(best, v);
 }
 
-function v_55(v: any): true | undefined {
+function v_AgentResponse_AgentResponseError(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!(x === null || v_54(x))) return rt.at("/id");
+  if (!(x === null || v_AgentResponse_AgentResponseError_id(x))) return rt.at("/id");
   x = v.error;
   if (x === undefined) return rt.failAt("/error", "missing required property");
   if (!v_Error(x)) return rt.at("/error");
@@ -1754,44 +1754,44 @@ function v_55(v: any): true | undefined {
 
 function v_AgentResponse(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_53(v)) return true;
+  if (v_AgentResponse_AgentResponseResult(v)) return true;
   best = rt.failure();
-  if (v_55(v)) return true;
+  if (v_AgentResponse_AgentResponseError(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_56(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_InitializeResponse(v) ? 1 : 0) + (v_LoginAuthResponse(v) ? 1 : 0) + (v_LogoutAuthResponse(v) ? 1 : 0) + (v_NewSessionResponse(v) ? 1 : 0) + (v_ListSessionsResponse(v) ? 1 : 0) + (v_DeleteSessionResponse(v) ? 1 : 0) + (v_ResumeSessionResponse(v) ? 1 : 0) + (v_CloseSessionResponse(v) ? 1 : 0) + (v_CancelToolCallResponse(v) ? 1 : 0) + (v_CancelTerminalResponse(v) ? 1 : 0) + (v_SetSessionConfigOptionResponse(v) ? 1 : 0) + (v_PromptResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
 }
 
-function c_57(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_56(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  { const x: any = v.result; if (x !== undefined) { c_AgentResponse_AgentResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
 }
 
-function c_58(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseError_id(v: any, p: string, out: rt.Issue[]): void {
   const n = ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }]);
 }
 
-function c_59(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseError(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { if (x !== null) c_58(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
+  { const x: any = v.id; if (x !== undefined) { if (x !== null) c_AgentResponse_AgentResponseError_id(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.error; if (x !== undefined) { c_Error(x, p + "/error", out); } else rt.issue(out, p + "/error", "missing required property"); }
 }
 
 function c_AgentResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_53(v) ? 1 : 0) + (v_55(v) ? 1 : 0);
+  const n = (v_AgentResponse_AgentResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_57(v, p, q); }, (q: rt.Issue[]) => { c_59(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_AgentResponse_AgentResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
 }
 
-function v_60(v: any): true | undefined {
+function v_InitializeResponse_authMethods(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1812,13 +1812,13 @@ function v_InitializeResponse(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !v_AgentCapabilities(x)) return rt.at("/capabilities");
   x = v.authMethods;
-  if (x !== undefined && !v_60(x)) return rt.at("/authMethods");
+  if (x !== undefined && !v_InitializeResponse_authMethods(x)) return rt.at("/authMethods");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_61(v: any, p: string, out: rt.Issue[]): void {
+function c_InitializeResponse_authMethods(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_AuthMethod(v[i], rt.pointer(p, i), out);
 }
@@ -1828,8 +1828,8 @@ function c_InitializeResponse(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
   { const x: any = v.info; if (x !== undefined) { c_Implementation(x, p + "/info", out); } else rt.issue(out, p + "/info", "missing required property"); }
   { const x: any = v.capabilities; if (x !== undefined) { c_AgentCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v.authMethods; if (x !== undefined) { c_61(x, p + "/authMethods", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.authMethods; if (x !== undefined) { c_InitializeResponse_authMethods(x, p + "/authMethods", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
@@ -1852,7 +1852,7 @@ function v_Implementation(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/version", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/version");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1861,7 +1861,7 @@ function c_Implementation(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.version; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/version", "expected a string", x); } else rt.issue(out, p + "/version", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AgentCapabilities(v: any): true | undefined {
@@ -1872,7 +1872,7 @@ function v_AgentCapabilities(v: any): true | undefined {
   x = v.auth;
   if (x !== undefined && !(x === null || v_AgentAuthCapabilities(x))) return rt.at("/auth");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1880,7 +1880,7 @@ function c_AgentCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.session; if (x !== undefined) { if (x !== null) c_SessionCapabilities(x, p + "/session", out); } }
   { const x: any = v.auth; if (x !== undefined) { if (x !== null) c_AgentAuthCapabilities(x, p + "/auth", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionCapabilities(v: any): true | undefined {
@@ -1895,7 +1895,7 @@ function v_SessionCapabilities(v: any): true | undefined {
   x = v.additionalDirectories;
   if (x !== undefined && !(x === null || v_SessionAdditionalDirectoriesCapabilities(x))) return rt.at("/additionalDirectories");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1905,7 +1905,7 @@ function c_SessionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.mcp; if (x !== undefined) { if (x !== null) c_McpCapabilities(x, p + "/mcp", out); } }
   { const x: any = v.delete; if (x !== undefined) { if (x !== null) c_SessionDeleteCapabilities(x, p + "/delete", out); } }
   { const x: any = v.additionalDirectories; if (x !== undefined) { if (x !== null) c_SessionAdditionalDirectoriesCapabilities(x, p + "/additionalDirectories", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptCapabilities(v: any): true | undefined {
@@ -1918,7 +1918,7 @@ function v_PromptCapabilities(v: any): true | undefined {
   x = v.embeddedContext;
   if (x !== undefined && !(x === null || v_PromptEmbeddedContextCapabilities(x))) return rt.at("/embeddedContext");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1927,46 +1927,46 @@ function c_PromptCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.image; if (x !== undefined) { if (x !== null) c_PromptImageCapabilities(x, p + "/image", out); } }
   { const x: any = v.audio; if (x !== undefined) { if (x !== null) c_PromptAudioCapabilities(x, p + "/audio", out); } }
   { const x: any = v.embeddedContext; if (x !== undefined) { if (x !== null) c_PromptEmbeddedContextCapabilities(x, p + "/embeddedContext", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptImageCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PromptImageCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptAudioCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PromptAudioCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptEmbeddedContextCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PromptEmbeddedContextCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpCapabilities(v: any): true | undefined {
@@ -1977,7 +1977,7 @@ function v_McpCapabilities(v: any): true | undefined {
   x = v.http;
   if (x !== undefined && !(x === null || v_McpHttpCapabilities(x))) return rt.at("/http");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1985,72 +1985,72 @@ function c_McpCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.stdio; if (x !== undefined) { if (x !== null) c_McpStdioCapabilities(x, p + "/stdio", out); } }
   { const x: any = v.http; if (x !== undefined) { if (x !== null) c_McpHttpCapabilities(x, p + "/http", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpStdioCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_McpStdioCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpHttpCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_McpHttpCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionDeleteCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionDeleteCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionAdditionalDirectoriesCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AgentAuthCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AgentAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthMethodTerminalVariant(v: any): true | undefined {
@@ -2089,15 +2089,15 @@ function v_AuthMethod(v: any): true | undefined {
   return ok;
 }
 
-function c_62(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthMethodTerminalVariant(v: any, p: string, out: rt.Issue[]): void {
   c_AuthMethodTerminal(v, p, out);
 }
 
-function c_63(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthMethodAgentVariant(v: any, p: string, out: rt.Issue[]): void {
   c_AuthMethodAgent(v, p, out);
 }
 
-function c_64(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthMethodOther(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
 }
@@ -2107,9 +2107,9 @@ function c_AuthMethod(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "terminal": c_62(v, p, out); break;
-    case "agent": c_63(v, p, out); break;
-    default: if (typeof t === "string") c_64(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "terminal": c_AuthMethodTerminalVariant(v, p, out); break;
+    case "agent": c_AuthMethodAgentVariant(v, p, out); break;
+    default: if (typeof t === "string") c_AuthMethodOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -2131,7 +2131,7 @@ function v_EnvVariable(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2139,10 +2139,10 @@ function c_EnvVariable(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_65(v: any): true | undefined {
+function v_AuthMethodTerminal_env(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2163,15 +2163,15 @@ function v_AuthMethodTerminal(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.args;
-  if (x !== undefined && !v_23(x)) return rt.at("/args");
+  if (x !== undefined && !v_Icon_sizes(x)) return rt.at("/args");
   x = v.env;
-  if (x !== undefined && !v_65(x)) return rt.at("/env");
+  if (x !== undefined && !v_AuthMethodTerminal_env(x)) return rt.at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_66(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthMethodTerminal_env(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_EnvVariable(v[i], rt.pointer(p, i), out);
 }
@@ -2181,9 +2181,9 @@ function c_AuthMethodTerminal(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.args; if (x !== undefined) { c_24(x, p + "/args", out); } }
-  { const x: any = v.env; if (x !== undefined) { c_66(x, p + "/env", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.args; if (x !== undefined) { c_Icon_sizes(x, p + "/args", out); } }
+  { const x: any = v.env; if (x !== undefined) { c_AuthMethodTerminal_env(x, p + "/env", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthMethodAgent(v: any): true | undefined {
@@ -2198,7 +2198,7 @@ function v_AuthMethodAgent(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2207,36 +2207,36 @@ function c_AuthMethodAgent(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LoginAuthResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LoginAuthResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LogoutAuthResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LogoutAuthResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_67(v: any): true | undefined {
+function v_NewSessionResponse_configOptions(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2245,7 +2245,7 @@ function v_67(v: any): true | undefined {
   return true;
 }
 
-function v_68(v: any): true | undefined {
+function v_NewSessionResponse_availableCommands(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2261,20 +2261,20 @@ function v_NewSessionResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.configOptions;
-  if (x !== undefined && !v_67(x)) return rt.at("/configOptions");
+  if (x !== undefined && !v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_68(x)) return rt.at("/availableCommands");
+  if (x !== undefined && !v_NewSessionResponse_availableCommands(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_69(v: any, p: string, out: rt.Issue[]): void {
+function c_NewSessionResponse_configOptions(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_SessionConfigOption(v[i], rt.pointer(p, i), out);
 }
 
-function c_70(v: any, p: string, out: rt.Issue[]): void {
+function c_NewSessionResponse_availableCommands(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_AvailableCommand(v[i], rt.pointer(p, i), out);
 }
@@ -2282,9 +2282,9 @@ function c_70(v: any, p: string, out: rt.Issue[]): void {
 function c_NewSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.configOptions; if (x !== undefined) { c_69(x, p + "/configOptions", out); } }
-  { const x: any = v.availableCommands; if (x !== undefined) { c_70(x, p + "/availableCommands", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
+  { const x: any = v.availableCommands; if (x !== undefined) { c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionConfigOptionSelect(v: any): true | undefined {
@@ -2299,7 +2299,7 @@ function v_SessionConfigOptionOther(v: any): true | undefined {
   return true;
 }
 
-function v_71(v: any): true | undefined {
+function v_SessionConfigOption_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
@@ -2330,26 +2330,26 @@ function v_SessionConfigOption(v: any): true | undefined {
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
-  return v_71(v);
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
+  return v_SessionConfigOption_2(v);
 }
 
-function c_72(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigOptionSelect(v: any, p: string, out: rt.Issue[]): void {
   c_SessionConfigSelect(v, p, out);
 }
 
-function c_73(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigOptionBoolean(v: any, p: string, out: rt.Issue[]): void {
   c_SessionConfigBoolean(v, p, out);
 }
 
-function c_74(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigOption_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "select": c_72(v, p, out); break;
-    case "boolean": c_73(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "select": c_SessionConfigOptionSelect(v, p, out); break;
+    case "boolean": c_SessionConfigOptionBoolean(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -2359,8 +2359,8 @@ function c_SessionConfigOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
   { const x: any = v.category; if (x !== undefined) { if (x !== null) c_SessionConfigOptionCategory(x, p + "/category", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
-  c_74(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  c_SessionConfigOption_2(v, p, out);
 }
 
 function v_SessionConfigId(v: any): true | undefined {
@@ -2387,7 +2387,7 @@ function c_SessionConfigValueId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_75(v: any): true | undefined {
+function v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -2397,7 +2397,7 @@ function v_75(v: any): true | undefined {
   return true;
 }
 
-function v_76(v: any): true | undefined {
+function v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -2409,29 +2409,29 @@ function v_76(v: any): true | undefined {
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_75(v)) return true;
+  if (v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v)) return true;
   best = rt.failure();
-  if (v_76(v)) return true;
+  if (v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_77(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) c_SessionConfigSelectOption(v[i], rt.pointer(p, i), out);
 }
 
-function c_78(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) c_SessionConfigSelectGroup(v[i], rt.pointer(p, i), out);
 }
 
 function c_SessionConfigSelectOptions(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_75(v) ? 1 : 0) + (v_76(v) ? 1 : 0);
+  const n = (v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v) ? 1 : 0) + (v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_77(v, p, q); }, (q: rt.Issue[]) => { c_78(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v, p, q); }, (q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v, p, q); }]);
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -2446,7 +2446,7 @@ function v_SessionConfigSelectOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2455,7 +2455,7 @@ function c_SessionConfigSelectOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.value; if (x !== undefined) { c_SessionConfigValueId(x, p + "/value", out); } else rt.issue(out, p + "/value", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionConfigSelectGroup(v: any): true | undefined {
@@ -2469,9 +2469,9 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_75(x)) return rt.at("/options");
+  if (!v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x)) return rt.at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2479,8 +2479,8 @@ function c_SessionConfigSelectGroup(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.groupId; if (x !== undefined) { c_SessionConfigGroupId(x, p + "/groupId", out); } else rt.issue(out, p + "/groupId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.options; if (x !== undefined) { c_77(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.options; if (x !== undefined) { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionConfigGroupId(v: any): true | undefined {
@@ -2552,11 +2552,11 @@ function v_AvailableCommand(v: any): true | undefined {
   return ok;
 }
 
-function c_79(v: any, p: string, out: rt.Issue[]): void {
+function c_AvailableCommandCommand(v: any, p: string, out: rt.Issue[]): void {
   c_Command(v, p, out);
 }
 
-function c_80(v: any, p: string, out: rt.Issue[]): void {
+function c_AvailableCommandOther(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x); } else rt.issue(out, p + "/description", "missing required property"); }
 }
@@ -2566,8 +2566,8 @@ function c_AvailableCommand(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "command": c_79(v, p, out); break;
-    default: if (typeof t === "string") c_80(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "command": c_AvailableCommandCommand(v, p, out); break;
+    default: if (typeof t === "string") c_AvailableCommandOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -2593,7 +2593,7 @@ function v_AvailableCommandInput(v: any): true | undefined {
   return ok;
 }
 
-function c_81(v: any, p: string, out: rt.Issue[]): void {
+function c_AvailableCommandInputText(v: any, p: string, out: rt.Issue[]): void {
   c_TextCommandInput(v, p, out);
 }
 
@@ -2602,8 +2602,8 @@ function c_AvailableCommandInput(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "text": c_81(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "text": c_AvailableCommandInputText(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -2614,14 +2614,14 @@ function v_TextCommandInput(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/hint", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/hint");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TextCommandInput(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.hint; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/hint", "expected a string", x); } else rt.issue(out, p + "/hint", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Command(v: any): true | undefined {
@@ -2636,7 +2636,7 @@ function v_Command(v: any): true | undefined {
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2645,10 +2645,10 @@ function c_Command(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x); } else rt.issue(out, p + "/description", "missing required property"); }
   { const x: any = v.input; if (x !== undefined) { if (x !== null) c_AvailableCommandInput(x, p + "/input", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_82(v: any): true | undefined {
+function v_ListSessionsResponse_sessions(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2662,27 +2662,27 @@ function v_ListSessionsResponse(v: any): true | undefined {
   let x: any;
   x = v.sessions;
   if (x === undefined) return rt.failAt("/sessions", "missing required property");
-  if (!v_82(x)) return rt.at("/sessions");
+  if (!v_ListSessionsResponse_sessions(x)) return rt.at("/sessions");
   x = v.nextCursor;
   if (x !== undefined && !(x === null || v_SessionListCursor(x))) return rt.at("/nextCursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_83(v: any, p: string, out: rt.Issue[]): void {
+function c_ListSessionsResponse_sessions(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_SessionInfo(v[i], rt.pointer(p, i), out);
 }
 
 function c_ListSessionsResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessions; if (x !== undefined) { c_83(x, p + "/sessions", out); } else rt.issue(out, p + "/sessions", "missing required property"); }
+  { const x: any = v.sessions; if (x !== undefined) { c_ListSessionsResponse_sessions(x, p + "/sessions", out); } else rt.issue(out, p + "/sessions", "missing required property"); }
   { const x: any = v.nextCursor; if (x !== undefined) { if (x !== null) c_SessionListCursor(x, p + "/nextCursor", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_84(v: any): true | undefined {
+function v_SessionInfo_additionalDirectories(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2701,17 +2701,17 @@ function v_SessionInfo(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_84(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_SessionInfo_additionalDirectories(x)) return rt.at("/additionalDirectories");
   x = v.title;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_85(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionInfo_additionalDirectories(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_AbsolutePath(v[i], rt.pointer(p, i), out);
 }
@@ -2720,10 +2720,10 @@ function c_SessionInfo(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_85(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionListCursor(v: any): true | undefined {
@@ -2738,71 +2738,71 @@ function v_DeleteSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_DeleteSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ResumeSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
-  if (x !== undefined && !v_67(x)) return rt.at("/configOptions");
+  if (x !== undefined && !v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_68(x)) return rt.at("/availableCommands");
+  if (x !== undefined && !v_NewSessionResponse_availableCommands(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ResumeSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_69(x, p + "/configOptions", out); } }
-  { const x: any = v.availableCommands; if (x !== undefined) { c_70(x, p + "/availableCommands", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
+  { const x: any = v.availableCommands; if (x !== undefined) { c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CloseSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CloseSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelToolCallResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelToolCallResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelTerminalResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelTerminalResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionConfigOptionResponse(v: any): true | undefined {
@@ -2810,16 +2810,16 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_67(x)) return rt.at("/configOptions");
+  if (!v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SetSessionConfigOptionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_69(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptResponse(v: any): true | undefined {
@@ -2829,14 +2829,14 @@ function v_PromptResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PromptResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MessageId(v: any): true | undefined {
@@ -2901,7 +2901,7 @@ function c_ErrorData(v: any, p: string, out: rt.Issue[]): void {
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_UnsupportedProtocolVersionErrorData(v, p, q); }, (q: rt.Issue[]) => { c_SessionNotFoundErrorData(v, p, q); }, (q: rt.Issue[]) => {  }]);
 }
 
-function v_86(v: any): true | undefined {
+function v_UnsupportedProtocolVersionErrorData_supported(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2918,13 +2918,13 @@ function v_UnsupportedProtocolVersionErrorData(v: any): true | undefined {
   if (!v_ProtocolVersion(x)) return rt.at("/requested");
   x = v.supported;
   if (x === undefined) return rt.failAt("/supported", "missing required property");
-  if (!v_86(x)) return rt.at("/supported");
+  if (!v_UnsupportedProtocolVersionErrorData_supported(x)) return rt.at("/supported");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_87(v: any, p: string, out: rt.Issue[]): void {
+function c_UnsupportedProtocolVersionErrorData_supported(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ProtocolVersion(v[i], rt.pointer(p, i), out);
 }
@@ -2932,8 +2932,8 @@ function c_87(v: any, p: string, out: rt.Issue[]): void {
 function c_UnsupportedProtocolVersionErrorData(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.requested; if (x !== undefined) { c_ProtocolVersion(x, p + "/requested", out); } else rt.issue(out, p + "/requested", "missing required property"); }
-  { const x: any = v.supported; if (x !== undefined) { c_87(x, p + "/supported", out); } else rt.issue(out, p + "/supported", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.supported; if (x !== undefined) { c_UnsupportedProtocolVersionErrorData_supported(x, p + "/supported", out); } else rt.issue(out, p + "/supported", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionNotFoundErrorData(v: any): true | undefined {
@@ -2943,17 +2943,17 @@ function v_SessionNotFoundErrorData(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionNotFoundErrorData(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_88(v: any): true | undefined {
+function v_AgentNotification_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_UpdateSessionNotification(v)) return true;
   best = rt.failure();
@@ -2971,11 +2971,11 @@ function v_AgentNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_88(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_AgentNotification_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_89(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentNotification_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_UpdateSessionNotification(v) ? 1 : 0) + (v_CompleteElicitationNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_UpdateSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
@@ -2984,7 +2984,7 @@ function c_89(v: any, p: string, out: rt.Issue[]): void {
 function c_AgentNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_89(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_AgentNotification_params(x, p + "/params", out); } }
 }
 
 function v_UpdateSessionNotification(v: any): true | undefined {
@@ -2997,7 +2997,7 @@ function v_UpdateSessionNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/update", "missing required property");
   if (!v_SessionUpdate(x)) return rt.at("/update");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3005,7 +3005,7 @@ function c_UpdateSessionNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.update; if (x !== undefined) { c_SessionUpdate(x, p + "/update", out); } else rt.issue(out, p + "/update", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionUpdateUserMessageChunk(v: any): true | undefined {
@@ -3156,71 +3156,71 @@ function v_SessionUpdate(v: any): true | undefined {
   return ok;
 }
 
-function c_90(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateUserMessageChunk(v: any, p: string, out: rt.Issue[]): void {
   c_ContentChunk(v, p, out);
 }
 
-function c_91(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateUserMessage(v: any, p: string, out: rt.Issue[]): void {
   c_UserMessage(v, p, out);
 }
 
-function c_92(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateAgentMessage(v: any, p: string, out: rt.Issue[]): void {
   c_AgentMessage(v, p, out);
 }
 
-function c_93(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateAgentThought(v: any, p: string, out: rt.Issue[]): void {
   c_AgentThought(v, p, out);
 }
 
-function c_94(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_StateUpdate(v, p, out);
 }
 
-function c_95(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateToolCallContentChunk(v: any, p: string, out: rt.Issue[]): void {
   c_ToolCallContentChunk(v, p, out);
 }
 
-function c_96(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateToolCallUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_ToolCallUpdate(v, p, out);
 }
 
-function c_97(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateTerminalUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_TerminalUpdate(v, p, out);
 }
 
-function c_98(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateTerminalOutputChunk(v: any, p: string, out: rt.Issue[]): void {
   c_TerminalOutputChunk(v, p, out);
 }
 
-function c_99(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdatePlanUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_PlanUpdate(v, p, out);
 }
 
-function c_100(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateAvailableCommandsUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_AvailableCommandsUpdate(v, p, out);
 }
 
-function c_101(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateConfigOptionUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_ConfigOptionUpdate(v, p, out);
 }
 
-function c_102(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateSessionInfoUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_SessionInfoUpdate(v, p, out);
 }
 
-function c_103(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateUsageUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_UsageUpdate(v, p, out);
 }
 
-function c_104(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateNotice(v: any, p: string, out: rt.Issue[]): void {
   c_Notice(v, p, out);
 }
 
-function c_105(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateCompactionUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_CompactionUpdate(v, p, out);
 }
 
-function c_106(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateCompactionSummaryChunk(v: any, p: string, out: rt.Issue[]): void {
   c_CompactionSummaryChunk(v, p, out);
 }
 
@@ -3229,26 +3229,26 @@ function c_SessionUpdate(v: any, p: string, out: rt.Issue[]): void {
   const t = v.sessionUpdate;
   const mark = out.length;
   switch (t) {
-    case "user_message_chunk": c_90(v, p, out); break;
-    case "user_message": c_91(v, p, out); break;
-    case "agent_message_chunk": c_90(v, p, out); break;
-    case "agent_message": c_92(v, p, out); break;
-    case "agent_thought_chunk": c_90(v, p, out); break;
-    case "agent_thought": c_93(v, p, out); break;
-    case "state_update": c_94(v, p, out); break;
-    case "tool_call_content_chunk": c_95(v, p, out); break;
-    case "tool_call_update": c_96(v, p, out); break;
-    case "terminal_update": c_97(v, p, out); break;
-    case "terminal_output_chunk": c_98(v, p, out); break;
-    case "plan_update": c_99(v, p, out); break;
-    case "available_commands_update": c_100(v, p, out); break;
-    case "config_option_update": c_101(v, p, out); break;
-    case "session_info_update": c_102(v, p, out); break;
-    case "usage_update": c_103(v, p, out); break;
-    case "notice": c_104(v, p, out); break;
-    case "compaction_update": c_105(v, p, out); break;
-    case "compaction_summary_chunk": c_106(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/sessionUpdate", t === undefined ? "missing required property" : "expected a string", t);
+    case "user_message_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
+    case "user_message": c_SessionUpdateUserMessage(v, p, out); break;
+    case "agent_message_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
+    case "agent_message": c_SessionUpdateAgentMessage(v, p, out); break;
+    case "agent_thought_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
+    case "agent_thought": c_SessionUpdateAgentThought(v, p, out); break;
+    case "state_update": c_SessionUpdateStateUpdate(v, p, out); break;
+    case "tool_call_content_chunk": c_SessionUpdateToolCallContentChunk(v, p, out); break;
+    case "tool_call_update": c_SessionUpdateToolCallUpdate(v, p, out); break;
+    case "terminal_update": c_SessionUpdateTerminalUpdate(v, p, out); break;
+    case "terminal_output_chunk": c_SessionUpdateTerminalOutputChunk(v, p, out); break;
+    case "plan_update": c_SessionUpdatePlanUpdate(v, p, out); break;
+    case "available_commands_update": c_SessionUpdateAvailableCommandsUpdate(v, p, out); break;
+    case "config_option_update": c_SessionUpdateConfigOptionUpdate(v, p, out); break;
+    case "session_info_update": c_SessionUpdateSessionInfoUpdate(v, p, out); break;
+    case "usage_update": c_SessionUpdateUsageUpdate(v, p, out); break;
+    case "notice": c_SessionUpdateNotice(v, p, out); break;
+    case "compaction_update": c_SessionUpdateCompactionUpdate(v, p, out); break;
+    case "compaction_summary_chunk": c_SessionUpdateCompactionSummaryChunk(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/sessionUpdate", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -3262,7 +3262,7 @@ function v_ContentChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3270,10 +3270,10 @@ function c_ContentChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_107(v: any): true | undefined {
+function v_UserMessage_content(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3289,13 +3289,13 @@ function v_UserMessage(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_107(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_108(v: any, p: string, out: rt.Issue[]): void {
+function c_UserMessage_content(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ContentBlock(v[i], rt.pointer(p, i), out);
 }
@@ -3303,8 +3303,8 @@ function c_108(v: any, p: string, out: rt.Issue[]): void {
 function c_UserMessage(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_108(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AgentMessage(v: any): true | undefined {
@@ -3314,17 +3314,17 @@ function v_AgentMessage(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_107(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AgentMessage(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_108(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AgentThought(v: any): true | undefined {
@@ -3334,17 +3334,17 @@ function v_AgentThought(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_107(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AgentThought(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_108(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BackgroundWorkTerminal(v: any): true | undefined {
@@ -3376,11 +3376,11 @@ function v_BackgroundWork(v: any): true | undefined {
   return ok;
 }
 
-function c_109(v: any, p: string, out: rt.Issue[]): void {
+function c_BackgroundWorkTerminal(v: any, p: string, out: rt.Issue[]): void {
   c_BackgroundTerminal(v, p, out);
 }
 
-function c_110(v: any, p: string, out: rt.Issue[]): void {
+function c_BackgroundWorkToolCall(v: any, p: string, out: rt.Issue[]): void {
   c_BackgroundToolCall(v, p, out);
 }
 
@@ -3389,9 +3389,9 @@ function c_BackgroundWork(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "terminal": c_109(v, p, out); break;
-    case "tool_call": c_110(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "terminal": c_BackgroundWorkTerminal(v, p, out); break;
+    case "tool_call": c_BackgroundWorkToolCall(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -3402,14 +3402,14 @@ function v_BackgroundTerminal(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_BackgroundTerminal(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BackgroundToolCall(v: any): true | undefined {
@@ -3419,17 +3419,17 @@ function v_BackgroundToolCall(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_BackgroundToolCall(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_111(v: any): true | undefined {
+function v_RunningStateUpdate_background(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3442,21 +3442,21 @@ function v_RunningStateUpdate(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_111(x))) return rt.at("/background");
+  if (x !== undefined && !(x === null || v_RunningStateUpdate_background(x))) return rt.at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_112(v: any, p: string, out: rt.Issue[]): void {
+function c_RunningStateUpdate_background(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_BackgroundWork(v[i], rt.pointer(p, i), out);
 }
 
 function c_RunningStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_112(x, p + "/background", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ErrorStopReason(v: any): true | undefined {
@@ -3500,7 +3500,7 @@ function v_IdleStateUpdateOther(v: any): true | undefined {
   return true;
 }
 
-function v_113(v: any): true | undefined {
+function v_IdleStateUpdate_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.stopReason;
   let ok: true | undefined;
@@ -3533,55 +3533,55 @@ function v_IdleStateUpdate(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_111(x))) return rt.at("/background");
+  if (x !== undefined && !(x === null || v_RunningStateUpdate_background(x))) return rt.at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   x = v.stopReason;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/stopReason");
-  return v_113(v);
+  return v_IdleStateUpdate_2(v);
 }
 
-function c_114(v: any, p: string, out: rt.Issue[]): void {
+function c_IdleStateUpdateError(v: any, p: string, out: rt.Issue[]): void {
   c_ErrorStopReason(v, p, out);
 }
 
-function c_115(v: any, p: string, out: rt.Issue[]): void {
+function c_IdleStateUpdate_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.stopReason;
   const mark = out.length;
   switch (t) {
-    case "end_turn": c_8(v, p, out); break;
-    case "max_tokens": c_8(v, p, out); break;
-    case "max_turn_requests": c_8(v, p, out); break;
-    case "refusal": c_8(v, p, out); break;
-    case "cancelled": c_8(v, p, out); break;
-    case "error": c_114(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else if (t !== undefined && t !== null) rt.issue(out, p + "/stopReason", "expected a string or null", t);
+    case "end_turn": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "max_tokens": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "max_turn_requests": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "refusal": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "cancelled": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "error": c_IdleStateUpdateError(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else if (t !== undefined && t !== null) rt.issue(out, p + "/stopReason", "expected a string or null", t);
   }
 }
 
 function c_IdleStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_112(x, p + "/background", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
   { const x: any = v.stopReason; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/stopReason", "expected a string or null", x); } }
-  c_115(v, p, out);
+  c_IdleStateUpdate_2(v, p, out);
 }
 
 function v_RequiresActionStateUpdate(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_111(x))) return rt.at("/background");
+  if (x !== undefined && !(x === null || v_RunningStateUpdate_background(x))) return rt.at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_RequiresActionStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_112(x, p + "/background", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_StateUpdateRunning(v: any): true | undefined {
@@ -3620,15 +3620,15 @@ function v_StateUpdate(v: any): true | undefined {
   return ok;
 }
 
-function c_116(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateRunning(v: any, p: string, out: rt.Issue[]): void {
   c_RunningStateUpdate(v, p, out);
 }
 
-function c_117(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateIdle(v: any, p: string, out: rt.Issue[]): void {
   c_IdleStateUpdate(v, p, out);
 }
 
-function c_118(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateRequiresAction(v: any, p: string, out: rt.Issue[]): void {
   c_RequiresActionStateUpdate(v, p, out);
 }
 
@@ -3637,10 +3637,10 @@ function c_StateUpdate(v: any, p: string, out: rt.Issue[]): void {
   const t = v.state;
   const mark = out.length;
   switch (t) {
-    case "running": c_116(v, p, out); break;
-    case "idle": c_117(v, p, out); break;
-    case "requires_action": c_118(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/state", t === undefined ? "missing required property" : "expected a string", t);
+    case "running": c_StateUpdateRunning(v, p, out); break;
+    case "idle": c_StateUpdateIdle(v, p, out); break;
+    case "requires_action": c_StateUpdateRequiresAction(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/state", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -3654,7 +3654,7 @@ function v_ToolCallContentChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ToolCallContent(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3662,7 +3662,7 @@ function c_ToolCallContentChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { c_ToolCallContent(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalOutput(v: any): true | undefined {
@@ -3672,14 +3672,14 @@ function v_TerminalOutput(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/data", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TerminalOutput(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalExitStatus(v: any): true | undefined {
@@ -3690,7 +3690,7 @@ function v_TerminalExitStatus(v: any): true | undefined {
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3698,7 +3698,7 @@ function c_TerminalExitStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.exitCode; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/exitCode", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
   { const x: any = v.signal; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalSize(v: any): true | undefined {
@@ -3711,7 +3711,7 @@ function v_TerminalSize(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/rows", "missing required property");
   if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]", x))) return rt.at("/rows");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3719,7 +3719,7 @@ function c_TerminalSize(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cols; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 1 && x <= 65535)) rt.issue(out, p + "/cols", "expected an integer (uint16) in [1, 65535]", x); } else rt.issue(out, p + "/cols", "missing required property"); }
   { const x: any = v.rows; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 1 && x <= 65535)) rt.issue(out, p + "/rows", "expected an integer (uint16) in [1, 65535]", x); } else rt.issue(out, p + "/rows", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalCapabilities(v: any): true | undefined {
@@ -3728,27 +3728,27 @@ function v_TerminalCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_TerminalCancelCapabilities(x))) return rt.at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TerminalCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cancel; if (x !== undefined) { if (x !== null) c_TerminalCancelCapabilities(x, p + "/cancel", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalCancelCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TerminalCancelCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalUpdate(v: any): true | undefined {
@@ -3770,7 +3770,7 @@ function v_TerminalUpdate(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_TerminalCapabilities(x))) return rt.at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3783,7 +3783,7 @@ function c_TerminalUpdate(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.exitStatus; if (x !== undefined) { if (x !== null) c_TerminalExitStatus(x, p + "/exitStatus", out); } }
   { const x: any = v.size; if (x !== undefined) { if (x !== null) c_TerminalSize(x, p + "/size", out); } }
   { const x: any = v.capabilities; if (x !== undefined) { if (x !== null) c_TerminalCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalOutputChunk(v: any): true | undefined {
@@ -3796,7 +3796,7 @@ function v_TerminalOutputChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/data", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3804,7 +3804,7 @@ function c_TerminalOutputChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
   { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanUpdateContentItems(v: any): true | undefined {
@@ -3833,11 +3833,11 @@ function v_PlanUpdateContent(v: any): true | undefined {
   return ok;
 }
 
-function c_119(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanUpdateContentItems(v: any, p: string, out: rt.Issue[]): void {
   c_PlanItems(v, p, out);
 }
 
-function c_120(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanUpdateContentOther(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
 }
 
@@ -3846,8 +3846,8 @@ function c_PlanUpdateContent(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "items": c_119(v, p, out); break;
-    default: if (typeof t === "string") c_120(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "items": c_PlanUpdateContentItems(v, p, out); break;
+    default: if (typeof t === "string") c_PlanUpdateContentOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -3872,7 +3872,7 @@ function v_PlanEntry(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/status", "missing required property");
   if (!v_PlanEntryStatus(x)) return rt.at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3881,7 +3881,7 @@ function c_PlanEntry(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
   { const x: any = v.priority; if (x !== undefined) { c_PlanEntryPriority(x, p + "/priority", out); } else rt.issue(out, p + "/priority", "missing required property"); }
   { const x: any = v.status; if (x !== undefined) { c_PlanEntryStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanEntryPriority(v: any): true | undefined {
@@ -3900,7 +3900,7 @@ function c_PlanEntryStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_121(v: any): true | undefined {
+function v_PlanItems_entries(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3917,13 +3917,13 @@ function v_PlanItems(v: any): true | undefined {
   if (!v_PlanId(x)) return rt.at("/planId");
   x = v.entries;
   if (x === undefined) return rt.failAt("/entries", "missing required property");
-  if (!v_121(x)) return rt.at("/entries");
+  if (!v_PlanItems_entries(x)) return rt.at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_122(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanItems_entries(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_PlanEntry(v[i], rt.pointer(p, i), out);
 }
@@ -3931,8 +3931,8 @@ function c_122(v: any, p: string, out: rt.Issue[]): void {
 function c_PlanItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
-  { const x: any = v.entries; if (x !== undefined) { c_122(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.entries; if (x !== undefined) { c_PlanItems_entries(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanUpdate(v: any): true | undefined {
@@ -3942,14 +3942,14 @@ function v_PlanUpdate(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/plan", "missing required property");
   if (!v_PlanUpdateContent(x)) return rt.at("/plan");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PlanUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.plan; if (x !== undefined) { c_PlanUpdateContent(x, p + "/plan", out); } else rt.issue(out, p + "/plan", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AvailableCommandsUpdate(v: any): true | undefined {
@@ -3957,16 +3957,16 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
-  if (!v_68(x)) return rt.at("/availableCommands");
+  if (!v_NewSessionResponse_availableCommands(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AvailableCommandsUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.availableCommands; if (x !== undefined) { c_70(x, p + "/availableCommands", out); } else rt.issue(out, p + "/availableCommands", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.availableCommands; if (x !== undefined) { c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out); } else rt.issue(out, p + "/availableCommands", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ConfigOptionUpdate(v: any): true | undefined {
@@ -3974,16 +3974,16 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_67(x)) return rt.at("/configOptions");
+  if (!v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ConfigOptionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_69(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionInfoUpdate(v: any): true | undefined {
@@ -3994,7 +3994,7 @@ function v_SessionInfoUpdate(v: any): true | undefined {
   x = v.updatedAt;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4002,7 +4002,7 @@ function c_SessionInfoUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Cost(v: any): true | undefined {
@@ -4015,7 +4015,7 @@ function v_Cost(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/currency", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/currency");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4023,7 +4023,7 @@ function c_Cost(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.amount; if (x !== undefined) { if (!(typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/amount", "expected a number", x); } else rt.issue(out, p + "/amount", "missing required property"); }
   { const x: any = v.currency; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/currency", "expected a string", x); } else rt.issue(out, p + "/currency", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_UsageUpdate(v: any): true | undefined {
@@ -4038,7 +4038,7 @@ function v_UsageUpdate(v: any): true | undefined {
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4047,7 +4047,7 @@ function c_UsageUpdate(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.used; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/used", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/used", "missing required property"); }
   { const x: any = v.size; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/size", "missing required property"); }
   { const x: any = v.cost; if (x !== undefined) { if (x !== null) c_Cost(x, p + "/cost", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
@@ -4070,7 +4070,7 @@ function v_Notice(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4079,7 +4079,7 @@ function c_Notice(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.severity; if (x !== undefined) { c_NoticeSeverity(x, p + "/severity", out); } else rt.issue(out, p + "/severity", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string" && x.length >= 1)) rt.issue(out, p + "/title", "expected a string of at least 1 characters", x); } else rt.issue(out, p + "/title", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CompactionId(v: any): true | undefined {
@@ -4108,11 +4108,11 @@ function v_CompactionUpdate(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/status", "missing required property");
   if (!v_CompactionStatus(x)) return rt.at("/status");
   x = v.summary;
-  if (x !== undefined && !(x === null || v_107(x))) return rt.at("/summary");
+  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/summary");
   x = v.error;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4120,9 +4120,9 @@ function c_CompactionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
   { const x: any = v.status; if (x !== undefined) { c_CompactionStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v.summary; if (x !== undefined) { if (x !== null) c_108(x, p + "/summary", out); } }
+  { const x: any = v.summary; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/summary", out); } }
   { const x: any = v.error; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/error", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CompactionSummaryChunk(v: any): true | undefined {
@@ -4135,7 +4135,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4143,7 +4143,7 @@ function c_CompactionSummaryChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CompleteElicitationNotification(v: any): true | undefined {
@@ -4153,14 +4153,14 @@ function v_CompleteElicitationNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CompleteElicitationNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ExtNotification(v: any): true | undefined {
@@ -4171,7 +4171,7 @@ function c_ExtNotification(v: any, p: string, out: rt.Issue[]): void {
   
 }
 
-function v_123(v: any): true | undefined {
+function v_ClientRequest_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_InitializeRequest(v)) return true;
   best = rt.failure();
@@ -4212,11 +4212,11 @@ function v_ClientRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_123(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_ClientRequest_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_124(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientRequest_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_InitializeRequest(v) ? 1 : 0) + (v_LoginAuthRequest(v) ? 1 : 0) + (v_LogoutAuthRequest(v) ? 1 : 0) + (v_NewSessionRequest(v) ? 1 : 0) + (v_ListSessionsRequest(v) ? 1 : 0) + (v_DeleteSessionRequest(v) ? 1 : 0) + (v_ResumeSessionRequest(v) ? 1 : 0) + (v_CloseSessionRequest(v) ? 1 : 0) + (v_CancelToolCallRequest(v) ? 1 : 0) + (v_CancelTerminalRequest(v) ? 1 : 0) + (v_SetSessionConfigOptionRequest(v) ? 1 : 0) + (v_PromptRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
@@ -4226,7 +4226,7 @@ function c_ClientRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_124(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ClientRequest_params(x, p + "/params", out); } }
 }
 
 function v_InitializeRequest(v: any): true | undefined {
@@ -4241,7 +4241,7 @@ function v_InitializeRequest(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !v_ClientCapabilities(x)) return rt.at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4250,7 +4250,7 @@ function c_InitializeRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
   { const x: any = v.info; if (x !== undefined) { c_Implementation(x, p + "/info", out); } else rt.issue(out, p + "/info", "missing required property"); }
   { const x: any = v.capabilities; if (x !== undefined) { c_ClientCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ClientCapabilities(v: any): true | undefined {
@@ -4261,7 +4261,7 @@ function v_ClientCapabilities(v: any): true | undefined {
   x = v.elicitation;
   if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return rt.at("/elicitation");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4269,7 +4269,7 @@ function c_ClientCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.auth; if (x !== undefined) { if (x !== null) c_ClientAuthCapabilities(x, p + "/auth", out); } }
   { const x: any = v.elicitation; if (x !== undefined) { if (x !== null) c_ElicitationCapabilities(x, p + "/elicitation", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ClientAuthCapabilities(v: any): true | undefined {
@@ -4278,27 +4278,27 @@ function v_ClientAuthCapabilities(v: any): true | undefined {
   x = v.terminal;
   if (x !== undefined && !(x === null || v_TerminalAuthCapabilities(x))) return rt.at("/terminal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ClientAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminal; if (x !== undefined) { if (x !== null) c_TerminalAuthCapabilities(x, p + "/terminal", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalAuthCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TerminalAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationCapabilities(v: any): true | undefined {
@@ -4309,7 +4309,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
   x = v.url;
   if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return rt.at("/url");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4317,33 +4317,33 @@ function c_ElicitationCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.form; if (x !== undefined) { if (x !== null) c_ElicitationFormCapabilities(x, p + "/form", out); } }
   { const x: any = v.url; if (x !== undefined) { if (x !== null) c_ElicitationUrlCapabilities(x, p + "/url", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationFormCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ElicitationFormCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationUrlCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ElicitationUrlCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LoginAuthRequest(v: any): true | undefined {
@@ -4353,30 +4353,30 @@ function v_LoginAuthRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LoginAuthRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LogoutAuthRequest(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LogoutAuthRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_125(v: any): true | undefined {
+function v_NewSessionRequest_mcpServers(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4392,15 +4392,15 @@ function v_NewSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_84(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_SessionInfo_additionalDirectories(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_125(x)) return rt.at("/mcpServers");
+  if (x !== undefined && !v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_126(v: any, p: string, out: rt.Issue[]): void {
+function c_NewSessionRequest_mcpServers(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_McpServer(v[i], rt.pointer(p, i), out);
 }
@@ -4408,9 +4408,9 @@ function c_126(v: any, p: string, out: rt.Issue[]): void {
 function c_NewSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_85(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_126(x, p + "/mcpServers", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerHttpVariant(v: any): true | undefined {
@@ -4442,11 +4442,11 @@ function v_McpServer(v: any): true | undefined {
   return ok;
 }
 
-function c_127(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerHttpVariant(v: any, p: string, out: rt.Issue[]): void {
   c_McpServerHttp(v, p, out);
 }
 
-function c_128(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerStdioVariant(v: any, p: string, out: rt.Issue[]): void {
   c_McpServerStdio(v, p, out);
 }
 
@@ -4455,9 +4455,9 @@ function c_McpServer(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "http": c_127(v, p, out); break;
-    case "stdio": c_128(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "http": c_McpServerHttpVariant(v, p, out); break;
+    case "stdio": c_McpServerStdioVariant(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -4471,7 +4471,7 @@ function v_HttpHeader(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4479,10 +4479,10 @@ function c_HttpHeader(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_129(v: any): true | undefined {
+function v_McpServerHttp_headers(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4501,13 +4501,13 @@ function v_McpServerHttp(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/url", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
-  if (x !== undefined && !v_129(x)) return rt.at("/headers");
+  if (x !== undefined && !v_McpServerHttp_headers(x)) return rt.at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_130(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerHttp_headers(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_HttpHeader(v[i], rt.pointer(p, i), out);
 }
@@ -4516,8 +4516,8 @@ function c_McpServerHttp(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  { const x: any = v.headers; if (x !== undefined) { c_130(x, p + "/headers", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.headers; if (x !== undefined) { c_McpServerHttp_headers(x, p + "/headers", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerStdio(v: any): true | undefined {
@@ -4530,11 +4530,11 @@ function v_McpServerStdio(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/command", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/command");
   x = v.args;
-  if (x !== undefined && !v_23(x)) return rt.at("/args");
+  if (x !== undefined && !v_Icon_sizes(x)) return rt.at("/args");
   x = v.env;
-  if (x !== undefined && !v_65(x)) return rt.at("/env");
+  if (x !== undefined && !v_AuthMethodTerminal_env(x)) return rt.at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4542,9 +4542,9 @@ function c_McpServerStdio(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.command; if (x !== undefined) { c_AbsolutePath(x, p + "/command", out); } else rt.issue(out, p + "/command", "missing required property"); }
-  { const x: any = v.args; if (x !== undefined) { c_24(x, p + "/args", out); } }
-  { const x: any = v.env; if (x !== undefined) { c_66(x, p + "/env", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.args; if (x !== undefined) { c_Icon_sizes(x, p + "/args", out); } }
+  { const x: any = v.env; if (x !== undefined) { c_AuthMethodTerminal_env(x, p + "/env", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ListSessionsRequest(v: any): true | undefined {
@@ -4555,7 +4555,7 @@ function v_ListSessionsRequest(v: any): true | undefined {
   x = v.cursor;
   if (x !== undefined && !(x === null || v_SessionListCursor(x))) return rt.at("/cursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4563,7 +4563,7 @@ function c_ListSessionsRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cwd; if (x !== undefined) { if (x !== null) c_AbsolutePath(x, p + "/cwd", out); } }
   { const x: any = v.cursor; if (x !== undefined) { if (x !== null) c_SessionListCursor(x, p + "/cursor", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_DeleteSessionRequest(v: any): true | undefined {
@@ -4573,14 +4573,14 @@ function v_DeleteSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_DeleteSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ResumeSessionRequest(v: any): true | undefined {
@@ -4593,13 +4593,13 @@ function v_ResumeSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_84(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_SessionInfo_additionalDirectories(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_125(x)) return rt.at("/mcpServers");
+  if (x !== undefined && !v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
   x = v.replayFrom;
   if (x !== undefined && !(x === null || v_ReplayFrom(x))) return rt.at("/replayFrom");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4607,10 +4607,10 @@ function c_ResumeSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_85(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_126(x, p + "/mcpServers", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } }
   { const x: any = v.replayFrom; if (x !== undefined) { if (x !== null) c_ReplayFrom(x, p + "/replayFrom", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ReplayFromStartVariant(v: any): true | undefined {
@@ -4635,7 +4635,7 @@ function v_ReplayFrom(v: any): true | undefined {
   return ok;
 }
 
-function c_131(v: any, p: string, out: rt.Issue[]): void {
+function c_ReplayFromStartVariant(v: any, p: string, out: rt.Issue[]): void {
   c_ReplayFromStart(v, p, out);
 }
 
@@ -4644,8 +4644,8 @@ function c_ReplayFrom(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "start": c_131(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "start": c_ReplayFromStartVariant(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -4653,13 +4653,13 @@ function v_ReplayFromStart(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ReplayFromStart(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CloseSessionRequest(v: any): true | undefined {
@@ -4669,14 +4669,14 @@ function v_CloseSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CloseSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelToolCallRequest(v: any): true | undefined {
@@ -4689,7 +4689,7 @@ function v_CancelToolCallRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4697,7 +4697,7 @@ function c_CancelToolCallRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelTerminalRequest(v: any): true | undefined {
@@ -4710,7 +4710,7 @@ function v_CancelTerminalRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4718,7 +4718,7 @@ function c_CancelTerminalRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionConfigOptionRequestId(v: any): true | undefined {
@@ -4744,7 +4744,7 @@ function v_SetSessionConfigOptionRequestOther(v: any): true | undefined {
   return true;
 }
 
-function v_132(v: any): true | undefined {
+function v_SetSessionConfigOptionRequest_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
@@ -4771,30 +4771,30 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return rt.at("/configId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
-  return v_132(v);
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
+  return v_SetSessionConfigOptionRequest_2(v);
 }
 
-function c_133(v: any, p: string, out: rt.Issue[]): void {
+function c_SetSessionConfigOptionRequestId(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.value; if (x !== undefined) { c_SessionConfigValueId(x, p + "/value", out); } else rt.issue(out, p + "/value", "missing required property"); }
 }
 
-function c_134(v: any, p: string, out: rt.Issue[]): void {
+function c_SetSessionConfigOptionRequestBoolean(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/value", "expected a boolean", x); } else rt.issue(out, p + "/value", "missing required property"); }
 }
 
-function c_135(v: any, p: string, out: rt.Issue[]): void {
+function c_SetSessionConfigOptionRequestOther(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.value; if (x !== undefined) {  } else rt.issue(out, p + "/value", "missing required property"); }
 }
 
-function c_136(v: any, p: string, out: rt.Issue[]): void {
+function c_SetSessionConfigOptionRequest_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "id": c_133(v, p, out); break;
-    case "boolean": c_134(v, p, out); break;
-    default: if (typeof t === "string") c_135(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "id": c_SetSessionConfigOptionRequestId(v, p, out); break;
+    case "boolean": c_SetSessionConfigOptionRequestBoolean(v, p, out); break;
+    default: if (typeof t === "string") c_SetSessionConfigOptionRequestOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -4802,11 +4802,11 @@ function c_SetSessionConfigOptionRequest(v: any, p: string, out: rt.Issue[]): vo
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.configId; if (x !== undefined) { c_SessionConfigId(x, p + "/configId", out); } else rt.issue(out, p + "/configId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
-  c_136(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  c_SetSessionConfigOptionRequest_2(v, p, out);
 }
 
-function v_137(v: any): true | undefined {
+function v_PromptRequest_prompt(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -4824,13 +4824,13 @@ function v_PromptRequest(v: any): true | undefined {
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.prompt;
   if (x === undefined) return rt.failAt("/prompt", "missing required property");
-  if (!v_137(x)) return rt.at("/prompt");
+  if (!v_PromptRequest_prompt(x)) return rt.at("/prompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_138(v: any, p: string, out: rt.Issue[]): void {
+function c_PromptRequest_prompt(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) c_ContentBlock(v[i], rt.pointer(p, i), out);
@@ -4839,11 +4839,11 @@ function c_138(v: any, p: string, out: rt.Issue[]): void {
 function c_PromptRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.prompt; if (x !== undefined) { c_138(x, p + "/prompt", out); } else rt.issue(out, p + "/prompt", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.prompt; if (x !== undefined) { c_PromptRequest_prompt(x, p + "/prompt", out); } else rt.issue(out, p + "/prompt", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_139(v: any): true | undefined {
+function v_ClientResponse_ClientResponseResult_result(v: any): true | undefined {
   let best: rt.Failure;
   if (v_RequestPermissionResponse(v)) return true;
   best = rt.failure();
@@ -4854,7 +4854,7 @@ function v_139(v: any): true | undefined {
   return rt.noAlternative(best, v);
 }
 
-function v_140(v: any): true | undefined {
+function v_ClientResponse_ClientResponseResult(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
@@ -4862,35 +4862,35 @@ function v_140(v: any): true | undefined {
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_139(x)) return rt.at("/result");
+  if (!v_ClientResponse_ClientResponseResult_result(x)) return rt.at("/result");
   return true;
 }
 
 function v_ClientResponse(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_140(v)) return true;
+  if (v_ClientResponse_ClientResponseResult(v)) return true;
   best = rt.failure();
-  if (v_55(v)) return true;
+  if (v_AgentResponse_AgentResponseError(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_141(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientResponse_ClientResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_RequestPermissionResponse(v) ? 1 : 0) + (v_CreateElicitationResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
 }
 
-function c_142(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientResponse_ClientResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_141(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  { const x: any = v.result; if (x !== undefined) { c_ClientResponse_ClientResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
 }
 
 function c_ClientResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_140(v) ? 1 : 0) + (v_55(v) ? 1 : 0);
+  const n = (v_ClientResponse_ClientResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_142(v, p, q); }, (q: rt.Issue[]) => { c_59(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ClientResponse_ClientResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
@@ -4900,14 +4900,14 @@ function v_RequestPermissionResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/outcome", "missing required property");
   if (!v_RequestPermissionOutcome(x)) return rt.at("/outcome");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_RequestPermissionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.outcome; if (x !== undefined) { c_RequestPermissionOutcome(x, p + "/outcome", out); } else rt.issue(out, p + "/outcome", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_RequestPermissionOutcomeCancelled(v: any): true | undefined {
@@ -4939,11 +4939,11 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
   return ok;
 }
 
-function c_143(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionOutcomeCancelled(v: any, p: string, out: rt.Issue[]): void {
   c_CancelledPermissionOutcome(v, p, out);
 }
 
-function c_144(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionOutcomeSelected(v: any, p: string, out: rt.Issue[]): void {
   c_SelectedPermissionOutcome(v, p, out);
 }
 
@@ -4952,9 +4952,9 @@ function c_RequestPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   const t = v.outcome;
   const mark = out.length;
   switch (t) {
-    case "cancelled": c_143(v, p, out); break;
-    case "selected": c_144(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/outcome", t === undefined ? "missing required property" : "expected a string", t);
+    case "cancelled": c_RequestPermissionOutcomeCancelled(v, p, out); break;
+    case "selected": c_RequestPermissionOutcomeSelected(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/outcome", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -4962,13 +4962,13 @@ function v_CancelledPermissionOutcome(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelledPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SelectedPermissionOutcome(v: any): true | undefined {
@@ -4978,14 +4978,14 @@ function v_SelectedPermissionOutcome(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SelectedPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CreateElicitationResponseAccept(v: any): true | undefined {
@@ -5004,7 +5004,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
   return true;
 }
 
-function v_145(v: any): true | undefined {
+function v_CreateElicitationResponse_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let ok: true | undefined;
@@ -5028,30 +5028,30 @@ function v_CreateElicitationResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
-  return v_145(v);
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
+  return v_CreateElicitationResponse_2(v);
 }
 
-function c_146(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationResponseAccept(v: any, p: string, out: rt.Issue[]): void {
   c_ElicitationAcceptAction(v, p, out);
 }
 
-function c_147(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationResponse_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.action;
   const mark = out.length;
   switch (t) {
-    case "accept": c_146(v, p, out); break;
-    case "decline": c_8(v, p, out); break;
-    case "cancel": c_8(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/action", t === undefined ? "missing required property" : "expected a string", t);
+    case "accept": c_CreateElicitationResponseAccept(v, p, out); break;
+    case "decline": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "cancel": c_RequestPermissionSubjectOther(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/action", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
 function c_CreateElicitationResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
-  c_147(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  c_CreateElicitationResponse_2(v, p, out);
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
@@ -5064,7 +5064,7 @@ function v_ElicitationContentValue(v: any): true | undefined {
   best = rt.deeper(best);
   if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
   best = rt.deeper(best);
-  if (v_23(v)) return true;
+  if (v_Icon_sizes(v)) return true;
   best = rt.deeper(best);
   if (true) return true;
   best = rt.deeper(best);
@@ -5072,12 +5072,12 @@ function v_ElicitationContentValue(v: any): true | undefined {
 }
 
 function c_ElicitationContentValue(v: any, p: string, out: rt.Issue[]): void {
-  const n = ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0) + ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v)) ? 1 : 0) + ((typeof v === "boolean" || rt.fail("expected a boolean", v)) ? 1 : 0) + (v_23(v) ? 1 : 0) + (true ? 1 : 0);
+  const n = ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0) + ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v)) ? 1 : 0) + ((typeof v === "boolean" || rt.fail("expected a boolean", v)) ? 1 : 0) + (v_Icon_sizes(v) ? 1 : 0) + (true ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_24(v, p, q); }, (q: rt.Issue[]) => {  }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_Icon_sizes(v, p, q); }, (q: rt.Issue[]) => {  }]);
 }
 
-function v_148(v: any): true | undefined {
+function v_ElicitationAcceptAction_content(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5090,21 +5090,21 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
-  if (x !== undefined && !(x === null || v_148(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_ElicitationAcceptAction_content(x))) return rt.at("/content");
   return true;
 }
 
-function c_149(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationAcceptAction_content(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   for (const k of Object.keys(v)) c_ElicitationContentValue(v[k], rt.pointer(p, k), out);
 }
 
 function c_ElicitationAcceptAction(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_149(x, p + "/content", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_ElicitationAcceptAction_content(x, p + "/content", out); } }
 }
 
-function v_150(v: any): true | undefined {
+function v_ClientNotification_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_CancelSessionNotification(v)) return true;
   best = rt.failure();
@@ -5120,11 +5120,11 @@ function v_ClientNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_150(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_ClientNotification_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_151(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientNotification_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_CancelSessionNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_CancelSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
@@ -5133,7 +5133,7 @@ function c_151(v: any, p: string, out: rt.Issue[]): void {
 function c_ClientNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_151(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ClientNotification_params(x, p + "/params", out); } }
 }
 
 function v_CancelSessionNotification(v: any): true | undefined {
@@ -5143,14 +5143,14 @@ function v_CancelSessionNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelSessionNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelRequestNotification(v: any): true | undefined {
@@ -5160,14 +5160,14 @@ function v_CancelRequestNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
   if (!v_RequestId(x)) return rt.at("/requestId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelRequestNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 /**

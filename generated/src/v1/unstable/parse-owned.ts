@@ -7,15 +7,18 @@
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
  * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
  * are own properties and stay plain data (S34).
+ *
+ * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
+ * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
+import type { Result } from "../../runtime/result.js";
 import * as tolerant from "./parse.js";
+import type * as T from "./types.js";
 
-function d_0(method: unknown, v: any): boolean {
+function d_AgentRequest_params(method: unknown, v: any): boolean {
   switch (method) {
     case "fs/write_text_file":
       return e_WriteTextFileRequest(v);
@@ -56,7 +59,7 @@ function k_AgentRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_0(v.method, x)))) return -1;
+    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -73,7 +76,7 @@ function e_RequestId(v: any): boolean {
   return false;
 }
 
-function e_1(v: any): boolean {
+function e_WriteTextFileRequest__meta(v: any): boolean {
   if (!rt.isObject(v)) return false;
   return true;
 }
@@ -97,7 +100,7 @@ function k_WriteTextFileRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -135,7 +138,7 @@ function k_ReadTextFileRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -145,7 +148,7 @@ function e_ReadTextFileRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ReadTextFileRequest(v));
 }
 
-function e_2(v: any): boolean {
+function e_RequestPermissionRequest_options(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -168,12 +171,12 @@ function k_RequestPermissionRequest(v: any): number {
   } else return -1;
   x = v.options;
   if (x !== undefined) {
-    if (!(e_2(x))) return -1;
+    if (!(e_RequestPermissionRequest_options(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -183,7 +186,7 @@ function e_RequestPermissionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionRequest(v));
 }
 
-function e_3(v: any): boolean {
+function e_ToolCallUpdate_content(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -192,7 +195,7 @@ function e_3(v: any): boolean {
   return true;
 }
 
-function e_4(v: any): boolean {
+function e_ToolCallUpdate_locations(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -230,27 +233,25 @@ function k_ToolCallUpdate(v: any): number {
   }
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_3(x)))) return -1;
+    if (!((x === null || e_ToolCallUpdate_content(x)))) return -1;
     n++;
   }
   x = v.locations;
   if (x !== undefined) {
-    if (!((x === null || e_4(x)))) return -1;
+    if (!((x === null || e_ToolCallUpdate_locations(x)))) return -1;
     n++;
   }
   x = v.rawInput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -272,19 +273,19 @@ function e_ToolCallStatus(v: any): boolean {
   return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed"));
 }
 
-function k_5(v: any): number {
+function k_ToolCallContentContent(v: any): number {
   let n = 1, x: any;
   const m = k_Content(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_6(v: any): number {
+function k_ToolCallContentDiff(v: any): number {
   let n = 1, x: any;
   const m = k_Diff(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_7(v: any): number {
+function k_ToolCallContentTerminal(v: any): number {
   let n = 1, x: any;
   const m = k_Terminal(v);
   return m < 0 ? -1 : n + m;
@@ -294,11 +295,11 @@ function k_ToolCallContent(v: any): number {
   const t = v.type;
   switch (t) {
     case "content":
-      return k_5(v);
+      return k_ToolCallContentContent(v);
     case "diff":
-      return k_6(v);
+      return k_ToolCallContentDiff(v);
     case "terminal":
-      return k_7(v);
+      return k_ToolCallContentTerminal(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -308,31 +309,31 @@ function e_ToolCallContent(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContent(v));
 }
 
-function k_8(v: any): number {
+function k_ContentBlockText(v: any): number {
   let n = 1, x: any;
   const m = k_TextContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_9(v: any): number {
+function k_ContentBlockImage(v: any): number {
   let n = 1, x: any;
   const m = k_ImageContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_10(v: any): number {
+function k_ContentBlockAudio(v: any): number {
   let n = 1, x: any;
   const m = k_AudioContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_11(v: any): number {
+function k_ContentBlockResourceLink(v: any): number {
   let n = 1, x: any;
   const m = k_ResourceLink(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_12(v: any): number {
+function k_ContentBlockResource(v: any): number {
   let n = 1, x: any;
   const m = k_EmbeddedResource(v);
   return m < 0 ? -1 : n + m;
@@ -342,15 +343,15 @@ function k_ContentBlock(v: any): number {
   const t = v.type;
   switch (t) {
     case "text":
-      return k_8(v);
+      return k_ContentBlockText(v);
     case "image":
-      return k_9(v);
+      return k_ContentBlockImage(v);
     case "audio":
-      return k_10(v);
+      return k_ContentBlockAudio(v);
     case "resource_link":
-      return k_11(v);
+      return k_ContentBlockResourceLink(v);
     case "resource":
-      return k_12(v);
+      return k_ContentBlockResource(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -360,7 +361,7 @@ function e_ContentBlock(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ContentBlock(v));
 }
 
-function e_13(v: any): boolean {
+function e_Annotations_audience(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -373,7 +374,7 @@ function k_Annotations(v: any): number {
   let n = 0, x: any;
   x = v.audience;
   if (x !== undefined) {
-    if (!((x === null || e_13(x)))) return -1;
+    if (!((x === null || e_Annotations_audience(x)))) return -1;
     n++;
   }
   x = v.lastModified;
@@ -388,7 +389,7 @@ function k_Annotations(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -416,7 +417,7 @@ function k_TextContent(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -450,7 +451,7 @@ function k_ImageContent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -479,7 +480,7 @@ function k_AudioContent(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -528,7 +529,7 @@ function k_ResourceLink(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -561,7 +562,7 @@ function k_TextResourceContents(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -590,7 +591,7 @@ function k_BlobResourceContents(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -614,7 +615,7 @@ function k_EmbeddedResource(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -633,7 +634,7 @@ function k_Content(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -662,7 +663,7 @@ function k_Diff(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -685,7 +686,7 @@ function k_Terminal(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -709,7 +710,7 @@ function k_ToolCallLocation(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -738,7 +739,7 @@ function k_PermissionOption(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -756,7 +757,7 @@ function e_PermissionOptionKind(v: any): boolean {
   return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always"));
 }
 
-function e_14(v: any): boolean {
+function e_CreateTerminalRequest_args(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -765,7 +766,7 @@ function e_14(v: any): boolean {
   return true;
 }
 
-function e_15(v: any): boolean {
+function e_CreateTerminalRequest_env(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -788,12 +789,12 @@ function k_CreateTerminalRequest(v: any): number {
   } else return -1;
   x = v.args;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.env;
   if (x !== undefined) {
-    if (!(x !== null && e_15(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_env(x))) return -1;
     n++;
   }
   x = v.cwd;
@@ -808,7 +809,7 @@ function k_CreateTerminalRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -832,7 +833,7 @@ function k_EnvVariable(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -856,7 +857,7 @@ function k_TerminalOutputRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -880,7 +881,7 @@ function k_ReleaseTerminalRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -904,7 +905,7 @@ function k_WaitForTerminalExitRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -928,7 +929,7 @@ function k_KillTerminalRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -938,37 +939,37 @@ function e_KillTerminalRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_KillTerminalRequest(v));
 }
 
-function k_16(v: any): number {
+function k_CreateElicitationRequestForm(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_17(v: any): number {
+function k_CreateElicitationRequestUrl(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationUrlMode(v);
   return m < 0 ? -1 : n + m;
 }
 
-function e_18(v: any): boolean {
+function e_CreateElicitationRequestOther_mixin(v: any): boolean {
   return e_ElicitationSessionScope(v);
 }
 
-function k_19(v: any): number {
+function k_CreateElicitationRequestOther(v: any): number {
   let x: any;
-  if (!e_18(v)) return -1;
+  if (!e_CreateElicitationRequestOther_mixin(v)) return -1;
   return Infinity;
 }
 
-function k_20(v: any): number {
+function k_CreateElicitationRequest_mixin(v: any): number {
   const t = v.mode;
   switch (t) {
     case "form":
-      return k_16(v);
+      return k_CreateElicitationRequestForm(v);
     case "url":
-      return k_17(v);
+      return k_CreateElicitationRequestUrl(v);
     default:
-      return typeof t === "string" ? k_19(v) : -1;
+      return typeof t === "string" ? k_CreateElicitationRequestOther(v) : -1;
   }
 }
 
@@ -981,10 +982,10 @@ function k_CreateElicitationRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_20(v);
+  const m = k_CreateElicitationRequest_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -1027,7 +1028,7 @@ function e_ElicitationRequestScope(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ElicitationRequestScope(v));
 }
 
-function e_21(v: any): boolean {
+function e_ElicitationSchema_properties(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1050,12 +1051,12 @@ function k_ElicitationSchema(v: any): number {
   }
   x = v.properties;
   if (x !== undefined) {
-    if (!(e_21(x))) return -1;
+    if (!(e_ElicitationSchema_properties(x))) return -1;
     n++;
   }
   x = v.required;
   if (x !== undefined) {
-    if (!((x === null || e_14(x)))) return -1;
+    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
     n++;
   }
   x = v.description;
@@ -1065,7 +1066,7 @@ function k_ElicitationSchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1079,39 +1080,38 @@ function e_ElicitationSchemaType(v: any): boolean {
   return ((v === "object"));
 }
 
-function k_22(v: any): number {
+function k_ElicitationPropertySchemaString(v: any): number {
   let n = 1, x: any;
   const m = k_StringPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_23(v: any): number {
+function k_ElicitationPropertySchemaNumber(v: any): number {
   let n = 1, x: any;
   const m = k_NumberPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_24(v: any): number {
+function k_ElicitationPropertySchemaInteger(v: any): number {
   let n = 1, x: any;
   const m = k_IntegerPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_25(v: any): number {
+function k_ElicitationPropertySchemaBoolean(v: any): number {
   let n = 1, x: any;
   const m = k_BooleanPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_26(v: any): number {
+function k_ElicitationPropertySchemaArray(v: any): number {
   let n = 1, x: any;
   const m = k_MultiSelectPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_27(v: any): number {
+function k_ElicitationPropertySchemaOther(v: any): number {
   let x: any;
-
   return Infinity;
 }
 
@@ -1119,17 +1119,17 @@ function k_ElicitationPropertySchema(v: any): number {
   const t = v.type;
   switch (t) {
     case "string":
-      return k_22(v);
+      return k_ElicitationPropertySchemaString(v);
     case "number":
-      return k_23(v);
+      return k_ElicitationPropertySchemaNumber(v);
     case "integer":
-      return k_24(v);
+      return k_ElicitationPropertySchemaInteger(v);
     case "boolean":
-      return k_25(v);
+      return k_ElicitationPropertySchemaBoolean(v);
     case "array":
-      return k_26(v);
+      return k_ElicitationPropertySchemaArray(v);
     default:
-      return typeof t === "string" ? k_27(v) : -1;
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
   }
 }
 
@@ -1160,7 +1160,7 @@ function k_EnumOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1170,7 +1170,7 @@ function e_EnumOption(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_EnumOption(v));
 }
 
-function e_28(v: any): boolean {
+function e_StringPropertySchema_oneOf(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1218,17 +1218,17 @@ function k_StringPropertySchema(v: any): number {
   }
   x = v.enum;
   if (x !== undefined) {
-    if (!((x === null || e_14(x)))) return -1;
+    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
     n++;
   }
   x = v.oneOf;
   if (x !== undefined) {
-    if (!((x === null || e_28(x)))) return -1;
+    if (!((x === null || e_StringPropertySchema_oneOf(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1267,7 +1267,7 @@ function k_NumberPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1306,7 +1306,7 @@ function k_IntegerPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1335,7 +1335,7 @@ function k_BooleanPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1345,7 +1345,7 @@ function e_BooleanPropertySchema(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_BooleanPropertySchema(v));
 }
 
-function k_29(v: any): number {
+function k_MultiSelectItemsString(v: any): number {
   let n = 1, x: any;
   const m = k_StringMultiSelectItems(v);
   return m < 0 ? -1 : n + m;
@@ -1355,9 +1355,9 @@ function k_MultiSelectItems(v: any): number {
   const t = v.type;
   switch (t) {
     case "string":
-      return k_29(v);
+      return k_MultiSelectItemsString(v);
     default:
-      return typeof t === "string" ? k_27(v) : -1;
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
   }
 }
 
@@ -1369,12 +1369,12 @@ function k_StringMultiSelectItems(v: any): number {
   let n = 0, x: any;
   x = v.enum;
   if (x !== undefined) {
-    if (!(e_14(x))) return -1;
+    if (!(e_CreateTerminalRequest_args(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1388,12 +1388,12 @@ function k_TitledMultiSelectItems(v: any): number {
   let n = 0, x: any;
   x = v.anyOf;
   if (x !== undefined) {
-    if (!(e_28(x))) return -1;
+    if (!(e_StringPropertySchema_oneOf(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1432,12 +1432,12 @@ function k_MultiSelectPropertySchema(v: any): number {
   } else return -1;
   x = v.default;
   if (x !== undefined) {
-    if (!((x === null || e_14(x)))) return -1;
+    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1505,12 +1505,12 @@ function k_MessageMcpRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1532,7 +1532,7 @@ function e_ExtRequest(v: any): boolean {
   return true;
 }
 
-function d_30(method: unknown, v: any): boolean {
+function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): boolean {
   switch (method) {
     case "initialize":
       return e_InitializeResponse(v);
@@ -1581,7 +1581,7 @@ function d_30(method: unknown, v: any): boolean {
   }
 }
 
-function k_31(v: any): number {
+function k_AgentResponse_AgentResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
@@ -1590,21 +1590,21 @@ function k_31(v: any): number {
   } else return -1;
   x = v.result;
   if (x !== undefined) {
-    if (!((askedMethod === undefined || d_30(askedMethod, x)))) return -1;
+    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
     n++;
   } else return -1;
   return n;
 }
 
-function e_32(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_31(v));
+function e_AgentResponse_AgentResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_AgentResponse_AgentResponseResult(v));
 }
 
 function e_AgentResponse(v: any): boolean {
-  return e_32(v);
+  return e_AgentResponse_AgentResponseResult(v);
 }
 
-function e_33(v: any): boolean {
+function e_InitializeResponse_authMethods(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1627,7 +1627,7 @@ function k_InitializeResponse(v: any): number {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    if (!(e_33(x))) return -1;
+    if (!(e_InitializeResponse_authMethods(x))) return -1;
     n++;
   }
   x = v.agentInfo;
@@ -1637,7 +1637,7 @@ function k_InitializeResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1685,7 +1685,7 @@ function k_AgentCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1714,7 +1714,7 @@ function k_PromptCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1743,7 +1743,7 @@ function k_McpCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1807,7 +1807,7 @@ function k_SessionCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1821,7 +1821,7 @@ function k_SessionListCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1835,7 +1835,7 @@ function k_SessionDeleteCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1849,7 +1849,7 @@ function k_SessionAdditionalDirectoriesCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1868,7 +1868,7 @@ function k_SessionSystemPromptCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1887,7 +1887,7 @@ function k_SessionSystemPromptModeCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1901,7 +1901,7 @@ function k_SessionSystemPromptOverrideCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1915,7 +1915,7 @@ function k_SessionForkCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1929,7 +1929,7 @@ function k_SessionArchiveCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1943,7 +1943,7 @@ function k_SessionStatusCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1957,7 +1957,7 @@ function k_SessionTitleCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1971,7 +1971,7 @@ function k_SessionResumeCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1985,7 +1985,7 @@ function k_SessionCloseCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2009,7 +2009,7 @@ function k_AgentAuthCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2023,7 +2023,7 @@ function k_AuthStatusCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2037,7 +2037,7 @@ function k_LogoutCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2051,7 +2051,7 @@ function k_ProvidersCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2061,7 +2061,7 @@ function e_ProvidersCapabilities(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ProvidersCapabilities(v));
 }
 
-function k_34(v: any): number {
+function k_AuthMethodTerminalVariant(v: any): number {
   let n = 1, x: any;
   const m = k_AuthMethodTerminal(v);
   return m < 0 ? -1 : n + m;
@@ -2071,7 +2071,7 @@ function k_AuthMethod(v: any): number {
   const t = v.type;
   switch (t) {
     case "terminal":
-      return k_34(v);
+      return k_AuthMethodTerminalVariant(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -2085,7 +2085,7 @@ function e_AuthMethodId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_35(v: any): boolean {
+function e_AuthMethodTerminal_env(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -2113,17 +2113,17 @@ function k_AuthMethodTerminal(v: any): number {
   }
   x = v.args;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.env;
   if (x !== undefined) {
-    if (!(x !== null && e_35(x))) return -1;
+    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2152,7 +2152,7 @@ function k_AuthMethodAgent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2181,7 +2181,7 @@ function k_Implementation(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2195,7 +2195,7 @@ function k_AuthenticateResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2205,7 +2205,7 @@ function e_AuthenticateResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AuthenticateResponse(v));
 }
 
-function e_36(v: any): boolean {
+function e_ListProvidersResponse_providers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2218,12 +2218,12 @@ function k_ListProvidersResponse(v: any): number {
   let n = 0, x: any;
   x = v.providers;
   if (x !== undefined) {
-    if (!(e_36(x))) return -1;
+    if (!(e_ListProvidersResponse_providers(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2233,7 +2233,7 @@ function e_ListProvidersResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ListProvidersResponse(v));
 }
 
-function e_37(v: any): boolean {
+function e_ProviderInfo_supported(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2251,7 +2251,7 @@ function k_ProviderInfo(v: any): number {
   } else return -1;
   x = v.supported;
   if (x !== undefined) {
-    if (!(e_37(x))) return -1;
+    if (!(e_ProviderInfo_supported(x))) return -1;
     n++;
   } else return -1;
   x = v.required;
@@ -2266,7 +2266,7 @@ function k_ProviderInfo(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2298,7 +2298,7 @@ function k_ProviderCurrentConfig(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2312,7 +2312,7 @@ function k_SetProviderResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2326,7 +2326,7 @@ function k_DisableProviderResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2340,7 +2340,7 @@ function k_LogoutResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2350,7 +2350,7 @@ function e_LogoutResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_LogoutResponse(v));
 }
 
-function e_38(v: any): boolean {
+function e_AuthStatusResponse_accounts(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2368,12 +2368,12 @@ function k_AuthStatusResponse(v: any): number {
   } else return -1;
   x = v.accounts;
   if (x !== undefined) {
-    if (!(e_38(x))) return -1;
+    if (!(e_AuthStatusResponse_accounts(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2416,7 +2416,7 @@ function k_AuthAccount(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2426,7 +2426,7 @@ function e_AuthAccount(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AuthAccount(v));
 }
 
-function e_39(v: any): boolean {
+function e_NewSessionResponse_configOptions(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2449,12 +2449,12 @@ function k_NewSessionResponse(v: any): number {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    if (!((x === null || e_39(x)))) return -1;
+    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2464,7 +2464,7 @@ function e_NewSessionResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_NewSessionResponse(v));
 }
 
-function e_40(v: any): boolean {
+function e_SessionModeState_availableModes(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2482,12 +2482,12 @@ function k_SessionModeState(v: any): number {
   } else return -1;
   x = v.availableModes;
   if (x !== undefined) {
-    if (!(e_40(x))) return -1;
+    if (!(e_SessionModeState_availableModes(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2520,7 +2520,7 @@ function k_SessionMode(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2530,25 +2530,25 @@ function e_SessionMode(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SessionMode(v));
 }
 
-function k_41(v: any): number {
+function k_SessionConfigOptionSelect(v: any): number {
   let n = 1, x: any;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_42(v: any): number {
+function k_SessionConfigOptionBoolean(v: any): number {
   let n = 1, x: any;
   const m = k_SessionConfigBoolean(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_43(v: any): number {
+function k_SessionConfigOption_mixin(v: any): number {
   const t = v.type;
   switch (t) {
     case "select":
-      return k_41(v);
+      return k_SessionConfigOptionSelect(v);
     case "boolean":
-      return k_42(v);
+      return k_SessionConfigOptionBoolean(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -2578,10 +2578,10 @@ function k_SessionConfigOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_43(v);
+  const m = k_SessionConfigOption_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -2603,7 +2603,7 @@ function e_SessionConfigValueId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_44(v: any): boolean {
+function e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2613,7 +2613,7 @@ function e_44(v: any): boolean {
 }
 
 function e_SessionConfigSelectOptions(v: any): boolean {
-  return e_44(v);
+  return e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
 }
 
 function k_SessionConfigSelectOption(v: any): number {
@@ -2635,7 +2635,7 @@ function k_SessionConfigSelectOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2659,12 +2659,12 @@ function k_SessionConfigSelectGroup(v: any): number {
   } else return -1;
   x = v.options;
   if (x !== undefined) {
-    if (!(e_44(x))) return -1;
+    if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2720,12 +2720,12 @@ function k_LoadSessionResponse(v: any): number {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    if (!((x === null || e_39(x)))) return -1;
+    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2735,7 +2735,7 @@ function e_LoadSessionResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_LoadSessionResponse(v));
 }
 
-function e_45(v: any): boolean {
+function e_ListSessionsResponse_sessions(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2748,7 +2748,7 @@ function k_ListSessionsResponse(v: any): number {
   let n = 0, x: any;
   x = v.sessions;
   if (x !== undefined) {
-    if (!(e_45(x))) return -1;
+    if (!(e_ListSessionsResponse_sessions(x))) return -1;
     n++;
   } else return -1;
   x = v.nextCursor;
@@ -2758,7 +2758,7 @@ function k_ListSessionsResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2782,7 +2782,7 @@ function k_SessionInfo(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(e_14(x))) return -1;
+    if (!(e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.title;
@@ -2802,7 +2802,7 @@ function k_SessionInfo(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2816,7 +2816,7 @@ function k_DeleteSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2840,12 +2840,12 @@ function k_ForkSessionResponse(v: any): number {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    if (!((x === null || e_39(x)))) return -1;
+    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2859,7 +2859,7 @@ function k_ArchiveSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2873,7 +2873,7 @@ function k_UnarchiveSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2892,7 +2892,7 @@ function k_SessionStatusResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2915,7 +2915,7 @@ function k_SetSessionTitleResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2934,12 +2934,12 @@ function k_ResumeSessionResponse(v: any): number {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    if (!((x === null || e_39(x)))) return -1;
+    if (!((x === null || e_NewSessionResponse_configOptions(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2953,7 +2953,7 @@ function k_CloseSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2967,7 +2967,7 @@ function k_SetSessionModeResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2981,12 +2981,12 @@ function k_SetSessionConfigOptionResponse(v: any): number {
   let n = 0, x: any;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_39(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3010,7 +3010,7 @@ function k_PromptResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3058,7 +3058,7 @@ function k_Usage(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3086,7 +3086,6 @@ function k_Error(v: any): number {
   } else return -1;
   x = v.data;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   return n;
@@ -3100,7 +3099,7 @@ function e_ErrorCode(v: any): boolean {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647);
 }
 
-function d_46(method: unknown, v: any): boolean {
+function d_AgentNotification_params(method: unknown, v: any): boolean {
   switch (method) {
     case "session/update":
       return e_SessionNotification(v);
@@ -3122,7 +3121,7 @@ function k_AgentNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_46(v.method, x)))) return -1;
+    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -3146,7 +3145,7 @@ function k_SessionNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3156,103 +3155,103 @@ function e_SessionNotification(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SessionNotification(v));
 }
 
-function k_47(v: any): number {
+function k_SessionUpdateUserMessageChunk(v: any): number {
   let n = 1, x: any;
   const m = k_ContentChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_48(v: any): number {
+function k_SessionUpdateToolCall(v: any): number {
   let n = 1, x: any;
   const m = k_ToolCall(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_49(v: any): number {
+function k_SessionUpdateToolCallUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_ToolCallUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_50(v: any): number {
+function k_SessionUpdatePlan(v: any): number {
   let n = 1, x: any;
   const m = k_Plan(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_51(v: any): number {
+function k_SessionUpdatePlanUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_PlanUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_52(v: any): number {
+function k_SessionUpdatePlanRemoved(v: any): number {
   let n = 1, x: any;
   const m = k_PlanRemoved(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_53(v: any): number {
+function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_AvailableCommandsUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_54(v: any): number {
+function k_SessionUpdateCurrentModeUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_CurrentModeUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_55(v: any): number {
+function k_SessionUpdateConfigOptionUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_ConfigOptionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_56(v: any): number {
+function k_SessionUpdateSessionInfoUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_SessionInfoUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_57(v: any): number {
+function k_SessionUpdateUsageUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_UsageUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_58(v: any): number {
+function k_SessionUpdateNotice(v: any): number {
   let n = 1, x: any;
   const m = k_Notice(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_59(v: any): number {
+function k_SessionUpdateCompactionUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_CompactionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_60(v: any): number {
+function k_SessionUpdateCompactionSummaryChunk(v: any): number {
   let n = 1, x: any;
   const m = k_CompactionSummaryChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_61(v: any): number {
+function k_SessionUpdateSubagentUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_SubagentUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_62(v: any): number {
+function k_SessionUpdateSessionMessage(v: any): number {
   let n = 1, x: any;
   const m = k_SessionMessage(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_63(v: any): number {
+function k_SessionUpdateSessionMessageChunk(v: any): number {
   let n = 1, x: any;
   const m = k_SessionMessageChunk(v);
   return m < 0 ? -1 : n + m;
@@ -3262,43 +3261,43 @@ function k_SessionUpdate(v: any): number {
   const t = v.sessionUpdate;
   switch (t) {
     case "user_message_chunk":
-      return k_47(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "agent_message_chunk":
-      return k_47(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "agent_thought_chunk":
-      return k_47(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "tool_call":
-      return k_48(v);
+      return k_SessionUpdateToolCall(v);
     case "tool_call_update":
-      return k_49(v);
+      return k_SessionUpdateToolCallUpdate(v);
     case "plan":
-      return k_50(v);
+      return k_SessionUpdatePlan(v);
     case "plan_update":
-      return k_51(v);
+      return k_SessionUpdatePlanUpdate(v);
     case "plan_removed":
-      return k_52(v);
+      return k_SessionUpdatePlanRemoved(v);
     case "available_commands_update":
-      return k_53(v);
+      return k_SessionUpdateAvailableCommandsUpdate(v);
     case "current_mode_update":
-      return k_54(v);
+      return k_SessionUpdateCurrentModeUpdate(v);
     case "config_option_update":
-      return k_55(v);
+      return k_SessionUpdateConfigOptionUpdate(v);
     case "session_info_update":
-      return k_56(v);
+      return k_SessionUpdateSessionInfoUpdate(v);
     case "usage_update":
-      return k_57(v);
+      return k_SessionUpdateUsageUpdate(v);
     case "notice":
-      return k_58(v);
+      return k_SessionUpdateNotice(v);
     case "compaction_update":
-      return k_59(v);
+      return k_SessionUpdateCompactionUpdate(v);
     case "compaction_summary_chunk":
-      return k_60(v);
+      return k_SessionUpdateCompactionSummaryChunk(v);
     case "subagent_update":
-      return k_61(v);
+      return k_SessionUpdateSubagentUpdate(v);
     case "session_message":
-      return k_62(v);
+      return k_SessionUpdateSessionMessage(v);
     case "session_message_chunk":
-      return k_63(v);
+      return k_SessionUpdateSessionMessageChunk(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -3326,7 +3325,7 @@ function k_ContentChunk(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3365,27 +3364,25 @@ function k_ToolCall(v: any): number {
   }
   x = v.content;
   if (x !== undefined) {
-    if (!(e_3(x))) return -1;
+    if (!(e_ToolCallUpdate_content(x))) return -1;
     n++;
   }
   x = v.locations;
   if (x !== undefined) {
-    if (!(e_4(x))) return -1;
+    if (!(e_ToolCallUpdate_locations(x))) return -1;
     n++;
   }
   x = v.rawInput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3414,7 +3411,7 @@ function k_PlanEntry(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3432,7 +3429,7 @@ function e_PlanEntryStatus(v: any): boolean {
   return ((v === "pending" || v === "in_progress" || v === "completed"));
 }
 
-function e_64(v: any): boolean {
+function e_Plan_entries(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3445,12 +3442,12 @@ function k_Plan(v: any): number {
   let n = 0, x: any;
   x = v.entries;
   if (x !== undefined) {
-    if (!(e_64(x))) return -1;
+    if (!(e_Plan_entries(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3460,19 +3457,19 @@ function e_Plan(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_Plan(v));
 }
 
-function k_65(v: any): number {
+function k_PlanUpdateContentItems(v: any): number {
   let n = 1, x: any;
   const m = k_PlanItems(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_66(v: any): number {
+function k_PlanUpdateContentFile(v: any): number {
   let n = 1, x: any;
   const m = k_PlanFile(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_67(v: any): number {
+function k_PlanUpdateContentMarkdown(v: any): number {
   let n = 1, x: any;
   const m = k_PlanMarkdown(v);
   return m < 0 ? -1 : n + m;
@@ -3482,11 +3479,11 @@ function k_PlanUpdateContent(v: any): number {
   const t = v.type;
   switch (t) {
     case "items":
-      return k_65(v);
+      return k_PlanUpdateContentItems(v);
     case "file":
-      return k_66(v);
+      return k_PlanUpdateContentFile(v);
     case "markdown":
-      return k_67(v);
+      return k_PlanUpdateContentMarkdown(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -3509,12 +3506,12 @@ function k_PlanItems(v: any): number {
   } else return -1;
   x = v.entries;
   if (x !== undefined) {
-    if (!(e_64(x))) return -1;
+    if (!(e_Plan_entries(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3538,7 +3535,7 @@ function k_PlanFile(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3562,7 +3559,7 @@ function k_PlanMarkdown(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3581,7 +3578,7 @@ function k_PlanUpdate(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3600,7 +3597,7 @@ function k_PlanRemoved(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3629,7 +3626,7 @@ function k_AvailableCommand(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3652,7 +3649,7 @@ function k_UnstructuredCommandInput(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3662,7 +3659,7 @@ function e_UnstructuredCommandInput(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_UnstructuredCommandInput(v));
 }
 
-function e_68(v: any): boolean {
+function e_AvailableCommandsUpdate_availableCommands(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3675,12 +3672,12 @@ function k_AvailableCommandsUpdate(v: any): number {
   let n = 0, x: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    if (!(e_68(x))) return -1;
+    if (!(e_AvailableCommandsUpdate_availableCommands(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3699,7 +3696,7 @@ function k_CurrentModeUpdate(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3713,12 +3710,12 @@ function k_ConfigOptionUpdate(v: any): number {
   let n = 0, x: any;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_39(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3742,7 +3739,7 @@ function k_SessionInfoUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3766,7 +3763,7 @@ function k_Cost(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3795,7 +3792,7 @@ function k_UsageUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3828,7 +3825,7 @@ function k_Notice(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3846,7 +3843,7 @@ function e_CompactionStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_69(v: any): boolean {
+function e_CompactionUpdate_summary(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3869,7 +3866,7 @@ function k_CompactionUpdate(v: any): number {
   } else return -1;
   x = v.summary;
   if (x !== undefined) {
-    if (!((x === null || e_69(x)))) return -1;
+    if (!((x === null || e_CompactionUpdate_summary(x)))) return -1;
     n++;
   }
   x = v.error;
@@ -3879,7 +3876,7 @@ function k_CompactionUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3903,7 +3900,7 @@ function k_CompactionSummaryChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3922,7 +3919,7 @@ function k_SubagentSessionCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3936,7 +3933,7 @@ function k_SessionCancelCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3946,25 +3943,25 @@ function e_SessionCancelCapabilities(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SessionCancelCapabilities(v));
 }
 
-function k_70(v: any): number {
+function k_StateUpdateRunning(v: any): number {
   let n = 1, x: any;
   const m = k_RunningStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_71(v: any): number {
+function k_StateUpdateIdle(v: any): number {
   let n = 1, x: any;
   const m = k_IdleStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_72(v: any): number {
+function k_StateUpdateRequiresAction(v: any): number {
   let n = 1, x: any;
   const m = k_RequiresActionStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_73(v: any): number {
+function k_StateUpdateUnknown(v: any): number {
   let n = 1, x: any;
   const m = k_UnknownStateUpdate(v);
   return m < 0 ? -1 : n + m;
@@ -3974,15 +3971,15 @@ function k_StateUpdate(v: any): number {
   const t = v.state;
   switch (t) {
     case "running":
-      return k_70(v);
+      return k_StateUpdateRunning(v);
     case "idle":
-      return k_71(v);
+      return k_StateUpdateIdle(v);
     case "requires_action":
-      return k_72(v);
+      return k_StateUpdateRequiresAction(v);
     case "unknown":
-      return k_73(v);
+      return k_StateUpdateUnknown(v);
     default:
-      return typeof t === "string" ? k_27(v) : -1;
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
   }
 }
 
@@ -3994,7 +3991,7 @@ function k_RunningStateUpdate(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4018,34 +4015,34 @@ function e_ErrorStopReason(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ErrorStopReason(v));
 }
 
-function k_74(v: any): number {
+function k_IdleStateUpdateEndTurn(v: any): number {
   let n = 1, x: any;
   return n;
 }
 
-function k_75(v: any): number {
+function k_IdleStateUpdateError(v: any): number {
   let n = 1, x: any;
   const m = k_ErrorStopReason(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_76(v: any): number {
+function k_IdleStateUpdate_mixin(v: any): number {
   const t = v.stopReason;
   switch (t) {
     case "end_turn":
-      return k_74(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "max_tokens":
-      return k_74(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "max_turn_requests":
-      return k_74(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "refusal":
-      return k_74(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "cancelled":
-      return k_74(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "error":
-      return k_75(v);
+      return k_IdleStateUpdateError(v);
     default:
-      return typeof t === "string" ? k_27(v) : t === undefined ? 0 : t === null ? 1 : -1;
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : t === undefined ? 0 : t === null ? 1 : -1;
   }
 }
 
@@ -4058,10 +4055,10 @@ function k_IdleStateUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_76(v);
+  const m = k_IdleStateUpdate_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -4075,7 +4072,7 @@ function k_RequiresActionStateUpdate(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4089,7 +4086,7 @@ function k_UnknownStateUpdate(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4133,12 +4130,12 @@ function k_SubagentUpdate(v: any): number {
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!((x === null || e_14(x)))) return -1;
+    if (!((x === null || e_CreateTerminalRequest_args(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4177,12 +4174,12 @@ function k_SessionMessage(v: any): number {
   }
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_69(x)))) return -1;
+    if (!((x === null || e_CompactionUpdate_summary(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4206,7 +4203,7 @@ function k_SessionMessageChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4225,7 +4222,7 @@ function k_CompleteElicitationNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4244,12 +4241,12 @@ function k_AuthStatusUpdateNotification(v: any): number {
   } else return -1;
   x = v.accounts;
   if (x !== undefined) {
-    if (!(e_38(x))) return -1;
+    if (!(e_AuthStatusResponse_accounts(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4263,7 +4260,7 @@ function e_ExtNotification(v: any): boolean {
   return true;
 }
 
-function d_77(method: unknown, v: any): boolean {
+function d_ClientRequest_params(method: unknown, v: any): boolean {
   switch (method) {
     case "initialize":
       return e_InitializeRequest(v);
@@ -4326,7 +4323,7 @@ function k_ClientRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_77(v.method, x)))) return -1;
+    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -4355,7 +4352,7 @@ function k_InitializeRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4404,7 +4401,7 @@ function k_ClientCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4428,7 +4425,7 @@ function k_FileSystemCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4457,7 +4454,7 @@ function k_ClientSessionCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4481,7 +4478,7 @@ function k_SessionConfigOptionsCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4495,7 +4492,7 @@ function k_BooleanConfigOptionCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4514,7 +4511,7 @@ function k_SubagentCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4528,7 +4525,7 @@ function k_PlanCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4547,7 +4544,7 @@ function k_AuthCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4571,7 +4568,7 @@ function k_ElicitationCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4585,7 +4582,7 @@ function k_ElicitationFormCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4599,7 +4596,7 @@ function k_ElicitationUrlCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4618,7 +4615,7 @@ function k_AuthenticateRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4632,7 +4629,7 @@ function k_ListProvidersRequest(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4661,12 +4658,12 @@ function k_SetProviderRequest(v: any): number {
   } else return -1;
   x = v.headers;
   if (x !== undefined) {
-    if (!(e_35(x))) return -1;
+    if (!(e_AuthMethodTerminal_env(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4685,7 +4682,7 @@ function k_DisableProviderRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4699,7 +4696,7 @@ function k_LogoutRequest(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4713,7 +4710,7 @@ function k_AuthStatusRequest(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4723,7 +4720,7 @@ function e_AuthStatusRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AuthStatusRequest(v));
 }
 
-function e_78(v: any): boolean {
+function e_NewSessionRequest_mcpServers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4741,12 +4738,12 @@ function k_NewSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_78(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   } else return -1;
   x = v.systemPrompt;
@@ -4756,7 +4753,7 @@ function k_NewSessionRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4766,19 +4763,19 @@ function e_NewSessionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_NewSessionRequest(v));
 }
 
-function k_79(v: any): number {
+function k_McpServerHttpVariant(v: any): number {
   let n = 1, x: any;
   const m = k_McpServerHttp(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_80(v: any): number {
+function k_McpServerSseVariant(v: any): number {
   let n = 1, x: any;
   const m = k_McpServerSse(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_81(v: any): number {
+function k_McpServerAcpVariant(v: any): number {
   let n = 1, x: any;
   const m = k_McpServerAcp(v);
   return m < 0 ? -1 : n + m;
@@ -4788,11 +4785,11 @@ function k_McpServer(v: any): number {
   const t = v.type;
   switch (t) {
     case "http":
-      return k_79(v);
+      return k_McpServerHttpVariant(v);
     case "sse":
-      return k_80(v);
+      return k_McpServerSseVariant(v);
     case "acp":
-      return k_81(v);
+      return k_McpServerAcpVariant(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -4816,7 +4813,7 @@ function k_HttpHeader(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4826,7 +4823,7 @@ function e_HttpHeader(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_HttpHeader(v));
 }
 
-function e_82(v: any): boolean {
+function e_McpServerHttp_headers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4849,12 +4846,12 @@ function k_McpServerHttp(v: any): number {
   } else return -1;
   x = v.headers;
   if (x !== undefined) {
-    if (!(x !== null && e_82(x))) return -1;
+    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4878,12 +4875,12 @@ function k_McpServerSse(v: any): number {
   } else return -1;
   x = v.headers;
   if (x !== undefined) {
-    if (!(x !== null && e_82(x))) return -1;
+    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4907,7 +4904,7 @@ function k_McpServerAcp(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4931,17 +4928,17 @@ function k_McpServerStdio(v: any): number {
   } else return -1;
   x = v.args;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   } else return -1;
   x = v.env;
   if (x !== undefined) {
-    if (!(x !== null && e_15(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_env(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4960,12 +4957,12 @@ function k_SystemPrompt(v: any): number {
   } else return -1;
   x = v.content;
   if (x !== undefined) {
-    if (!(e_69(x))) return -1;
+    if (!(e_CompactionUpdate_summary(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4983,7 +4980,7 @@ function k_LoadSessionRequest(v: any): number {
   let n = 0, x: any;
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_78(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   } else return -1;
   x = v.cwd;
@@ -4993,7 +4990,7 @@ function k_LoadSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.sessionId;
@@ -5008,7 +5005,7 @@ function k_LoadSessionRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5037,7 +5034,7 @@ function k_ListSessionsRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5060,7 +5057,7 @@ function k_DeleteSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5084,12 +5081,12 @@ function k_ForkSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_78(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   }
   x = v.systemPrompt;
@@ -5099,7 +5096,7 @@ function k_ForkSessionRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5118,7 +5115,7 @@ function k_ArchiveSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5137,7 +5134,7 @@ function k_UnarchiveSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5156,7 +5153,7 @@ function k_SessionStatusRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5180,7 +5177,7 @@ function k_SetSessionTitleRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5204,12 +5201,12 @@ function k_ResumeSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_14(x))) return -1;
+    if (!(x !== null && e_CreateTerminalRequest_args(x))) return -1;
     n++;
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_78(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   }
   x = v.systemPrompt;
@@ -5219,7 +5216,7 @@ function k_ResumeSessionRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5238,7 +5235,7 @@ function k_CloseSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5262,7 +5259,7 @@ function k_SetSessionModeRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5272,7 +5269,7 @@ function e_SetSessionModeRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SetSessionModeRequest(v));
 }
 
-function k_83(v: any): number {
+function k_SetSessionConfigOptionRequestBoolean(v: any): number {
   let n = 1, x: any;
   x = v.value;
   if (x !== undefined) {
@@ -5282,11 +5279,11 @@ function k_83(v: any): number {
   return n;
 }
 
-function k_84(v: any): number {
+function k_SetSessionConfigOptionRequest_mixin(v: any): number {
   const t = v.type;
   switch (t) {
     case "boolean":
-      return k_83(v);
+      return k_SetSessionConfigOptionRequestBoolean(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -5306,10 +5303,10 @@ function k_SetSessionConfigOptionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_84(v);
+  const m = k_SetSessionConfigOptionRequest_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -5328,12 +5325,12 @@ function k_PromptRequest(v: any): number {
   } else return -1;
   x = v.prompt;
   if (x !== undefined) {
-    if (!(e_69(x))) return -1;
+    if (!(e_CompactionUpdate_summary(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5343,7 +5340,7 @@ function e_PromptRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_PromptRequest(v));
 }
 
-function d_85(method: unknown, v: any): boolean {
+function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): boolean {
   switch (method) {
     case "fs/write_text_file":
       return e_WriteTextFileResponse(v);
@@ -5370,7 +5367,7 @@ function d_85(method: unknown, v: any): boolean {
   }
 }
 
-function k_86(v: any): number {
+function k_ClientResponse_ClientResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
@@ -5379,25 +5376,25 @@ function k_86(v: any): number {
   } else return -1;
   x = v.result;
   if (x !== undefined) {
-    if (!((askedMethod === undefined || d_85(askedMethod, x)))) return -1;
+    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
     n++;
   } else return -1;
   return n;
 }
 
-function e_87(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_86(v));
+function e_ClientResponse_ClientResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_ClientResponse_ClientResponseResult(v));
 }
 
 function e_ClientResponse(v: any): boolean {
-  return e_87(v);
+  return e_ClientResponse_ClientResponseResult(v);
 }
 
 function k_WriteTextFileResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5416,7 +5413,7 @@ function k_ReadTextFileResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5435,7 +5432,7 @@ function k_RequestPermissionResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5445,7 +5442,7 @@ function e_RequestPermissionResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionResponse(v));
 }
 
-function k_88(v: any): number {
+function k_RequestPermissionOutcomeSelected(v: any): number {
   let n = 1, x: any;
   const m = k_SelectedPermissionOutcome(v);
   return m < 0 ? -1 : n + m;
@@ -5455,9 +5452,9 @@ function k_RequestPermissionOutcome(v: any): number {
   const t = v.outcome;
   switch (t) {
     case "cancelled":
-      return k_74(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "selected":
-      return k_88(v);
+      return k_RequestPermissionOutcomeSelected(v);
     default:
       return typeof t === "string" ? -1 : -1;
   }
@@ -5476,7 +5473,7 @@ function k_SelectedPermissionOutcome(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5495,7 +5492,7 @@ function k_CreateTerminalResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5524,7 +5521,7 @@ function k_TerminalOutputResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5548,7 +5545,7 @@ function k_TerminalExitStatus(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5562,7 +5559,7 @@ function k_ReleaseTerminalResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5586,7 +5583,7 @@ function k_WaitForTerminalExitResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5600,7 +5597,7 @@ function k_KillTerminalResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5610,23 +5607,23 @@ function e_KillTerminalResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_KillTerminalResponse(v));
 }
 
-function k_89(v: any): number {
+function k_CreateElicitationResponseAccept(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationAcceptAction(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_90(v: any): number {
+function k_CreateElicitationResponse_mixin(v: any): number {
   const t = v.action;
   switch (t) {
     case "accept":
-      return k_89(v);
+      return k_CreateElicitationResponseAccept(v);
     case "decline":
-      return k_74(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "cancel":
-      return k_74(v);
+      return k_IdleStateUpdateEndTurn(v);
     default:
-      return typeof t === "string" ? k_27(v) : -1;
+      return typeof t === "string" ? k_ElicitationPropertySchemaOther(v) : -1;
   }
 }
 
@@ -5634,10 +5631,10 @@ function k_CreateElicitationResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_90(v);
+  const m = k_CreateElicitationResponse_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -5652,10 +5649,10 @@ function e_ElicitationContentValue(v: any): boolean {
   if (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000) return true;
   if (typeof v === "number" && Number.isFinite(v)) return true;
   if (typeof v === "boolean") return true;
-  return e_14(v);
+  return e_CreateTerminalRequest_args(v);
 }
 
-function e_91(v: any): boolean {
+function e_ElicitationAcceptAction_content(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5668,7 +5665,7 @@ function k_ElicitationAcceptAction(v: any): number {
   let n = 0, x: any;
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_91(x)))) return -1;
+    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
     n++;
   }
   return n;
@@ -5678,27 +5675,26 @@ function e_ElicitationAcceptAction(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ElicitationAcceptAction(v));
 }
 
-function k_92(v: any): number {
+function k_MessageMcpResponse_MessageMcpResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.result;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
 }
 
-function e_93(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_92(v));
+function e_MessageMcpResponse_MessageMcpResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_MessageMcpResponse_MessageMcpResponseResult(v));
 }
 
 function e_MessageMcpResponse(v: any): boolean {
-  return e_93(v);
+  return e_MessageMcpResponse_MessageMcpResponseResult(v);
 }
 
 function k_McpError(v: any): number {
@@ -5715,7 +5711,6 @@ function k_McpError(v: any): number {
   } else return -1;
   x = v.data;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   return Infinity;
@@ -5725,7 +5720,7 @@ function e_McpError(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_McpError(v));
 }
 
-function d_94(method: unknown, v: any): boolean {
+function d_ClientNotification_params(method: unknown, v: any): boolean {
   switch (method) {
     case "session/cancel":
       return e_CancelNotification(v);
@@ -5745,7 +5740,7 @@ function k_ClientNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_94(v.method, x)))) return -1;
+    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -5764,7 +5759,7 @@ function k_CancelNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5793,12 +5788,12 @@ function k_MessageMcpNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5817,7 +5812,7 @@ function k_CancelRequestNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5827,7 +5822,7 @@ function e_CancelRequestNotification(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_CancelRequestNotification(v));
 }
 
-function d_95(method: unknown, v: any): boolean {
+function d_ProxyRequest_params(method: unknown, v: any): boolean {
   switch (method) {
     case "proxy/initialize":
       return e_InitializeProxyRequest(v);
@@ -5852,7 +5847,7 @@ function k_ProxyRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_95(v.method, x)))) return -1;
+    if (!((x === null || d_ProxyRequest_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -5875,12 +5870,11 @@ function k_ProxySuccessorRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5890,7 +5884,7 @@ function e_ProxySuccessorRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ProxySuccessorRequest(v));
 }
 
-function d_96(method: unknown, v: any): boolean {
+function d_ProxyResponse_ProxyResponseResult_result(method: unknown, v: any): boolean {
   switch (method) {
     case "proxy/initialize":
       return e_InitializeProxyResponse(v);
@@ -5901,7 +5895,7 @@ function d_96(method: unknown, v: any): boolean {
   }
 }
 
-function k_97(v: any): number {
+function k_ProxyResponse_ProxyResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
@@ -5910,18 +5904,18 @@ function k_97(v: any): number {
   } else return -1;
   x = v.result;
   if (x !== undefined) {
-    if (!((askedMethod === undefined || d_96(askedMethod, x)))) return -1;
+    if (!((askedMethod === undefined || d_ProxyResponse_ProxyResponseResult_result(askedMethod, x)))) return -1;
     n++;
   } else return -1;
   return n;
 }
 
-function e_98(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_97(v));
+function e_ProxyResponse_ProxyResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_ProxyResponse_ProxyResponseResult(v));
 }
 
 function e_ProxyResponse(v: any): boolean {
-  return e_98(v);
+  return e_ProxyResponse_ProxyResponseResult(v);
 }
 
 function e_InitializeProxyResponse(v: any): boolean {
@@ -5932,7 +5926,7 @@ function e_ProxySuccessorResponse(v: any): boolean {
   return true;
 }
 
-function d_99(method: unknown, v: any): boolean {
+function d_ProxyNotification_params(method: unknown, v: any): boolean {
   switch (method) {
     case "proxy/successor":
       return e_ProxySuccessorNotification(v);
@@ -5950,7 +5944,7 @@ function k_ProxyNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_99(v.method, x)))) return -1;
+    if (!((x === null || d_ProxyNotification_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -5969,12 +5963,11 @@ function k_ProxySuccessorNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_1(x)))) return -1;
+    if (!((x === null || e_WriteTextFileRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -6410,8 +6403,8 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
  * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
-  askedMethod = method;
   let exact: boolean;
+  askedMethod = method;
   try {
     exact = e_AgentResponse(value);
   } finally {
@@ -7572,8 +7565,8 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
  * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
-  askedMethod = method;
   let exact: boolean;
+  askedMethod = method;
   try {
     exact = e_ClientResponse(value);
   } finally {
@@ -7754,8 +7747,8 @@ function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
  * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
-  askedMethod = method;
   let exact: boolean;
+  askedMethod = method;
   try {
     exact = e_ProxyResponse(value);
   } finally {
@@ -7790,6 +7783,15 @@ function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotificatio
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
   return e_ProxySuccessorNotification(value) ? { ok: true, value: value as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
+}
+
+/**
+ * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * Text that is not JSON gives an issue at the root; never throws.
+ */
+function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {
+  return rt.fromText(text, decode);
 }
 
 export {
@@ -8048,4 +8050,5 @@ export {
   parseOwned_AgentResponseFor as AgentResponseFor,
   parseOwned_ClientResponseFor as ClientResponseFor,
   parseOwned_ProxyResponseFor as ProxyResponseFor,
+  parseOwned_fromText as fromText,
 };

@@ -14,11 +14,11 @@
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
+import type { Result } from "../../runtime/result.js";
+import type * as T from "./types.js";
 
-function m_0(method: unknown, v: any): any {
+function m_AgentRequest_params(method: unknown, v: any): any {
   switch (method) {
     case "fs/write_text_file":
       return p_WriteTextFileRequest(v);
@@ -52,18 +52,20 @@ function f_AgentRequest(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_0(v.method, x));
+    y = (x === null ? null : m_AgentRequest_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -90,7 +92,7 @@ function p_RequestId(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-function p_1(v: any): any {
+function p_WriteTextFileRequest__meta(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -109,25 +111,28 @@ function f_WriteTextFileRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -150,15 +155,17 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.path;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
     y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
@@ -173,7 +180,7 @@ function f_ReadTextFileRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -185,7 +192,7 @@ function p_ReadTextFileRequest(v: any): any {
   return f_ReadTextFileRequest(v, out) && out;
 }
 
-function p_2(v: any): any {
+function p_RequestPermissionRequest_options(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -204,25 +211,28 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCall;
   if (x !== undefined) {
     y = p_ToolCallUpdate(x);
     if (y !== undefined) out.toolCall = y;
     else return rt.at("/toolCall");
+  } else {
+    return rt.failAt("/toolCall", "missing required property");
   }
-  else return rt.failAt("/toolCall", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_2(x);
+    y = p_RequestPermissionRequest_options(x);
     if (y !== undefined) out.options = y;
     else return rt.at("/options");
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -234,7 +244,7 @@ function p_RequestPermissionRequest(v: any): any {
   return f_RequestPermissionRequest(v, out) && out;
 }
 
-function p_3(v: any): any {
+function p_ToolCallUpdate_content(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -246,7 +256,7 @@ function p_3(v: any): any {
   return out;
 }
 
-function p_4(v: any): any {
+function p_ToolCallUpdate_locations(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -265,8 +275,9 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolKind(x));
@@ -289,12 +300,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_3(x));
+    y = (x === null ? null : p_ToolCallUpdate_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v.locations;
   if (x !== undefined) {
-    y = (x === null ? null : p_4(x));
+    y = (x === null ? null : p_ToolCallUpdate_locations(x));
     if (y !== undefined) out.locations = y;
   }
   x = v.rawInput;
@@ -309,7 +320,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -419,7 +430,7 @@ function p_ContentBlock(v: any): any {
   return y;
 }
 
-function p_5(v: any): any {
+function p_Annotations_audience(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -435,7 +446,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.audience;
   if (x !== undefined) {
-    y = (x === null ? null : p_5(x));
+    y = (x === null ? null : p_Annotations_audience(x));
     if (y !== undefined) out.audience = y;
   }
   x = v.lastModified;
@@ -450,7 +461,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -478,11 +489,12 @@ function f_TextContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
+  } else {
+    return rt.failAt("/text", "missing required property");
   }
-  else return rt.failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -506,15 +518,17 @@ function f_ImageContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
+  } else {
+    return rt.failAt("/mimeType", "missing required property");
   }
-  else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -522,7 +536,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -546,18 +560,20 @@ function f_AudioContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
+  } else {
+    return rt.failAt("/mimeType", "missing required property");
   }
-  else return rt.failAt("/mimeType", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -591,8 +607,9 @@ function f_ResourceLink(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.size;
   if (x !== undefined) {
     y = (x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 ? x : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x));
@@ -608,11 +625,12 @@ function f_ResourceLink(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -647,18 +665,20 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
+  } else {
+    return rt.failAt("/text", "missing required property");
   }
-  else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -677,8 +697,9 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.blob = y;
     else return rt.at("/blob");
+  } else {
+    return rt.failAt("/blob", "missing required property");
   }
-  else return rt.failAt("/blob", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -689,11 +710,12 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -717,11 +739,12 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
     y = p_EmbeddedResourceResource(x);
     if (y !== undefined) out.resource = y;
     else return rt.at("/resource");
+  } else {
+    return rt.failAt("/resource", "missing required property");
   }
-  else return rt.failAt("/resource", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -740,11 +763,12 @@ function f_Content(v: any, out: any): true | undefined {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -763,8 +787,9 @@ function f_Diff(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   x = v.oldText;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -775,11 +800,12 @@ function f_Diff(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.newText = y;
     else return rt.at("/newText");
+  } else {
+    return rt.failAt("/newText", "missing required property");
   }
-  else return rt.failAt("/newText", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -802,11 +828,12 @@ function f_Terminal(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -825,8 +852,9 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
     y = (x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x));
@@ -834,7 +862,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -853,25 +881,28 @@ function f_PermissionOption(v: any, out: any): true | undefined {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
     else return rt.at("/optionId");
+  } else {
+    return rt.failAt("/optionId", "missing required property");
   }
-  else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = p_PermissionOptionKind(x);
     if (y !== undefined) out.kind = y;
     else return rt.at("/kind");
+  } else {
+    return rt.failAt("/kind", "missing required property");
   }
-  else return rt.failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -891,7 +922,7 @@ function p_PermissionOptionKind(v: any): any {
   return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") ? v : rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\"", v));
 }
 
-function p_6(v: any): any {
+function p_CreateTerminalRequest_args(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -903,7 +934,7 @@ function p_6(v: any): any {
   return out;
 }
 
-function p_7(v: any): any {
+function p_CreateTerminalRequest_env(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -922,24 +953,26 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.command;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
+  } else {
+    return rt.failAt("/command", "missing required property");
   }
-  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_7(x);
+    y = x === null ? [] : p_CreateTerminalRequest_env(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
@@ -957,7 +990,7 @@ function f_CreateTerminalRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -976,18 +1009,20 @@ function f_EnvVariable(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1006,18 +1041,20 @@ function f_TerminalOutputRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1036,18 +1073,20 @@ function f_ReleaseTerminalRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1066,18 +1105,20 @@ function f_WaitForTerminalExitRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1096,18 +1137,20 @@ function f_KillTerminalRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1129,7 +1172,7 @@ function p_CreateElicitationRequestUrl(v: any): any {
   return f_ElicitationUrlMode(v, out) && out;
 }
 
-function p_8(v: any): any {
+function p_CreateElicitationRequestOther_mixin(v: any): any {
   let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
@@ -1140,14 +1183,14 @@ function p_8(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-const K_9 = ["message", "_meta"];
+const K_CreateElicitationRequestOther = ["message", "_meta"];
 
 function p_CreateElicitationRequestOther(v: any): any {
-  if (p_8(v) === undefined) return undefined;
-  return rt.copyRawExcept(v, {}, K_9);
+  if (p_CreateElicitationRequestOther_mixin(v) === undefined) return undefined;
+  return rt.copyRawExcept(v, {}, K_CreateElicitationRequestOther);
 }
 
-function p_10(v: any): any {
+function p_CreateElicitationRequest_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let y: any;
@@ -1171,14 +1214,15 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
+  } else {
+    return rt.failAt("/message", "missing required property");
   }
-  else return rt.failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_10(v);
+  const m = p_CreateElicitationRequest_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1197,8 +1241,9 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolCallId(x));
@@ -1220,8 +1265,9 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   return true;
 }
 
@@ -1231,7 +1277,7 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_11(v: any): any {
+function p_ElicitationSchema_properties(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -1257,13 +1303,13 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_11(x);
+    y = p_ElicitationSchema_properties(x);
     if (y !== undefined) out.properties = y;
     else return rt.at("/properties");
   }
   x = v.required;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_CreateTerminalRequest_args(x));
     if (y !== undefined) out.required = y;
     else return rt.at("/required");
   }
@@ -1274,7 +1320,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1356,15 +1402,17 @@ function f_EnumOption(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.const = y;
     else return rt.at("/const");
+  } else {
+    return rt.failAt("/const", "missing required property");
   }
-  else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -1372,7 +1420,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1384,7 +1432,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_12(v: any): any {
+function p_StringPropertySchema_oneOf(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1439,19 +1487,19 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_CreateTerminalRequest_args(x));
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_12(x));
+    y = (x === null ? null : p_StringPropertySchema_oneOf(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1494,7 +1542,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1537,7 +1585,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1568,7 +1616,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1608,14 +1656,15 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_6(x);
+    y = p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
+  } else {
+    return rt.failAt("/enum", "missing required property");
   }
-  else return rt.failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1631,14 +1680,15 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_12(x);
+    y = p_StringPropertySchema_oneOf(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
+  } else {
+    return rt.failAt("/anyOf", "missing required property");
   }
-  else return rt.failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1650,7 +1700,7 @@ function p_TitledMultiSelectItems(v: any): any {
   return f_TitledMultiSelectItems(v, out) && out;
 }
 
-function p_13(v: any): any {
+function p_MultiSelectPropertySchema_default(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1691,16 +1741,17 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
     y = p_MultiSelectItems(x);
     if (y !== undefined) out.items = y;
     else return rt.at("/items");
+  } else {
+    return rt.failAt("/items", "missing required property");
   }
-  else return rt.failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
-    y = (x === null ? null : p_13(x));
+    y = (x === null ? null : p_MultiSelectPropertySchema_default(x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1719,9 +1770,10 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
     y = p_ElicitationSchema(x);
     if (y !== undefined) out.requestedSchema = y;
     else return rt.at("/requestedSchema");
+  } else {
+    return rt.failAt("/requestedSchema", "missing required property");
   }
-  else return rt.failAt("/requestedSchema", "missing required property");
-  const m = p_8(v);
+  const m = p_CreateElicitationRequestOther_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1744,16 +1796,18 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
     else return rt.at("/elicitationId");
+  } else {
+    return rt.failAt("/elicitationId", "missing required property");
   }
-  else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
+  } else {
+    return rt.failAt("/url", "missing required property");
   }
-  else return rt.failAt("/url", "missing required property");
-  const m = p_8(v);
+  const m = p_CreateElicitationRequestOther_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1772,31 +1826,34 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
     else return rt.at("/serverId");
+  } else {
+    return rt.failAt("/serverId", "missing required property");
   }
-  else return rt.failAt("/serverId", "missing required property");
   x = v.requestId;
   if (x !== undefined) {
     y = p_McpRequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1820,7 +1877,7 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_14(method: unknown, v: any): any {
+function m_AgentResponse_AgentResponseResult_result(method: unknown, v: any): any {
   switch (method) {
     case "initialize":
       return p_InitializeResponse(v);
@@ -1869,68 +1926,72 @@ function m_14(method: unknown, v: any): any {
   }
 }
 
-function f_15(v: any, out: any): true | undefined {
+function f_AgentResponse_AgentResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = (askedMethod === undefined ? rt.copyJson(x) : m_14(askedMethod, x));
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_AgentResponse_AgentResponseResult_result(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
-function p_16(v: any): any {
+function p_AgentResponse_AgentResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_15(v, out) && out;
+  return f_AgentResponse_AgentResponseResult(v, out) && out;
 }
 
-function f_17(v: any, out: any): true | undefined {
+function f_AgentResponse_AgentResponseError(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.error;
   if (x !== undefined) {
     y = p_Error(x);
     if (y !== undefined) out.error = y;
     else return rt.at("/error");
+  } else {
+    return rt.failAt("/error", "missing required property");
   }
-  else return rt.failAt("/error", "missing required property");
   return true;
 }
 
-function p_18(v: any): any {
+function p_AgentResponse_AgentResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_17(v, out) && out;
+  return f_AgentResponse_AgentResponseError(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_16(v);
+  y = p_AgentResponse_AgentResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_18(v);
+  y = p_AgentResponse_AgentResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function p_19(v: any): any {
+function p_InitializeResponse_authMethods(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1949,8 +2010,9 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
     else return rt.at("/protocolVersion");
+  } else {
+    return rt.failAt("/protocolVersion", "missing required property");
   }
-  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.agentCapabilities;
   if (x !== undefined) {
     y = p_AgentCapabilities(x);
@@ -1958,7 +2020,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_19(x);
+    y = p_InitializeResponse_authMethods(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v.agentInfo;
@@ -1968,7 +2030,7 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2018,7 +2080,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2049,7 +2111,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2080,7 +2142,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2146,7 +2208,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2162,7 +2224,7 @@ function f_SessionListCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2178,7 +2240,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2194,7 +2256,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2215,7 +2277,7 @@ function f_SessionSystemPromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2236,7 +2298,7 @@ function f_SessionSystemPromptModeCapabilities(v: any, out: any): true | undefin
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2252,7 +2314,7 @@ function f_SessionSystemPromptOverrideCapabilities(v: any, out: any): true | und
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2268,7 +2330,7 @@ function f_SessionForkCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2284,7 +2346,7 @@ function f_SessionArchiveCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2300,7 +2362,7 @@ function f_SessionStatusCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2316,7 +2378,7 @@ function f_SessionTitleCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2332,7 +2394,7 @@ function f_SessionResumeCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2348,7 +2410,7 @@ function f_SessionCloseCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2374,7 +2436,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2390,7 +2452,7 @@ function f_AuthStatusCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2406,7 +2468,7 @@ function f_LogoutCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2422,7 +2484,7 @@ function f_ProvidersCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2458,7 +2520,7 @@ function p_AuthMethodId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_20(v: any): any {
+function p_AuthMethodTerminal_env(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -2477,15 +2539,17 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2493,19 +2557,19 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? {} : p_20(x);
+    y = x === null ? {} : p_AuthMethodTerminal_env(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2524,15 +2588,17 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2540,7 +2606,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2559,8 +2625,9 @@ function f_Implementation(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2571,11 +2638,12 @@ function f_Implementation(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.version = y;
     else return rt.at("/version");
+  } else {
+    return rt.failAt("/version", "missing required property");
   }
-  else return rt.failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2591,7 +2659,7 @@ function f_AuthenticateResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2603,7 +2671,7 @@ function p_AuthenticateResponse(v: any): any {
   return f_AuthenticateResponse(v, out) && out;
 }
 
-function p_21(v: any): any {
+function p_ListProvidersResponse_providers(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2619,14 +2687,15 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.providers;
   if (x !== undefined) {
-    y = p_21(x);
+    y = p_ListProvidersResponse_providers(x);
     if (y !== undefined) out.providers = y;
     else return rt.at("/providers");
+  } else {
+    return rt.failAt("/providers", "missing required property");
   }
-  else return rt.failAt("/providers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2638,7 +2707,7 @@ function p_ListProvidersResponse(v: any): any {
   return f_ListProvidersResponse(v, out) && out;
 }
 
-function p_22(v: any): any {
+function p_ProviderInfo_supported(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2657,22 +2726,25 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
     else return rt.at("/providerId");
+  } else {
+    return rt.failAt("/providerId", "missing required property");
   }
-  else return rt.failAt("/providerId", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_22(x);
+    y = p_ProviderInfo_supported(x);
     if (y !== undefined) out.supported = y;
     else out.supported = [];
+  } else {
+    return rt.failAt("/supported", "missing required property");
   }
-  else return rt.failAt("/supported", "missing required property");
   x = v.required;
   if (x !== undefined) {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.required = y;
     else return rt.at("/required");
+  } else {
+    return rt.failAt("/required", "missing required property");
   }
-  else return rt.failAt("/required", "missing required property");
   x = v.current;
   if (x !== undefined) {
     y = (x === null ? null : p_ProviderCurrentConfig(x));
@@ -2681,7 +2753,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2708,18 +2780,20 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
     y = p_LlmProtocol(x);
     if (y !== undefined) out.apiType = y;
     else return rt.at("/apiType");
+  } else {
+    return rt.failAt("/apiType", "missing required property");
   }
-  else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.baseUrl = y;
     else return rt.at("/baseUrl");
+  } else {
+    return rt.failAt("/baseUrl", "missing required property");
   }
-  else return rt.failAt("/baseUrl", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2735,7 +2809,7 @@ function f_SetProviderResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2751,7 +2825,7 @@ function f_DisableProviderResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2767,7 +2841,7 @@ function f_LogoutResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2779,7 +2853,7 @@ function p_LogoutResponse(v: any): any {
   return f_LogoutResponse(v, out) && out;
 }
 
-function p_23(v: any): any {
+function p_AuthStatusResponse_accounts(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2798,16 +2872,17 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
     y = p_AuthState(x);
     if (y !== undefined) out.state = y;
     else return rt.at("/state");
+  } else {
+    return rt.failAt("/state", "missing required property");
   }
-  else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_23(x);
+    y = p_AuthStatusResponse_accounts(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2830,8 +2905,9 @@ function f_AuthAccount(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.label = y;
     else return rt.at("/label");
+  } else {
+    return rt.failAt("/label", "missing required property");
   }
-  else return rt.failAt("/label", "missing required property");
   x = v.active;
   if (x !== undefined) {
     y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
@@ -2854,7 +2930,7 @@ function f_AuthAccount(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2866,7 +2942,7 @@ function p_AuthAccount(v: any): any {
   return f_AuthAccount(v, out) && out;
 }
 
-function p_24(v: any): any {
+function p_NewSessionResponse_configOptions(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2885,8 +2961,9 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.modes;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionModeState(x));
@@ -2894,12 +2971,12 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_24(x));
+    y = (x === null ? null : p_NewSessionResponse_configOptions(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2911,7 +2988,7 @@ function p_NewSessionResponse(v: any): any {
   return f_NewSessionResponse(v, out) && out;
 }
 
-function p_25(v: any): any {
+function p_SessionModeState_availableModes(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2930,18 +3007,20 @@ function f_SessionModeState(v: any, out: any): true | undefined {
     y = p_SessionModeId(x);
     if (y !== undefined) out.currentModeId = y;
     else return rt.at("/currentModeId");
+  } else {
+    return rt.failAt("/currentModeId", "missing required property");
   }
-  else return rt.failAt("/currentModeId", "missing required property");
   x = v.availableModes;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_SessionModeState_availableModes(x);
     if (y !== undefined) out.availableModes = y;
     else out.availableModes = [];
+  } else {
+    return rt.failAt("/availableModes", "missing required property");
   }
-  else return rt.failAt("/availableModes", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2964,15 +3043,17 @@ function f_SessionMode(v: any, out: any): true | undefined {
     y = p_SessionModeId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2980,7 +3061,7 @@ function f_SessionMode(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3002,7 +3083,7 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-function p_26(v: any): any {
+function p_SessionConfigOption_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
@@ -3026,15 +3107,17 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -3047,10 +3130,10 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_26(v);
+  const m = p_SessionConfigOption_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -3074,7 +3157,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_27(v: any): any {
+function p_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3086,7 +3169,7 @@ function p_27(v: any): any {
   return out;
 }
 
-function p_28(v: any): any {
+function p_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3100,10 +3183,10 @@ function p_28(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_27(v);
+  y = p_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_28(v);
+  y = p_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
@@ -3116,15 +3199,17 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -3132,7 +3217,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3144,7 +3229,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_29(v: any): any {
+function p_SessionConfigSelectGroup_options(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3163,25 +3248,28 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
     y = p_SessionConfigGroupId(x);
     if (y !== undefined) out.group = y;
     else return rt.at("/group");
+  } else {
+    return rt.failAt("/group", "missing required property");
   }
-  else return rt.failAt("/group", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_SessionConfigSelectGroup_options(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3204,15 +3292,17 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
+  } else {
+    return rt.failAt("/currentValue", "missing required property");
   }
-  else return rt.failAt("/currentValue", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_SessionConfigSelectOptions(x);
     if (y !== undefined) out.options = y;
     else return rt.at("/options");
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   return true;
 }
 
@@ -3229,8 +3319,9 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
+  } else {
+    return rt.failAt("/currentValue", "missing required property");
   }
-  else return rt.failAt("/currentValue", "missing required property");
   return true;
 }
 
@@ -3249,12 +3340,12 @@ function f_LoadSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_24(x));
+    y = (x === null ? null : p_NewSessionResponse_configOptions(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3266,7 +3357,7 @@ function p_LoadSessionResponse(v: any): any {
   return f_LoadSessionResponse(v, out) && out;
 }
 
-function p_30(v: any): any {
+function p_ListSessionsResponse_sessions(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3282,11 +3373,12 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_30(x);
+    y = p_ListSessionsResponse_sessions(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
+  } else {
+    return rt.failAt("/sessions", "missing required property");
   }
-  else return rt.failAt("/sessions", "missing required property");
   x = v.nextCursor;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -3294,7 +3386,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3313,18 +3405,20 @@ function f_SessionInfo(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = p_13(x);
+    y = p_MultiSelectPropertySchema_default(x);
     if (y !== undefined) out.additionalDirectories = y;
   }
   x = v.title;
@@ -3344,7 +3438,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3360,7 +3454,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3379,8 +3473,9 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.modes;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionModeState(x));
@@ -3388,12 +3483,12 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_24(x));
+    y = (x === null ? null : p_NewSessionResponse_configOptions(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3409,7 +3504,7 @@ function f_ArchiveSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3425,7 +3520,7 @@ function f_UnarchiveSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3444,11 +3539,12 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
     y = p_SessionStatus(x);
     if (y !== undefined) out.status = y;
     else return rt.at("/status");
+  } else {
+    return rt.failAt("/status", "missing required property");
   }
-  else return rt.failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3471,11 +3567,12 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3496,12 +3593,12 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   }
   x = v.configOptions;
   if (x !== undefined) {
-    y = (x === null ? null : p_24(x));
+    y = (x === null ? null : p_NewSessionResponse_configOptions(x));
     if (y !== undefined) out.configOptions = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3517,7 +3614,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3533,7 +3630,7 @@ function f_SetSessionModeResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3549,14 +3646,15 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
+  } else {
+    return rt.failAt("/configOptions", "missing required property");
   }
-  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3575,8 +3673,9 @@ function f_PromptResponse(v: any, out: any): true | undefined {
     y = p_StopReason(x);
     if (y !== undefined) out.stopReason = y;
     else return rt.at("/stopReason");
+  } else {
+    return rt.failAt("/stopReason", "missing required property");
   }
-  else return rt.failAt("/stopReason", "missing required property");
   x = v.usage;
   if (x !== undefined) {
     y = (x === null ? null : p_Usage(x));
@@ -3584,7 +3683,7 @@ function f_PromptResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3607,22 +3706,25 @@ function f_Usage(v: any, out: any): true | undefined {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.totalTokens = y;
     else return rt.at("/totalTokens");
+  } else {
+    return rt.failAt("/totalTokens", "missing required property");
   }
-  else return rt.failAt("/totalTokens", "missing required property");
   x = v.inputTokens;
   if (x !== undefined) {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.inputTokens = y;
     else return rt.at("/inputTokens");
+  } else {
+    return rt.failAt("/inputTokens", "missing required property");
   }
-  else return rt.failAt("/inputTokens", "missing required property");
   x = v.outputTokens;
   if (x !== undefined) {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.outputTokens = y;
     else return rt.at("/outputTokens");
+  } else {
+    return rt.failAt("/outputTokens", "missing required property");
   }
-  else return rt.failAt("/outputTokens", "missing required property");
   x = v.thoughtTokens;
   if (x !== undefined) {
     y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
@@ -3640,7 +3742,7 @@ function f_Usage(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3663,15 +3765,17 @@ function f_Error(v: any, out: any): true | undefined {
     y = p_ErrorCode(x);
     if (y !== undefined) out.code = y;
     else return rt.at("/code");
+  } else {
+    return rt.failAt("/code", "missing required property");
   }
-  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
+  } else {
+    return rt.failAt("/message", "missing required property");
   }
-  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
     y = rt.copyJson(x);
@@ -3690,7 +3794,7 @@ function p_ErrorCode(v: any): any {
   return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : rt.fail("expected an integer", v));
 }
 
-function m_31(method: unknown, v: any): any {
+function m_AgentNotification_params(method: unknown, v: any): any {
   switch (method) {
     case "session/update":
       return p_SessionNotification(v);
@@ -3710,11 +3814,12 @@ function f_AgentNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_31(v.method, x));
+    y = (x === null ? null : m_AgentNotification_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -3734,18 +3839,20 @@ function f_SessionNotification(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.update;
   if (x !== undefined) {
     y = p_SessionUpdate(x);
     if (y !== undefined) out.update = y;
     else return rt.at("/update");
+  } else {
+    return rt.failAt("/update", "missing required property");
   }
-  else return rt.failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3931,8 +4038,9 @@ function f_ContentChunk(v: any, out: any): true | undefined {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v.messageId;
   if (x !== undefined) {
     y = (x === null ? null : p_MessageId(x));
@@ -3940,7 +4048,7 @@ function f_ContentChunk(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3959,15 +4067,17 @@ function f_ToolCall(v: any, out: any): true | undefined {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -3985,12 +4095,12 @@ function f_ToolCall(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = p_3(x);
+    y = p_ToolCallUpdate_content(x);
     if (y !== undefined) out.content = y;
   }
   x = v.locations;
   if (x !== undefined) {
-    y = p_4(x);
+    y = p_ToolCallUpdate_locations(x);
     if (y !== undefined) out.locations = y;
   }
   x = v.rawInput;
@@ -4005,7 +4115,7 @@ function f_ToolCall(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4024,25 +4134,28 @@ function f_PlanEntry(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v.priority;
   if (x !== undefined) {
     y = p_PlanEntryPriority(x);
     if (y !== undefined) out.priority = y;
     else return rt.at("/priority");
+  } else {
+    return rt.failAt("/priority", "missing required property");
   }
-  else return rt.failAt("/priority", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_PlanEntryStatus(x);
     if (y !== undefined) out.status = y;
     else return rt.at("/status");
+  } else {
+    return rt.failAt("/status", "missing required property");
   }
-  else return rt.failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4062,7 +4175,7 @@ function p_PlanEntryStatus(v: any): any {
   return ((v === "pending" || v === "in_progress" || v === "completed") ? v : rt.fail("expected one of \"pending\", \"in_progress\", \"completed\"", v));
 }
 
-function p_32(v: any): any {
+function p_Plan_entries(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4078,14 +4191,15 @@ function f_Plan(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.entries;
   if (x !== undefined) {
-    y = p_32(x);
+    y = p_Plan_entries(x);
     if (y !== undefined) out.entries = y;
     else out.entries = [];
+  } else {
+    return rt.failAt("/entries", "missing required property");
   }
-  else return rt.failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4143,18 +4257,20 @@ function f_PlanItems(v: any, out: any): true | undefined {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
     else return rt.at("/planId");
+  } else {
+    return rt.failAt("/planId", "missing required property");
   }
-  else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_32(x);
+    y = p_Plan_entries(x);
     if (y !== undefined) out.entries = y;
     else out.entries = [];
+  } else {
+    return rt.failAt("/entries", "missing required property");
   }
-  else return rt.failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4173,18 +4289,20 @@ function f_PlanFile(v: any, out: any): true | undefined {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
     else return rt.at("/planId");
+  } else {
+    return rt.failAt("/planId", "missing required property");
   }
-  else return rt.failAt("/planId", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4203,18 +4321,20 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
     else return rt.at("/planId");
+  } else {
+    return rt.failAt("/planId", "missing required property");
   }
-  else return rt.failAt("/planId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4233,11 +4353,12 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
     y = p_PlanUpdateContent(x);
     if (y !== undefined) out.plan = y;
     else return rt.at("/plan");
+  } else {
+    return rt.failAt("/plan", "missing required property");
   }
-  else return rt.failAt("/plan", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4256,11 +4377,12 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
     else return rt.at("/planId");
+  } else {
+    return rt.failAt("/planId", "missing required property");
   }
-  else return rt.failAt("/planId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4279,15 +4401,17 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.description = y;
     else return rt.at("/description");
+  } else {
+    return rt.failAt("/description", "missing required property");
   }
-  else return rt.failAt("/description", "missing required property");
   x = v.input;
   if (x !== undefined) {
     y = (x === null ? null : p_AvailableCommandInput(x));
@@ -4295,7 +4419,7 @@ function f_AvailableCommand(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4322,11 +4446,12 @@ function f_UnstructuredCommandInput(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.hint = y;
     else return rt.at("/hint");
+  } else {
+    return rt.failAt("/hint", "missing required property");
   }
-  else return rt.failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4338,7 +4463,7 @@ function p_UnstructuredCommandInput(v: any): any {
   return f_UnstructuredCommandInput(v, out) && out;
 }
 
-function p_33(v: any): any {
+function p_AvailableCommandsUpdate_availableCommands(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4354,14 +4479,15 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_33(x);
+    y = p_AvailableCommandsUpdate_availableCommands(x);
     if (y !== undefined) out.availableCommands = y;
     else out.availableCommands = [];
+  } else {
+    return rt.failAt("/availableCommands", "missing required property");
   }
-  else return rt.failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4380,11 +4506,12 @@ function f_CurrentModeUpdate(v: any, out: any): true | undefined {
     y = p_SessionModeId(x);
     if (y !== undefined) out.currentModeId = y;
     else return rt.at("/currentModeId");
+  } else {
+    return rt.failAt("/currentModeId", "missing required property");
   }
-  else return rt.failAt("/currentModeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4400,14 +4527,15 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_24(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
     else out.configOptions = [];
+  } else {
+    return rt.failAt("/configOptions", "missing required property");
   }
-  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4433,7 +4561,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4452,18 +4580,20 @@ function f_Cost(v: any, out: any): true | undefined {
     y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number", x));
     if (y !== undefined) out.amount = y;
     else return rt.at("/amount");
+  } else {
+    return rt.failAt("/amount", "missing required property");
   }
-  else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.currency = y;
     else return rt.at("/currency");
+  } else {
+    return rt.failAt("/currency", "missing required property");
   }
-  else return rt.failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4482,15 +4612,17 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.used = y;
     else return rt.at("/used");
+  } else {
+    return rt.failAt("/used", "missing required property");
   }
-  else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.size = y;
     else return rt.at("/size");
+  } else {
+    return rt.failAt("/size", "missing required property");
   }
-  else return rt.failAt("/size", "missing required property");
   x = v.cost;
   if (x !== undefined) {
     y = (x === null ? null : p_Cost(x));
@@ -4498,7 +4630,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4521,15 +4653,17 @@ function f_Notice(v: any, out: any): true | undefined {
     y = p_NoticeSeverity(x);
     if (y !== undefined) out.severity = y;
     else return rt.at("/severity");
+  } else {
+    return rt.failAt("/severity", "missing required property");
   }
-  else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -4537,7 +4671,7 @@ function f_Notice(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4557,7 +4691,7 @@ function p_CompactionStatus(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_34(v: any): any {
+function p_CompactionUpdate_summary(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4576,18 +4710,20 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
     else return rt.at("/compactionId");
+  } else {
+    return rt.failAt("/compactionId", "missing required property");
   }
-  else return rt.failAt("/compactionId", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_CompactionStatus(x);
     if (y !== undefined) out.status = y;
     else return rt.at("/status");
+  } else {
+    return rt.failAt("/status", "missing required property");
   }
-  else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_34(x));
+    y = (x === null ? null : p_CompactionUpdate_summary(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -4597,7 +4733,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4616,18 +4752,20 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
     else return rt.at("/compactionId");
+  } else {
+    return rt.failAt("/compactionId", "missing required property");
   }
-  else return rt.failAt("/compactionId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4648,7 +4786,7 @@ function f_SubagentSessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4664,7 +4802,7 @@ function f_SessionCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4727,7 +4865,7 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4785,13 +4923,13 @@ function p_IdleStateUpdateError(v: any): any {
   return f_ErrorStopReason(v, out) && out;
 }
 
-const K_35 = ["usage", "_meta"];
+const K_IdleStateUpdateOther = ["usage", "_meta"];
 
 function p_IdleStateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_35);
+  return rt.copyRawExcept(v, {}, K_IdleStateUpdateOther);
 }
 
-function p_36(v: any): any {
+function p_IdleStateUpdate_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -4830,10 +4968,10 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_36(v);
+  const m = p_IdleStateUpdate_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -4849,7 +4987,7 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4865,7 +5003,7 @@ function f_UnknownStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4884,8 +5022,9 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -4914,13 +5053,13 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_CreateTerminalRequest_args(x));
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4939,8 +5078,9 @@ function f_SessionMessage(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.senderSessionId;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionId(x));
@@ -4963,12 +5103,12 @@ function f_SessionMessage(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_34(x));
+    y = (x === null ? null : p_CompactionUpdate_summary(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4987,18 +5127,20 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5017,11 +5159,12 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
     else return rt.at("/elicitationId");
+  } else {
+    return rt.failAt("/elicitationId", "missing required property");
   }
-  else return rt.failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5040,16 +5183,17 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
     y = p_AuthState(x);
     if (y !== undefined) out.state = y;
     else return rt.at("/state");
+  } else {
+    return rt.failAt("/state", "missing required property");
   }
-  else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_23(x);
+    y = p_AuthStatusResponse_accounts(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5065,7 +5209,7 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_37(method: unknown, v: any): any {
+function m_ClientRequest_params(method: unknown, v: any): any {
   switch (method) {
     case "initialize":
       return p_InitializeRequest(v);
@@ -5121,18 +5265,20 @@ function f_ClientRequest(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_37(v.method, x));
+    y = (x === null ? null : m_ClientRequest_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5152,8 +5298,9 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
     else return rt.at("/protocolVersion");
+  } else {
+    return rt.failAt("/protocolVersion", "missing required property");
   }
-  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.clientCapabilities;
   if (x !== undefined) {
     y = p_ClientCapabilities(x);
@@ -5166,7 +5313,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5217,7 +5364,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5243,7 +5390,7 @@ function f_FileSystemCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5274,7 +5421,7 @@ function f_ClientSessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5307,7 +5454,7 @@ function f_SessionConfigOptionsCapabilities(v: any, out: any): true | undefined 
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5323,7 +5470,7 @@ function f_BooleanConfigOptionCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5351,7 +5498,7 @@ function f_SubagentCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5367,7 +5514,7 @@ function f_PlanCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5388,7 +5535,7 @@ function f_AuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5414,7 +5561,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5430,7 +5577,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5446,7 +5593,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5465,11 +5612,12 @@ function f_AuthenticateRequest(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
     else return rt.at("/methodId");
+  } else {
+    return rt.failAt("/methodId", "missing required property");
   }
-  else return rt.failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5485,7 +5633,7 @@ function f_ListProvidersRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5504,31 +5652,34 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
     else return rt.at("/providerId");
+  } else {
+    return rt.failAt("/providerId", "missing required property");
   }
-  else return rt.failAt("/providerId", "missing required property");
   x = v.apiType;
   if (x !== undefined) {
     y = p_LlmProtocol(x);
     if (y !== undefined) out.apiType = y;
     else return rt.at("/apiType");
+  } else {
+    return rt.failAt("/apiType", "missing required property");
   }
-  else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.baseUrl = y;
     else return rt.at("/baseUrl");
+  } else {
+    return rt.failAt("/baseUrl", "missing required property");
   }
-  else return rt.failAt("/baseUrl", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = p_20(x);
+    y = p_AuthMethodTerminal_env(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5547,11 +5698,12 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
     else return rt.at("/providerId");
+  } else {
+    return rt.failAt("/providerId", "missing required property");
   }
-  else return rt.failAt("/providerId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5567,7 +5719,7 @@ function f_LogoutRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5583,7 +5735,7 @@ function f_AuthStatusRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5595,7 +5747,7 @@ function p_AuthStatusRequest(v: any): any {
   return f_AuthStatusRequest(v, out) && out;
 }
 
-function p_38(v: any): any {
+function p_NewSessionRequest_mcpServers(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5614,21 +5766,23 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_38(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
+  } else {
+    return rt.failAt("/mcpServers", "missing required property");
   }
-  else return rt.failAt("/mcpServers", "missing required property");
   x = v.systemPrompt;
   if (x !== undefined) {
     y = (x === null ? null : p_SystemPrompt(x));
@@ -5637,7 +5791,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5692,18 +5846,20 @@ function f_HttpHeader(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5715,7 +5871,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_39(v: any): any {
+function p_McpServerHttp_headers(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5734,25 +5890,28 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
+  } else {
+    return rt.failAt("/url", "missing required property");
   }
-  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_39(x);
+    y = x === null ? [] : p_McpServerHttp_headers(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
+  } else {
+    return rt.failAt("/headers", "missing required property");
   }
-  else return rt.failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5771,25 +5930,28 @@ function f_McpServerSse(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
+  } else {
+    return rt.failAt("/url", "missing required property");
   }
-  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_39(x);
+    y = x === null ? [] : p_McpServerHttp_headers(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
+  } else {
+    return rt.failAt("/headers", "missing required property");
   }
-  else return rt.failAt("/headers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5808,18 +5970,20 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.serverId;
   if (x !== undefined) {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
     else return rt.at("/serverId");
+  } else {
+    return rt.failAt("/serverId", "missing required property");
   }
-  else return rt.failAt("/serverId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5838,32 +6002,36 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.command;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
+  } else {
+    return rt.failAt("/command", "missing required property");
   }
-  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
+  } else {
+    return rt.failAt("/args", "missing required property");
   }
-  else return rt.failAt("/args", "missing required property");
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_7(x);
+    y = x === null ? [] : p_CreateTerminalRequest_env(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
+  } else {
+    return rt.failAt("/env", "missing required property");
   }
-  else return rt.failAt("/env", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5875,7 +6043,7 @@ function p_McpServerStdio(v: any): any {
   return f_McpServerStdio(v, out) && out;
 }
 
-function p_40(v: any): any {
+function p_SystemPrompt_content(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5894,18 +6062,20 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
     y = p_SystemPromptMode(x);
     if (y !== undefined) out.mode = y;
     else return rt.at("/mode");
+  } else {
+    return rt.failAt("/mode", "missing required property");
   }
-  else return rt.failAt("/mode", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = p_40(x);
+    y = p_SystemPrompt_content(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5925,21 +6095,23 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_38(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
+  } else {
+    return rt.failAt("/mcpServers", "missing required property");
   }
-  else return rt.failAt("/mcpServers", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -5948,8 +6120,9 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.systemPrompt;
   if (x !== undefined) {
     y = (x === null ? null : p_SystemPrompt(x));
@@ -5958,7 +6131,7 @@ function f_LoadSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5992,7 +6165,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6015,11 +6188,12 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6038,24 +6212,26 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_38(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6067,7 +6243,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6086,11 +6262,12 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6109,11 +6286,12 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6132,11 +6310,12 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6155,18 +6334,20 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6185,24 +6366,26 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_6(x);
+    y = x === null ? [] : p_CreateTerminalRequest_args(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_38(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6214,7 +6397,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6233,11 +6416,12 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6256,18 +6440,20 @@ function f_SetSessionModeRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.modeId;
   if (x !== undefined) {
     y = p_SessionModeId(x);
     if (y !== undefined) out.modeId = y;
     else return rt.at("/modeId");
+  } else {
+    return rt.failAt("/modeId", "missing required property");
   }
-  else return rt.failAt("/modeId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6287,30 +6473,32 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   return out;
 }
 
-function f_41(v: any, out: any): true | undefined {
+function f_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.value;
   if (x !== undefined) {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   return true;
 }
 
-function p_42(v: any): any {
+function p_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_41(v, out) && out;
+  return f_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v, out) && out;
 }
 
-function p_43(v: any): any {
+function p_SetSessionConfigOptionRequest_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
@@ -6321,7 +6509,7 @@ function p_43(v: any): any {
     default:
       y = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
-  if (y === undefined) y = p_42(v);
+  if (y === undefined) y = p_SetSessionConfigOptionRequest_mixin_SetSessionConfigOptionRequestValueId(v);
   return y;
 }
 
@@ -6332,21 +6520,23 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.configId;
   if (x !== undefined) {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.configId = y;
     else return rt.at("/configId");
+  } else {
+    return rt.failAt("/configId", "missing required property");
   }
-  else return rt.failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_43(v);
+  const m = p_SetSessionConfigOptionRequest_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -6365,18 +6555,20 @@ function f_PromptRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_40(x);
+    y = p_SystemPrompt_content(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
+  } else {
+    return rt.failAt("/prompt", "missing required property");
   }
-  else return rt.failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6388,7 +6580,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function m_44(method: unknown, v: any): any {
+function m_ClientResponse_ClientResponseResult_result(method: unknown, v: any): any {
   switch (method) {
     case "fs/write_text_file":
       return p_WriteTextFileResponse(v);
@@ -6415,37 +6607,39 @@ function m_44(method: unknown, v: any): any {
   }
 }
 
-function f_45(v: any, out: any): true | undefined {
+function f_ClientResponse_ClientResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = (askedMethod === undefined ? rt.copyJson(x) : m_44(askedMethod, x));
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_ClientResponse_ClientResponseResult_result(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
-function p_46(v: any): any {
+function p_ClientResponse_ClientResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_45(v, out) && out;
+  return f_ClientResponse_ClientResponseResult(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_46(v);
+  y = p_ClientResponse_ClientResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_18(v);
+  y = p_AgentResponse_AgentResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
@@ -6455,7 +6649,7 @@ function f_WriteTextFileResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6474,11 +6668,12 @@ function f_ReadTextFileResponse(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6497,11 +6692,12 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
     y = p_RequestPermissionOutcome(x);
     if (y !== undefined) out.outcome = y;
     else return rt.at("/outcome");
+  } else {
+    return rt.failAt("/outcome", "missing required property");
   }
-  else return rt.failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6547,11 +6743,12 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
     else return rt.at("/optionId");
+  } else {
+    return rt.failAt("/optionId", "missing required property");
   }
-  else return rt.failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6570,11 +6767,12 @@ function f_CreateTerminalResponse(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6593,15 +6791,17 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.output = y;
     else return rt.at("/output");
+  } else {
+    return rt.failAt("/output", "missing required property");
   }
-  else return rt.failAt("/output", "missing required property");
   x = v.truncated;
   if (x !== undefined) {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.truncated = y;
     else return rt.at("/truncated");
+  } else {
+    return rt.failAt("/truncated", "missing required property");
   }
-  else return rt.failAt("/truncated", "missing required property");
   x = v.exitStatus;
   if (x !== undefined) {
     y = (x === null ? null : p_TerminalExitStatus(x));
@@ -6609,7 +6809,7 @@ function f_TerminalOutputResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6635,7 +6835,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6651,7 +6851,7 @@ function f_ReleaseTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6677,7 +6877,7 @@ function f_WaitForTerminalExitResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6693,7 +6893,7 @@ function f_KillTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6720,13 +6920,13 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
-const K_47 = ["_meta"];
+const K_CreateElicitationResponseOther = ["_meta"];
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_47);
+  return rt.copyRawExcept(v, {}, K_CreateElicitationResponseOther);
 }
 
-function p_48(v: any): any {
+function p_CreateElicitationResponse_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let y: any;
@@ -6750,10 +6950,10 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_48(v);
+  const m = p_CreateElicitationResponse_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -6779,13 +6979,13 @@ function p_ElicitationContentValue(v: any): any {
   y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
   best = rt.deeper(best);
-  y = p_6(v);
+  y = p_CreateTerminalRequest_args(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function p_49(v: any): any {
+function p_ElicitationAcceptAction_content(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -6801,7 +7001,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_49(x));
+    y = (x === null ? null : p_ElicitationAcceptAction_content(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -6814,64 +7014,66 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function f_50(v: any, out: any): true | undefined {
+function f_MessageMcpResponse_MessageMcpResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.result;
   if (x !== undefined) {
     y = rt.copyJson(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
 }
 
-function p_51(v: any): any {
+function p_MessageMcpResponse_MessageMcpResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_50(v, out) && out;
+  return f_MessageMcpResponse_MessageMcpResponseResult(v, out) && out;
 }
 
-function f_52(v: any, out: any): true | undefined {
+function f_MessageMcpResponse_MessageMcpResponseError(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.error;
   if (x !== undefined) {
     y = p_McpError(x);
     if (y !== undefined) out.error = y;
     else return rt.at("/error");
+  } else {
+    return rt.failAt("/error", "missing required property");
   }
-  else return rt.failAt("/error", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
 }
 
-function p_53(v: any): any {
+function p_MessageMcpResponse_MessageMcpResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_52(v, out) && out;
+  return f_MessageMcpResponse_MessageMcpResponseError(v, out) && out;
 }
 
 function p_MessageMcpResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_51(v);
+  y = p_MessageMcpResponse_MessageMcpResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_53(v);
+  y = p_MessageMcpResponse_MessageMcpResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-const K_54 = ["code", "message", "data"];
+const K_McpError = ["code", "message", "data"];
 
 function f_McpError(v: any, out: any): true | undefined {
   let x: any, y: any;
@@ -6880,22 +7082,24 @@ function f_McpError(v: any, out: any): true | undefined {
     y = (Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 ? x : rt.fail("expected an integer (int32) in [-2147483648, 2147483647]", x));
     if (y !== undefined) out.code = y;
     else return rt.at("/code");
+  } else {
+    return rt.failAt("/code", "missing required property");
   }
-  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
+  } else {
+    return rt.failAt("/message", "missing required property");
   }
-  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
     y = rt.copyJson(x);
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
-  rt.copyRawExcept(v, out, K_54);
+  rt.copyRawExcept(v, out, K_McpError);
   return true;
 }
 
@@ -6905,7 +7109,7 @@ function p_McpError(v: any): any {
   return f_McpError(v, out) && out;
 }
 
-function m_55(method: unknown, v: any): any {
+function m_ClientNotification_params(method: unknown, v: any): any {
   switch (method) {
     case "session/cancel":
       return p_CancelNotification(v);
@@ -6923,11 +7127,12 @@ function f_ClientNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_55(v.method, x));
+    y = (x === null ? null : m_ClientNotification_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -6947,11 +7152,12 @@ function f_CancelNotification(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6970,31 +7176,34 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
     else return rt.at("/serverId");
+  } else {
+    return rt.failAt("/serverId", "missing required property");
   }
-  else return rt.failAt("/serverId", "missing required property");
   x = v.requestId;
   if (x !== undefined) {
     y = p_McpRequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7013,11 +7222,12 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7029,14 +7239,14 @@ function p_CancelRequestNotification(v: any): any {
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function m_56(method: unknown, v: any): any {
+function m_ProxyRequest_params(method: unknown, v: any): any {
   switch (method) {
     case "proxy/initialize":
       return p_InitializeProxyRequest(v);
     case "proxy/successor":
       return p_ProxySuccessorRequest(v);
     default:
-      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+      return rt.fail("no params type for this method; expected one of proxy/initialize, proxy/successor");
   }
 }
 
@@ -7047,18 +7257,20 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_56(v.method, x));
+    y = (x === null ? null : m_ProxyRequest_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7082,8 +7294,9 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = rt.copyJson(x);
@@ -7092,7 +7305,7 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7104,48 +7317,50 @@ function p_ProxySuccessorRequest(v: any): any {
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function m_57(method: unknown, v: any): any {
+function m_ProxyResponse_ProxyResponseResult_result(method: unknown, v: any): any {
   switch (method) {
     case "proxy/initialize":
       return p_InitializeProxyResponse(v);
     case "proxy/successor":
       return p_ProxySuccessorResponse(v);
     default:
-      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+      return rt.fail("no params type for this method; expected one of proxy/initialize, proxy/successor");
   }
 }
 
-function f_58(v: any, out: any): true | undefined {
+function f_ProxyResponse_ProxyResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = (askedMethod === undefined ? rt.copyJson(x) : m_57(askedMethod, x));
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_ProxyResponse_ProxyResponseResult_result(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
-function p_59(v: any): any {
+function p_ProxyResponse_ProxyResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_58(v, out) && out;
+  return f_ProxyResponse_ProxyResponseResult(v, out) && out;
 }
 
 function p_ProxyResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_59(v);
+  y = p_ProxyResponse_ProxyResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_18(v);
+  y = p_AgentResponse_AgentResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
@@ -7159,12 +7374,12 @@ function p_ProxySuccessorResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_60(method: unknown, v: any): any {
+function m_ProxyNotification_params(method: unknown, v: any): any {
   switch (method) {
     case "proxy/successor":
       return p_ProxySuccessorNotification(v);
     default:
-      return rt.fail("no params type for this method; expected one of " + "proxy/successor");
+      return rt.fail("no params type for this method; expected one of proxy/successor");
   }
 }
 
@@ -7175,11 +7390,12 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_60(v.method, x));
+    y = (x === null ? null : m_ProxyNotification_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7199,8 +7415,9 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = rt.copyJson(x);
@@ -7209,7 +7426,7 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_1(x));
+    y = (x === null ? null : p_WriteTextFileRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;

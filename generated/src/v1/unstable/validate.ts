@@ -8,11 +8,11 @@
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
+import type { Result } from "../../runtime/result.js";
+import type * as T from "./types.js";
 
-function v_0(v: any): true | undefined {
+function v_AgentRequest_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_WriteTextFileRequest(v)) return true;
   best = rt.failure();
@@ -49,11 +49,11 @@ function v_AgentRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_0(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_AgentRequest_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_1(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentRequest_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_WriteTextFileRequest(v) ? 1 : 0) + (v_ReadTextFileRequest(v) ? 1 : 0) + (v_RequestPermissionRequest(v) ? 1 : 0) + (v_CreateTerminalRequest(v) ? 1 : 0) + (v_TerminalOutputRequest(v) ? 1 : 0) + (v_ReleaseTerminalRequest(v) ? 1 : 0) + (v_WaitForTerminalExitRequest(v) ? 1 : 0) + (v_KillTerminalRequest(v) ? 1 : 0) + (v_CreateElicitationRequest(v) ? 1 : 0) + (v_MessageMcpRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_WriteTextFileRequest(v, p, q); }, (q: rt.Issue[]) => { c_ReadTextFileRequest(v, p, q); }, (q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_TerminalOutputRequest(v, p, q); }, (q: rt.Issue[]) => { c_ReleaseTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_WaitForTerminalExitRequest(v, p, q); }, (q: rt.Issue[]) => { c_KillTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
@@ -63,7 +63,7 @@ function c_AgentRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_1(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_AgentRequest_params(x, p + "/params", out); } }
 }
 
 function v_RequestId(v: any): true | undefined {
@@ -83,7 +83,7 @@ function c_RequestId(v: any, p: string, out: rt.Issue[]): void {
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(v === null)) rt.issue(q, p, "expected null", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }]);
 }
 
-function v_2(v: any): true | undefined {
+function v_WriteTextFileRequest__meta(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
@@ -101,11 +101,11 @@ function v_WriteTextFileRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_3(v: any, p: string, out: rt.Issue[]): void {
+function c_WriteTextFileRequest__meta(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
 }
 
@@ -114,7 +114,7 @@ function c_WriteTextFileRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.path; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x); } else rt.issue(out, p + "/path", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionId(v: any): true | undefined {
@@ -139,7 +139,7 @@ function v_ReadTextFileRequest(v: any): true | undefined {
   x = v.limit;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/limit");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -149,10 +149,10 @@ function c_ReadTextFileRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.path; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x); } else rt.issue(out, p + "/path", "missing required property"); }
   { const x: any = v.line; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
   { const x: any = v.limit; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/limit", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_4(v: any): true | undefined {
+function v_RequestPermissionRequest_options(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -172,13 +172,13 @@ function v_RequestPermissionRequest(v: any): true | undefined {
   if (!v_ToolCallUpdate(x)) return rt.at("/toolCall");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_4(x)) return rt.at("/options");
+  if (!v_RequestPermissionRequest_options(x)) return rt.at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_5(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionRequest_options(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_PermissionOption(v[i], rt.pointer(p, i), out);
 }
@@ -187,11 +187,11 @@ function c_RequestPermissionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.toolCall; if (x !== undefined) { c_ToolCallUpdate(x, p + "/toolCall", out); } else rt.issue(out, p + "/toolCall", "missing required property"); }
-  { const x: any = v.options; if (x !== undefined) { c_5(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.options; if (x !== undefined) { c_RequestPermissionRequest_options(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_6(v: any): true | undefined {
+function v_ToolCallUpdate_content(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -200,7 +200,7 @@ function v_6(v: any): true | undefined {
   return true;
 }
 
-function v_7(v: any): true | undefined {
+function v_ToolCallUpdate_locations(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -224,20 +224,20 @@ function v_ToolCallUpdate(v: any): true | undefined {
   x = v.name;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
   x = v.content;
-  if (x !== undefined && !(x === null || v_6(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_ToolCallUpdate_content(x))) return rt.at("/content");
   x = v.locations;
-  if (x !== undefined && !(x === null || v_7(x))) return rt.at("/locations");
+  if (x !== undefined && !(x === null || v_ToolCallUpdate_locations(x))) return rt.at("/locations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_8(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallUpdate_content(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ToolCallContent(v[i], rt.pointer(p, i), out);
 }
 
-function c_9(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallUpdate_locations(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ToolCallLocation(v[i], rt.pointer(p, i), out);
 }
@@ -249,9 +249,9 @@ function c_ToolCallUpdate(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.status; if (x !== undefined) { if (x !== null) c_ToolCallStatus(x, p + "/status", out); } }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.name; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x); } }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_8(x, p + "/content", out); } }
-  { const x: any = v.locations; if (x !== undefined) { if (x !== null) c_9(x, p + "/locations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_ToolCallUpdate_content(x, p + "/content", out); } }
+  { const x: any = v.locations; if (x !== undefined) { if (x !== null) c_ToolCallUpdate_locations(x, p + "/locations", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallId(v: any): true | undefined {
@@ -310,15 +310,15 @@ function v_ToolCallContent(v: any): true | undefined {
   return ok;
 }
 
-function c_10(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallContentContent(v: any, p: string, out: rt.Issue[]): void {
   c_Content(v, p, out);
 }
 
-function c_11(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallContentDiff(v: any, p: string, out: rt.Issue[]): void {
   c_Diff(v, p, out);
 }
 
-function c_12(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallContentTerminal(v: any, p: string, out: rt.Issue[]): void {
   c_Terminal(v, p, out);
 }
 
@@ -327,9 +327,9 @@ function c_ToolCallContent(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "content": c_10(v, p, out); break;
-    case "diff": c_11(v, p, out); break;
-    case "terminal": c_12(v, p, out); break;
+    case "content": c_ToolCallContentContent(v, p, out); break;
+    case "diff": c_ToolCallContentDiff(v, p, out); break;
+    case "terminal": c_ToolCallContentTerminal(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
@@ -380,23 +380,23 @@ function v_ContentBlock(v: any): true | undefined {
   return ok;
 }
 
-function c_13(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockText(v: any, p: string, out: rt.Issue[]): void {
   c_TextContent(v, p, out);
 }
 
-function c_14(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockImage(v: any, p: string, out: rt.Issue[]): void {
   c_ImageContent(v, p, out);
 }
 
-function c_15(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockAudio(v: any, p: string, out: rt.Issue[]): void {
   c_AudioContent(v, p, out);
 }
 
-function c_16(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockResourceLink(v: any, p: string, out: rt.Issue[]): void {
   c_ResourceLink(v, p, out);
 }
 
-function c_17(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockResource(v: any, p: string, out: rt.Issue[]): void {
   c_EmbeddedResource(v, p, out);
 }
 
@@ -405,16 +405,16 @@ function c_ContentBlock(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "text": c_13(v, p, out); break;
-    case "image": c_14(v, p, out); break;
-    case "audio": c_15(v, p, out); break;
-    case "resource_link": c_16(v, p, out); break;
-    case "resource": c_17(v, p, out); break;
+    case "text": c_ContentBlockText(v, p, out); break;
+    case "image": c_ContentBlockImage(v, p, out); break;
+    case "audio": c_ContentBlockAudio(v, p, out); break;
+    case "resource_link": c_ContentBlockResourceLink(v, p, out); break;
+    case "resource": c_ContentBlockResource(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
-function v_18(v: any): true | undefined {
+function v_Annotations_audience(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -427,27 +427,27 @@ function v_Annotations(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.audience;
-  if (x !== undefined && !(x === null || v_18(x))) return rt.at("/audience");
+  if (x !== undefined && !(x === null || v_Annotations_audience(x))) return rt.at("/audience");
   x = v.lastModified;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/lastModified");
   x = v.priority;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/priority");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_19(v: any, p: string, out: rt.Issue[]): void {
+function c_Annotations_audience(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_Role(v[i], rt.pointer(p, i), out);
 }
 
 function c_Annotations(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.audience; if (x !== undefined) { if (x !== null) c_19(x, p + "/audience", out); } }
+  { const x: any = v.audience; if (x !== undefined) { if (x !== null) c_Annotations_audience(x, p + "/audience", out); } }
   { const x: any = v.lastModified; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/lastModified", "expected a string or null", x); } }
   { const x: any = v.priority; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/priority", "expected a number or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Role(v: any): true | undefined {
@@ -467,7 +467,7 @@ function v_TextContent(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/text", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -475,7 +475,7 @@ function c_TextContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
   { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ImageContent(v: any): true | undefined {
@@ -492,7 +492,7 @@ function v_ImageContent(v: any): true | undefined {
   x = v.uri;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -502,7 +502,7 @@ function c_ImageContent(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string", x); } else rt.issue(out, p + "/mimeType", "missing required property"); }
   { const x: any = v.uri; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/uri", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AudioContent(v: any): true | undefined {
@@ -517,7 +517,7 @@ function v_AudioContent(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/mimeType", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -526,7 +526,7 @@ function c_AudioContent(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
   { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string", x); } else rt.issue(out, p + "/mimeType", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ResourceLink(v: any): true | undefined {
@@ -549,7 +549,7 @@ function v_ResourceLink(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/uri", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -562,7 +562,7 @@ function c_ResourceLink(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.size; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/size", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_EmbeddedResourceResource(v: any): true | undefined {
@@ -592,7 +592,7 @@ function v_TextResourceContents(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/uri", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -601,7 +601,7 @@ function c_TextResourceContents(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.mimeType; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string or null", x); } }
   { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BlobResourceContents(v: any): true | undefined {
@@ -616,7 +616,7 @@ function v_BlobResourceContents(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/uri", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -625,7 +625,7 @@ function c_BlobResourceContents(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.blob; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/blob", "expected a string", x); } else rt.issue(out, p + "/blob", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string or null", x); } }
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_EmbeddedResource(v: any): true | undefined {
@@ -637,7 +637,7 @@ function v_EmbeddedResource(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/resource", "missing required property");
   if (!v_EmbeddedResourceResource(x)) return rt.at("/resource");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -645,7 +645,7 @@ function c_EmbeddedResource(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
   { const x: any = v.resource; if (x !== undefined) { c_EmbeddedResourceResource(x, p + "/resource", out); } else rt.issue(out, p + "/resource", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Content(v: any): true | undefined {
@@ -655,14 +655,14 @@ function v_Content(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_Content(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Diff(v: any): true | undefined {
@@ -677,7 +677,7 @@ function v_Diff(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/newText", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/newText");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -686,7 +686,7 @@ function c_Diff(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.path; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x); } else rt.issue(out, p + "/path", "missing required property"); }
   { const x: any = v.oldText; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/oldText", "expected a string or null", x); } }
   { const x: any = v.newText; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/newText", "expected a string", x); } else rt.issue(out, p + "/newText", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalId(v: any): true | undefined {
@@ -704,14 +704,14 @@ function v_Terminal(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_Terminal(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallLocation(v: any): true | undefined {
@@ -723,7 +723,7 @@ function v_ToolCallLocation(v: any): true | undefined {
   x = v.line;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/line");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -731,7 +731,7 @@ function c_ToolCallLocation(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.path; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x); } else rt.issue(out, p + "/path", "missing required property"); }
   { const x: any = v.line; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PermissionOption(v: any): true | undefined {
@@ -747,7 +747,7 @@ function v_PermissionOption(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return rt.at("/kind");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -756,7 +756,7 @@ function c_PermissionOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.kind; if (x !== undefined) { c_PermissionOptionKind(x, p + "/kind", out); } else rt.issue(out, p + "/kind", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PermissionOptionId(v: any): true | undefined {
@@ -775,7 +775,7 @@ function c_PermissionOptionKind(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always"))) rt.issue(out, p, "expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\"", v);
 }
 
-function v_20(v: any): true | undefined {
+function v_CreateTerminalRequest_args(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -784,7 +784,7 @@ function v_20(v: any): true | undefined {
   return true;
 }
 
-function v_21(v: any): true | undefined {
+function v_CreateTerminalRequest_env(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -803,24 +803,24 @@ function v_CreateTerminalRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/command", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
   x = v.args;
-  if (x !== undefined && !v_20(x)) return rt.at("/args");
+  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/args");
   x = v.env;
-  if (x !== undefined && !v_21(x)) return rt.at("/env");
+  if (x !== undefined && !v_CreateTerminalRequest_env(x)) return rt.at("/env");
   x = v.cwd;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cwd");
   x = v.outputByteLimit;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/outputByteLimit");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_22(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateTerminalRequest_args(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) if (!(typeof v[i] === "string")) rt.issue(out, rt.pointer(p, i), "expected a string", v[i]);
 }
 
-function c_23(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateTerminalRequest_env(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_EnvVariable(v[i], rt.pointer(p, i), out);
 }
@@ -829,11 +829,11 @@ function c_CreateTerminalRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.command; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/command", "expected a string", x); } else rt.issue(out, p + "/command", "missing required property"); }
-  { const x: any = v.args; if (x !== undefined) { c_22(x, p + "/args", out); } }
-  { const x: any = v.env; if (x !== undefined) { c_23(x, p + "/env", out); } }
+  { const x: any = v.args; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/args", out); } }
+  { const x: any = v.env; if (x !== undefined) { c_CreateTerminalRequest_env(x, p + "/env", out); } }
   { const x: any = v.cwd; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string or null", x); } }
   { const x: any = v.outputByteLimit; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/outputByteLimit", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_EnvVariable(v: any): true | undefined {
@@ -846,7 +846,7 @@ function v_EnvVariable(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -854,7 +854,7 @@ function c_EnvVariable(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalOutputRequest(v: any): true | undefined {
@@ -867,7 +867,7 @@ function v_TerminalOutputRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -875,7 +875,7 @@ function c_TerminalOutputRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ReleaseTerminalRequest(v: any): true | undefined {
@@ -888,7 +888,7 @@ function v_ReleaseTerminalRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -896,7 +896,7 @@ function c_ReleaseTerminalRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_WaitForTerminalExitRequest(v: any): true | undefined {
@@ -909,7 +909,7 @@ function v_WaitForTerminalExitRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -917,7 +917,7 @@ function c_WaitForTerminalExitRequest(v: any, p: string, out: rt.Issue[]): void 
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_KillTerminalRequest(v: any): true | undefined {
@@ -930,7 +930,7 @@ function v_KillTerminalRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -938,7 +938,7 @@ function c_KillTerminalRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CreateElicitationRequestForm(v: any): true | undefined {
@@ -949,7 +949,7 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
   return v_ElicitationUrlMode(v);
 }
 
-function v_24(v: any): true | undefined {
+function v_CreateElicitationRequest_2(v: any): true | undefined {
   let best: rt.Failure;
   if (v_ElicitationSessionScope(v)) return true;
   best = rt.failure();
@@ -959,10 +959,10 @@ function v_24(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
-  return v_24(v);
+  return v_CreateElicitationRequest_2(v);
 }
 
-function v_25(v: any): true | undefined {
+function v_CreateElicitationRequest_3(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let ok: true | undefined;
@@ -986,44 +986,44 @@ function v_CreateElicitationRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/message", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
-  return v_25(v);
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
+  return v_CreateElicitationRequest_3(v);
 }
 
-function c_26(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequestForm(v: any, p: string, out: rt.Issue[]): void {
   c_ElicitationFormMode(v, p, out);
 }
 
-function c_27(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequestUrl(v: any, p: string, out: rt.Issue[]): void {
   c_ElicitationUrlMode(v, p, out);
 }
 
-function c_28(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequest_2(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_ElicitationSessionScope(v) ? 1 : 0) + (v_ElicitationRequestScope(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }]);
 }
 
-function c_29(v: any, p: string, out: rt.Issue[]): void {
-  c_28(v, p, out);
+function c_CreateElicitationRequestOther(v: any, p: string, out: rt.Issue[]): void {
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
-function c_30(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequest_3(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.mode;
   const mark = out.length;
   switch (t) {
-    case "form": c_26(v, p, out); break;
-    case "url": c_27(v, p, out); break;
-    default: if (typeof t === "string") c_29(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
+    case "form": c_CreateElicitationRequestForm(v, p, out); break;
+    case "url": c_CreateElicitationRequestUrl(v, p, out); break;
+    default: if (typeof t === "string") c_CreateElicitationRequestOther(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
 function c_CreateElicitationRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
-  c_30(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
+  c_CreateElicitationRequest_3(v, p, out);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
@@ -1057,7 +1057,7 @@ function c_ElicitationRequestScope(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
 }
 
-function v_31(v: any): true | undefined {
+function v_ElicitationSchema_properties(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1074,17 +1074,17 @@ function v_ElicitationSchema(v: any): true | undefined {
   x = v.title;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.properties;
-  if (x !== undefined && !v_31(x)) return rt.at("/properties");
+  if (x !== undefined && !v_ElicitationSchema_properties(x)) return rt.at("/properties");
   x = v.required;
-  if (x !== undefined && !(x === null || v_20(x))) return rt.at("/required");
+  if (x !== undefined && !(x === null || v_CreateTerminalRequest_args(x))) return rt.at("/required");
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_32(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationSchema_properties(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   for (const k of Object.keys(v)) c_ElicitationPropertySchema(v[k], rt.pointer(p, k), out);
 }
@@ -1093,10 +1093,10 @@ function c_ElicitationSchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.type; if (x !== undefined) { c_ElicitationSchemaType(x, p + "/type", out); } }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.properties; if (x !== undefined) { c_32(x, p + "/properties", out); } }
-  { const x: any = v.required; if (x !== undefined) { if (x !== null) c_22(x, p + "/required", out); } }
+  { const x: any = v.properties; if (x !== undefined) { c_ElicitationSchema_properties(x, p + "/properties", out); } }
+  { const x: any = v.required; if (x !== undefined) { if (x !== null) c_CreateTerminalRequest_args(x, p + "/required", out); } }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationSchemaType(v: any): true | undefined {
@@ -1157,27 +1157,27 @@ function v_ElicitationPropertySchema(v: any): true | undefined {
   return ok;
 }
 
-function c_33(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaString(v: any, p: string, out: rt.Issue[]): void {
   c_StringPropertySchema(v, p, out);
 }
 
-function c_34(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaNumber(v: any, p: string, out: rt.Issue[]): void {
   c_NumberPropertySchema(v, p, out);
 }
 
-function c_35(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaInteger(v: any, p: string, out: rt.Issue[]): void {
   c_IntegerPropertySchema(v, p, out);
 }
 
-function c_36(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaBoolean(v: any, p: string, out: rt.Issue[]): void {
   c_BooleanPropertySchema(v, p, out);
 }
 
-function c_37(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaArray(v: any, p: string, out: rt.Issue[]): void {
   c_MultiSelectPropertySchema(v, p, out);
 }
 
-function c_38(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaOther(v: any, p: string, out: rt.Issue[]): void {
 }
 
 function c_ElicitationPropertySchema(v: any, p: string, out: rt.Issue[]): void {
@@ -1185,12 +1185,12 @@ function c_ElicitationPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "string": c_33(v, p, out); break;
-    case "number": c_34(v, p, out); break;
-    case "integer": c_35(v, p, out); break;
-    case "boolean": c_36(v, p, out); break;
-    case "array": c_37(v, p, out); break;
-    default: if (typeof t === "string") c_38(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "string": c_ElicitationPropertySchemaString(v, p, out); break;
+    case "number": c_ElicitationPropertySchemaNumber(v, p, out); break;
+    case "integer": c_ElicitationPropertySchemaInteger(v, p, out); break;
+    case "boolean": c_ElicitationPropertySchemaBoolean(v, p, out); break;
+    case "array": c_ElicitationPropertySchemaArray(v, p, out); break;
+    default: if (typeof t === "string") c_ElicitationPropertySchemaOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -1214,7 +1214,7 @@ function v_EnumOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1223,10 +1223,10 @@ function c_EnumOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.const; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/const", "expected a string", x); } else rt.issue(out, p + "/const", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_39(v: any): true | undefined {
+function v_StringPropertySchema_oneOf(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1253,15 +1253,15 @@ function v_StringPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/default");
   x = v.enum;
-  if (x !== undefined && !(x === null || v_20(x))) return rt.at("/enum");
+  if (x !== undefined && !(x === null || v_CreateTerminalRequest_args(x))) return rt.at("/enum");
   x = v.oneOf;
-  if (x !== undefined && !(x === null || v_39(x))) return rt.at("/oneOf");
+  if (x !== undefined && !(x === null || v_StringPropertySchema_oneOf(x))) return rt.at("/oneOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_40(v: any, p: string, out: rt.Issue[]): void {
+function c_StringPropertySchema_oneOf(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_EnumOption(v[i], rt.pointer(p, i), out);
 }
@@ -1275,9 +1275,9 @@ function c_StringPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.pattern; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/pattern", "expected a string or null", x); } }
   { const x: any = v.format; if (x !== undefined) { if (x !== null) c_StringFormat(x, p + "/format", out); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/default", "expected a string or null", x); } }
-  { const x: any = v.enum; if (x !== undefined) { if (x !== null) c_22(x, p + "/enum", out); } }
-  { const x: any = v.oneOf; if (x !== undefined) { if (x !== null) c_40(x, p + "/oneOf", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.enum; if (x !== undefined) { if (x !== null) c_CreateTerminalRequest_args(x, p + "/enum", out); } }
+  { const x: any = v.oneOf; if (x !== undefined) { if (x !== null) c_StringPropertySchema_oneOf(x, p + "/oneOf", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_NumberPropertySchema(v: any): true | undefined {
@@ -1294,7 +1294,7 @@ function v_NumberPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1305,7 +1305,7 @@ function c_NumberPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/minimum", "expected a number or null", x); } }
   { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/maximum", "expected a number or null", x); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/default", "expected a number or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_IntegerPropertySchema(v: any): true | undefined {
@@ -1322,7 +1322,7 @@ function v_IntegerPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1333,7 +1333,7 @@ function c_IntegerPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/minimum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
   { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/maximum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/default", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BooleanPropertySchema(v: any): true | undefined {
@@ -1346,7 +1346,7 @@ function v_BooleanPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1355,7 +1355,7 @@ function c_BooleanPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "boolean")) rt.issue(out, p + "/default", "expected a boolean or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MultiSelectItemsString(v: any): true | undefined {
@@ -1382,7 +1382,7 @@ function v_MultiSelectItems(v: any): true | undefined {
   return rt.fail("matches no variant");
 }
 
-function c_41(v: any, p: string, out: rt.Issue[]): void {
+function c_MultiSelectItemsString(v: any, p: string, out: rt.Issue[]): void {
   c_StringMultiSelectItems(v, p, out);
 }
 
@@ -1391,8 +1391,8 @@ function c_MultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "string": c_41(v, p, out); break;
-    default: if (typeof t === "string") c_38(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "string": c_MultiSelectItemsString(v, p, out); break;
+    default: if (typeof t === "string") c_ElicitationPropertySchemaOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
   if (out.length > mark && (v_TitledMultiSelectItems(v) ? 1 : 0) === 1) out.length = mark;
 }
@@ -1402,16 +1402,16 @@ function v_StringMultiSelectItems(v: any): true | undefined {
   let x: any;
   x = v.enum;
   if (x === undefined) return rt.failAt("/enum", "missing required property");
-  if (!v_20(x)) return rt.at("/enum");
+  if (!v_CreateTerminalRequest_args(x)) return rt.at("/enum");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_StringMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.enum; if (x !== undefined) { c_22(x, p + "/enum", out); } else rt.issue(out, p + "/enum", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.enum; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/enum", out); } else rt.issue(out, p + "/enum", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TitledMultiSelectItems(v: any): true | undefined {
@@ -1419,16 +1419,16 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
   let x: any;
   x = v.anyOf;
   if (x === undefined) return rt.failAt("/anyOf", "missing required property");
-  if (!v_39(x)) return rt.at("/anyOf");
+  if (!v_StringPropertySchema_oneOf(x)) return rt.at("/anyOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TitledMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.anyOf; if (x !== undefined) { c_40(x, p + "/anyOf", out); } else rt.issue(out, p + "/anyOf", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.anyOf; if (x !== undefined) { c_StringPropertySchema_oneOf(x, p + "/anyOf", out); } else rt.issue(out, p + "/anyOf", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MultiSelectPropertySchema(v: any): true | undefined {
@@ -1446,9 +1446,9 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return rt.at("/items");
   x = v.default;
-  if (x !== undefined && !(x === null || v_20(x))) return rt.at("/default");
+  if (x !== undefined && !(x === null || v_CreateTerminalRequest_args(x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1459,8 +1459,8 @@ function c_MultiSelectPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.minItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/minItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.maxItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/maxItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.items; if (x !== undefined) { c_MultiSelectItems(x, p + "/items", out); } else rt.issue(out, p + "/items", "missing required property"); }
-  { const x: any = v.default; if (x !== undefined) { if (x !== null) c_22(x, p + "/default", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.default; if (x !== undefined) { if (x !== null) c_CreateTerminalRequest_args(x, p + "/default", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
@@ -1469,13 +1469,13 @@ function v_ElicitationFormMode(v: any): true | undefined {
   x = v.requestedSchema;
   if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
   if (!v_ElicitationSchema(x)) return rt.at("/requestedSchema");
-  return v_24(v);
+  return v_CreateElicitationRequest_2(v);
 }
 
 function c_ElicitationFormMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.requestedSchema; if (x !== undefined) { c_ElicitationSchema(x, p + "/requestedSchema", out); } else rt.issue(out, p + "/requestedSchema", "missing required property"); }
-  c_28(v, p, out);
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
 function v_ElicitationId(v: any): true | undefined {
@@ -1495,14 +1495,14 @@ function v_ElicitationUrlMode(v: any): true | undefined {
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
-  return v_24(v);
+  return v_CreateElicitationRequest_2(v);
 }
 
 function c_ElicitationUrlMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
   { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  c_28(v, p, out);
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
 function v_MessageMcpRequest(v: any): true | undefined {
@@ -1518,9 +1518,9 @@ function v_MessageMcpRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/params");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1529,8 +1529,8 @@ function c_MessageMcpRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.serverId; if (x !== undefined) { c_McpServerAcpId(x, p + "/serverId", out); } else rt.issue(out, p + "/serverId", "missing required property"); }
   { const x: any = v.requestId; if (x !== undefined) { c_McpRequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_3(x, p + "/params", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/params", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerAcpId(v: any): true | undefined {
@@ -1557,7 +1557,7 @@ function c_ExtRequest(v: any, p: string, out: rt.Issue[]): void {
   
 }
 
-function v_42(v: any): true | undefined {
+function v_AgentResponse_AgentResponseResult_result(v: any): true | undefined {
   let best: rt.Failure;
   if (v_InitializeResponse(v)) return true;
   best = rt.failure();
@@ -1606,7 +1606,7 @@ function v_42(v: any): true | undefined {
   return rt.noAlternative(best, v);
 }
 
-function v_43(v: any): true | undefined {
+function v_AgentResponse_AgentResponseResult(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
@@ -1614,11 +1614,11 @@ function v_43(v: any): true | undefined {
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_42(x)) return rt.at("/result");
+  if (!v_AgentResponse_AgentResponseResult_result(x)) return rt.at("/result");
   return true;
 }
 
-function v_44(v: any): true | undefined {
+function v_AgentResponse_AgentResponseError(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
@@ -1632,38 +1632,38 @@ function v_44(v: any): true | undefined {
 
 function v_AgentResponse(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_43(v)) return true;
+  if (v_AgentResponse_AgentResponseResult(v)) return true;
   best = rt.failure();
-  if (v_44(v)) return true;
+  if (v_AgentResponse_AgentResponseError(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_45(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_InitializeResponse(v) ? 1 : 0) + (v_AuthenticateResponse(v) ? 1 : 0) + (v_ListProvidersResponse(v) ? 1 : 0) + (v_SetProviderResponse(v) ? 1 : 0) + (v_DisableProviderResponse(v) ? 1 : 0) + (v_LogoutResponse(v) ? 1 : 0) + (v_AuthStatusResponse(v) ? 1 : 0) + (v_NewSessionResponse(v) ? 1 : 0) + (v_LoadSessionResponse(v) ? 1 : 0) + (v_ListSessionsResponse(v) ? 1 : 0) + (v_DeleteSessionResponse(v) ? 1 : 0) + (v_ForkSessionResponse(v) ? 1 : 0) + (v_ArchiveSessionResponse(v) ? 1 : 0) + (v_UnarchiveSessionResponse(v) ? 1 : 0) + (v_SessionStatusResponse(v) ? 1 : 0) + (v_SetSessionTitleResponse(v) ? 1 : 0) + (v_ResumeSessionResponse(v) ? 1 : 0) + (v_CloseSessionResponse(v) ? 1 : 0) + (v_SetSessionModeResponse(v) ? 1 : 0) + (v_SetSessionConfigOptionResponse(v) ? 1 : 0) + (v_PromptResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_AuthenticateResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListProvidersResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetProviderResponse(v, p, q); }, (q: rt.Issue[]) => { c_DisableProviderResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutResponse(v, p, q); }, (q: rt.Issue[]) => { c_AuthStatusResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoadSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ForkSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ArchiveSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_UnarchiveSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_SessionStatusResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionTitleResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionModeResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
 }
 
-function c_46(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_45(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  { const x: any = v.result; if (x !== undefined) { c_AgentResponse_AgentResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
 }
 
-function c_47(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseError(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.error; if (x !== undefined) { c_Error(x, p + "/error", out); } else rt.issue(out, p + "/error", "missing required property"); }
 }
 
 function c_AgentResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_43(v) ? 1 : 0) + (v_44(v) ? 1 : 0);
+  const n = (v_AgentResponse_AgentResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_46(v, p, q); }, (q: rt.Issue[]) => { c_47(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_AgentResponse_AgentResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
 }
 
-function v_48(v: any): true | undefined {
+function v_InitializeResponse_authMethods(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1681,15 +1681,15 @@ function v_InitializeResponse(v: any): true | undefined {
   x = v.agentCapabilities;
   if (x !== undefined && !v_AgentCapabilities(x)) return rt.at("/agentCapabilities");
   x = v.authMethods;
-  if (x !== undefined && !v_48(x)) return rt.at("/authMethods");
+  if (x !== undefined && !v_InitializeResponse_authMethods(x)) return rt.at("/authMethods");
   x = v.agentInfo;
   if (x !== undefined && !(x === null || v_Implementation(x))) return rt.at("/agentInfo");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_49(v: any, p: string, out: rt.Issue[]): void {
+function c_InitializeResponse_authMethods(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_AuthMethod(v[i], rt.pointer(p, i), out);
 }
@@ -1698,9 +1698,9 @@ function c_InitializeResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
   { const x: any = v.agentCapabilities; if (x !== undefined) { c_AgentCapabilities(x, p + "/agentCapabilities", out); } }
-  { const x: any = v.authMethods; if (x !== undefined) { c_49(x, p + "/authMethods", out); } }
+  { const x: any = v.authMethods; if (x !== undefined) { c_InitializeResponse_authMethods(x, p + "/authMethods", out); } }
   { const x: any = v.agentInfo; if (x !== undefined) { if (x !== null) c_Implementation(x, p + "/agentInfo", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
@@ -1727,7 +1727,7 @@ function v_AgentCapabilities(v: any): true | undefined {
   x = v.providers;
   if (x !== undefined && !(x === null || v_ProvidersCapabilities(x))) return rt.at("/providers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1739,7 +1739,7 @@ function c_AgentCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.sessionCapabilities; if (x !== undefined) { c_SessionCapabilities(x, p + "/sessionCapabilities", out); } }
   { const x: any = v.auth; if (x !== undefined) { c_AgentAuthCapabilities(x, p + "/auth", out); } }
   { const x: any = v.providers; if (x !== undefined) { if (x !== null) c_ProvidersCapabilities(x, p + "/providers", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptCapabilities(v: any): true | undefined {
@@ -1752,7 +1752,7 @@ function v_PromptCapabilities(v: any): true | undefined {
   x = v.embeddedContext;
   if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/embeddedContext");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1761,7 +1761,7 @@ function c_PromptCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.image; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/image", "expected a boolean", x); } }
   { const x: any = v.audio; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/audio", "expected a boolean", x); } }
   { const x: any = v.embeddedContext; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/embeddedContext", "expected a boolean", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpCapabilities(v: any): true | undefined {
@@ -1774,7 +1774,7 @@ function v_McpCapabilities(v: any): true | undefined {
   x = v.acp;
   if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/acp");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1783,7 +1783,7 @@ function c_McpCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.http; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/http", "expected a boolean", x); } }
   { const x: any = v.sse; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/sse", "expected a boolean", x); } }
   { const x: any = v.acp; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/acp", "expected a boolean", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionCapabilities(v: any): true | undefined {
@@ -1810,7 +1810,7 @@ function v_SessionCapabilities(v: any): true | undefined {
   x = v.close;
   if (x !== undefined && !(x === null || v_SessionCloseCapabilities(x))) return rt.at("/close");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1826,46 +1826,46 @@ function c_SessionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.title; if (x !== undefined) { if (x !== null) c_SessionTitleCapabilities(x, p + "/title", out); } }
   { const x: any = v.resume; if (x !== undefined) { if (x !== null) c_SessionResumeCapabilities(x, p + "/resume", out); } }
   { const x: any = v.close; if (x !== undefined) { if (x !== null) c_SessionCloseCapabilities(x, p + "/close", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionListCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionListCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionDeleteCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionDeleteCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionAdditionalDirectoriesCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionSystemPromptCapabilities(v: any): true | undefined {
@@ -1874,14 +1874,14 @@ function v_SessionSystemPromptCapabilities(v: any): true | undefined {
   x = v.mode;
   if (x !== undefined && !(x === null || v_SessionSystemPromptModeCapabilities(x))) return rt.at("/mode");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionSystemPromptCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.mode; if (x !== undefined) { if (x !== null) c_SessionSystemPromptModeCapabilities(x, p + "/mode", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionSystemPromptModeCapabilities(v: any): true | undefined {
@@ -1890,105 +1890,105 @@ function v_SessionSystemPromptModeCapabilities(v: any): true | undefined {
   x = v.override;
   if (x !== undefined && !(x === null || v_SessionSystemPromptOverrideCapabilities(x))) return rt.at("/override");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionSystemPromptModeCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.override; if (x !== undefined) { if (x !== null) c_SessionSystemPromptOverrideCapabilities(x, p + "/override", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionSystemPromptOverrideCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionSystemPromptOverrideCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionForkCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionForkCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionArchiveCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionArchiveCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionStatusCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionStatusCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionTitleCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionTitleCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionResumeCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionResumeCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionCloseCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionCloseCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AgentAuthCapabilities(v: any): true | undefined {
@@ -1999,7 +1999,7 @@ function v_AgentAuthCapabilities(v: any): true | undefined {
   x = v.logout;
   if (x !== undefined && !(x === null || v_LogoutCapabilities(x))) return rt.at("/logout");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2007,46 +2007,46 @@ function c_AgentAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.status; if (x !== undefined) { if (x !== null) c_AuthStatusCapabilities(x, p + "/status", out); } }
   { const x: any = v.logout; if (x !== undefined) { if (x !== null) c_LogoutCapabilities(x, p + "/logout", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthStatusCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AuthStatusCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LogoutCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LogoutCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ProvidersCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ProvidersCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthMethodTerminalVariant(v: any): true | undefined {
@@ -2069,7 +2069,7 @@ function v_AuthMethod(v: any): true | undefined {
   return rt.fail("matches no variant");
 }
 
-function c_50(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthMethodTerminalVariant(v: any, p: string, out: rt.Issue[]): void {
   c_AuthMethodTerminal(v, p, out);
 }
 
@@ -2078,7 +2078,7 @@ function c_AuthMethod(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "terminal": c_50(v, p, out); break;
+    case "terminal": c_AuthMethodTerminalVariant(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
   if (out.length > mark && (v_AuthMethodAgent(v) ? 1 : 0) === 1) out.length = mark;
@@ -2092,7 +2092,7 @@ function c_AuthMethodId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_51(v: any): true | undefined {
+function v_AuthMethodTerminal_env(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -2113,15 +2113,15 @@ function v_AuthMethodTerminal(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.args;
-  if (x !== undefined && !v_20(x)) return rt.at("/args");
+  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/args");
   x = v.env;
-  if (x !== undefined && !v_51(x)) return rt.at("/env");
+  if (x !== undefined && !v_AuthMethodTerminal_env(x)) return rt.at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_52(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthMethodTerminal_env(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   for (const k of Object.keys(v)) if (!(typeof v[k] === "string")) rt.issue(out, rt.pointer(p, k), "expected a string", v[k]);
 }
@@ -2131,9 +2131,9 @@ function c_AuthMethodTerminal(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.id; if (x !== undefined) { c_AuthMethodId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.args; if (x !== undefined) { c_22(x, p + "/args", out); } }
-  { const x: any = v.env; if (x !== undefined) { c_52(x, p + "/env", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.args; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/args", out); } }
+  { const x: any = v.env; if (x !== undefined) { c_AuthMethodTerminal_env(x, p + "/env", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthMethodAgent(v: any): true | undefined {
@@ -2148,7 +2148,7 @@ function v_AuthMethodAgent(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2157,7 +2157,7 @@ function c_AuthMethodAgent(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.id; if (x !== undefined) { c_AuthMethodId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Implementation(v: any): true | undefined {
@@ -2172,7 +2172,7 @@ function v_Implementation(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/version", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/version");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2181,23 +2181,23 @@ function c_Implementation(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.version; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/version", "expected a string", x); } else rt.issue(out, p + "/version", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthenticateResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AuthenticateResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_53(v: any): true | undefined {
+function v_ListProvidersResponse_providers(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2211,24 +2211,24 @@ function v_ListProvidersResponse(v: any): true | undefined {
   let x: any;
   x = v.providers;
   if (x === undefined) return rt.failAt("/providers", "missing required property");
-  if (!v_53(x)) return rt.at("/providers");
+  if (!v_ListProvidersResponse_providers(x)) return rt.at("/providers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_54(v: any, p: string, out: rt.Issue[]): void {
+function c_ListProvidersResponse_providers(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ProviderInfo(v[i], rt.pointer(p, i), out);
 }
 
 function c_ListProvidersResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.providers; if (x !== undefined) { c_54(x, p + "/providers", out); } else rt.issue(out, p + "/providers", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.providers; if (x !== undefined) { c_ListProvidersResponse_providers(x, p + "/providers", out); } else rt.issue(out, p + "/providers", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_55(v: any): true | undefined {
+function v_ProviderInfo_supported(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2245,18 +2245,18 @@ function v_ProviderInfo(v: any): true | undefined {
   if (!v_ProviderId(x)) return rt.at("/providerId");
   x = v.supported;
   if (x === undefined) return rt.failAt("/supported", "missing required property");
-  if (!v_55(x)) return rt.at("/supported");
+  if (!v_ProviderInfo_supported(x)) return rt.at("/supported");
   x = v.required;
   if (x === undefined) return rt.failAt("/required", "missing required property");
   if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/required");
   x = v.current;
   if (x !== undefined && !(x === null || v_ProviderCurrentConfig(x))) return rt.at("/current");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_56(v: any, p: string, out: rt.Issue[]): void {
+function c_ProviderInfo_supported(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_LlmProtocol(v[i], rt.pointer(p, i), out);
 }
@@ -2264,10 +2264,10 @@ function c_56(v: any, p: string, out: rt.Issue[]): void {
 function c_ProviderInfo(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.providerId; if (x !== undefined) { c_ProviderId(x, p + "/providerId", out); } else rt.issue(out, p + "/providerId", "missing required property"); }
-  { const x: any = v.supported; if (x !== undefined) { c_56(x, p + "/supported", out); } else rt.issue(out, p + "/supported", "missing required property"); }
+  { const x: any = v.supported; if (x !== undefined) { c_ProviderInfo_supported(x, p + "/supported", out); } else rt.issue(out, p + "/supported", "missing required property"); }
   { const x: any = v.required; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/required", "expected a boolean", x); } else rt.issue(out, p + "/required", "missing required property"); }
   { const x: any = v.current; if (x !== undefined) { if (x !== null) c_ProviderCurrentConfig(x, p + "/current", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ProviderId(v: any): true | undefined {
@@ -2296,7 +2296,7 @@ function v_ProviderCurrentConfig(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/baseUrl", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/baseUrl");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2304,49 +2304,49 @@ function c_ProviderCurrentConfig(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.apiType; if (x !== undefined) { c_LlmProtocol(x, p + "/apiType", out); } else rt.issue(out, p + "/apiType", "missing required property"); }
   { const x: any = v.baseUrl; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/baseUrl", "expected a string", x); } else rt.issue(out, p + "/baseUrl", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetProviderResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SetProviderResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_DisableProviderResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_DisableProviderResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LogoutResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LogoutResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_57(v: any): true | undefined {
+function v_AuthStatusResponse_accounts(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2362,13 +2362,13 @@ function v_AuthStatusResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/state", "missing required property");
   if (!v_AuthState(x)) return rt.at("/state");
   x = v.accounts;
-  if (x !== undefined && !v_57(x)) return rt.at("/accounts");
+  if (x !== undefined && !v_AuthStatusResponse_accounts(x)) return rt.at("/accounts");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_58(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthStatusResponse_accounts(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_AuthAccount(v[i], rt.pointer(p, i), out);
 }
@@ -2376,8 +2376,8 @@ function c_58(v: any, p: string, out: rt.Issue[]): void {
 function c_AuthStatusResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.state; if (x !== undefined) { c_AuthState(x, p + "/state", out); } else rt.issue(out, p + "/state", "missing required property"); }
-  { const x: any = v.accounts; if (x !== undefined) { c_58(x, p + "/accounts", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.accounts; if (x !== undefined) { c_AuthStatusResponse_accounts(x, p + "/accounts", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthState(v: any): true | undefined {
@@ -2403,7 +2403,7 @@ function v_AuthAccount(v: any): true | undefined {
   x = v.organization;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/organization");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2414,10 +2414,10 @@ function c_AuthAccount(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x); } }
   { const x: any = v.email; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/email", "expected a string or null", x); } }
   { const x: any = v.organization; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/organization", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_59(v: any): true | undefined {
+function v_NewSessionResponse_configOptions(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2435,13 +2435,13 @@ function v_NewSessionResponse(v: any): true | undefined {
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_59(x))) return rt.at("/configOptions");
+  if (x !== undefined && !(x === null || v_NewSessionResponse_configOptions(x))) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_60(v: any, p: string, out: rt.Issue[]): void {
+function c_NewSessionResponse_configOptions(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_SessionConfigOption(v[i], rt.pointer(p, i), out);
 }
@@ -2450,11 +2450,11 @@ function c_NewSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.modes; if (x !== undefined) { if (x !== null) c_SessionModeState(x, p + "/modes", out); } }
-  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_60(x, p + "/configOptions", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_61(v: any): true | undefined {
+function v_SessionModeState_availableModes(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2471,13 +2471,13 @@ function v_SessionModeState(v: any): true | undefined {
   if (!v_SessionModeId(x)) return rt.at("/currentModeId");
   x = v.availableModes;
   if (x === undefined) return rt.failAt("/availableModes", "missing required property");
-  if (!v_61(x)) return rt.at("/availableModes");
+  if (!v_SessionModeState_availableModes(x)) return rt.at("/availableModes");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_62(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionModeState_availableModes(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_SessionMode(v[i], rt.pointer(p, i), out);
 }
@@ -2485,8 +2485,8 @@ function c_62(v: any, p: string, out: rt.Issue[]): void {
 function c_SessionModeState(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.currentModeId; if (x !== undefined) { c_SessionModeId(x, p + "/currentModeId", out); } else rt.issue(out, p + "/currentModeId", "missing required property"); }
-  { const x: any = v.availableModes; if (x !== undefined) { c_62(x, p + "/availableModes", out); } else rt.issue(out, p + "/availableModes", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.availableModes; if (x !== undefined) { c_SessionModeState_availableModes(x, p + "/availableModes", out); } else rt.issue(out, p + "/availableModes", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionModeId(v: any): true | undefined {
@@ -2509,7 +2509,7 @@ function v_SessionMode(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2518,7 +2518,7 @@ function c_SessionMode(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.id; if (x !== undefined) { c_SessionModeId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionConfigOptionSelect(v: any): true | undefined {
@@ -2529,7 +2529,7 @@ function v_SessionConfigOptionBoolean(v: any): true | undefined {
   return v_SessionConfigBoolean(v);
 }
 
-function v_63(v: any): true | undefined {
+function v_SessionConfigOption_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
@@ -2560,25 +2560,25 @@ function v_SessionConfigOption(v: any): true | undefined {
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
-  return v_63(v);
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
+  return v_SessionConfigOption_2(v);
 }
 
-function c_64(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigOptionSelect(v: any, p: string, out: rt.Issue[]): void {
   c_SessionConfigSelect(v, p, out);
 }
 
-function c_65(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigOptionBoolean(v: any, p: string, out: rt.Issue[]): void {
   c_SessionConfigBoolean(v, p, out);
 }
 
-function c_66(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigOption_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "select": c_64(v, p, out); break;
-    case "boolean": c_65(v, p, out); break;
+    case "select": c_SessionConfigOptionSelect(v, p, out); break;
+    case "boolean": c_SessionConfigOptionBoolean(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
@@ -2589,8 +2589,8 @@ function c_SessionConfigOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
   { const x: any = v.category; if (x !== undefined) { if (x !== null) c_SessionConfigOptionCategory(x, p + "/category", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
-  c_66(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
+  c_SessionConfigOption_2(v, p, out);
 }
 
 function v_SessionConfigId(v: any): true | undefined {
@@ -2617,7 +2617,7 @@ function c_SessionConfigValueId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_67(v: any): true | undefined {
+function v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2626,7 +2626,7 @@ function v_67(v: any): true | undefined {
   return true;
 }
 
-function v_68(v: any): true | undefined {
+function v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2637,27 +2637,27 @@ function v_68(v: any): true | undefined {
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_67(v)) return true;
+  if (v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v)) return true;
   best = rt.failure();
-  if (v_68(v)) return true;
+  if (v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_69(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_SessionConfigSelectOption(v[i], rt.pointer(p, i), out);
 }
 
-function c_70(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_SessionConfigSelectGroup(v[i], rt.pointer(p, i), out);
 }
 
 function c_SessionConfigSelectOptions(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_67(v) ? 1 : 0) + (v_68(v) ? 1 : 0);
+  const n = (v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v) ? 1 : 0) + (v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_69(v, p, q); }, (q: rt.Issue[]) => { c_70(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v, p, q); }, (q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v, p, q); }]);
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -2672,7 +2672,7 @@ function v_SessionConfigSelectOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2681,7 +2681,7 @@ function c_SessionConfigSelectOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.value; if (x !== undefined) { c_SessionConfigValueId(x, p + "/value", out); } else rt.issue(out, p + "/value", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionConfigSelectGroup(v: any): true | undefined {
@@ -2695,9 +2695,9 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_67(x)) return rt.at("/options");
+  if (!v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x)) return rt.at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2705,8 +2705,8 @@ function c_SessionConfigSelectGroup(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.group; if (x !== undefined) { c_SessionConfigGroupId(x, p + "/group", out); } else rt.issue(out, p + "/group", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.options; if (x !== undefined) { c_69(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.options; if (x !== undefined) { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionConfigGroupId(v: any): true | undefined {
@@ -2755,20 +2755,20 @@ function v_LoadSessionResponse(v: any): true | undefined {
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_59(x))) return rt.at("/configOptions");
+  if (x !== undefined && !(x === null || v_NewSessionResponse_configOptions(x))) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LoadSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.modes; if (x !== undefined) { if (x !== null) c_SessionModeState(x, p + "/modes", out); } }
-  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_60(x, p + "/configOptions", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_71(v: any): true | undefined {
+function v_ListSessionsResponse_sessions(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2782,24 +2782,24 @@ function v_ListSessionsResponse(v: any): true | undefined {
   let x: any;
   x = v.sessions;
   if (x === undefined) return rt.failAt("/sessions", "missing required property");
-  if (!v_71(x)) return rt.at("/sessions");
+  if (!v_ListSessionsResponse_sessions(x)) return rt.at("/sessions");
   x = v.nextCursor;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/nextCursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_72(v: any, p: string, out: rt.Issue[]): void {
+function c_ListSessionsResponse_sessions(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_SessionInfo(v[i], rt.pointer(p, i), out);
 }
 
 function c_ListSessionsResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessions; if (x !== undefined) { c_72(x, p + "/sessions", out); } else rt.issue(out, p + "/sessions", "missing required property"); }
+  { const x: any = v.sessions; if (x !== undefined) { c_ListSessionsResponse_sessions(x, p + "/sessions", out); } else rt.issue(out, p + "/sessions", "missing required property"); }
   { const x: any = v.nextCursor; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/nextCursor", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionInfo(v: any): true | undefined {
@@ -2812,7 +2812,7 @@ function v_SessionInfo(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_20(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/additionalDirectories");
   x = v.title;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
@@ -2820,7 +2820,7 @@ function v_SessionInfo(v: any): true | undefined {
   x = v.archived;
   if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/archived");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2828,24 +2828,24 @@ function c_SessionInfo(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.cwd; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_22(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out); } }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
   { const x: any = v.archived; if (x !== undefined) { if (!(x === null || typeof x === "boolean")) rt.issue(out, p + "/archived", "expected a boolean or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_DeleteSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_DeleteSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ForkSessionResponse(v: any): true | undefined {
@@ -2857,9 +2857,9 @@ function v_ForkSessionResponse(v: any): true | undefined {
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_59(x))) return rt.at("/configOptions");
+  if (x !== undefined && !(x === null || v_NewSessionResponse_configOptions(x))) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2867,34 +2867,34 @@ function c_ForkSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.modes; if (x !== undefined) { if (x !== null) c_SessionModeState(x, p + "/modes", out); } }
-  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_60(x, p + "/configOptions", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ArchiveSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ArchiveSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_UnarchiveSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_UnarchiveSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionStatusResponse(v: any): true | undefined {
@@ -2904,14 +2904,14 @@ function v_SessionStatusResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/status", "missing required property");
   if (!v_SessionStatus(x)) return rt.at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionStatusResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.status; if (x !== undefined) { c_SessionStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionStatus(v: any): true | undefined {
@@ -2929,14 +2929,14 @@ function v_SetSessionTitleResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/title", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SetSessionTitleResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ResumeSessionResponse(v: any): true | undefined {
@@ -2945,43 +2945,43 @@ function v_ResumeSessionResponse(v: any): true | undefined {
   x = v.modes;
   if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
   x = v.configOptions;
-  if (x !== undefined && !(x === null || v_59(x))) return rt.at("/configOptions");
+  if (x !== undefined && !(x === null || v_NewSessionResponse_configOptions(x))) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ResumeSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.modes; if (x !== undefined) { if (x !== null) c_SessionModeState(x, p + "/modes", out); } }
-  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_60(x, p + "/configOptions", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CloseSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CloseSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionModeResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SetSessionModeResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionConfigOptionResponse(v: any): true | undefined {
@@ -2989,16 +2989,16 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_59(x)) return rt.at("/configOptions");
+  if (!v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SetSessionConfigOptionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_60(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptResponse(v: any): true | undefined {
@@ -3010,7 +3010,7 @@ function v_PromptResponse(v: any): true | undefined {
   x = v.usage;
   if (x !== undefined && !(x === null || v_Usage(x))) return rt.at("/usage");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3018,7 +3018,7 @@ function c_PromptResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.stopReason; if (x !== undefined) { c_StopReason(x, p + "/stopReason", out); } else rt.issue(out, p + "/stopReason", "missing required property"); }
   { const x: any = v.usage; if (x !== undefined) { if (x !== null) c_Usage(x, p + "/usage", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_StopReason(v: any): true | undefined {
@@ -3048,7 +3048,7 @@ function v_Usage(v: any): true | undefined {
   x = v.cachedWriteTokens;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/cachedWriteTokens");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3060,7 +3060,7 @@ function c_Usage(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.thoughtTokens; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/thoughtTokens", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.cachedReadTokens; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/cachedReadTokens", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.cachedWriteTokens; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/cachedWriteTokens", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ExtResponse(v: any): true | undefined {
@@ -3097,7 +3097,7 @@ function c_ErrorCode(v: any, p: string, out: rt.Issue[]): void {
   if (!(Number.isInteger(v) && v >= -2147483648 && v <= 2147483647)) rt.issue(out, p, "expected an integer", v);
 }
 
-function v_73(v: any): true | undefined {
+function v_AgentNotification_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_SessionNotification(v)) return true;
   best = rt.failure();
@@ -3117,11 +3117,11 @@ function v_AgentNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_73(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_AgentNotification_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_74(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentNotification_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_SessionNotification(v) ? 1 : 0) + (v_CompleteElicitationNotification(v) ? 1 : 0) + (v_AuthStatusUpdateNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_SessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_AuthStatusUpdateNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
@@ -3130,7 +3130,7 @@ function c_74(v: any, p: string, out: rt.Issue[]): void {
 function c_AgentNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_74(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_AgentNotification_params(x, p + "/params", out); } }
 }
 
 function v_SessionNotification(v: any): true | undefined {
@@ -3143,7 +3143,7 @@ function v_SessionNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/update", "missing required property");
   if (!v_SessionUpdate(x)) return rt.at("/update");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3151,7 +3151,7 @@ function c_SessionNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.update; if (x !== undefined) { c_SessionUpdate(x, p + "/update", out); } else rt.issue(out, p + "/update", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionUpdateUserMessageChunk(v: any): true | undefined {
@@ -3298,71 +3298,71 @@ function v_SessionUpdate(v: any): true | undefined {
   return ok;
 }
 
-function c_75(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateUserMessageChunk(v: any, p: string, out: rt.Issue[]): void {
   c_ContentChunk(v, p, out);
 }
 
-function c_76(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateToolCall(v: any, p: string, out: rt.Issue[]): void {
   c_ToolCall(v, p, out);
 }
 
-function c_77(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateToolCallUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_ToolCallUpdate(v, p, out);
 }
 
-function c_78(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdatePlan(v: any, p: string, out: rt.Issue[]): void {
   c_Plan(v, p, out);
 }
 
-function c_79(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdatePlanUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_PlanUpdate(v, p, out);
 }
 
-function c_80(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdatePlanRemoved(v: any, p: string, out: rt.Issue[]): void {
   c_PlanRemoved(v, p, out);
 }
 
-function c_81(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateAvailableCommandsUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_AvailableCommandsUpdate(v, p, out);
 }
 
-function c_82(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateCurrentModeUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_CurrentModeUpdate(v, p, out);
 }
 
-function c_83(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateConfigOptionUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_ConfigOptionUpdate(v, p, out);
 }
 
-function c_84(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateSessionInfoUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_SessionInfoUpdate(v, p, out);
 }
 
-function c_85(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateUsageUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_UsageUpdate(v, p, out);
 }
 
-function c_86(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateNotice(v: any, p: string, out: rt.Issue[]): void {
   c_Notice(v, p, out);
 }
 
-function c_87(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateCompactionUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_CompactionUpdate(v, p, out);
 }
 
-function c_88(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateCompactionSummaryChunk(v: any, p: string, out: rt.Issue[]): void {
   c_CompactionSummaryChunk(v, p, out);
 }
 
-function c_89(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateSubagentUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_SubagentUpdate(v, p, out);
 }
 
-function c_90(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateSessionMessage(v: any, p: string, out: rt.Issue[]): void {
   c_SessionMessage(v, p, out);
 }
 
-function c_91(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateSessionMessageChunk(v: any, p: string, out: rt.Issue[]): void {
   c_SessionMessageChunk(v, p, out);
 }
 
@@ -3371,25 +3371,25 @@ function c_SessionUpdate(v: any, p: string, out: rt.Issue[]): void {
   const t = v.sessionUpdate;
   const mark = out.length;
   switch (t) {
-    case "user_message_chunk": c_75(v, p, out); break;
-    case "agent_message_chunk": c_75(v, p, out); break;
-    case "agent_thought_chunk": c_75(v, p, out); break;
-    case "tool_call": c_76(v, p, out); break;
-    case "tool_call_update": c_77(v, p, out); break;
-    case "plan": c_78(v, p, out); break;
-    case "plan_update": c_79(v, p, out); break;
-    case "plan_removed": c_80(v, p, out); break;
-    case "available_commands_update": c_81(v, p, out); break;
-    case "current_mode_update": c_82(v, p, out); break;
-    case "config_option_update": c_83(v, p, out); break;
-    case "session_info_update": c_84(v, p, out); break;
-    case "usage_update": c_85(v, p, out); break;
-    case "notice": c_86(v, p, out); break;
-    case "compaction_update": c_87(v, p, out); break;
-    case "compaction_summary_chunk": c_88(v, p, out); break;
-    case "subagent_update": c_89(v, p, out); break;
-    case "session_message": c_90(v, p, out); break;
-    case "session_message_chunk": c_91(v, p, out); break;
+    case "user_message_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
+    case "agent_message_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
+    case "agent_thought_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
+    case "tool_call": c_SessionUpdateToolCall(v, p, out); break;
+    case "tool_call_update": c_SessionUpdateToolCallUpdate(v, p, out); break;
+    case "plan": c_SessionUpdatePlan(v, p, out); break;
+    case "plan_update": c_SessionUpdatePlanUpdate(v, p, out); break;
+    case "plan_removed": c_SessionUpdatePlanRemoved(v, p, out); break;
+    case "available_commands_update": c_SessionUpdateAvailableCommandsUpdate(v, p, out); break;
+    case "current_mode_update": c_SessionUpdateCurrentModeUpdate(v, p, out); break;
+    case "config_option_update": c_SessionUpdateConfigOptionUpdate(v, p, out); break;
+    case "session_info_update": c_SessionUpdateSessionInfoUpdate(v, p, out); break;
+    case "usage_update": c_SessionUpdateUsageUpdate(v, p, out); break;
+    case "notice": c_SessionUpdateNotice(v, p, out); break;
+    case "compaction_update": c_SessionUpdateCompactionUpdate(v, p, out); break;
+    case "compaction_summary_chunk": c_SessionUpdateCompactionSummaryChunk(v, p, out); break;
+    case "subagent_update": c_SessionUpdateSubagentUpdate(v, p, out); break;
+    case "session_message": c_SessionUpdateSessionMessage(v, p, out); break;
+    case "session_message_chunk": c_SessionUpdateSessionMessageChunk(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/sessionUpdate", "unknown sessionUpdate; this union is closed", t); else rt.issue(out, p + "/sessionUpdate", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
@@ -3411,7 +3411,7 @@ function v_ContentChunk(v: any): true | undefined {
   x = v.messageId;
   if (x !== undefined && !(x === null || v_MessageId(x))) return rt.at("/messageId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3419,7 +3419,7 @@ function c_ContentChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
   { const x: any = v.messageId; if (x !== undefined) { if (x !== null) c_MessageId(x, p + "/messageId", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCall(v: any): true | undefined {
@@ -3438,11 +3438,11 @@ function v_ToolCall(v: any): true | undefined {
   x = v.status;
   if (x !== undefined && !v_ToolCallStatus(x)) return rt.at("/status");
   x = v.content;
-  if (x !== undefined && !v_6(x)) return rt.at("/content");
+  if (x !== undefined && !v_ToolCallUpdate_content(x)) return rt.at("/content");
   x = v.locations;
-  if (x !== undefined && !v_7(x)) return rt.at("/locations");
+  if (x !== undefined && !v_ToolCallUpdate_locations(x)) return rt.at("/locations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3453,9 +3453,9 @@ function c_ToolCall(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x); } }
   { const x: any = v.kind; if (x !== undefined) { c_ToolKind(x, p + "/kind", out); } }
   { const x: any = v.status; if (x !== undefined) { c_ToolCallStatus(x, p + "/status", out); } }
-  { const x: any = v.content; if (x !== undefined) { c_8(x, p + "/content", out); } }
-  { const x: any = v.locations; if (x !== undefined) { c_9(x, p + "/locations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { c_ToolCallUpdate_content(x, p + "/content", out); } }
+  { const x: any = v.locations; if (x !== undefined) { c_ToolCallUpdate_locations(x, p + "/locations", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanEntry(v: any): true | undefined {
@@ -3471,7 +3471,7 @@ function v_PlanEntry(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/status", "missing required property");
   if (!v_PlanEntryStatus(x)) return rt.at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3480,7 +3480,7 @@ function c_PlanEntry(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
   { const x: any = v.priority; if (x !== undefined) { c_PlanEntryPriority(x, p + "/priority", out); } else rt.issue(out, p + "/priority", "missing required property"); }
   { const x: any = v.status; if (x !== undefined) { c_PlanEntryStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanEntryPriority(v: any): true | undefined {
@@ -3499,7 +3499,7 @@ function c_PlanEntryStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "pending" || v === "in_progress" || v === "completed"))) rt.issue(out, p, "expected one of \"pending\", \"in_progress\", \"completed\"", v);
 }
 
-function v_92(v: any): true | undefined {
+function v_Plan_entries(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3513,21 +3513,21 @@ function v_Plan(v: any): true | undefined {
   let x: any;
   x = v.entries;
   if (x === undefined) return rt.failAt("/entries", "missing required property");
-  if (!v_92(x)) return rt.at("/entries");
+  if (!v_Plan_entries(x)) return rt.at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_93(v: any, p: string, out: rt.Issue[]): void {
+function c_Plan_entries(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_PlanEntry(v[i], rt.pointer(p, i), out);
 }
 
 function c_Plan(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.entries; if (x !== undefined) { c_93(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.entries; if (x !== undefined) { c_Plan_entries(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanUpdateContentItems(v: any): true | undefined {
@@ -3562,15 +3562,15 @@ function v_PlanUpdateContent(v: any): true | undefined {
   return ok;
 }
 
-function c_94(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanUpdateContentItems(v: any, p: string, out: rt.Issue[]): void {
   c_PlanItems(v, p, out);
 }
 
-function c_95(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanUpdateContentFile(v: any, p: string, out: rt.Issue[]): void {
   c_PlanFile(v, p, out);
 }
 
-function c_96(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanUpdateContentMarkdown(v: any, p: string, out: rt.Issue[]): void {
   c_PlanMarkdown(v, p, out);
 }
 
@@ -3579,9 +3579,9 @@ function c_PlanUpdateContent(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "items": c_94(v, p, out); break;
-    case "file": c_95(v, p, out); break;
-    case "markdown": c_96(v, p, out); break;
+    case "items": c_PlanUpdateContentItems(v, p, out); break;
+    case "file": c_PlanUpdateContentFile(v, p, out); break;
+    case "markdown": c_PlanUpdateContentMarkdown(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
@@ -3602,17 +3602,17 @@ function v_PlanItems(v: any): true | undefined {
   if (!v_PlanId(x)) return rt.at("/planId");
   x = v.entries;
   if (x === undefined) return rt.failAt("/entries", "missing required property");
-  if (!v_92(x)) return rt.at("/entries");
+  if (!v_Plan_entries(x)) return rt.at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PlanItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
-  { const x: any = v.entries; if (x !== undefined) { c_93(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.entries; if (x !== undefined) { c_Plan_entries(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanFile(v: any): true | undefined {
@@ -3625,7 +3625,7 @@ function v_PlanFile(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/uri", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3633,7 +3633,7 @@ function c_PlanFile(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanMarkdown(v: any): true | undefined {
@@ -3646,7 +3646,7 @@ function v_PlanMarkdown(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3654,7 +3654,7 @@ function c_PlanMarkdown(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanUpdate(v: any): true | undefined {
@@ -3664,14 +3664,14 @@ function v_PlanUpdate(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/plan", "missing required property");
   if (!v_PlanUpdateContent(x)) return rt.at("/plan");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PlanUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.plan; if (x !== undefined) { c_PlanUpdateContent(x, p + "/plan", out); } else rt.issue(out, p + "/plan", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanRemoved(v: any): true | undefined {
@@ -3681,14 +3681,14 @@ function v_PlanRemoved(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/planId", "missing required property");
   if (!v_PlanId(x)) return rt.at("/planId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PlanRemoved(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AvailableCommand(v: any): true | undefined {
@@ -3703,7 +3703,7 @@ function v_AvailableCommand(v: any): true | undefined {
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3712,7 +3712,7 @@ function c_AvailableCommand(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x); } else rt.issue(out, p + "/description", "missing required property"); }
   { const x: any = v.input; if (x !== undefined) { if (x !== null) c_AvailableCommandInput(x, p + "/input", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AvailableCommandInput(v: any): true | undefined {
@@ -3735,17 +3735,17 @@ function v_UnstructuredCommandInput(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/hint", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/hint");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_UnstructuredCommandInput(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.hint; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/hint", "expected a string", x); } else rt.issue(out, p + "/hint", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_97(v: any): true | undefined {
+function v_AvailableCommandsUpdate_availableCommands(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3759,21 +3759,21 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
-  if (!v_97(x)) return rt.at("/availableCommands");
+  if (!v_AvailableCommandsUpdate_availableCommands(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_98(v: any, p: string, out: rt.Issue[]): void {
+function c_AvailableCommandsUpdate_availableCommands(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_AvailableCommand(v[i], rt.pointer(p, i), out);
 }
 
 function c_AvailableCommandsUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.availableCommands; if (x !== undefined) { c_98(x, p + "/availableCommands", out); } else rt.issue(out, p + "/availableCommands", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.availableCommands; if (x !== undefined) { c_AvailableCommandsUpdate_availableCommands(x, p + "/availableCommands", out); } else rt.issue(out, p + "/availableCommands", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CurrentModeUpdate(v: any): true | undefined {
@@ -3783,14 +3783,14 @@ function v_CurrentModeUpdate(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/currentModeId", "missing required property");
   if (!v_SessionModeId(x)) return rt.at("/currentModeId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CurrentModeUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.currentModeId; if (x !== undefined) { c_SessionModeId(x, p + "/currentModeId", out); } else rt.issue(out, p + "/currentModeId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ConfigOptionUpdate(v: any): true | undefined {
@@ -3798,16 +3798,16 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_59(x)) return rt.at("/configOptions");
+  if (!v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ConfigOptionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_60(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionInfoUpdate(v: any): true | undefined {
@@ -3818,7 +3818,7 @@ function v_SessionInfoUpdate(v: any): true | undefined {
   x = v.updatedAt;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3826,7 +3826,7 @@ function c_SessionInfoUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Cost(v: any): true | undefined {
@@ -3839,7 +3839,7 @@ function v_Cost(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/currency", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/currency");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3847,7 +3847,7 @@ function c_Cost(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.amount; if (x !== undefined) { if (!(typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/amount", "expected a number", x); } else rt.issue(out, p + "/amount", "missing required property"); }
   { const x: any = v.currency; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/currency", "expected a string", x); } else rt.issue(out, p + "/currency", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_UsageUpdate(v: any): true | undefined {
@@ -3862,7 +3862,7 @@ function v_UsageUpdate(v: any): true | undefined {
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3871,7 +3871,7 @@ function c_UsageUpdate(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.used; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/used", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/used", "missing required property"); }
   { const x: any = v.size; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/size", "missing required property"); }
   { const x: any = v.cost; if (x !== undefined) { if (x !== null) c_Cost(x, p + "/cost", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
@@ -3894,7 +3894,7 @@ function v_Notice(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3903,7 +3903,7 @@ function c_Notice(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.severity; if (x !== undefined) { c_NoticeSeverity(x, p + "/severity", out); } else rt.issue(out, p + "/severity", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string" && x.length >= 1)) rt.issue(out, p + "/title", "expected a string of at least 1 characters", x); } else rt.issue(out, p + "/title", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CompactionId(v: any): true | undefined {
@@ -3922,7 +3922,7 @@ function c_CompactionStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_99(v: any): true | undefined {
+function v_CompactionUpdate_summary(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3941,15 +3941,15 @@ function v_CompactionUpdate(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/status", "missing required property");
   if (!v_CompactionStatus(x)) return rt.at("/status");
   x = v.summary;
-  if (x !== undefined && !(x === null || v_99(x))) return rt.at("/summary");
+  if (x !== undefined && !(x === null || v_CompactionUpdate_summary(x))) return rt.at("/summary");
   x = v.error;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_100(v: any, p: string, out: rt.Issue[]): void {
+function c_CompactionUpdate_summary(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ContentBlock(v[i], rt.pointer(p, i), out);
 }
@@ -3958,9 +3958,9 @@ function c_CompactionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
   { const x: any = v.status; if (x !== undefined) { c_CompactionStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v.summary; if (x !== undefined) { if (x !== null) c_100(x, p + "/summary", out); } }
+  { const x: any = v.summary; if (x !== undefined) { if (x !== null) c_CompactionUpdate_summary(x, p + "/summary", out); } }
   { const x: any = v.error; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/error", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CompactionSummaryChunk(v: any): true | undefined {
@@ -3973,7 +3973,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3981,7 +3981,7 @@ function c_CompactionSummaryChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SubagentSessionCapabilities(v: any): true | undefined {
@@ -3990,27 +3990,27 @@ function v_SubagentSessionCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_SessionCancelCapabilities(x))) return rt.at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SubagentSessionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cancel; if (x !== undefined) { if (x !== null) c_SessionCancelCapabilities(x, p + "/cancel", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionCancelCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionCancelCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_StateUpdateRunning(v: any): true | undefined {
@@ -4056,19 +4056,19 @@ function v_StateUpdate(v: any): true | undefined {
   return ok;
 }
 
-function c_101(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateRunning(v: any, p: string, out: rt.Issue[]): void {
   c_RunningStateUpdate(v, p, out);
 }
 
-function c_102(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateIdle(v: any, p: string, out: rt.Issue[]): void {
   c_IdleStateUpdate(v, p, out);
 }
 
-function c_103(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateRequiresAction(v: any, p: string, out: rt.Issue[]): void {
   c_RequiresActionStateUpdate(v, p, out);
 }
 
-function c_104(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateUnknown(v: any, p: string, out: rt.Issue[]): void {
   c_UnknownStateUpdate(v, p, out);
 }
 
@@ -4077,11 +4077,11 @@ function c_StateUpdate(v: any, p: string, out: rt.Issue[]): void {
   const t = v.state;
   const mark = out.length;
   switch (t) {
-    case "running": c_101(v, p, out); break;
-    case "idle": c_102(v, p, out); break;
-    case "requires_action": c_103(v, p, out); break;
-    case "unknown": c_104(v, p, out); break;
-    default: if (typeof t === "string") c_38(v, p, out); else rt.issue(out, p + "/state", t === undefined ? "missing required property" : "expected a string", t);
+    case "running": c_StateUpdateRunning(v, p, out); break;
+    case "idle": c_StateUpdateIdle(v, p, out); break;
+    case "requires_action": c_StateUpdateRequiresAction(v, p, out); break;
+    case "unknown": c_StateUpdateUnknown(v, p, out); break;
+    default: if (typeof t === "string") c_ElicitationPropertySchemaOther(v, p, out); else rt.issue(out, p + "/state", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -4089,13 +4089,13 @@ function v_RunningStateUpdate(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_RunningStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ErrorStopReason(v: any): true | undefined {
@@ -4139,7 +4139,7 @@ function v_IdleStateUpdateOther(v: any): true | undefined {
   return true;
 }
 
-function v_105(v: any): true | undefined {
+function v_IdleStateUpdate_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.stopReason;
   let ok: true | undefined;
@@ -4174,63 +4174,63 @@ function v_IdleStateUpdate(v: any): true | undefined {
   x = v.usage;
   if (x !== undefined && !(x === null || v_Usage(x))) return rt.at("/usage");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   x = v.stopReason;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/stopReason");
-  return v_105(v);
+  return v_IdleStateUpdate_2(v);
 }
 
-function c_106(v: any, p: string, out: rt.Issue[]): void {
+function c_IdleStateUpdateError(v: any, p: string, out: rt.Issue[]): void {
   c_ErrorStopReason(v, p, out);
 }
 
-function c_107(v: any, p: string, out: rt.Issue[]): void {
+function c_IdleStateUpdate_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.stopReason;
   const mark = out.length;
   switch (t) {
-    case "end_turn": c_38(v, p, out); break;
-    case "max_tokens": c_38(v, p, out); break;
-    case "max_turn_requests": c_38(v, p, out); break;
-    case "refusal": c_38(v, p, out); break;
-    case "cancelled": c_38(v, p, out); break;
-    case "error": c_106(v, p, out); break;
-    default: if (typeof t === "string") c_38(v, p, out); else if (t !== undefined && t !== null) rt.issue(out, p + "/stopReason", "expected a string or null", t);
+    case "end_turn": c_ElicitationPropertySchemaOther(v, p, out); break;
+    case "max_tokens": c_ElicitationPropertySchemaOther(v, p, out); break;
+    case "max_turn_requests": c_ElicitationPropertySchemaOther(v, p, out); break;
+    case "refusal": c_ElicitationPropertySchemaOther(v, p, out); break;
+    case "cancelled": c_ElicitationPropertySchemaOther(v, p, out); break;
+    case "error": c_IdleStateUpdateError(v, p, out); break;
+    default: if (typeof t === "string") c_ElicitationPropertySchemaOther(v, p, out); else if (t !== undefined && t !== null) rt.issue(out, p + "/stopReason", "expected a string or null", t);
   }
 }
 
 function c_IdleStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.usage; if (x !== undefined) { if (x !== null) c_Usage(x, p + "/usage", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
   { const x: any = v.stopReason; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/stopReason", "expected a string or null", x); } }
-  c_107(v, p, out);
+  c_IdleStateUpdate_2(v, p, out);
 }
 
 function v_RequiresActionStateUpdate(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_RequiresActionStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_UnknownStateUpdate(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_UnknownStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SubagentUpdate(v: any): true | undefined {
@@ -4250,9 +4250,9 @@ function v_SubagentUpdate(v: any): true | undefined {
   x = v.cwd;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !(x === null || v_20(x))) return rt.at("/additionalDirectories");
+  if (x !== undefined && !(x === null || v_CreateTerminalRequest_args(x))) return rt.at("/additionalDirectories");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4264,8 +4264,8 @@ function c_SubagentUpdate(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.capabilities; if (x !== undefined) { if (x !== null) c_SubagentSessionCapabilities(x, p + "/capabilities", out); } }
   { const x: any = v.state; if (x !== undefined) { if (x !== null) c_StateUpdate(x, p + "/state", out); } }
   { const x: any = v.cwd; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string or null", x); } }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { if (x !== null) c_22(x, p + "/additionalDirectories", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { if (x !== null) c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionMessage(v: any): true | undefined {
@@ -4283,9 +4283,9 @@ function v_SessionMessage(v: any): true | undefined {
   x = v.recipientMessageId;
   if (x !== undefined && !(x === null || v_MessageId(x))) return rt.at("/recipientMessageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_99(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_CompactionUpdate_summary(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4296,8 +4296,8 @@ function c_SessionMessage(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.recipientSessionId; if (x !== undefined) { if (x !== null) c_SessionId(x, p + "/recipientSessionId", out); } }
   { const x: any = v.senderMessageId; if (x !== undefined) { if (x !== null) c_MessageId(x, p + "/senderMessageId", out); } }
   { const x: any = v.recipientMessageId; if (x !== undefined) { if (x !== null) c_MessageId(x, p + "/recipientMessageId", out); } }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_100(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_CompactionUpdate_summary(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionMessageChunk(v: any): true | undefined {
@@ -4310,7 +4310,7 @@ function v_SessionMessageChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4318,7 +4318,7 @@ function c_SessionMessageChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CompleteElicitationNotification(v: any): true | undefined {
@@ -4328,14 +4328,14 @@ function v_CompleteElicitationNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CompleteElicitationNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthStatusUpdateNotification(v: any): true | undefined {
@@ -4345,17 +4345,17 @@ function v_AuthStatusUpdateNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/state", "missing required property");
   if (!v_AuthState(x)) return rt.at("/state");
   x = v.accounts;
-  if (x !== undefined && !v_57(x)) return rt.at("/accounts");
+  if (x !== undefined && !v_AuthStatusResponse_accounts(x)) return rt.at("/accounts");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AuthStatusUpdateNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.state; if (x !== undefined) { c_AuthState(x, p + "/state", out); } else rt.issue(out, p + "/state", "missing required property"); }
-  { const x: any = v.accounts; if (x !== undefined) { c_58(x, p + "/accounts", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.accounts; if (x !== undefined) { c_AuthStatusResponse_accounts(x, p + "/accounts", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ExtNotification(v: any): true | undefined {
@@ -4366,7 +4366,7 @@ function c_ExtNotification(v: any, p: string, out: rt.Issue[]): void {
   
 }
 
-function v_108(v: any): true | undefined {
+function v_ClientRequest_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_InitializeRequest(v)) return true;
   best = rt.failure();
@@ -4425,11 +4425,11 @@ function v_ClientRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_108(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_ClientRequest_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_109(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientRequest_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_InitializeRequest(v) ? 1 : 0) + (v_AuthenticateRequest(v) ? 1 : 0) + (v_ListProvidersRequest(v) ? 1 : 0) + (v_SetProviderRequest(v) ? 1 : 0) + (v_DisableProviderRequest(v) ? 1 : 0) + (v_LogoutRequest(v) ? 1 : 0) + (v_AuthStatusRequest(v) ? 1 : 0) + (v_NewSessionRequest(v) ? 1 : 0) + (v_LoadSessionRequest(v) ? 1 : 0) + (v_ListSessionsRequest(v) ? 1 : 0) + (v_DeleteSessionRequest(v) ? 1 : 0) + (v_ForkSessionRequest(v) ? 1 : 0) + (v_ArchiveSessionRequest(v) ? 1 : 0) + (v_UnarchiveSessionRequest(v) ? 1 : 0) + (v_SessionStatusRequest(v) ? 1 : 0) + (v_SetSessionTitleRequest(v) ? 1 : 0) + (v_ResumeSessionRequest(v) ? 1 : 0) + (v_CloseSessionRequest(v) ? 1 : 0) + (v_SetSessionModeRequest(v) ? 1 : 0) + (v_SetSessionConfigOptionRequest(v) ? 1 : 0) + (v_PromptRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_AuthenticateRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListProvidersRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetProviderRequest(v, p, q); }, (q: rt.Issue[]) => { c_DisableProviderRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutRequest(v, p, q); }, (q: rt.Issue[]) => { c_AuthStatusRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoadSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ForkSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ArchiveSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_UnarchiveSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_SessionStatusRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionTitleRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionModeRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
@@ -4439,7 +4439,7 @@ function c_ClientRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_109(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ClientRequest_params(x, p + "/params", out); } }
 }
 
 function v_InitializeRequest(v: any): true | undefined {
@@ -4453,7 +4453,7 @@ function v_InitializeRequest(v: any): true | undefined {
   x = v.clientInfo;
   if (x !== undefined && !(x === null || v_Implementation(x))) return rt.at("/clientInfo");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4462,7 +4462,7 @@ function c_InitializeRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
   { const x: any = v.clientCapabilities; if (x !== undefined) { c_ClientCapabilities(x, p + "/clientCapabilities", out); } }
   { const x: any = v.clientInfo; if (x !== undefined) { if (x !== null) c_Implementation(x, p + "/clientInfo", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ClientCapabilities(v: any): true | undefined {
@@ -4483,7 +4483,7 @@ function v_ClientCapabilities(v: any): true | undefined {
   x = v.elicitation;
   if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return rt.at("/elicitation");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4496,7 +4496,7 @@ function c_ClientCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.plan; if (x !== undefined) { if (x !== null) c_PlanCapabilities(x, p + "/plan", out); } }
   { const x: any = v.auth; if (x !== undefined) { c_AuthCapabilities(x, p + "/auth", out); } }
   { const x: any = v.elicitation; if (x !== undefined) { if (x !== null) c_ElicitationCapabilities(x, p + "/elicitation", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_FileSystemCapabilities(v: any): true | undefined {
@@ -4507,7 +4507,7 @@ function v_FileSystemCapabilities(v: any): true | undefined {
   x = v.writeTextFile;
   if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/writeTextFile");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4515,7 +4515,7 @@ function c_FileSystemCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.readTextFile; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/readTextFile", "expected a boolean", x); } }
   { const x: any = v.writeTextFile; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/writeTextFile", "expected a boolean", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ClientSessionCapabilities(v: any): true | undefined {
@@ -4528,7 +4528,7 @@ function v_ClientSessionCapabilities(v: any): true | undefined {
   x = v.notices;
   if (x !== undefined && !(x === null || v_NoticeCapabilities(x))) return rt.at("/notices");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4537,7 +4537,7 @@ function c_ClientSessionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.compaction; if (x !== undefined) { if (x !== null) c_CompactionCapabilities(x, p + "/compaction", out); } }
   { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_SessionConfigOptionsCapabilities(x, p + "/configOptions", out); } }
   { const x: any = v.notices; if (x !== undefined) { if (x !== null) c_NoticeCapabilities(x, p + "/notices", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CompactionCapabilities(v: any): true | undefined {
@@ -4555,27 +4555,27 @@ function v_SessionConfigOptionsCapabilities(v: any): true | undefined {
   x = v.boolean;
   if (x !== undefined && !(x === null || v_BooleanConfigOptionCapabilities(x))) return rt.at("/boolean");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionConfigOptionsCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.boolean; if (x !== undefined) { if (x !== null) c_BooleanConfigOptionCapabilities(x, p + "/boolean", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BooleanConfigOptionCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_BooleanConfigOptionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_NoticeCapabilities(v: any): true | undefined {
@@ -4591,26 +4591,26 @@ function v_SubagentCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SubagentCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PlanCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthCapabilities(v: any): true | undefined {
@@ -4619,14 +4619,14 @@ function v_AuthCapabilities(v: any): true | undefined {
   x = v.terminal;
   if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/terminal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminal; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/terminal", "expected a boolean", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationCapabilities(v: any): true | undefined {
@@ -4637,7 +4637,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
   x = v.url;
   if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return rt.at("/url");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4645,33 +4645,33 @@ function c_ElicitationCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.form; if (x !== undefined) { if (x !== null) c_ElicitationFormCapabilities(x, p + "/form", out); } }
   { const x: any = v.url; if (x !== undefined) { if (x !== null) c_ElicitationUrlCapabilities(x, p + "/url", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationFormCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ElicitationFormCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationUrlCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ElicitationUrlCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthenticateRequest(v: any): true | undefined {
@@ -4681,27 +4681,27 @@ function v_AuthenticateRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AuthenticateRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ListProvidersRequest(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ListProvidersRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetProviderRequest(v: any): true | undefined {
@@ -4717,9 +4717,9 @@ function v_SetProviderRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/baseUrl", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/baseUrl");
   x = v.headers;
-  if (x !== undefined && !v_51(x)) return rt.at("/headers");
+  if (x !== undefined && !v_AuthMethodTerminal_env(x)) return rt.at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4728,8 +4728,8 @@ function c_SetProviderRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.providerId; if (x !== undefined) { c_ProviderId(x, p + "/providerId", out); } else rt.issue(out, p + "/providerId", "missing required property"); }
   { const x: any = v.apiType; if (x !== undefined) { c_LlmProtocol(x, p + "/apiType", out); } else rt.issue(out, p + "/apiType", "missing required property"); }
   { const x: any = v.baseUrl; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/baseUrl", "expected a string", x); } else rt.issue(out, p + "/baseUrl", "missing required property"); }
-  { const x: any = v.headers; if (x !== undefined) { c_52(x, p + "/headers", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.headers; if (x !== undefined) { c_AuthMethodTerminal_env(x, p + "/headers", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_DisableProviderRequest(v: any): true | undefined {
@@ -4739,43 +4739,43 @@ function v_DisableProviderRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/providerId", "missing required property");
   if (!v_ProviderId(x)) return rt.at("/providerId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_DisableProviderRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.providerId; if (x !== undefined) { c_ProviderId(x, p + "/providerId", out); } else rt.issue(out, p + "/providerId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LogoutRequest(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LogoutRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthStatusRequest(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AuthStatusRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_110(v: any): true | undefined {
+function v_NewSessionRequest_mcpServers(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4791,18 +4791,18 @@ function v_NewSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_20(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
   if (x === undefined) return rt.failAt("/mcpServers", "missing required property");
-  if (!v_110(x)) return rt.at("/mcpServers");
+  if (!v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return rt.at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_111(v: any, p: string, out: rt.Issue[]): void {
+function c_NewSessionRequest_mcpServers(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_McpServer(v[i], rt.pointer(p, i), out);
 }
@@ -4810,10 +4810,10 @@ function c_111(v: any, p: string, out: rt.Issue[]): void {
 function c_NewSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cwd; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_22(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_111(x, p + "/mcpServers", out); } else rt.issue(out, p + "/mcpServers", "missing required property"); }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } else rt.issue(out, p + "/mcpServers", "missing required property"); }
   { const x: any = v.systemPrompt; if (x !== undefined) { if (x !== null) c_SystemPrompt(x, p + "/systemPrompt", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerHttpVariant(v: any): true | undefined {
@@ -4850,15 +4850,15 @@ function v_McpServer(v: any): true | undefined {
   return rt.fail("matches no variant");
 }
 
-function c_112(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerHttpVariant(v: any, p: string, out: rt.Issue[]): void {
   c_McpServerHttp(v, p, out);
 }
 
-function c_113(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerSseVariant(v: any, p: string, out: rt.Issue[]): void {
   c_McpServerSse(v, p, out);
 }
 
-function c_114(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerAcpVariant(v: any, p: string, out: rt.Issue[]): void {
   c_McpServerAcp(v, p, out);
 }
 
@@ -4867,9 +4867,9 @@ function c_McpServer(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "http": c_112(v, p, out); break;
-    case "sse": c_113(v, p, out); break;
-    case "acp": c_114(v, p, out); break;
+    case "http": c_McpServerHttpVariant(v, p, out); break;
+    case "sse": c_McpServerSseVariant(v, p, out); break;
+    case "acp": c_McpServerAcpVariant(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
   if (out.length > mark && (v_McpServerStdio(v) ? 1 : 0) === 1) out.length = mark;
@@ -4885,7 +4885,7 @@ function v_HttpHeader(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4893,10 +4893,10 @@ function c_HttpHeader(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_115(v: any): true | undefined {
+function v_McpServerHttp_headers(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4916,13 +4916,13 @@ function v_McpServerHttp(v: any): true | undefined {
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
   if (x === undefined) return rt.failAt("/headers", "missing required property");
-  if (!v_115(x)) return rt.at("/headers");
+  if (!v_McpServerHttp_headers(x)) return rt.at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_116(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerHttp_headers(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_HttpHeader(v[i], rt.pointer(p, i), out);
 }
@@ -4931,8 +4931,8 @@ function c_McpServerHttp(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  { const x: any = v.headers; if (x !== undefined) { c_116(x, p + "/headers", out); } else rt.issue(out, p + "/headers", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.headers; if (x !== undefined) { c_McpServerHttp_headers(x, p + "/headers", out); } else rt.issue(out, p + "/headers", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerSse(v: any): true | undefined {
@@ -4946,9 +4946,9 @@ function v_McpServerSse(v: any): true | undefined {
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
   if (x === undefined) return rt.failAt("/headers", "missing required property");
-  if (!v_115(x)) return rt.at("/headers");
+  if (!v_McpServerHttp_headers(x)) return rt.at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4956,8 +4956,8 @@ function c_McpServerSse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  { const x: any = v.headers; if (x !== undefined) { c_116(x, p + "/headers", out); } else rt.issue(out, p + "/headers", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.headers; if (x !== undefined) { c_McpServerHttp_headers(x, p + "/headers", out); } else rt.issue(out, p + "/headers", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerAcp(v: any): true | undefined {
@@ -4970,7 +4970,7 @@ function v_McpServerAcp(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/serverId", "missing required property");
   if (!v_McpServerAcpId(x)) return rt.at("/serverId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4978,7 +4978,7 @@ function c_McpServerAcp(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.serverId; if (x !== undefined) { c_McpServerAcpId(x, p + "/serverId", out); } else rt.issue(out, p + "/serverId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerStdio(v: any): true | undefined {
@@ -4992,12 +4992,12 @@ function v_McpServerStdio(v: any): true | undefined {
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
   x = v.args;
   if (x === undefined) return rt.failAt("/args", "missing required property");
-  if (!v_20(x)) return rt.at("/args");
+  if (!v_CreateTerminalRequest_args(x)) return rt.at("/args");
   x = v.env;
   if (x === undefined) return rt.failAt("/env", "missing required property");
-  if (!v_21(x)) return rt.at("/env");
+  if (!v_CreateTerminalRequest_env(x)) return rt.at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5005,9 +5005,9 @@ function c_McpServerStdio(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.command; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/command", "expected a string", x); } else rt.issue(out, p + "/command", "missing required property"); }
-  { const x: any = v.args; if (x !== undefined) { c_22(x, p + "/args", out); } else rt.issue(out, p + "/args", "missing required property"); }
-  { const x: any = v.env; if (x !== undefined) { c_23(x, p + "/env", out); } else rt.issue(out, p + "/env", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.args; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/args", out); } else rt.issue(out, p + "/args", "missing required property"); }
+  { const x: any = v.env; if (x !== undefined) { c_CreateTerminalRequest_env(x, p + "/env", out); } else rt.issue(out, p + "/env", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SystemPrompt(v: any): true | undefined {
@@ -5018,17 +5018,17 @@ function v_SystemPrompt(v: any): true | undefined {
   if (!v_SystemPromptMode(x)) return rt.at("/mode");
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!v_99(x)) return rt.at("/content");
+  if (!v_CompactionUpdate_summary(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SystemPrompt(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.mode; if (x !== undefined) { c_SystemPromptMode(x, p + "/mode", out); } else rt.issue(out, p + "/mode", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { c_100(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { c_CompactionUpdate_summary(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SystemPromptMode(v: any): true | undefined {
@@ -5044,30 +5044,30 @@ function v_LoadSessionRequest(v: any): true | undefined {
   let x: any;
   x = v.mcpServers;
   if (x === undefined) return rt.failAt("/mcpServers", "missing required property");
-  if (!v_110(x)) return rt.at("/mcpServers");
+  if (!v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
   x = v.cwd;
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_20(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/additionalDirectories");
   x = v.sessionId;
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return rt.at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LoadSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.mcpServers; if (x !== undefined) { c_111(x, p + "/mcpServers", out); } else rt.issue(out, p + "/mcpServers", "missing required property"); }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } else rt.issue(out, p + "/mcpServers", "missing required property"); }
   { const x: any = v.cwd; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_22(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out); } }
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.systemPrompt; if (x !== undefined) { if (x !== null) c_SystemPrompt(x, p + "/systemPrompt", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ListSessionsRequest(v: any): true | undefined {
@@ -5080,7 +5080,7 @@ function v_ListSessionsRequest(v: any): true | undefined {
   x = v.archived;
   if (x !== undefined && !(x === null || v_SessionArchiveFilter(x))) return rt.at("/archived");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5089,7 +5089,7 @@ function c_ListSessionsRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.cwd; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string or null", x); } }
   { const x: any = v.cursor; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/cursor", "expected a string or null", x); } }
   { const x: any = v.archived; if (x !== undefined) { if (x !== null) c_SessionArchiveFilter(x, p + "/archived", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionArchiveFilter(v: any): true | undefined {
@@ -5107,14 +5107,14 @@ function v_DeleteSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_DeleteSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ForkSessionRequest(v: any): true | undefined {
@@ -5127,13 +5127,13 @@ function v_ForkSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_20(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_110(x)) return rt.at("/mcpServers");
+  if (x !== undefined && !v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return rt.at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5141,10 +5141,10 @@ function c_ForkSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.cwd; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_22(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_111(x, p + "/mcpServers", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } }
   { const x: any = v.systemPrompt; if (x !== undefined) { if (x !== null) c_SystemPrompt(x, p + "/systemPrompt", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ArchiveSessionRequest(v: any): true | undefined {
@@ -5154,14 +5154,14 @@ function v_ArchiveSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ArchiveSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_UnarchiveSessionRequest(v: any): true | undefined {
@@ -5171,14 +5171,14 @@ function v_UnarchiveSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_UnarchiveSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionStatusRequest(v: any): true | undefined {
@@ -5188,14 +5188,14 @@ function v_SessionStatusRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionStatusRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionTitleRequest(v: any): true | undefined {
@@ -5208,7 +5208,7 @@ function v_SetSessionTitleRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/title", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5216,7 +5216,7 @@ function c_SetSessionTitleRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ResumeSessionRequest(v: any): true | undefined {
@@ -5229,13 +5229,13 @@ function v_ResumeSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_20(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_110(x)) return rt.at("/mcpServers");
+  if (x !== undefined && !v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return rt.at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5243,10 +5243,10 @@ function c_ResumeSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.cwd; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_22(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_111(x, p + "/mcpServers", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } }
   { const x: any = v.systemPrompt; if (x !== undefined) { if (x !== null) c_SystemPrompt(x, p + "/systemPrompt", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CloseSessionRequest(v: any): true | undefined {
@@ -5256,14 +5256,14 @@ function v_CloseSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CloseSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionModeRequest(v: any): true | undefined {
@@ -5276,7 +5276,7 @@ function v_SetSessionModeRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/modeId", "missing required property");
   if (!v_SessionModeId(x)) return rt.at("/modeId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5284,7 +5284,7 @@ function c_SetSessionModeRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.modeId; if (x !== undefined) { c_SessionModeId(x, p + "/modeId", out); } else rt.issue(out, p + "/modeId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
@@ -5295,7 +5295,7 @@ function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
   return true;
 }
 
-function v_117(v: any): true | undefined {
+function v_SetSessionConfigOptionRequest_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.value;
@@ -5304,7 +5304,7 @@ function v_117(v: any): true | undefined {
   return true;
 }
 
-function v_118(v: any): true | undefined {
+function v_SetSessionConfigOptionRequest_3(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
@@ -5316,7 +5316,7 @@ function v_118(v: any): true | undefined {
       ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
   }
   if (ok) return true;
-  if (v_117(v)) return true;
+  if (v_SetSessionConfigOptionRequest_2(v)) return true;
   return rt.fail("matches no variant");
 }
 
@@ -5330,31 +5330,31 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return rt.at("/configId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
-  return v_118(v);
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
+  return v_SetSessionConfigOptionRequest_3(v);
 }
 
-function c_119(v: any, p: string, out: rt.Issue[]): void {
+function c_SetSessionConfigOptionRequestBoolean(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/value", "expected a boolean", x); } else rt.issue(out, p + "/value", "missing required property"); }
 }
 
-function c_120(v: any, p: string, out: rt.Issue[]): void {
+function c_SetSessionConfigOptionRequest_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "boolean": c_119(v, p, out); break;
+    case "boolean": c_SetSessionConfigOptionRequestBoolean(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && (v_117(v) ? 1 : 0) === 1) out.length = mark;
+  if (out.length > mark && (v_SetSessionConfigOptionRequest_2(v) ? 1 : 0) === 1) out.length = mark;
 }
 
 function c_SetSessionConfigOptionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.configId; if (x !== undefined) { c_SessionConfigId(x, p + "/configId", out); } else rt.issue(out, p + "/configId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
-  c_120(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
+  c_SetSessionConfigOptionRequest_2(v, p, out);
 }
 
 function v_PromptRequest(v: any): true | undefined {
@@ -5365,20 +5365,20 @@ function v_PromptRequest(v: any): true | undefined {
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.prompt;
   if (x === undefined) return rt.failAt("/prompt", "missing required property");
-  if (!v_99(x)) return rt.at("/prompt");
+  if (!v_CompactionUpdate_summary(x)) return rt.at("/prompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PromptRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.prompt; if (x !== undefined) { c_100(x, p + "/prompt", out); } else rt.issue(out, p + "/prompt", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.prompt; if (x !== undefined) { c_CompactionUpdate_summary(x, p + "/prompt", out); } else rt.issue(out, p + "/prompt", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_121(v: any): true | undefined {
+function v_ClientResponse_ClientResponseResult_result(v: any): true | undefined {
   let best: rt.Failure;
   if (v_WriteTextFileResponse(v)) return true;
   best = rt.failure();
@@ -5405,7 +5405,7 @@ function v_121(v: any): true | undefined {
   return rt.noAlternative(best, v);
 }
 
-function v_122(v: any): true | undefined {
+function v_ClientResponse_ClientResponseResult(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
@@ -5413,48 +5413,48 @@ function v_122(v: any): true | undefined {
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_121(x)) return rt.at("/result");
+  if (!v_ClientResponse_ClientResponseResult_result(x)) return rt.at("/result");
   return true;
 }
 
 function v_ClientResponse(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_122(v)) return true;
+  if (v_ClientResponse_ClientResponseResult(v)) return true;
   best = rt.failure();
-  if (v_44(v)) return true;
+  if (v_AgentResponse_AgentResponseError(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_123(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientResponse_ClientResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_WriteTextFileResponse(v) ? 1 : 0) + (v_ReadTextFileResponse(v) ? 1 : 0) + (v_RequestPermissionResponse(v) ? 1 : 0) + (v_CreateTerminalResponse(v) ? 1 : 0) + (v_TerminalOutputResponse(v) ? 1 : 0) + (v_ReleaseTerminalResponse(v) ? 1 : 0) + (v_WaitForTerminalExitResponse(v) ? 1 : 0) + (v_KillTerminalResponse(v) ? 1 : 0) + (v_CreateElicitationResponse(v) ? 1 : 0) + (v_MessageMcpResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_WriteTextFileResponse(v, p, q); }, (q: rt.Issue[]) => { c_ReadTextFileResponse(v, p, q); }, (q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_TerminalOutputResponse(v, p, q); }, (q: rt.Issue[]) => { c_ReleaseTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_WaitForTerminalExitResponse(v, p, q); }, (q: rt.Issue[]) => { c_KillTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
 }
 
-function c_124(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientResponse_ClientResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_123(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  { const x: any = v.result; if (x !== undefined) { c_ClientResponse_ClientResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
 }
 
 function c_ClientResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_122(v) ? 1 : 0) + (v_44(v) ? 1 : 0);
+  const n = (v_ClientResponse_ClientResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_124(v, p, q); }, (q: rt.Issue[]) => { c_47(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ClientResponse_ClientResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
 }
 
 function v_WriteTextFileResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_WriteTextFileResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ReadTextFileResponse(v: any): true | undefined {
@@ -5464,14 +5464,14 @@ function v_ReadTextFileResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ReadTextFileResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
@@ -5481,14 +5481,14 @@ function v_RequestPermissionResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/outcome", "missing required property");
   if (!v_RequestPermissionOutcome(x)) return rt.at("/outcome");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_RequestPermissionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.outcome; if (x !== undefined) { c_RequestPermissionOutcome(x, p + "/outcome", out); } else rt.issue(out, p + "/outcome", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_RequestPermissionOutcomeCancelled(v: any): true | undefined {
@@ -5516,7 +5516,7 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
   return ok;
 }
 
-function c_125(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionOutcomeSelected(v: any, p: string, out: rt.Issue[]): void {
   c_SelectedPermissionOutcome(v, p, out);
 }
 
@@ -5525,8 +5525,8 @@ function c_RequestPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   const t = v.outcome;
   const mark = out.length;
   switch (t) {
-    case "cancelled": c_38(v, p, out); break;
-    case "selected": c_125(v, p, out); break;
+    case "cancelled": c_ElicitationPropertySchemaOther(v, p, out); break;
+    case "selected": c_RequestPermissionOutcomeSelected(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/outcome", "unknown outcome; this union is closed", t); else rt.issue(out, p + "/outcome", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
@@ -5538,14 +5538,14 @@ function v_SelectedPermissionOutcome(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SelectedPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CreateTerminalResponse(v: any): true | undefined {
@@ -5555,14 +5555,14 @@ function v_CreateTerminalResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CreateTerminalResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalOutputResponse(v: any): true | undefined {
@@ -5577,7 +5577,7 @@ function v_TerminalOutputResponse(v: any): true | undefined {
   x = v.exitStatus;
   if (x !== undefined && !(x === null || v_TerminalExitStatus(x))) return rt.at("/exitStatus");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5586,7 +5586,7 @@ function c_TerminalOutputResponse(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.output; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/output", "expected a string", x); } else rt.issue(out, p + "/output", "missing required property"); }
   { const x: any = v.truncated; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/truncated", "expected a boolean", x); } else rt.issue(out, p + "/truncated", "missing required property"); }
   { const x: any = v.exitStatus; if (x !== undefined) { if (x !== null) c_TerminalExitStatus(x, p + "/exitStatus", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalExitStatus(v: any): true | undefined {
@@ -5597,7 +5597,7 @@ function v_TerminalExitStatus(v: any): true | undefined {
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5605,20 +5605,20 @@ function c_TerminalExitStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.exitCode; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/exitCode", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
   { const x: any = v.signal; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ReleaseTerminalResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ReleaseTerminalResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_WaitForTerminalExitResponse(v: any): true | undefined {
@@ -5629,7 +5629,7 @@ function v_WaitForTerminalExitResponse(v: any): true | undefined {
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5637,20 +5637,20 @@ function c_WaitForTerminalExitResponse(v: any, p: string, out: rt.Issue[]): void
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.exitCode; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/exitCode", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
   { const x: any = v.signal; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_KillTerminalResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_KillTerminalResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CreateElicitationResponseAccept(v: any): true | undefined {
@@ -5669,7 +5669,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
   return true;
 }
 
-function v_126(v: any): true | undefined {
+function v_CreateElicitationResponse_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let ok: true | undefined;
@@ -5693,30 +5693,30 @@ function v_CreateElicitationResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
-  return v_126(v);
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
+  return v_CreateElicitationResponse_2(v);
 }
 
-function c_127(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationResponseAccept(v: any, p: string, out: rt.Issue[]): void {
   c_ElicitationAcceptAction(v, p, out);
 }
 
-function c_128(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationResponse_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.action;
   const mark = out.length;
   switch (t) {
-    case "accept": c_127(v, p, out); break;
-    case "decline": c_38(v, p, out); break;
-    case "cancel": c_38(v, p, out); break;
-    default: if (typeof t === "string") c_38(v, p, out); else rt.issue(out, p + "/action", t === undefined ? "missing required property" : "expected a string", t);
+    case "accept": c_CreateElicitationResponseAccept(v, p, out); break;
+    case "decline": c_ElicitationPropertySchemaOther(v, p, out); break;
+    case "cancel": c_ElicitationPropertySchemaOther(v, p, out); break;
+    default: if (typeof t === "string") c_ElicitationPropertySchemaOther(v, p, out); else rt.issue(out, p + "/action", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
 function c_CreateElicitationResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
-  c_128(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
+  c_CreateElicitationResponse_2(v, p, out);
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
@@ -5729,18 +5729,18 @@ function v_ElicitationContentValue(v: any): true | undefined {
   best = rt.deeper(best);
   if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
   best = rt.deeper(best);
-  if (v_20(v)) return true;
+  if (v_CreateTerminalRequest_args(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
 function c_ElicitationContentValue(v: any, p: string, out: rt.Issue[]): void {
-  const n = ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0) + ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v)) ? 1 : 0) + ((typeof v === "boolean" || rt.fail("expected a boolean", v)) ? 1 : 0) + (v_20(v) ? 1 : 0);
+  const n = ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0) + ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v)) ? 1 : 0) + ((typeof v === "boolean" || rt.fail("expected a boolean", v)) ? 1 : 0) + (v_CreateTerminalRequest_args(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_22(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_CreateTerminalRequest_args(v, p, q); }]);
 }
 
-function v_129(v: any): true | undefined {
+function v_ElicitationAcceptAction_content(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5753,66 +5753,66 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
-  if (x !== undefined && !(x === null || v_129(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_ElicitationAcceptAction_content(x))) return rt.at("/content");
   return true;
 }
 
-function c_130(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationAcceptAction_content(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   for (const k of Object.keys(v)) c_ElicitationContentValue(v[k], rt.pointer(p, k), out);
 }
 
 function c_ElicitationAcceptAction(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_130(x, p + "/content", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_ElicitationAcceptAction_content(x, p + "/content", out); } }
 }
 
-function v_131(v: any): true | undefined {
+function v_MessageMcpResponse_MessageMcpResponseResult(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_132(v: any): true | undefined {
+function v_MessageMcpResponse_MessageMcpResponseError(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.error;
   if (x === undefined) return rt.failAt("/error", "missing required property");
   if (!v_McpError(x)) return rt.at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_MessageMcpResponse(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_131(v)) return true;
+  if (v_MessageMcpResponse_MessageMcpResponseResult(v)) return true;
   best = rt.failure();
-  if (v_132(v)) return true;
+  if (v_MessageMcpResponse_MessageMcpResponseError(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_133(v: any, p: string, out: rt.Issue[]): void {
+function c_MessageMcpResponse_MessageMcpResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.result; if (x !== undefined) {  } else rt.issue(out, p + "/result", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function c_134(v: any, p: string, out: rt.Issue[]): void {
+function c_MessageMcpResponse_MessageMcpResponseError(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.error; if (x !== undefined) { c_McpError(x, p + "/error", out); } else rt.issue(out, p + "/error", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function c_MessageMcpResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_131(v) ? 1 : 0) + (v_132(v) ? 1 : 0);
+  const n = (v_MessageMcpResponse_MessageMcpResponseResult(v) ? 1 : 0) + (v_MessageMcpResponse_MessageMcpResponseError(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_133(v, p, q); }, (q: rt.Issue[]) => { c_134(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_MessageMcpResponse_MessageMcpResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpResponse_MessageMcpResponseError(v, p, q); }]);
 }
 
 function v_McpError(v: any): true | undefined {
@@ -5833,7 +5833,7 @@ function c_McpError(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
 }
 
-function v_135(v: any): true | undefined {
+function v_ClientNotification_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_CancelNotification(v)) return true;
   best = rt.failure();
@@ -5851,11 +5851,11 @@ function v_ClientNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_135(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_ClientNotification_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_136(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientNotification_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_CancelNotification(v) ? 1 : 0) + (v_MessageMcpNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_CancelNotification(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
@@ -5864,7 +5864,7 @@ function c_136(v: any, p: string, out: rt.Issue[]): void {
 function c_ClientNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_136(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ClientNotification_params(x, p + "/params", out); } }
 }
 
 function v_CancelNotification(v: any): true | undefined {
@@ -5874,14 +5874,14 @@ function v_CancelNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MessageMcpNotification(v: any): true | undefined {
@@ -5897,9 +5897,9 @@ function v_MessageMcpNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/params");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5908,8 +5908,8 @@ function c_MessageMcpNotification(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.serverId; if (x !== undefined) { c_McpServerAcpId(x, p + "/serverId", out); } else rt.issue(out, p + "/serverId", "missing required property"); }
   { const x: any = v.requestId; if (x !== undefined) { c_McpRequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_3(x, p + "/params", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/params", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelRequestNotification(v: any): true | undefined {
@@ -5919,17 +5919,17 @@ function v_CancelRequestNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
   if (!v_RequestId(x)) return rt.at("/requestId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelRequestNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_137(v: any): true | undefined {
+function v_ProxyRequest_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_InitializeProxyRequest(v)) return true;
   best = rt.failure();
@@ -5948,11 +5948,11 @@ function v_ProxyRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_137(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_ProxyRequest_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_138(v: any, p: string, out: rt.Issue[]): void {
+function c_ProxyRequest_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_InitializeProxyRequest(v) ? 1 : 0) + (v_ProxySuccessorRequest(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeProxyRequest(v, p, q); }, (q: rt.Issue[]) => { c_ProxySuccessorRequest(v, p, q); }]);
@@ -5962,7 +5962,7 @@ function c_ProxyRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_138(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ProxyRequest_params(x, p + "/params", out); } }
 }
 
 function v_InitializeProxyRequest(v: any): true | undefined {
@@ -5980,17 +5980,17 @@ function v_ProxySuccessorRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ProxySuccessorRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_139(v: any): true | undefined {
+function v_ProxyResponse_ProxyResponseResult_result(v: any): true | undefined {
   let best: rt.Failure;
   if (v_InitializeProxyResponse(v)) return true;
   best = rt.failure();
@@ -5999,7 +5999,7 @@ function v_139(v: any): true | undefined {
   return rt.noAlternative(best, v);
 }
 
-function v_140(v: any): true | undefined {
+function v_ProxyResponse_ProxyResponseResult(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
@@ -6007,35 +6007,35 @@ function v_140(v: any): true | undefined {
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_139(x)) return rt.at("/result");
+  if (!v_ProxyResponse_ProxyResponseResult_result(x)) return rt.at("/result");
   return true;
 }
 
 function v_ProxyResponse(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_140(v)) return true;
+  if (v_ProxyResponse_ProxyResponseResult(v)) return true;
   best = rt.failure();
-  if (v_44(v)) return true;
+  if (v_AgentResponse_AgentResponseError(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_141(v: any, p: string, out: rt.Issue[]): void {
+function c_ProxyResponse_ProxyResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_InitializeProxyResponse(v) ? 1 : 0) + (v_ProxySuccessorResponse(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeProxyResponse(v, p, q); }, (q: rt.Issue[]) => { c_ProxySuccessorResponse(v, p, q); }]);
 }
 
-function c_142(v: any, p: string, out: rt.Issue[]): void {
+function c_ProxyResponse_ProxyResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_141(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  { const x: any = v.result; if (x !== undefined) { c_ProxyResponse_ProxyResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
 }
 
 function c_ProxyResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_140(v) ? 1 : 0) + (v_44(v) ? 1 : 0);
+  const n = (v_ProxyResponse_ProxyResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_142(v, p, q); }, (q: rt.Issue[]) => { c_47(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ProxyResponse_ProxyResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
 }
 
 function v_InitializeProxyResponse(v: any): true | undefined {
@@ -6054,7 +6054,7 @@ function c_ProxySuccessorResponse(v: any, p: string, out: rt.Issue[]): void {
   
 }
 
-function v_143(v: any): true | undefined {
+function v_ProxyNotification_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_ProxySuccessorNotification(v)) return true;
   best = rt.failure();
@@ -6068,11 +6068,11 @@ function v_ProxyNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_143(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_ProxyNotification_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_144(v: any, p: string, out: rt.Issue[]): void {
+function c_ProxyNotification_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_ProxySuccessorNotification(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ProxySuccessorNotification(v, p, q); }]);
@@ -6081,7 +6081,7 @@ function c_144(v: any, p: string, out: rt.Issue[]): void {
 function c_ProxyNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_144(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ProxyNotification_params(x, p + "/params", out); } }
 }
 
 function v_ProxySuccessorNotification(v: any): true | undefined {
@@ -6091,14 +6091,14 @@ function v_ProxySuccessorNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_2(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ProxySuccessorNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_3(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
 }
 
 /**

@@ -7,15 +7,18 @@
  * order) and never throws, but returns `value` itself, not a copy, when the tolerant parser would
  * change nothing; otherwise the result of `parse.X`. `__proto__` and friends read by `JSON.parse`
  * are own properties and stay plain data (S34).
+ *
+ * For text, `parseOwned.fromText(line, parseOwned.X)` is `parse.X(JSON.parse(line))` without the
+ * copy: `JSON.parse` makes the tree, the check returns it; text that is not JSON is an issue.
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
+import type { Result } from "../../runtime/result.js";
 import * as tolerant from "./parse.js";
+import type * as T from "./types.js";
 
-function d_0(method: unknown, v: any): boolean {
+function d_AgentRequest_params(method: unknown, v: any): boolean {
   switch (method) {
     case "session/request_permission":
       return e_RequestPermissionRequest(v);
@@ -42,7 +45,7 @@ function k_AgentRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_0(v.method, x)))) return -1;
+    if (!((x === null || d_AgentRequest_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -58,7 +61,7 @@ function e_RequestId(v: any): boolean {
   return false;
 }
 
-function e_1(v: any): boolean {
+function e_RequestPermissionRequest_options(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -67,7 +70,7 @@ function e_1(v: any): boolean {
   return true;
 }
 
-function e_2(v: any): boolean {
+function e_RequestPermissionRequest__meta(v: any): boolean {
   if (!rt.isObject(v)) return false;
   return true;
 }
@@ -96,12 +99,12 @@ function k_RequestPermissionRequest(v: any): number {
   }
   x = v.options;
   if (x !== undefined) {
-    if (!(e_1(x))) return -1;
+    if (!(e_RequestPermissionRequest_options(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -115,21 +118,20 @@ function e_SessionId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_3(v: any): number {
+function k_RequestPermissionSubjectToolCall(v: any): number {
   let n = 1, x: any;
   const m = k_ToolCallPermissionSubject(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_4(v: any): number {
+function k_RequestPermissionSubjectCommand(v: any): number {
   let n = 1, x: any;
   const m = k_CommandPermissionSubject(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_5(v: any): number {
+function k_RequestPermissionSubjectOther(v: any): number {
   let x: any;
-
   return Infinity;
 }
 
@@ -137,11 +139,11 @@ function k_RequestPermissionSubject(v: any): number {
   const t = v.type;
   switch (t) {
     case "tool_call":
-      return k_3(v);
+      return k_RequestPermissionSubjectToolCall(v);
     case "command":
-      return k_4(v);
+      return k_RequestPermissionSubjectCommand(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -149,7 +151,7 @@ function e_RequestPermissionSubject(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionSubject(v));
 }
 
-function e_6(v: any): boolean {
+function e_ToolCallUpdate_content(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -158,7 +160,7 @@ function e_6(v: any): boolean {
   return true;
 }
 
-function e_7(v: any): boolean {
+function e_ToolCallUpdate_locations(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -196,22 +198,20 @@ function k_ToolCallUpdate(v: any): number {
   }
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_6(x)))) return -1;
+    if (!((x === null || e_ToolCallUpdate_content(x)))) return -1;
     n++;
   }
   x = v.locations;
   if (x !== undefined) {
-    if (!((x === null || e_7(x)))) return -1;
+    if (!((x === null || e_ToolCallUpdate_locations(x)))) return -1;
     n++;
   }
   x = v.rawInput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v.rawOutput;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v.capabilities;
@@ -221,7 +221,7 @@ function k_ToolCallUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -243,19 +243,19 @@ function e_ToolCallStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_8(v: any): number {
+function k_ToolCallContentContent(v: any): number {
   let n = 1, x: any;
   const m = k_Content(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_9(v: any): number {
+function k_ToolCallContentDiff(v: any): number {
   let n = 1, x: any;
   const m = k_Diff(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_10(v: any): number {
+function k_ToolCallContentTerminal(v: any): number {
   let n = 1, x: any;
   const m = k_Terminal(v);
   return m < 0 ? -1 : n + m;
@@ -265,13 +265,13 @@ function k_ToolCallContent(v: any): number {
   const t = v.type;
   switch (t) {
     case "content":
-      return k_8(v);
+      return k_ToolCallContentContent(v);
     case "diff":
-      return k_9(v);
+      return k_ToolCallContentDiff(v);
     case "terminal":
-      return k_10(v);
+      return k_ToolCallContentTerminal(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -279,31 +279,31 @@ function e_ToolCallContent(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ToolCallContent(v));
 }
 
-function k_11(v: any): number {
+function k_ContentBlockText(v: any): number {
   let n = 1, x: any;
   const m = k_TextContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_12(v: any): number {
+function k_ContentBlockImage(v: any): number {
   let n = 1, x: any;
   const m = k_ImageContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_13(v: any): number {
+function k_ContentBlockAudio(v: any): number {
   let n = 1, x: any;
   const m = k_AudioContent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_14(v: any): number {
+function k_ContentBlockResourceLink(v: any): number {
   let n = 1, x: any;
   const m = k_ResourceLink(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_15(v: any): number {
+function k_ContentBlockResource(v: any): number {
   let n = 1, x: any;
   const m = k_EmbeddedResource(v);
   return m < 0 ? -1 : n + m;
@@ -313,17 +313,17 @@ function k_ContentBlock(v: any): number {
   const t = v.type;
   switch (t) {
     case "text":
-      return k_11(v);
+      return k_ContentBlockText(v);
     case "image":
-      return k_12(v);
+      return k_ContentBlockImage(v);
     case "audio":
-      return k_13(v);
+      return k_ContentBlockAudio(v);
     case "resource_link":
-      return k_14(v);
+      return k_ContentBlockResourceLink(v);
     case "resource":
-      return k_15(v);
+      return k_ContentBlockResource(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -331,7 +331,7 @@ function e_ContentBlock(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ContentBlock(v));
 }
 
-function e_16(v: any): boolean {
+function e_Annotations_audience(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -344,7 +344,7 @@ function k_Annotations(v: any): number {
   let n = 0, x: any;
   x = v.audience;
   if (x !== undefined) {
-    if (!((x === null || e_16(x)))) return -1;
+    if (!((x === null || e_Annotations_audience(x)))) return -1;
     n++;
   }
   x = v.lastModified;
@@ -359,7 +359,7 @@ function k_Annotations(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -387,7 +387,7 @@ function k_TextContent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -425,7 +425,7 @@ function k_ImageContent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -454,7 +454,7 @@ function k_AudioContent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -464,7 +464,7 @@ function e_AudioContent(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AudioContent(v));
 }
 
-function e_17(v: any): boolean {
+function e_Icon_sizes(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -487,7 +487,7 @@ function k_Icon(v: any): number {
   }
   x = v.sizes;
   if (x !== undefined) {
-    if (!((x === null || e_17(x)))) return -1;
+    if (!((x === null || e_Icon_sizes(x)))) return -1;
     n++;
   }
   x = v.theme;
@@ -497,7 +497,7 @@ function k_Icon(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -511,7 +511,7 @@ function e_IconTheme(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_18(v: any): boolean {
+function e_ResourceLink_icons(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -544,7 +544,7 @@ function k_ResourceLink(v: any): number {
   }
   x = v.icons;
   if (x !== undefined) {
-    if (!((x === null || e_18(x)))) return -1;
+    if (!((x === null || e_ResourceLink_icons(x)))) return -1;
     n++;
   }
   x = v.mimeType;
@@ -564,7 +564,7 @@ function k_ResourceLink(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -597,7 +597,7 @@ function k_TextResourceContents(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -626,7 +626,7 @@ function k_BlobResourceContents(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -650,7 +650,7 @@ function k_EmbeddedResource(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -669,7 +669,7 @@ function k_Content(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -679,33 +679,33 @@ function e_Content(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_Content(v));
 }
 
-function k_19(v: any): number {
+function k_DiffChangeAdd(v: any): number {
   let n = 1, x: any;
   const m = k_DiffPathChange(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_20(v: any): number {
+function k_DiffChangeMove(v: any): number {
   let n = 1, x: any;
   const m = k_DiffPathPairChange(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_21(v: any): number {
+function k_DiffChange_mixin(v: any): number {
   const t = v.operation;
   switch (t) {
     case "add":
-      return k_19(v);
+      return k_DiffChangeAdd(v);
     case "delete":
-      return k_19(v);
+      return k_DiffChangeAdd(v);
     case "modify":
-      return k_19(v);
+      return k_DiffChangeAdd(v);
     case "move":
-      return k_20(v);
+      return k_DiffChangeMove(v);
     case "copy":
-      return k_20(v);
+      return k_DiffChangeMove(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -723,10 +723,10 @@ function k_DiffChange(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_21(v);
+  const m = k_DiffChange_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -791,7 +791,7 @@ function k_DiffPatch(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -805,7 +805,7 @@ function e_DiffPatchFormat(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_22(v: any): boolean {
+function e_Diff_changes(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -818,7 +818,7 @@ function k_Diff(v: any): number {
   let n = 0, x: any;
   x = v.changes;
   if (x !== undefined) {
-    if (!(e_22(x))) return -1;
+    if (!(e_Diff_changes(x))) return -1;
     n++;
   } else return -1;
   x = v.patch;
@@ -828,7 +828,7 @@ function k_Diff(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -851,7 +851,7 @@ function k_Terminal(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -875,7 +875,7 @@ function k_ToolCallLocation(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -894,7 +894,7 @@ function k_ToolCallCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -908,7 +908,7 @@ function k_ToolCallCancelCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -927,7 +927,7 @@ function k_ToolCallPermissionSubject(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -961,7 +961,7 @@ function k_CommandPermissionSubject(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -990,7 +990,7 @@ function k_PermissionOption(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1008,37 +1008,37 @@ function e_PermissionOptionKind(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_23(v: any): number {
+function k_CreateElicitationRequestForm(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_24(v: any): number {
+function k_CreateElicitationRequestUrl(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationUrlMode(v);
   return m < 0 ? -1 : n + m;
 }
 
-function e_25(v: any): boolean {
+function e_CreateElicitationRequestOther_mixin(v: any): boolean {
   return e_ElicitationSessionScope(v);
 }
 
-function k_26(v: any): number {
+function k_CreateElicitationRequestOther(v: any): number {
   let x: any;
-  if (!e_25(v)) return -1;
+  if (!e_CreateElicitationRequestOther_mixin(v)) return -1;
   return Infinity;
 }
 
-function k_27(v: any): number {
+function k_CreateElicitationRequest_mixin(v: any): number {
   const t = v.mode;
   switch (t) {
     case "form":
-      return k_23(v);
+      return k_CreateElicitationRequestForm(v);
     case "url":
-      return k_24(v);
+      return k_CreateElicitationRequestUrl(v);
     default:
-      return typeof t === "string" ? k_26(v) : -1;
+      return typeof t === "string" ? k_CreateElicitationRequestOther(v) : -1;
   }
 }
 
@@ -1051,10 +1051,10 @@ function k_CreateElicitationRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_27(v);
+  const m = k_CreateElicitationRequest_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -1097,7 +1097,7 @@ function e_ElicitationRequestScope(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ElicitationRequestScope(v));
 }
 
-function e_28(v: any): boolean {
+function e_ElicitationSchema_properties(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1120,12 +1120,12 @@ function k_ElicitationSchema(v: any): number {
   }
   x = v.properties;
   if (x !== undefined) {
-    if (!(e_28(x))) return -1;
+    if (!(e_ElicitationSchema_properties(x))) return -1;
     n++;
   } else return -1;
   x = v.required;
   if (x !== undefined) {
-    if (!((x === null || e_17(x)))) return -1;
+    if (!((x === null || e_Icon_sizes(x)))) return -1;
     n++;
   }
   x = v.description;
@@ -1135,7 +1135,7 @@ function k_ElicitationSchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1149,31 +1149,31 @@ function e_ElicitationSchemaType(v: any): boolean {
   return ((v === "object"));
 }
 
-function k_29(v: any): number {
+function k_ElicitationPropertySchemaString(v: any): number {
   let n = 1, x: any;
   const m = k_StringPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_30(v: any): number {
+function k_ElicitationPropertySchemaNumber(v: any): number {
   let n = 1, x: any;
   const m = k_NumberPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_31(v: any): number {
+function k_ElicitationPropertySchemaInteger(v: any): number {
   let n = 1, x: any;
   const m = k_IntegerPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_32(v: any): number {
+function k_ElicitationPropertySchemaBoolean(v: any): number {
   let n = 1, x: any;
   const m = k_BooleanPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_33(v: any): number {
+function k_ElicitationPropertySchemaArray(v: any): number {
   let n = 1, x: any;
   const m = k_MultiSelectPropertySchema(v);
   return m < 0 ? -1 : n + m;
@@ -1183,17 +1183,17 @@ function k_ElicitationPropertySchema(v: any): number {
   const t = v.type;
   switch (t) {
     case "string":
-      return k_29(v);
+      return k_ElicitationPropertySchemaString(v);
     case "number":
-      return k_30(v);
+      return k_ElicitationPropertySchemaNumber(v);
     case "integer":
-      return k_31(v);
+      return k_ElicitationPropertySchemaInteger(v);
     case "boolean":
-      return k_32(v);
+      return k_ElicitationPropertySchemaBoolean(v);
     case "array":
-      return k_33(v);
+      return k_ElicitationPropertySchemaArray(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -1224,7 +1224,7 @@ function k_EnumOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1234,7 +1234,7 @@ function e_EnumOption(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_EnumOption(v));
 }
 
-function e_34(v: any): boolean {
+function e_StringPropertySchema_oneOf(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1282,17 +1282,17 @@ function k_StringPropertySchema(v: any): number {
   }
   x = v.enum;
   if (x !== undefined) {
-    if (!((x === null || e_17(x)))) return -1;
+    if (!((x === null || e_Icon_sizes(x)))) return -1;
     n++;
   }
   x = v.oneOf;
   if (x !== undefined) {
-    if (!((x === null || e_34(x)))) return -1;
+    if (!((x === null || e_StringPropertySchema_oneOf(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1331,7 +1331,7 @@ function k_NumberPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1370,7 +1370,7 @@ function k_IntegerPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1399,7 +1399,7 @@ function k_BooleanPropertySchema(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1409,7 +1409,7 @@ function e_BooleanPropertySchema(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_BooleanPropertySchema(v));
 }
 
-function k_35(v: any): number {
+function k_MultiSelectItemsString(v: any): number {
   let n = 1, x: any;
   const m = k_StringMultiSelectItems(v);
   return m < 0 ? -1 : n + m;
@@ -1419,9 +1419,9 @@ function k_MultiSelectItems(v: any): number {
   const t = v.type;
   switch (t) {
     case "string":
-      return k_35(v);
+      return k_MultiSelectItemsString(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -1433,12 +1433,12 @@ function k_StringMultiSelectItems(v: any): number {
   let n = 0, x: any;
   x = v.enum;
   if (x !== undefined) {
-    if (!(e_17(x))) return -1;
+    if (!(e_Icon_sizes(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1452,12 +1452,12 @@ function k_TitledMultiSelectItems(v: any): number {
   let n = 0, x: any;
   x = v.anyOf;
   if (x !== undefined) {
-    if (!(e_34(x))) return -1;
+    if (!(e_StringPropertySchema_oneOf(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1496,12 +1496,12 @@ function k_MultiSelectPropertySchema(v: any): number {
   } else return -1;
   x = v.default;
   if (x !== undefined) {
-    if (!((x === null || e_17(x)))) return -1;
+    if (!((x === null || e_Icon_sizes(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1569,12 +1569,12 @@ function k_MessageMcpRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1596,7 +1596,7 @@ function e_ExtRequest(v: any): boolean {
   return true;
 }
 
-function d_36(method: unknown, v: any): boolean {
+function d_AgentResponse_AgentResponseResult_result(method: unknown, v: any): boolean {
   switch (method) {
     case "initialize":
       return e_InitializeResponse(v);
@@ -1645,7 +1645,7 @@ function d_36(method: unknown, v: any): boolean {
   }
 }
 
-function k_37(v: any): number {
+function k_AgentResponse_AgentResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
@@ -1654,21 +1654,21 @@ function k_37(v: any): number {
   } else return -1;
   x = v.result;
   if (x !== undefined) {
-    if (!((askedMethod === undefined || d_36(askedMethod, x)))) return -1;
+    if (!((askedMethod === undefined || d_AgentResponse_AgentResponseResult_result(askedMethod, x)))) return -1;
     n++;
   } else return -1;
   return n;
 }
 
-function e_38(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_37(v));
+function e_AgentResponse_AgentResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_AgentResponse_AgentResponseResult(v));
 }
 
 function e_AgentResponse(v: any): boolean {
-  return e_38(v);
+  return e_AgentResponse_AgentResponseResult(v);
 }
 
-function e_39(v: any): boolean {
+function e_InitializeResponse_authMethods(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1696,12 +1696,12 @@ function k_InitializeResponse(v: any): number {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    if (!(e_39(x))) return -1;
+    if (!(e_InitializeResponse_authMethods(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1734,7 +1734,7 @@ function k_Implementation(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1763,7 +1763,7 @@ function k_AgentCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1822,7 +1822,7 @@ function k_SessionCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1851,7 +1851,7 @@ function k_PromptCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1865,7 +1865,7 @@ function k_PromptImageCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1879,7 +1879,7 @@ function k_PromptAudioCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1893,7 +1893,7 @@ function k_PromptEmbeddedContextCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1922,7 +1922,7 @@ function k_McpCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1936,7 +1936,7 @@ function k_McpStdioCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1950,7 +1950,7 @@ function k_McpHttpCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1964,7 +1964,7 @@ function k_McpAcpCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1978,7 +1978,7 @@ function k_SessionDeleteCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -1992,7 +1992,7 @@ function k_SessionAdditionalDirectoriesCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2011,7 +2011,7 @@ function k_SessionSystemPromptCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2030,7 +2030,7 @@ function k_SessionSystemPromptModeCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2044,7 +2044,7 @@ function k_SessionSystemPromptOverrideCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2058,7 +2058,7 @@ function k_SessionForkCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2072,7 +2072,7 @@ function k_SessionArchiveCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2086,7 +2086,7 @@ function k_SessionStatusCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2100,7 +2100,7 @@ function k_SessionTitleCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2119,7 +2119,7 @@ function k_AgentAuthCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2133,7 +2133,7 @@ function k_AuthStatusCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2147,7 +2147,7 @@ function k_ProvidersCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2157,19 +2157,19 @@ function e_ProvidersCapabilities(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ProvidersCapabilities(v));
 }
 
-function k_40(v: any): number {
+function k_AuthMethodTerminalVariant(v: any): number {
   let n = 1, x: any;
   const m = k_AuthMethodTerminal(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_41(v: any): number {
+function k_AuthMethodAgentVariant(v: any): number {
   let n = 1, x: any;
   const m = k_AuthMethodAgent(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_42(v: any): number {
+function k_AuthMethodOther(v: any): number {
   let x: any;
   x = v.methodId;
   if (x === undefined ? true : !e_AuthMethodId(x)) return -1;
@@ -2182,11 +2182,11 @@ function k_AuthMethod(v: any): number {
   const t = v.type;
   switch (t) {
     case "terminal":
-      return k_40(v);
+      return k_AuthMethodTerminalVariant(v);
     case "agent":
-      return k_41(v);
+      return k_AuthMethodAgentVariant(v);
     default:
-      return typeof t === "string" ? k_42(v) : -1;
+      return typeof t === "string" ? k_AuthMethodOther(v) : -1;
   }
 }
 
@@ -2212,7 +2212,7 @@ function k_EnvVariable(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2222,7 +2222,7 @@ function e_EnvVariable(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_EnvVariable(v));
 }
 
-function e_43(v: any): boolean {
+function e_AuthMethodTerminal_env(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2250,17 +2250,17 @@ function k_AuthMethodTerminal(v: any): number {
   }
   x = v.args;
   if (x !== undefined) {
-    if (!(x !== null && e_17(x))) return -1;
+    if (!(x !== null && e_Icon_sizes(x))) return -1;
     n++;
   }
   x = v.env;
   if (x !== undefined) {
-    if (!(x !== null && e_43(x))) return -1;
+    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2289,7 +2289,7 @@ function k_AuthMethodAgent(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2303,7 +2303,7 @@ function k_LoginAuthResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2313,7 +2313,7 @@ function e_LoginAuthResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_LoginAuthResponse(v));
 }
 
-function e_44(v: any): boolean {
+function e_ListProvidersResponse_providers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2326,12 +2326,12 @@ function k_ListProvidersResponse(v: any): number {
   let n = 0, x: any;
   x = v.providers;
   if (x !== undefined) {
-    if (!(e_44(x))) return -1;
+    if (!(e_ListProvidersResponse_providers(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2341,7 +2341,7 @@ function e_ListProvidersResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ListProvidersResponse(v));
 }
 
-function e_45(v: any): boolean {
+function e_ProviderInfo_supported(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2359,7 +2359,7 @@ function k_ProviderInfo(v: any): number {
   } else return -1;
   x = v.supported;
   if (x !== undefined) {
-    if (!(e_45(x))) return -1;
+    if (!(e_ProviderInfo_supported(x))) return -1;
     n++;
   } else return -1;
   x = v.required;
@@ -2374,7 +2374,7 @@ function k_ProviderInfo(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2406,7 +2406,7 @@ function k_ProviderCurrentConfig(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2420,7 +2420,7 @@ function k_SetProviderResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2434,7 +2434,7 @@ function k_DisableProviderResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2448,7 +2448,7 @@ function k_LogoutAuthResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2458,7 +2458,7 @@ function e_LogoutAuthResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_LogoutAuthResponse(v));
 }
 
-function e_46(v: any): boolean {
+function e_AuthStatusResponse_accounts(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2476,12 +2476,12 @@ function k_AuthStatusResponse(v: any): number {
   } else return -1;
   x = v.accounts;
   if (x !== undefined) {
-    if (!(e_46(x))) return -1;
+    if (!(e_AuthStatusResponse_accounts(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2524,7 +2524,7 @@ function k_AuthAccount(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2534,7 +2534,7 @@ function e_AuthAccount(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AuthAccount(v));
 }
 
-function e_47(v: any): boolean {
+function e_NewSessionResponse_configOptions(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2543,7 +2543,7 @@ function e_47(v: any): boolean {
   return true;
 }
 
-function e_48(v: any): boolean {
+function e_NewSessionResponse_availableCommands(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2561,17 +2561,17 @@ function k_NewSessionResponse(v: any): number {
   } else return -1;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_47(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    if (!(e_48(x))) return -1;
+    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2581,27 +2581,27 @@ function e_NewSessionResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_NewSessionResponse(v));
 }
 
-function k_49(v: any): number {
+function k_SessionConfigOptionSelect(v: any): number {
   let n = 1, x: any;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_50(v: any): number {
+function k_SessionConfigOptionBoolean(v: any): number {
   let n = 1, x: any;
   const m = k_SessionConfigBoolean(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_51(v: any): number {
+function k_SessionConfigOption_mixin(v: any): number {
   const t = v.type;
   switch (t) {
     case "select":
-      return k_49(v);
+      return k_SessionConfigOptionSelect(v);
     case "boolean":
-      return k_50(v);
+      return k_SessionConfigOptionBoolean(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -2629,10 +2629,10 @@ function k_SessionConfigOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_51(v);
+  const m = k_SessionConfigOption_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -2654,7 +2654,7 @@ function e_SessionConfigValueId(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_52(v: any): boolean {
+function e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2664,7 +2664,7 @@ function e_52(v: any): boolean {
 }
 
 function e_SessionConfigSelectOptions(v: any): boolean {
-  return e_52(v);
+  return e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
 }
 
 function k_SessionConfigSelectOption(v: any): number {
@@ -2686,7 +2686,7 @@ function k_SessionConfigSelectOption(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2710,12 +2710,12 @@ function k_SessionConfigSelectGroup(v: any): number {
   } else return -1;
   x = v.options;
   if (x !== undefined) {
-    if (!(e_52(x))) return -1;
+    if (!(e_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2762,13 +2762,13 @@ function e_SessionConfigBoolean(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SessionConfigBoolean(v));
 }
 
-function k_53(v: any): number {
+function k_AvailableCommandCommand(v: any): number {
   let n = 1, x: any;
   const m = k_Command(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_54(v: any): number {
+function k_AvailableCommandOther(v: any): number {
   let x: any;
   x = v.name;
   if (x === undefined ? true : !(typeof x === "string")) return -1;
@@ -2781,9 +2781,9 @@ function k_AvailableCommand(v: any): number {
   const t = v.type;
   switch (t) {
     case "command":
-      return k_53(v);
+      return k_AvailableCommandCommand(v);
     default:
-      return typeof t === "string" ? k_54(v) : -1;
+      return typeof t === "string" ? k_AvailableCommandOther(v) : -1;
   }
 }
 
@@ -2791,7 +2791,7 @@ function e_AvailableCommand(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AvailableCommand(v));
 }
 
-function k_55(v: any): number {
+function k_AvailableCommandInputText(v: any): number {
   let n = 1, x: any;
   const m = k_TextCommandInput(v);
   return m < 0 ? -1 : n + m;
@@ -2801,9 +2801,9 @@ function k_AvailableCommandInput(v: any): number {
   const t = v.type;
   switch (t) {
     case "text":
-      return k_55(v);
+      return k_AvailableCommandInputText(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -2820,7 +2820,7 @@ function k_TextCommandInput(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2849,7 +2849,7 @@ function k_Command(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2859,7 +2859,7 @@ function e_Command(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_Command(v));
 }
 
-function e_56(v: any): boolean {
+function e_ListSessionsResponse_sessions(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2872,7 +2872,7 @@ function k_ListSessionsResponse(v: any): number {
   let n = 0, x: any;
   x = v.sessions;
   if (x !== undefined) {
-    if (!(e_56(x))) return -1;
+    if (!(e_ListSessionsResponse_sessions(x))) return -1;
     n++;
   } else return -1;
   x = v.nextCursor;
@@ -2882,7 +2882,7 @@ function k_ListSessionsResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2892,7 +2892,7 @@ function e_ListSessionsResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ListSessionsResponse(v));
 }
 
-function e_57(v: any): boolean {
+function e_SessionInfo_additionalDirectories(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2915,7 +2915,7 @@ function k_SessionInfo(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_57(x))) return -1;
+    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
     n++;
   }
   x = v.title;
@@ -2935,7 +2935,7 @@ function k_SessionInfo(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2953,7 +2953,7 @@ function k_DeleteSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2972,17 +2972,17 @@ function k_ForkSessionResponse(v: any): number {
   } else return -1;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_47(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    if (!(e_48(x))) return -1;
+    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -2996,7 +2996,7 @@ function k_ArchiveSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3010,7 +3010,7 @@ function k_UnarchiveSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3034,7 +3034,7 @@ function k_SessionStatusResponse(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3048,25 +3048,25 @@ function e_SessionStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function k_58(v: any): number {
+function k_StateUpdateRunning(v: any): number {
   let n = 1, x: any;
   const m = k_RunningStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_59(v: any): number {
+function k_StateUpdateIdle(v: any): number {
   let n = 1, x: any;
   const m = k_IdleStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_60(v: any): number {
+function k_StateUpdateRequiresAction(v: any): number {
   let n = 1, x: any;
   const m = k_RequiresActionStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_61(v: any): number {
+function k_StateUpdateUnknown(v: any): number {
   let n = 1, x: any;
   const m = k_UnknownStateUpdate(v);
   return m < 0 ? -1 : n + m;
@@ -3076,15 +3076,15 @@ function k_StateUpdate(v: any): number {
   const t = v.state;
   switch (t) {
     case "running":
-      return k_58(v);
+      return k_StateUpdateRunning(v);
     case "idle":
-      return k_59(v);
+      return k_StateUpdateIdle(v);
     case "requires_action":
-      return k_60(v);
+      return k_StateUpdateRequiresAction(v);
     case "unknown":
-      return k_61(v);
+      return k_StateUpdateUnknown(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -3092,19 +3092,19 @@ function e_StateUpdate(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_StateUpdate(v));
 }
 
-function k_62(v: any): number {
+function k_BackgroundWorkTerminal(v: any): number {
   let n = 1, x: any;
   const m = k_BackgroundTerminal(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_63(v: any): number {
+function k_BackgroundWorkToolCall(v: any): number {
   let n = 1, x: any;
   const m = k_BackgroundToolCall(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_64(v: any): number {
+function k_BackgroundWorkSubagent(v: any): number {
   let n = 1, x: any;
   const m = k_BackgroundSubagent(v);
   return m < 0 ? -1 : n + m;
@@ -3114,13 +3114,13 @@ function k_BackgroundWork(v: any): number {
   const t = v.type;
   switch (t) {
     case "terminal":
-      return k_62(v);
+      return k_BackgroundWorkTerminal(v);
     case "tool_call":
-      return k_63(v);
+      return k_BackgroundWorkToolCall(v);
     case "subagent":
-      return k_64(v);
+      return k_BackgroundWorkSubagent(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -3137,7 +3137,7 @@ function k_BackgroundTerminal(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3156,7 +3156,7 @@ function k_BackgroundToolCall(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3175,7 +3175,7 @@ function k_BackgroundSubagent(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3185,7 +3185,7 @@ function e_BackgroundSubagent(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_BackgroundSubagent(v));
 }
 
-function e_65(v: any): boolean {
+function e_RunningStateUpdate_background(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3198,12 +3198,12 @@ function k_RunningStateUpdate(v: any): number {
   let n = 0, x: any;
   x = v.background;
   if (x !== undefined) {
-    if (!((x === null || e_65(x)))) return -1;
+    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3245,7 +3245,7 @@ function e_ErrorData(v: any): boolean {
   return e_UnsupportedProtocolVersionErrorData(v);
 }
 
-function e_66(v: any): boolean {
+function e_UnsupportedProtocolVersionErrorData_supported(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3263,12 +3263,12 @@ function k_UnsupportedProtocolVersionErrorData(v: any): number {
   } else return -1;
   x = v.supported;
   if (x !== undefined) {
-    if (!(e_66(x))) return -1;
+    if (!(e_UnsupportedProtocolVersionErrorData_supported(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3287,7 +3287,7 @@ function k_SessionNotFoundErrorData(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3345,7 +3345,7 @@ function k_Usage(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3355,34 +3355,34 @@ function e_Usage(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_Usage(v));
 }
 
-function k_67(v: any): number {
+function k_IdleStateUpdateEndTurn(v: any): number {
   let n = 1, x: any;
   return n;
 }
 
-function k_68(v: any): number {
+function k_IdleStateUpdateError(v: any): number {
   let n = 1, x: any;
   const m = k_ErrorStopReason(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_69(v: any): number {
+function k_IdleStateUpdate_mixin(v: any): number {
   const t = v.stopReason;
   switch (t) {
     case "end_turn":
-      return k_67(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "max_tokens":
-      return k_67(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "max_turn_requests":
-      return k_67(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "refusal":
-      return k_67(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "cancelled":
-      return k_67(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "error":
-      return k_68(v);
+      return k_IdleStateUpdateError(v);
     default:
-      return typeof t === "string" ? k_5(v) : t === undefined ? 0 : t === null ? 1 : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : t === undefined ? 0 : t === null ? 1 : -1;
   }
 }
 
@@ -3395,15 +3395,15 @@ function k_IdleStateUpdate(v: any): number {
   }
   x = v.background;
   if (x !== undefined) {
-    if (!((x === null || e_65(x)))) return -1;
+    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_69(v);
+  const m = k_IdleStateUpdate_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -3417,12 +3417,12 @@ function k_RequiresActionStateUpdate(v: any): number {
   let n = 0, x: any;
   x = v.background;
   if (x !== undefined) {
-    if (!((x === null || e_65(x)))) return -1;
+    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3436,12 +3436,12 @@ function k_UnknownStateUpdate(v: any): number {
   let n = 0, x: any;
   x = v.background;
   if (x !== undefined) {
-    if (!((x === null || e_65(x)))) return -1;
+    if (!((x === null || e_RunningStateUpdate_background(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3460,7 +3460,7 @@ function k_SetSessionTitleResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3474,17 +3474,17 @@ function k_ResumeSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_47(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    if (!(e_48(x))) return -1;
+    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3498,7 +3498,7 @@ function k_CloseSessionResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3512,7 +3512,7 @@ function k_CancelToolCallResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3526,7 +3526,7 @@ function k_CancelTerminalResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3540,12 +3540,12 @@ function k_SetSessionConfigOptionResponse(v: any): number {
   let n = 0, x: any;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_47(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3564,7 +3564,7 @@ function k_PromptResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3582,7 +3582,7 @@ function e_ExtResponse(v: any): boolean {
   return true;
 }
 
-function d_70(method: unknown, v: any): boolean {
+function d_AgentNotification_params(method: unknown, v: any): boolean {
   switch (method) {
     case "session/update":
       return e_UpdateSessionNotification(v);
@@ -3604,7 +3604,7 @@ function k_AgentNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_70(v.method, x)))) return -1;
+    if (!((x === null || d_AgentNotification_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -3628,7 +3628,7 @@ function k_UpdateSessionNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3638,127 +3638,127 @@ function e_UpdateSessionNotification(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_UpdateSessionNotification(v));
 }
 
-function k_71(v: any): number {
+function k_SessionUpdateUserMessageChunk(v: any): number {
   let n = 1, x: any;
   const m = k_ContentChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_72(v: any): number {
+function k_SessionUpdateUserMessage(v: any): number {
   let n = 1, x: any;
   const m = k_UserMessage(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_73(v: any): number {
+function k_SessionUpdateAgentMessage(v: any): number {
   let n = 1, x: any;
   const m = k_AgentMessage(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_74(v: any): number {
+function k_SessionUpdateAgentThought(v: any): number {
   let n = 1, x: any;
   const m = k_AgentThought(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_75(v: any): number {
+function k_SessionUpdateStateUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_StateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_76(v: any): number {
+function k_SessionUpdateToolCallContentChunk(v: any): number {
   let n = 1, x: any;
   const m = k_ToolCallContentChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_77(v: any): number {
+function k_SessionUpdateToolCallUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_ToolCallUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_78(v: any): number {
+function k_SessionUpdateTerminalUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_TerminalUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_79(v: any): number {
+function k_SessionUpdateTerminalOutputChunk(v: any): number {
   let n = 1, x: any;
   const m = k_TerminalOutputChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_80(v: any): number {
+function k_SessionUpdatePlanUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_PlanUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_81(v: any): number {
+function k_SessionUpdatePlanRemoved(v: any): number {
   let n = 1, x: any;
   const m = k_PlanRemoved(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_82(v: any): number {
+function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_AvailableCommandsUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_83(v: any): number {
+function k_SessionUpdateConfigOptionUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_ConfigOptionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_84(v: any): number {
+function k_SessionUpdateSessionInfoUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_SessionInfoUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_85(v: any): number {
+function k_SessionUpdateUsageUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_UsageUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_86(v: any): number {
+function k_SessionUpdateNotice(v: any): number {
   let n = 1, x: any;
   const m = k_Notice(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_87(v: any): number {
+function k_SessionUpdateCompactionUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_CompactionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_88(v: any): number {
+function k_SessionUpdateCompactionSummaryChunk(v: any): number {
   let n = 1, x: any;
   const m = k_CompactionSummaryChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_89(v: any): number {
+function k_SessionUpdateSubagentUpdate(v: any): number {
   let n = 1, x: any;
   const m = k_SubagentUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_90(v: any): number {
+function k_SessionUpdateSessionMessage(v: any): number {
   let n = 1, x: any;
   const m = k_SessionMessage(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_91(v: any): number {
+function k_SessionUpdateSessionMessageChunk(v: any): number {
   let n = 1, x: any;
   const m = k_SessionMessageChunk(v);
   return m < 0 ? -1 : n + m;
@@ -3768,53 +3768,53 @@ function k_SessionUpdate(v: any): number {
   const t = v.sessionUpdate;
   switch (t) {
     case "user_message_chunk":
-      return k_71(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "user_message":
-      return k_72(v);
+      return k_SessionUpdateUserMessage(v);
     case "agent_message_chunk":
-      return k_71(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "agent_message":
-      return k_73(v);
+      return k_SessionUpdateAgentMessage(v);
     case "agent_thought_chunk":
-      return k_71(v);
+      return k_SessionUpdateUserMessageChunk(v);
     case "agent_thought":
-      return k_74(v);
+      return k_SessionUpdateAgentThought(v);
     case "state_update":
-      return k_75(v);
+      return k_SessionUpdateStateUpdate(v);
     case "tool_call_content_chunk":
-      return k_76(v);
+      return k_SessionUpdateToolCallContentChunk(v);
     case "tool_call_update":
-      return k_77(v);
+      return k_SessionUpdateToolCallUpdate(v);
     case "terminal_update":
-      return k_78(v);
+      return k_SessionUpdateTerminalUpdate(v);
     case "terminal_output_chunk":
-      return k_79(v);
+      return k_SessionUpdateTerminalOutputChunk(v);
     case "plan_update":
-      return k_80(v);
+      return k_SessionUpdatePlanUpdate(v);
     case "plan_removed":
-      return k_81(v);
+      return k_SessionUpdatePlanRemoved(v);
     case "available_commands_update":
-      return k_82(v);
+      return k_SessionUpdateAvailableCommandsUpdate(v);
     case "config_option_update":
-      return k_83(v);
+      return k_SessionUpdateConfigOptionUpdate(v);
     case "session_info_update":
-      return k_84(v);
+      return k_SessionUpdateSessionInfoUpdate(v);
     case "usage_update":
-      return k_85(v);
+      return k_SessionUpdateUsageUpdate(v);
     case "notice":
-      return k_86(v);
+      return k_SessionUpdateNotice(v);
     case "compaction_update":
-      return k_87(v);
+      return k_SessionUpdateCompactionUpdate(v);
     case "compaction_summary_chunk":
-      return k_88(v);
+      return k_SessionUpdateCompactionSummaryChunk(v);
     case "subagent_update":
-      return k_89(v);
+      return k_SessionUpdateSubagentUpdate(v);
     case "session_message":
-      return k_90(v);
+      return k_SessionUpdateSessionMessage(v);
     case "session_message_chunk":
-      return k_91(v);
+      return k_SessionUpdateSessionMessageChunk(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -3836,7 +3836,7 @@ function k_ContentChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3846,7 +3846,7 @@ function e_ContentChunk(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ContentChunk(v));
 }
 
-function e_92(v: any): boolean {
+function e_UserMessage_content(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3864,12 +3864,12 @@ function k_UserMessage(v: any): number {
   } else return -1;
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_92(x)))) return -1;
+    if (!((x === null || e_UserMessage_content(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3888,12 +3888,12 @@ function k_AgentMessage(v: any): number {
   } else return -1;
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_92(x)))) return -1;
+    if (!((x === null || e_UserMessage_content(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3912,12 +3912,12 @@ function k_AgentThought(v: any): number {
   } else return -1;
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_92(x)))) return -1;
+    if (!((x === null || e_UserMessage_content(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3941,7 +3941,7 @@ function k_ToolCallContentChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3960,7 +3960,7 @@ function k_TerminalOutput(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -3984,7 +3984,7 @@ function k_TerminalExitStatus(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4008,7 +4008,7 @@ function k_TerminalSize(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4027,7 +4027,7 @@ function k_TerminalCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4041,7 +4041,7 @@ function k_TerminalCancelCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4090,7 +4090,7 @@ function k_TerminalUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4114,7 +4114,7 @@ function k_TerminalOutputChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4124,25 +4124,25 @@ function e_TerminalOutputChunk(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_TerminalOutputChunk(v));
 }
 
-function k_93(v: any): number {
+function k_PlanUpdateContentItems(v: any): number {
   let n = 1, x: any;
   const m = k_PlanItems(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_94(v: any): number {
+function k_PlanUpdateContentFile(v: any): number {
   let n = 1, x: any;
   const m = k_PlanFile(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_95(v: any): number {
+function k_PlanUpdateContentMarkdown(v: any): number {
   let n = 1, x: any;
   const m = k_PlanMarkdown(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_96(v: any): number {
+function k_PlanUpdateContentOther(v: any): number {
   let x: any;
   x = v.planId;
   if (x === undefined ? true : !e_PlanId(x)) return -1;
@@ -4153,13 +4153,13 @@ function k_PlanUpdateContent(v: any): number {
   const t = v.type;
   switch (t) {
     case "items":
-      return k_93(v);
+      return k_PlanUpdateContentItems(v);
     case "file":
-      return k_94(v);
+      return k_PlanUpdateContentFile(v);
     case "markdown":
-      return k_95(v);
+      return k_PlanUpdateContentMarkdown(v);
     default:
-      return typeof t === "string" ? k_96(v) : -1;
+      return typeof t === "string" ? k_PlanUpdateContentOther(v) : -1;
   }
 }
 
@@ -4190,7 +4190,7 @@ function k_PlanEntry(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4208,7 +4208,7 @@ function e_PlanEntryStatus(v: any): boolean {
   return (typeof v === "string");
 }
 
-function e_97(v: any): boolean {
+function e_PlanItems_entries(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4226,12 +4226,12 @@ function k_PlanItems(v: any): number {
   } else return -1;
   x = v.entries;
   if (x !== undefined) {
-    if (!(e_97(x))) return -1;
+    if (!(e_PlanItems_entries(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4255,7 +4255,7 @@ function k_PlanFile(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4279,7 +4279,7 @@ function k_PlanMarkdown(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4298,7 +4298,7 @@ function k_PlanUpdate(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4317,7 +4317,7 @@ function k_PlanRemoved(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4331,12 +4331,12 @@ function k_AvailableCommandsUpdate(v: any): number {
   let n = 0, x: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    if (!(e_48(x))) return -1;
+    if (!(e_NewSessionResponse_availableCommands(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4350,12 +4350,12 @@ function k_ConfigOptionUpdate(v: any): number {
   let n = 0, x: any;
   x = v.configOptions;
   if (x !== undefined) {
-    if (!(e_47(x))) return -1;
+    if (!(e_NewSessionResponse_configOptions(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4379,7 +4379,7 @@ function k_SessionInfoUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4403,7 +4403,7 @@ function k_Cost(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4432,7 +4432,7 @@ function k_UsageUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4465,7 +4465,7 @@ function k_Notice(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4497,7 +4497,7 @@ function k_CompactionUpdate(v: any): number {
   } else return -1;
   x = v.summary;
   if (x !== undefined) {
-    if (!((x === null || e_92(x)))) return -1;
+    if (!((x === null || e_UserMessage_content(x)))) return -1;
     n++;
   }
   x = v.error;
@@ -4507,7 +4507,7 @@ function k_CompactionUpdate(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4531,7 +4531,7 @@ function k_CompactionSummaryChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4550,7 +4550,7 @@ function k_SubagentSessionCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4564,7 +4564,7 @@ function k_SessionCancelCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4608,12 +4608,12 @@ function k_SubagentUpdate(v: any): number {
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!((x === null || e_57(x)))) return -1;
+    if (!((x === null || e_SessionInfo_additionalDirectories(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4652,12 +4652,12 @@ function k_SessionMessage(v: any): number {
   }
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_92(x)))) return -1;
+    if (!((x === null || e_UserMessage_content(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4681,7 +4681,7 @@ function k_SessionMessageChunk(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4700,7 +4700,7 @@ function k_CompleteElicitationNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4719,12 +4719,12 @@ function k_AuthStatusUpdateNotification(v: any): number {
   } else return -1;
   x = v.accounts;
   if (x !== undefined) {
-    if (!(e_46(x))) return -1;
+    if (!(e_AuthStatusResponse_accounts(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4738,7 +4738,7 @@ function e_ExtNotification(v: any): boolean {
   return true;
 }
 
-function d_98(method: unknown, v: any): boolean {
+function d_ClientRequest_params(method: unknown, v: any): boolean {
   switch (method) {
     case "initialize":
       return e_InitializeRequest(v);
@@ -4801,7 +4801,7 @@ function k_ClientRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_98(v.method, x)))) return -1;
+    if (!((x === null || d_ClientRequest_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -4830,7 +4830,7 @@ function k_InitializeRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4854,7 +4854,7 @@ function k_ClientCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4873,7 +4873,7 @@ function k_ClientAuthCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4887,7 +4887,7 @@ function k_TerminalAuthCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4911,7 +4911,7 @@ function k_ElicitationCapabilities(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4925,7 +4925,7 @@ function k_ElicitationFormCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4939,7 +4939,7 @@ function k_ElicitationUrlCapabilities(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4958,7 +4958,7 @@ function k_LoginAuthRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4972,7 +4972,7 @@ function k_ListProvidersRequest(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -4982,7 +4982,7 @@ function e_ListProvidersRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ListProvidersRequest(v));
 }
 
-function e_99(v: any): boolean {
+function e_SetProviderRequest_headers(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5010,12 +5010,12 @@ function k_SetProviderRequest(v: any): number {
   } else return -1;
   x = v.headers;
   if (x !== undefined) {
-    if (!(e_99(x))) return -1;
+    if (!(e_SetProviderRequest_headers(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5034,7 +5034,7 @@ function k_DisableProviderRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5048,7 +5048,7 @@ function k_LogoutAuthRequest(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5062,7 +5062,7 @@ function k_AuthStatusRequest(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5072,7 +5072,7 @@ function e_AuthStatusRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_AuthStatusRequest(v));
 }
 
-function e_100(v: any): boolean {
+function e_NewSessionRequest_mcpServers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5090,12 +5090,12 @@ function k_NewSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_57(x))) return -1;
+    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
     n++;
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_100(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   }
   x = v.systemPrompt;
@@ -5105,7 +5105,7 @@ function k_NewSessionRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5115,19 +5115,19 @@ function e_NewSessionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_NewSessionRequest(v));
 }
 
-function k_101(v: any): number {
+function k_McpServerHttpVariant(v: any): number {
   let n = 1, x: any;
   const m = k_McpServerHttp(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_102(v: any): number {
+function k_McpServerAcpVariant(v: any): number {
   let n = 1, x: any;
   const m = k_McpServerAcp(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_103(v: any): number {
+function k_McpServerStdioVariant(v: any): number {
   let n = 1, x: any;
   const m = k_McpServerStdio(v);
   return m < 0 ? -1 : n + m;
@@ -5137,13 +5137,13 @@ function k_McpServer(v: any): number {
   const t = v.type;
   switch (t) {
     case "http":
-      return k_101(v);
+      return k_McpServerHttpVariant(v);
     case "acp":
-      return k_102(v);
+      return k_McpServerAcpVariant(v);
     case "stdio":
-      return k_103(v);
+      return k_McpServerStdioVariant(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -5165,7 +5165,7 @@ function k_HttpHeader(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5175,7 +5175,7 @@ function e_HttpHeader(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_HttpHeader(v));
 }
 
-function e_104(v: any): boolean {
+function e_McpServerHttp_headers(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5198,12 +5198,12 @@ function k_McpServerHttp(v: any): number {
   } else return -1;
   x = v.headers;
   if (x !== undefined) {
-    if (!(x !== null && e_104(x))) return -1;
+    if (!(x !== null && e_McpServerHttp_headers(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5227,7 +5227,7 @@ function k_McpServerAcp(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5251,17 +5251,17 @@ function k_McpServerStdio(v: any): number {
   } else return -1;
   x = v.args;
   if (x !== undefined) {
-    if (!(x !== null && e_17(x))) return -1;
+    if (!(x !== null && e_Icon_sizes(x))) return -1;
     n++;
   }
   x = v.env;
   if (x !== undefined) {
-    if (!(x !== null && e_43(x))) return -1;
+    if (!(x !== null && e_AuthMethodTerminal_env(x))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5280,12 +5280,12 @@ function k_SystemPrompt(v: any): number {
   } else return -1;
   x = v.content;
   if (x !== undefined) {
-    if (!(e_92(x))) return -1;
+    if (!(e_UserMessage_content(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5318,7 +5318,7 @@ function k_ListSessionsRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5341,7 +5341,7 @@ function k_DeleteSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5365,12 +5365,12 @@ function k_ForkSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_57(x))) return -1;
+    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
     n++;
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_100(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   }
   x = v.systemPrompt;
@@ -5380,7 +5380,7 @@ function k_ForkSessionRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5399,7 +5399,7 @@ function k_ArchiveSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5418,7 +5418,7 @@ function k_UnarchiveSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5437,7 +5437,7 @@ function k_SessionStatusRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5461,7 +5461,7 @@ function k_SetSessionTitleRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5485,12 +5485,12 @@ function k_ResumeSessionRequest(v: any): number {
   } else return -1;
   x = v.additionalDirectories;
   if (x !== undefined) {
-    if (!(x !== null && e_57(x))) return -1;
+    if (!(x !== null && e_SessionInfo_additionalDirectories(x))) return -1;
     n++;
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    if (!(x !== null && e_100(x))) return -1;
+    if (!(x !== null && e_NewSessionRequest_mcpServers(x))) return -1;
     n++;
   }
   x = v.replayFrom;
@@ -5505,7 +5505,7 @@ function k_ResumeSessionRequest(v: any): number {
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5515,7 +5515,7 @@ function e_ResumeSessionRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ResumeSessionRequest(v));
 }
 
-function k_105(v: any): number {
+function k_ReplayFromStartVariant(v: any): number {
   let n = 1, x: any;
   const m = k_ReplayFromStart(v);
   return m < 0 ? -1 : n + m;
@@ -5525,9 +5525,9 @@ function k_ReplayFrom(v: any): number {
   const t = v.type;
   switch (t) {
     case "start":
-      return k_105(v);
+      return k_ReplayFromStartVariant(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -5539,7 +5539,7 @@ function k_ReplayFromStart(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5558,7 +5558,7 @@ function k_CloseSessionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5582,7 +5582,7 @@ function k_CancelToolCallRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5606,7 +5606,7 @@ function k_CancelTerminalRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5616,7 +5616,7 @@ function e_CancelTerminalRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_CancelTerminalRequest(v));
 }
 
-function k_106(v: any): number {
+function k_SetSessionConfigOptionRequestId(v: any): number {
   let n = 1, x: any;
   x = v.value;
   if (x !== undefined) {
@@ -5626,7 +5626,7 @@ function k_106(v: any): number {
   return n;
 }
 
-function k_107(v: any): number {
+function k_SetSessionConfigOptionRequestBoolean(v: any): number {
   let n = 1, x: any;
   x = v.value;
   if (x !== undefined) {
@@ -5636,22 +5636,22 @@ function k_107(v: any): number {
   return n;
 }
 
-function k_108(v: any): number {
+function k_SetSessionConfigOptionRequestOther(v: any): number {
   let x: any;
   x = v.value;
-  if (x === undefined ? true : !true) return -1;
+  if (x === undefined ? true : false) return -1;
   return Infinity;
 }
 
-function k_109(v: any): number {
+function k_SetSessionConfigOptionRequest_mixin(v: any): number {
   const t = v.type;
   switch (t) {
     case "id":
-      return k_106(v);
+      return k_SetSessionConfigOptionRequestId(v);
     case "boolean":
-      return k_107(v);
+      return k_SetSessionConfigOptionRequestBoolean(v);
     default:
-      return typeof t === "string" ? k_108(v) : -1;
+      return typeof t === "string" ? k_SetSessionConfigOptionRequestOther(v) : -1;
   }
 }
 
@@ -5669,10 +5669,10 @@ function k_SetSessionConfigOptionRequest(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_109(v);
+  const m = k_SetSessionConfigOptionRequest_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -5691,12 +5691,12 @@ function k_PromptRequest(v: any): number {
   } else return -1;
   x = v.prompt;
   if (x !== undefined) {
-    if (!(e_92(x))) return -1;
+    if (!(e_UserMessage_content(x))) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5706,7 +5706,7 @@ function e_PromptRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_PromptRequest(v));
 }
 
-function d_110(method: unknown, v: any): boolean {
+function d_ClientResponse_ClientResponseResult_result(method: unknown, v: any): boolean {
   switch (method) {
     case "session/request_permission":
       return e_RequestPermissionResponse(v);
@@ -5719,7 +5719,7 @@ function d_110(method: unknown, v: any): boolean {
   }
 }
 
-function k_111(v: any): number {
+function k_ClientResponse_ClientResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
@@ -5728,18 +5728,18 @@ function k_111(v: any): number {
   } else return -1;
   x = v.result;
   if (x !== undefined) {
-    if (!((askedMethod === undefined || d_110(askedMethod, x)))) return -1;
+    if (!((askedMethod === undefined || d_ClientResponse_ClientResponseResult_result(askedMethod, x)))) return -1;
     n++;
   } else return -1;
   return n;
 }
 
-function e_112(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_111(v));
+function e_ClientResponse_ClientResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_ClientResponse_ClientResponseResult(v));
 }
 
 function e_ClientResponse(v: any): boolean {
-  return e_112(v);
+  return e_ClientResponse_ClientResponseResult(v);
 }
 
 function k_RequestPermissionResponse(v: any): number {
@@ -5751,7 +5751,7 @@ function k_RequestPermissionResponse(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5761,13 +5761,13 @@ function e_RequestPermissionResponse(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_RequestPermissionResponse(v));
 }
 
-function k_113(v: any): number {
+function k_RequestPermissionOutcomeCancelled(v: any): number {
   let n = 1, x: any;
   const m = k_CancelledPermissionOutcome(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_114(v: any): number {
+function k_RequestPermissionOutcomeSelected(v: any): number {
   let n = 1, x: any;
   const m = k_SelectedPermissionOutcome(v);
   return m < 0 ? -1 : n + m;
@@ -5777,11 +5777,11 @@ function k_RequestPermissionOutcome(v: any): number {
   const t = v.outcome;
   switch (t) {
     case "cancelled":
-      return k_113(v);
+      return k_RequestPermissionOutcomeCancelled(v);
     case "selected":
-      return k_114(v);
+      return k_RequestPermissionOutcomeSelected(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -5793,7 +5793,7 @@ function k_CancelledPermissionOutcome(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5812,7 +5812,7 @@ function k_SelectedPermissionOutcome(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -5822,23 +5822,23 @@ function e_SelectedPermissionOutcome(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_SelectedPermissionOutcome(v));
 }
 
-function k_115(v: any): number {
+function k_CreateElicitationResponseAccept(v: any): number {
   let n = 1, x: any;
   const m = k_ElicitationAcceptAction(v);
   return m < 0 ? -1 : n + m;
 }
 
-function k_116(v: any): number {
+function k_CreateElicitationResponse_mixin(v: any): number {
   const t = v.action;
   switch (t) {
     case "accept":
-      return k_115(v);
+      return k_CreateElicitationResponseAccept(v);
     case "decline":
-      return k_67(v);
+      return k_IdleStateUpdateEndTurn(v);
     case "cancel":
-      return k_67(v);
+      return k_IdleStateUpdateEndTurn(v);
     default:
-      return typeof t === "string" ? k_5(v) : -1;
+      return typeof t === "string" ? k_RequestPermissionSubjectOther(v) : -1;
   }
 }
 
@@ -5846,10 +5846,10 @@ function k_CreateElicitationResponse(v: any): number {
   let n = 0, x: any;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
-  const m = k_116(v);
+  const m = k_CreateElicitationResponse_mixin(v);
   if (m < 0) return -1;
   n += m;
   return n;
@@ -5864,10 +5864,10 @@ function e_ElicitationContentValue(v: any): boolean {
   if (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000) return true;
   if (typeof v === "number" && Number.isFinite(v)) return true;
   if (typeof v === "boolean") return true;
-  return e_17(v);
+  return e_Icon_sizes(v);
 }
 
-function e_117(v: any): boolean {
+function e_ElicitationAcceptAction_content(v: any): boolean {
   if (!rt.isObject(v)) return false;
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5880,7 +5880,7 @@ function k_ElicitationAcceptAction(v: any): number {
   let n = 0, x: any;
   x = v.content;
   if (x !== undefined) {
-    if (!((x === null || e_117(x)))) return -1;
+    if (!((x === null || e_ElicitationAcceptAction_content(x)))) return -1;
     n++;
   }
   return n;
@@ -5890,27 +5890,26 @@ function e_ElicitationAcceptAction(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ElicitationAcceptAction(v));
 }
 
-function k_118(v: any): number {
+function k_MessageMcpResponse_MessageMcpResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.result;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
 }
 
-function e_119(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_118(v));
+function e_MessageMcpResponse_MessageMcpResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_MessageMcpResponse_MessageMcpResponseResult(v));
 }
 
 function e_MessageMcpResponse(v: any): boolean {
-  return e_119(v);
+  return e_MessageMcpResponse_MessageMcpResponseResult(v);
 }
 
 function k_McpError(v: any): number {
@@ -5927,7 +5926,6 @@ function k_McpError(v: any): number {
   } else return -1;
   x = v.data;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   return Infinity;
@@ -5937,7 +5935,7 @@ function e_McpError(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_McpError(v));
 }
 
-function d_120(method: unknown, v: any): boolean {
+function d_ClientNotification_params(method: unknown, v: any): boolean {
   switch (method) {
     case "session/cancel":
       return e_CancelSessionNotification(v);
@@ -5957,7 +5955,7 @@ function k_ClientNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_120(v.method, x)))) return -1;
+    if (!((x === null || d_ClientNotification_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -5976,7 +5974,7 @@ function k_CancelSessionNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -6005,12 +6003,12 @@ function k_MessageMcpNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -6029,7 +6027,7 @@ function k_CancelRequestNotification(v: any): number {
   } else return -1;
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -6039,7 +6037,7 @@ function e_CancelRequestNotification(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_CancelRequestNotification(v));
 }
 
-function d_121(method: unknown, v: any): boolean {
+function d_ProxyRequest_params(method: unknown, v: any): boolean {
   switch (method) {
     case "proxy/initialize":
       return e_InitializeProxyRequest(v);
@@ -6064,7 +6062,7 @@ function k_ProxyRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_121(v.method, x)))) return -1;
+    if (!((x === null || d_ProxyRequest_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -6087,12 +6085,11 @@ function k_ProxySuccessorRequest(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -6102,7 +6099,7 @@ function e_ProxySuccessorRequest(v: any): boolean {
   return rt.isObject(v) && rt.exactKeys(v, k_ProxySuccessorRequest(v));
 }
 
-function d_122(method: unknown, v: any): boolean {
+function d_ProxyResponse_ProxyResponseResult_result(method: unknown, v: any): boolean {
   switch (method) {
     case "proxy/initialize":
       return e_InitializeProxyResponse(v);
@@ -6113,7 +6110,7 @@ function d_122(method: unknown, v: any): boolean {
   }
 }
 
-function k_123(v: any): number {
+function k_ProxyResponse_ProxyResponseResult(v: any): number {
   let n = 0, x: any;
   x = v.id;
   if (x !== undefined) {
@@ -6122,18 +6119,18 @@ function k_123(v: any): number {
   } else return -1;
   x = v.result;
   if (x !== undefined) {
-    if (!((askedMethod === undefined || d_122(askedMethod, x)))) return -1;
+    if (!((askedMethod === undefined || d_ProxyResponse_ProxyResponseResult_result(askedMethod, x)))) return -1;
     n++;
   } else return -1;
   return n;
 }
 
-function e_124(v: any): boolean {
-  return rt.isObject(v) && rt.exactKeys(v, k_123(v));
+function e_ProxyResponse_ProxyResponseResult(v: any): boolean {
+  return rt.isObject(v) && rt.exactKeys(v, k_ProxyResponse_ProxyResponseResult(v));
 }
 
 function e_ProxyResponse(v: any): boolean {
-  return e_124(v);
+  return e_ProxyResponse_ProxyResponseResult(v);
 }
 
 function e_InitializeProxyResponse(v: any): boolean {
@@ -6144,7 +6141,7 @@ function e_ProxySuccessorResponse(v: any): boolean {
   return true;
 }
 
-function d_125(method: unknown, v: any): boolean {
+function d_ProxyNotification_params(method: unknown, v: any): boolean {
   switch (method) {
     case "proxy/successor":
       return e_ProxySuccessorNotification(v);
@@ -6162,7 +6159,7 @@ function k_ProxyNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!((x === null || d_125(v.method, x)))) return -1;
+    if (!((x === null || d_ProxyNotification_params(v.method, x)))) return -1;
     n++;
   }
   return n;
@@ -6181,12 +6178,11 @@ function k_ProxySuccessorNotification(v: any): number {
   } else return -1;
   x = v.params;
   if (x !== undefined) {
-    if (!(true)) return -1;
     n++;
   }
   x = v._meta;
   if (x !== undefined) {
-    if (!((x === null || e_2(x)))) return -1;
+    if (!((x === null || e_RequestPermissionRequest__meta(x)))) return -1;
     n++;
   }
   return n;
@@ -6671,8 +6667,8 @@ function parseOwned_AgentResponse(value: unknown): Result<T.AgentResponse> {
  * `parse.AgentResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
  */
 function parseOwned_AgentResponseFor(method: string, value: unknown): Result<T.AgentResponse> {
-  askedMethod = method;
   let exact: boolean;
+  askedMethod = method;
   try {
     exact = e_AgentResponse(value);
   } finally {
@@ -7903,8 +7899,8 @@ function parseOwned_ClientResponse(value: unknown): Result<T.ClientResponse> {
  * `parse.ClientResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
  */
 function parseOwned_ClientResponseFor(method: string, value: unknown): Result<T.ClientResponse> {
-  askedMethod = method;
   let exact: boolean;
+  askedMethod = method;
   try {
     exact = e_ClientResponse(value);
   } finally {
@@ -8036,8 +8032,8 @@ function parseOwned_ProxyResponse(value: unknown): Result<T.ProxyResponse> {
  * `parse.ProxyResponseFor(method, value)` of a value the caller owns: `value` itself when nothing changes; never throws.
  */
 function parseOwned_ProxyResponseFor(method: string, value: unknown): Result<T.ProxyResponse> {
-  askedMethod = method;
   let exact: boolean;
+  askedMethod = method;
   try {
     exact = e_ProxyResponse(value);
   } finally {
@@ -8072,6 +8068,15 @@ function parseOwned_ProxyNotification(value: unknown): Result<T.ProxyNotificatio
  */
 function parseOwned_ProxySuccessorNotification(value: unknown): Result<T.ProxySuccessorNotification> {
   return e_ProxySuccessorNotification(value) ? { ok: true, value: value as T.ProxySuccessorNotification } : tolerant.ProxySuccessorNotification(value);
+}
+
+/**
+ * Decodes a JSON text (one JSON-RPC line, say) with an owned-tree decoder: `fromText(line, parseOwned.X)`
+ * equals `parse.X(JSON.parse(line))` and returns the tree `JSON.parse` made when nothing changes.
+ * Text that is not JSON gives an issue at the root; never throws.
+ */
+function parseOwned_fromText<V>(text: string, decode: (value: unknown) => Result<V>): Result<V> {
+  return rt.fromText(text, decode);
 }
 
 export {
@@ -8340,4 +8345,5 @@ export {
   parseOwned_AgentResponseFor as AgentResponseFor,
   parseOwned_ClientResponseFor as ClientResponseFor,
   parseOwned_ProxyResponseFor as ProxyResponseFor,
+  parseOwned_fromText as fromText,
 };

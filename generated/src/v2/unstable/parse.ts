@@ -14,11 +14,11 @@
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
+import type { Result } from "../../runtime/result.js";
+import type * as T from "./types.js";
 
-function m_0(method: unknown, v: any): any {
+function m_AgentRequest_params(method: unknown, v: any): any {
   switch (method) {
     case "session/request_permission":
       return p_RequestPermissionRequest(v);
@@ -38,18 +38,20 @@ function f_AgentRequest(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_0(v.method, x));
+    y = (x === null ? null : m_AgentRequest_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -73,7 +75,7 @@ function p_RequestId(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-function p_1(v: any): any {
+function p_RequestPermissionRequest_options(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -85,7 +87,7 @@ function p_1(v: any): any {
   return out;
 }
 
-function p_2(v: any): any {
+function p_RequestPermissionRequest__meta(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -104,15 +106,17 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -126,14 +130,15 @@ function f_RequestPermissionRequest(v: any, out: any): true | undefined {
   }
   x = v.options;
   if (x !== undefined) {
-    y = p_1(x);
+    y = p_RequestPermissionRequest_options(x);
     if (y !== undefined) out.options = y;
     else return rt.at("/options");
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -180,7 +185,7 @@ function p_RequestPermissionSubject(v: any): any {
   return y;
 }
 
-function p_3(v: any): any {
+function p_ToolCallUpdate_content(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -192,7 +197,7 @@ function p_3(v: any): any {
   return out;
 }
 
-function p_4(v: any): any {
+function p_ToolCallUpdate_locations(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -211,8 +216,9 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -235,12 +241,12 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_3(x));
+    y = (x === null ? null : p_ToolCallUpdate_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v.locations;
   if (x !== undefined) {
-    y = (x === null ? null : p_4(x));
+    y = (x === null ? null : p_ToolCallUpdate_locations(x));
     if (y !== undefined) out.locations = y;
   }
   x = v.rawInput;
@@ -260,7 +266,7 @@ function f_ToolCallUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -378,7 +384,7 @@ function p_ContentBlock(v: any): any {
   return y;
 }
 
-function p_5(v: any): any {
+function p_Annotations_audience(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -394,7 +400,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.audience;
   if (x !== undefined) {
-    y = (x === null ? null : p_5(x));
+    y = (x === null ? null : p_Annotations_audience(x));
     if (y !== undefined) out.audience = y;
   }
   x = v.lastModified;
@@ -409,7 +415,7 @@ function f_Annotations(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -432,8 +438,9 @@ function f_TextContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
+  } else {
+    return rt.failAt("/text", "missing required property");
   }
-  else return rt.failAt("/text", "missing required property");
   x = v.annotations;
   if (x !== undefined) {
     y = (x === null ? null : p_Annotations(x));
@@ -441,7 +448,7 @@ function f_TextContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -464,15 +471,17 @@ function f_ImageContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = p_MediaType(x);
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
+  } else {
+    return rt.failAt("/mimeType", "missing required property");
   }
-  else return rt.failAt("/mimeType", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -485,7 +494,7 @@ function f_ImageContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -504,15 +513,17 @@ function f_AudioContent(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = p_MediaType(x);
     if (y !== undefined) out.mimeType = y;
     else return rt.at("/mimeType");
+  } else {
+    return rt.failAt("/mimeType", "missing required property");
   }
-  else return rt.failAt("/mimeType", "missing required property");
   x = v.annotations;
   if (x !== undefined) {
     y = (x === null ? null : p_Annotations(x));
@@ -520,7 +531,7 @@ function f_AudioContent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -532,7 +543,7 @@ function p_AudioContent(v: any): any {
   return f_AudioContent(v, out) && out;
 }
 
-function p_6(v: any): any {
+function p_Icon_sizes(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -551,8 +562,9 @@ function f_Icon(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.src = y;
     else return rt.at("/src");
+  } else {
+    return rt.failAt("/src", "missing required property");
   }
-  else return rt.failAt("/src", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null ? null : p_MediaType(x));
@@ -560,7 +572,7 @@ function f_Icon(v: any, out: any): true | undefined {
   }
   x = v.sizes;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_Icon_sizes(x));
     if (y !== undefined) out.sizes = y;
   }
   x = v.theme;
@@ -570,7 +582,7 @@ function f_Icon(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -586,7 +598,7 @@ function p_IconTheme(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_7(v: any): any {
+function p_ResourceLink_icons(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -605,15 +617,17 @@ function f_ResourceLink(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -626,7 +640,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v.icons;
   if (x !== undefined) {
-    y = (x === null ? null : p_7(x));
+    y = (x === null ? null : p_ResourceLink_icons(x));
     if (y !== undefined) out.icons = y;
   }
   x = v.mimeType;
@@ -646,7 +660,7 @@ function f_ResourceLink(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -676,15 +690,17 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
+  } else {
+    return rt.failAt("/text", "missing required property");
   }
-  else return rt.failAt("/text", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null ? null : p_MediaType(x));
@@ -692,7 +708,7 @@ function f_TextResourceContents(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -711,15 +727,17 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.blob = y;
     else return rt.at("/blob");
+  } else {
+    return rt.failAt("/blob", "missing required property");
   }
-  else return rt.failAt("/blob", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v.mimeType;
   if (x !== undefined) {
     y = (x === null ? null : p_MediaType(x));
@@ -727,7 +745,7 @@ function f_BlobResourceContents(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -746,8 +764,9 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
     y = p_EmbeddedResourceResource(x);
     if (y !== undefined) out.resource = y;
     else return rt.at("/resource");
+  } else {
+    return rt.failAt("/resource", "missing required property");
   }
-  else return rt.failAt("/resource", "missing required property");
   x = v.annotations;
   if (x !== undefined) {
     y = (x === null ? null : p_Annotations(x));
@@ -755,7 +774,7 @@ function f_EmbeddedResource(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -774,11 +793,12 @@ function f_Content(v: any, out: any): true | undefined {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -815,13 +835,13 @@ function p_DiffChangeCopy(v: any): any {
   return f_DiffPathPairChange(v, out) && out;
 }
 
-const K_8 = ["fileType", "mimeType", "_meta"];
+const K_DiffChangeOther = ["fileType", "mimeType", "_meta"];
 
 function p_DiffChangeOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_8);
+  return rt.copyRawExcept(v, {}, K_DiffChangeOther);
 }
 
-function p_9(v: any): any {
+function p_DiffChange_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.operation;
   let y: any;
@@ -861,10 +881,10 @@ function f_DiffChange(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_9(v);
+  const m = p_DiffChange_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -891,8 +911,9 @@ function f_DiffPathChange(v: any, out: any): true | undefined {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   return true;
 }
 
@@ -909,15 +930,17 @@ function f_DiffPathPairChange(v: any, out: any): true | undefined {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.oldPath = y;
     else return rt.at("/oldPath");
+  } else {
+    return rt.failAt("/oldPath", "missing required property");
   }
-  else return rt.failAt("/oldPath", "missing required property");
   x = v.path;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   return true;
 }
 
@@ -934,18 +957,20 @@ function f_DiffPatch(v: any, out: any): true | undefined {
     y = p_DiffPatchFormat(x);
     if (y !== undefined) out.format = y;
     else return rt.at("/format");
+  } else {
+    return rt.failAt("/format", "missing required property");
   }
-  else return rt.failAt("/format", "missing required property");
   x = v.text;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.text = y;
     else return rt.at("/text");
+  } else {
+    return rt.failAt("/text", "missing required property");
   }
-  else return rt.failAt("/text", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -961,7 +986,7 @@ function p_DiffPatchFormat(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_10(v: any): any {
+function p_Diff_changes(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -977,11 +1002,12 @@ function f_Diff(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.changes;
   if (x !== undefined) {
-    y = p_10(x);
+    y = p_Diff_changes(x);
     if (y !== undefined) out.changes = y;
     else return rt.at("/changes");
+  } else {
+    return rt.failAt("/changes", "missing required property");
   }
-  else return rt.failAt("/changes", "missing required property");
   x = v.patch;
   if (x !== undefined) {
     y = (x === null ? null : p_DiffPatch(x));
@@ -989,7 +1015,7 @@ function f_Diff(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1012,11 +1038,12 @@ function f_Terminal(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1035,8 +1062,9 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.path = y;
     else return rt.at("/path");
+  } else {
+    return rt.failAt("/path", "missing required property");
   }
-  else return rt.failAt("/path", "missing required property");
   x = v.line;
   if (x !== undefined) {
     y = (x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 ? x : rt.fail("expected an integer (uint32) in [1, 4294967295] or null", x));
@@ -1044,7 +1072,7 @@ function f_ToolCallLocation(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1065,7 +1093,7 @@ function f_ToolCallCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1081,7 +1109,7 @@ function f_ToolCallCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1100,11 +1128,12 @@ function f_ToolCallPermissionSubject(v: any, out: any): true | undefined {
     y = p_ToolCallUpdate(x);
     if (y !== undefined) out.toolCall = y;
     else return rt.at("/toolCall");
+  } else {
+    return rt.failAt("/toolCall", "missing required property");
   }
-  else return rt.failAt("/toolCall", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1123,15 +1152,17 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
+  } else {
+    return rt.failAt("/command", "missing required property");
   }
-  else return rt.failAt("/command", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolCallId(x));
@@ -1144,7 +1175,7 @@ function f_CommandPermissionSubject(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1163,25 +1194,28 @@ function f_PermissionOption(v: any, out: any): true | undefined {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
     else return rt.at("/optionId");
+  } else {
+    return rt.failAt("/optionId", "missing required property");
   }
-  else return rt.failAt("/optionId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.kind;
   if (x !== undefined) {
     y = p_PermissionOptionKind(x);
     if (y !== undefined) out.kind = y;
     else return rt.at("/kind");
+  } else {
+    return rt.failAt("/kind", "missing required property");
   }
-  else return rt.failAt("/kind", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1211,7 +1245,7 @@ function p_CreateElicitationRequestUrl(v: any): any {
   return f_ElicitationUrlMode(v, out) && out;
 }
 
-function p_11(v: any): any {
+function p_CreateElicitationRequestOther_mixin(v: any): any {
   let y: any, best: rt.Failure;
   y = p_ElicitationSessionScope(v);
   if (y !== undefined) return y;
@@ -1222,14 +1256,14 @@ function p_11(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-const K_12 = ["message", "_meta"];
+const K_CreateElicitationRequestOther = ["message", "_meta"];
 
 function p_CreateElicitationRequestOther(v: any): any {
-  if (p_11(v) === undefined) return undefined;
-  return rt.copyRawExcept(v, {}, K_12);
+  if (p_CreateElicitationRequestOther_mixin(v) === undefined) return undefined;
+  return rt.copyRawExcept(v, {}, K_CreateElicitationRequestOther);
 }
 
-function p_13(v: any): any {
+function p_CreateElicitationRequest_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let y: any;
@@ -1253,14 +1287,15 @@ function f_CreateElicitationRequest(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
+  } else {
+    return rt.failAt("/message", "missing required property");
   }
-  else return rt.failAt("/message", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_13(v);
+  const m = p_CreateElicitationRequest_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1279,8 +1314,9 @@ function f_ElicitationSessionScope(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = (x === null ? null : p_ToolCallId(x));
@@ -1302,8 +1338,9 @@ function f_ElicitationRequestScope(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   return true;
 }
 
@@ -1313,7 +1350,7 @@ function p_ElicitationRequestScope(v: any): any {
   return f_ElicitationRequestScope(v, out) && out;
 }
 
-function p_14(v: any): any {
+function p_ElicitationSchema_properties(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -1325,7 +1362,7 @@ function p_14(v: any): any {
   return out;
 }
 
-function p_15(v: any): any {
+function p_ElicitationSchema_required(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1344,8 +1381,9 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
     y = p_ElicitationSchemaType(x);
     if (y !== undefined) out.type = y;
     else return rt.at("/type");
+  } else {
+    return rt.failAt("/type", "missing required property");
   }
-  else return rt.failAt("/type", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -1353,14 +1391,15 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v.properties;
   if (x !== undefined) {
-    y = p_14(x);
+    y = p_ElicitationSchema_properties(x);
     if (y !== undefined) out.properties = y;
     else return rt.at("/properties");
+  } else {
+    return rt.failAt("/properties", "missing required property");
   }
-  else return rt.failAt("/properties", "missing required property");
   x = v.required;
   if (x !== undefined) {
-    y = (x === null ? null : p_15(x));
+    y = (x === null ? null : p_ElicitationSchema_required(x));
     if (y !== undefined) out.required = y;
     else return rt.at("/required");
   }
@@ -1371,7 +1410,7 @@ function f_ElicitationSchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1453,15 +1492,17 @@ function f_EnumOption(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.const = y;
     else return rt.at("/const");
+  } else {
+    return rt.failAt("/const", "missing required property");
   }
-  else return rt.failAt("/const", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -1469,7 +1510,7 @@ function f_EnumOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1481,7 +1522,7 @@ function p_EnumOption(v: any): any {
   return f_EnumOption(v, out) && out;
 }
 
-function p_16(v: any): any {
+function p_StringPropertySchema_oneOf(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -1536,19 +1577,19 @@ function f_StringPropertySchema(v: any, out: any): true | undefined {
   }
   x = v.enum;
   if (x !== undefined) {
-    y = (x === null ? null : p_15(x));
+    y = (x === null ? null : p_ElicitationSchema_required(x));
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
   }
   x = v.oneOf;
   if (x !== undefined) {
-    y = (x === null ? null : p_16(x));
+    y = (x === null ? null : p_StringPropertySchema_oneOf(x));
     if (y !== undefined) out.oneOf = y;
     else return rt.at("/oneOf");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1591,7 +1632,7 @@ function f_NumberPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1634,7 +1675,7 @@ function f_IntegerPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1665,7 +1706,7 @@ function f_BooleanPropertySchema(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1705,14 +1746,15 @@ function f_StringMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.enum;
   if (x !== undefined) {
-    y = p_15(x);
+    y = p_ElicitationSchema_required(x);
     if (y !== undefined) out.enum = y;
     else return rt.at("/enum");
+  } else {
+    return rt.failAt("/enum", "missing required property");
   }
-  else return rt.failAt("/enum", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1728,14 +1770,15 @@ function f_TitledMultiSelectItems(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.anyOf;
   if (x !== undefined) {
-    y = p_16(x);
+    y = p_StringPropertySchema_oneOf(x);
     if (y !== undefined) out.anyOf = y;
     else return rt.at("/anyOf");
+  } else {
+    return rt.failAt("/anyOf", "missing required property");
   }
-  else return rt.failAt("/anyOf", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1776,16 +1819,17 @@ function f_MultiSelectPropertySchema(v: any, out: any): true | undefined {
     y = p_MultiSelectItems(x);
     if (y !== undefined) out.items = y;
     else return rt.at("/items");
+  } else {
+    return rt.failAt("/items", "missing required property");
   }
-  else return rt.failAt("/items", "missing required property");
   x = v.default;
   if (x !== undefined) {
-    y = (x === null ? null : p_6(x));
+    y = (x === null ? null : p_Icon_sizes(x));
     if (y !== undefined) out.default = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1804,9 +1848,10 @@ function f_ElicitationFormMode(v: any, out: any): true | undefined {
     y = p_ElicitationSchema(x);
     if (y !== undefined) out.requestedSchema = y;
     else return rt.at("/requestedSchema");
+  } else {
+    return rt.failAt("/requestedSchema", "missing required property");
   }
-  else return rt.failAt("/requestedSchema", "missing required property");
-  const m = p_11(v);
+  const m = p_CreateElicitationRequestOther_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1829,16 +1874,18 @@ function f_ElicitationUrlMode(v: any, out: any): true | undefined {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
     else return rt.at("/elicitationId");
+  } else {
+    return rt.failAt("/elicitationId", "missing required property");
   }
-  else return rt.failAt("/elicitationId", "missing required property");
   x = v.url;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
+  } else {
+    return rt.failAt("/url", "missing required property");
   }
-  else return rt.failAt("/url", "missing required property");
-  const m = p_11(v);
+  const m = p_CreateElicitationRequestOther_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -1857,31 +1904,34 @@ function f_MessageMcpRequest(v: any, out: any): true | undefined {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
     else return rt.at("/serverId");
+  } else {
+    return rt.failAt("/serverId", "missing required property");
   }
-  else return rt.failAt("/serverId", "missing required property");
   x = v.requestId;
   if (x !== undefined) {
     y = p_McpRequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -1905,7 +1955,7 @@ function p_ExtRequest(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_17(method: unknown, v: any): any {
+function m_AgentResponse_AgentResponseResult_result(method: unknown, v: any): any {
   switch (method) {
     case "initialize":
       return p_InitializeResponse(v);
@@ -1954,32 +2004,34 @@ function m_17(method: unknown, v: any): any {
   }
 }
 
-function f_18(v: any, out: any): true | undefined {
+function f_AgentResponse_AgentResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = (askedMethod === undefined ? rt.copyJson(x) : m_17(askedMethod, x));
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_AgentResponse_AgentResponseResult_result(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
-function p_19(v: any): any {
+function p_AgentResponse_AgentResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_18(v, out) && out;
+  return f_AgentResponse_AgentResponseResult(v, out) && out;
 }
 
-function p_20(v: any): any {
+function p_AgentResponse_AgentResponseError_id(v: any): any {
   let y: any, best: rt.Failure;
   y = (Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 ? v : rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v));
   if (y !== undefined) return y;
@@ -1990,43 +2042,45 @@ function p_20(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-function f_21(v: any, out: any): true | undefined {
+function f_AgentResponse_AgentResponseError(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
-    y = (x === null ? null : p_20(x));
+    y = (x === null ? null : p_AgentResponse_AgentResponseError_id(x));
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.error;
   if (x !== undefined) {
     y = p_Error(x);
     if (y !== undefined) out.error = y;
     else return rt.at("/error");
+  } else {
+    return rt.failAt("/error", "missing required property");
   }
-  else return rt.failAt("/error", "missing required property");
   return true;
 }
 
-function p_22(v: any): any {
+function p_AgentResponse_AgentResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_21(v, out) && out;
+  return f_AgentResponse_AgentResponseError(v, out) && out;
 }
 
 function p_AgentResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_19(v);
+  y = p_AgentResponse_AgentResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_22(v);
+  y = p_AgentResponse_AgentResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function p_23(v: any): any {
+function p_InitializeResponse_authMethods(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2045,15 +2099,17 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
     else return rt.at("/protocolVersion");
+  } else {
+    return rt.failAt("/protocolVersion", "missing required property");
   }
-  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.info;
   if (x !== undefined) {
     y = p_Implementation(x);
     if (y !== undefined) out.info = y;
     else return rt.at("/info");
+  } else {
+    return rt.failAt("/info", "missing required property");
   }
-  else return rt.failAt("/info", "missing required property");
   x = v.capabilities;
   if (x !== undefined) {
     y = p_AgentCapabilities(x);
@@ -2061,12 +2117,12 @@ function f_InitializeResponse(v: any, out: any): true | undefined {
   }
   x = v.authMethods;
   if (x !== undefined) {
-    y = p_23(x);
+    y = p_InitializeResponse_authMethods(x);
     if (y !== undefined) out.authMethods = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2089,8 +2145,9 @@ function f_Implementation(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2101,11 +2158,12 @@ function f_Implementation(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.version = y;
     else return rt.at("/version");
+  } else {
+    return rt.failAt("/version", "missing required property");
   }
-  else return rt.failAt("/version", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2136,7 +2194,7 @@ function f_AgentCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2197,7 +2255,7 @@ function f_SessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2228,7 +2286,7 @@ function f_PromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2244,7 +2302,7 @@ function f_PromptImageCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2260,7 +2318,7 @@ function f_PromptAudioCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2276,7 +2334,7 @@ function f_PromptEmbeddedContextCapabilities(v: any, out: any): true | undefined
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2307,7 +2365,7 @@ function f_McpCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2323,7 +2381,7 @@ function f_McpStdioCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2339,7 +2397,7 @@ function f_McpHttpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2355,7 +2413,7 @@ function f_McpAcpCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2371,7 +2429,7 @@ function f_SessionDeleteCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2387,7 +2445,7 @@ function f_SessionAdditionalDirectoriesCapabilities(v: any, out: any): true | un
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2408,7 +2466,7 @@ function f_SessionSystemPromptCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2429,7 +2487,7 @@ function f_SessionSystemPromptModeCapabilities(v: any, out: any): true | undefin
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2445,7 +2503,7 @@ function f_SessionSystemPromptOverrideCapabilities(v: any, out: any): true | und
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2461,7 +2519,7 @@ function f_SessionForkCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2477,7 +2535,7 @@ function f_SessionArchiveCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2493,7 +2551,7 @@ function f_SessionStatusCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2509,7 +2567,7 @@ function f_SessionTitleCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2530,7 +2588,7 @@ function f_AgentAuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2546,7 +2604,7 @@ function f_AuthStatusCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2562,7 +2620,7 @@ function f_ProvidersCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2623,18 +2681,20 @@ function f_EnvVariable(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2646,7 +2706,7 @@ function p_EnvVariable(v: any): any {
   return f_EnvVariable(v, out) && out;
 }
 
-function p_24(v: any): any {
+function p_AuthMethodTerminal_env(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2665,15 +2725,17 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
     else return rt.at("/methodId");
+  } else {
+    return rt.failAt("/methodId", "missing required property");
   }
-  else return rt.failAt("/methodId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2681,19 +2743,19 @@ function f_AuthMethodTerminal(v: any, out: any): true | undefined {
   }
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_15(x);
+    y = x === null ? [] : p_ElicitationSchema_required(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_24(x);
+    y = x === null ? [] : p_AuthMethodTerminal_env(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2712,15 +2774,17 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
     else return rt.at("/methodId");
+  } else {
+    return rt.failAt("/methodId", "missing required property");
   }
-  else return rt.failAt("/methodId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -2728,7 +2792,7 @@ function f_AuthMethodAgent(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2744,7 +2808,7 @@ function f_LoginAuthResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2756,7 +2820,7 @@ function p_LoginAuthResponse(v: any): any {
   return f_LoginAuthResponse(v, out) && out;
 }
 
-function p_25(v: any): any {
+function p_ListProvidersResponse_providers(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2772,14 +2836,15 @@ function f_ListProvidersResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.providers;
   if (x !== undefined) {
-    y = p_25(x);
+    y = p_ListProvidersResponse_providers(x);
     if (y !== undefined) out.providers = y;
     else return rt.at("/providers");
+  } else {
+    return rt.failAt("/providers", "missing required property");
   }
-  else return rt.failAt("/providers", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2791,7 +2856,7 @@ function p_ListProvidersResponse(v: any): any {
   return f_ListProvidersResponse(v, out) && out;
 }
 
-function p_26(v: any): any {
+function p_ProviderInfo_supported(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2810,22 +2875,25 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
     else return rt.at("/providerId");
+  } else {
+    return rt.failAt("/providerId", "missing required property");
   }
-  else return rt.failAt("/providerId", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_26(x);
+    y = p_ProviderInfo_supported(x);
     if (y !== undefined) out.supported = y;
     else out.supported = [];
+  } else {
+    return rt.failAt("/supported", "missing required property");
   }
-  else return rt.failAt("/supported", "missing required property");
   x = v.required;
   if (x !== undefined) {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.required = y;
     else return rt.at("/required");
+  } else {
+    return rt.failAt("/required", "missing required property");
   }
-  else return rt.failAt("/required", "missing required property");
   x = v.current;
   if (x !== undefined) {
     y = (x === null ? null : p_ProviderCurrentConfig(x));
@@ -2834,7 +2902,7 @@ function f_ProviderInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2861,18 +2929,20 @@ function f_ProviderCurrentConfig(v: any, out: any): true | undefined {
     y = p_LlmProtocol(x);
     if (y !== undefined) out.apiType = y;
     else return rt.at("/apiType");
+  } else {
+    return rt.failAt("/apiType", "missing required property");
   }
-  else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.baseUrl = y;
     else return rt.at("/baseUrl");
+  } else {
+    return rt.failAt("/baseUrl", "missing required property");
   }
-  else return rt.failAt("/baseUrl", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2888,7 +2958,7 @@ function f_SetProviderResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2904,7 +2974,7 @@ function f_DisableProviderResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2920,7 +2990,7 @@ function f_LogoutAuthResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2932,7 +3002,7 @@ function p_LogoutAuthResponse(v: any): any {
   return f_LogoutAuthResponse(v, out) && out;
 }
 
-function p_27(v: any): any {
+function p_AuthStatusResponse_accounts(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -2951,16 +3021,17 @@ function f_AuthStatusResponse(v: any, out: any): true | undefined {
     y = p_AuthState(x);
     if (y !== undefined) out.state = y;
     else return rt.at("/state");
+  } else {
+    return rt.failAt("/state", "missing required property");
   }
-  else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_AuthStatusResponse_accounts(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -2983,8 +3054,9 @@ function f_AuthAccount(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.label = y;
     else return rt.at("/label");
+  } else {
+    return rt.failAt("/label", "missing required property");
   }
-  else return rt.failAt("/label", "missing required property");
   x = v.active;
   if (x !== undefined) {
     y = (x === null || typeof x === "boolean" ? x : rt.fail("expected a boolean or null", x));
@@ -3007,7 +3079,7 @@ function f_AuthAccount(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3019,7 +3091,7 @@ function p_AuthAccount(v: any): any {
   return f_AuthAccount(v, out) && out;
 }
 
-function p_28(v: any): any {
+function p_NewSessionResponse_configOptions(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3031,7 +3103,7 @@ function p_28(v: any): any {
   return out;
 }
 
-function p_29(v: any): any {
+function p_NewSessionResponse_availableCommands(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3050,21 +3122,22 @@ function f_NewSessionResponse(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_NewSessionResponse_availableCommands(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3086,13 +3159,13 @@ function p_SessionConfigOptionBoolean(v: any): any {
   return f_SessionConfigBoolean(v, out) && out;
 }
 
-const K_30 = ["configId", "name", "description", "category", "_meta"];
+const K_SessionConfigOptionOther = ["configId", "name", "description", "category", "_meta"];
 
 function p_SessionConfigOptionOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_30);
+  return rt.copyRawExcept(v, {}, K_SessionConfigOptionOther);
 }
 
-function p_31(v: any): any {
+function p_SessionConfigOption_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
@@ -3116,15 +3189,17 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.configId = y;
     else return rt.at("/configId");
+  } else {
+    return rt.failAt("/configId", "missing required property");
   }
-  else return rt.failAt("/configId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -3137,10 +3212,10 @@ function f_SessionConfigOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_31(v);
+  const m = p_SessionConfigOption_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -3164,7 +3239,7 @@ function p_SessionConfigValueId(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_32(v: any): any {
+function p_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3176,7 +3251,7 @@ function p_32(v: any): any {
   return out;
 }
 
-function p_33(v: any): any {
+function p_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3190,10 +3265,10 @@ function p_33(v: any): any {
 
 function p_SessionConfigSelectOptions(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_32(v);
+  y = p_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_33(v);
+  y = p_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
@@ -3206,15 +3281,17 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -3222,7 +3299,7 @@ function f_SessionConfigSelectOption(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3234,7 +3311,7 @@ function p_SessionConfigSelectOption(v: any): any {
   return f_SessionConfigSelectOption(v, out) && out;
 }
 
-function p_34(v: any): any {
+function p_SessionConfigSelectGroup_options(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3253,25 +3330,28 @@ function f_SessionConfigSelectGroup(v: any, out: any): true | undefined {
     y = p_SessionConfigGroupId(x);
     if (y !== undefined) out.groupId = y;
     else return rt.at("/groupId");
+  } else {
+    return rt.failAt("/groupId", "missing required property");
   }
-  else return rt.failAt("/groupId", "missing required property");
   x = v.name;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.options;
   if (x !== undefined) {
-    y = p_34(x);
+    y = p_SessionConfigSelectGroup_options(x);
     if (y !== undefined) out.options = y;
     else out.options = [];
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3294,15 +3374,17 @@ function f_SessionConfigSelect(v: any, out: any): true | undefined {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
+  } else {
+    return rt.failAt("/currentValue", "missing required property");
   }
-  else return rt.failAt("/currentValue", "missing required property");
   x = v.options;
   if (x !== undefined) {
     y = p_SessionConfigSelectOptions(x);
     if (y !== undefined) out.options = y;
     else return rt.at("/options");
+  } else {
+    return rt.failAt("/options", "missing required property");
   }
-  else return rt.failAt("/options", "missing required property");
   return true;
 }
 
@@ -3319,8 +3401,9 @@ function f_SessionConfigBoolean(v: any, out: any): true | undefined {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.currentValue = y;
     else return rt.at("/currentValue");
+  } else {
+    return rt.failAt("/currentValue", "missing required property");
   }
-  else return rt.failAt("/currentValue", "missing required property");
   return true;
 }
 
@@ -3390,11 +3473,12 @@ function f_TextCommandInput(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.hint = y;
     else return rt.at("/hint");
+  } else {
+    return rt.failAt("/hint", "missing required property");
   }
-  else return rt.failAt("/hint", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3413,15 +3497,17 @@ function f_Command(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.description = y;
     else return rt.at("/description");
+  } else {
+    return rt.failAt("/description", "missing required property");
   }
-  else return rt.failAt("/description", "missing required property");
   x = v.input;
   if (x !== undefined) {
     y = (x === null ? null : p_AvailableCommandInput(x));
@@ -3429,7 +3515,7 @@ function f_Command(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3441,7 +3527,7 @@ function p_Command(v: any): any {
   return f_Command(v, out) && out;
 }
 
-function p_35(v: any): any {
+function p_ListSessionsResponse_sessions(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3457,11 +3543,12 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.sessions;
   if (x !== undefined) {
-    y = p_35(x);
+    y = p_ListSessionsResponse_sessions(x);
     if (y !== undefined) out.sessions = y;
     else out.sessions = [];
+  } else {
+    return rt.failAt("/sessions", "missing required property");
   }
-  else return rt.failAt("/sessions", "missing required property");
   x = v.nextCursor;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionListCursor(x));
@@ -3470,7 +3557,7 @@ function f_ListSessionsResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3482,7 +3569,7 @@ function p_ListSessionsResponse(v: any): any {
   return f_ListSessionsResponse(v, out) && out;
 }
 
-function p_36(v: any): any {
+function p_SessionInfo_additionalDirectories(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3501,18 +3588,20 @@ function f_SessionInfo(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_36(x);
+    y = x === null ? [] : p_SessionInfo_additionalDirectories(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
@@ -3533,7 +3622,7 @@ function f_SessionInfo(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3553,7 +3642,7 @@ function f_DeleteSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3572,21 +3661,22 @@ function f_ForkSessionResponse(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_NewSessionResponse_availableCommands(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3602,7 +3692,7 @@ function f_ArchiveSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3618,7 +3708,7 @@ function f_UnarchiveSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3637,8 +3727,9 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
     y = p_SessionStatus(x);
     if (y !== undefined) out.status = y;
     else return rt.at("/status");
+  } else {
+    return rt.failAt("/status", "missing required property");
   }
-  else return rt.failAt("/status", "missing required property");
   x = v.state;
   if (x !== undefined) {
     y = (x === null ? null : p_StateUpdate(x));
@@ -3646,7 +3737,7 @@ function f_SessionStatusResponse(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3755,11 +3846,12 @@ function f_BackgroundTerminal(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3778,11 +3870,12 @@ function f_BackgroundToolCall(v: any, out: any): true | undefined {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3801,11 +3894,12 @@ function f_BackgroundSubagent(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3817,7 +3911,7 @@ function p_BackgroundSubagent(v: any): any {
   return f_BackgroundSubagent(v, out) && out;
 }
 
-function p_37(v: any): any {
+function p_RunningStateUpdate_background(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3833,12 +3927,12 @@ function f_RunningStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_RunningStateUpdate_background(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3857,15 +3951,17 @@ function f_Error(v: any, out: any): true | undefined {
     y = p_ErrorCode(x);
     if (y !== undefined) out.code = y;
     else return rt.at("/code");
+  } else {
+    return rt.failAt("/code", "missing required property");
   }
-  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
+  } else {
+    return rt.failAt("/message", "missing required property");
   }
-  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
     y = (x === null ? null : p_ErrorData(x));
@@ -3898,7 +3994,7 @@ function p_ErrorData(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-function p_38(v: any): any {
+function p_UnsupportedProtocolVersionErrorData_supported(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -3917,18 +4013,20 @@ function f_UnsupportedProtocolVersionErrorData(v: any, out: any): true | undefin
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.requested = y;
     else return rt.at("/requested");
+  } else {
+    return rt.failAt("/requested", "missing required property");
   }
-  else return rt.failAt("/requested", "missing required property");
   x = v.supported;
   if (x !== undefined) {
-    y = p_38(x);
+    y = p_UnsupportedProtocolVersionErrorData_supported(x);
     if (y !== undefined) out.supported = y;
     else return rt.at("/supported");
+  } else {
+    return rt.failAt("/supported", "missing required property");
   }
-  else return rt.failAt("/supported", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3947,11 +4045,12 @@ function f_SessionNotFoundErrorData(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -3986,22 +4085,25 @@ function f_Usage(v: any, out: any): true | undefined {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.totalTokens = y;
     else return rt.at("/totalTokens");
+  } else {
+    return rt.failAt("/totalTokens", "missing required property");
   }
-  else return rt.failAt("/totalTokens", "missing required property");
   x = v.inputTokens;
   if (x !== undefined) {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.inputTokens = y;
     else return rt.at("/inputTokens");
+  } else {
+    return rt.failAt("/inputTokens", "missing required property");
   }
-  else return rt.failAt("/inputTokens", "missing required property");
   x = v.outputTokens;
   if (x !== undefined) {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.outputTokens = y;
     else return rt.at("/outputTokens");
+  } else {
+    return rt.failAt("/outputTokens", "missing required property");
   }
-  else return rt.failAt("/outputTokens", "missing required property");
   x = v.thoughtTokens;
   if (x !== undefined) {
     y = (x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x));
@@ -4019,7 +4121,7 @@ function f_Usage(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4061,13 +4163,13 @@ function p_IdleStateUpdateError(v: any): any {
   return f_ErrorStopReason(v, out) && out;
 }
 
-const K_39 = ["usage", "background", "_meta"];
+const K_IdleStateUpdateOther = ["usage", "background", "_meta"];
 
 function p_IdleStateUpdateOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_39);
+  return rt.copyRawExcept(v, {}, K_IdleStateUpdateOther);
 }
 
-function p_40(v: any): any {
+function p_IdleStateUpdate_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let t = v.stopReason;
   if (t !== null && typeof t !== "string") t = undefined;
@@ -4106,15 +4208,15 @@ function f_IdleStateUpdate(v: any, out: any): true | undefined {
   }
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_RunningStateUpdate_background(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_40(v);
+  const m = p_IdleStateUpdate_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -4130,12 +4232,12 @@ function f_RequiresActionStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_RunningStateUpdate_background(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4151,12 +4253,12 @@ function f_UnknownStateUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.background;
   if (x !== undefined) {
-    y = (x === null ? null : p_37(x));
+    y = (x === null ? null : p_RunningStateUpdate_background(x));
     if (y !== undefined) out.background = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4175,11 +4277,12 @@ function f_SetSessionTitleResponse(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4195,17 +4298,17 @@ function f_ResumeSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
   }
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_NewSessionResponse_availableCommands(x);
     if (y !== undefined) out.availableCommands = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4221,7 +4324,7 @@ function f_CloseSessionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4237,7 +4340,7 @@ function f_CancelToolCallResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4253,7 +4356,7 @@ function f_CancelTerminalResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4269,14 +4372,15 @@ function f_SetSessionConfigOptionResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
+  } else {
+    return rt.failAt("/configOptions", "missing required property");
   }
-  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4295,11 +4399,12 @@ function f_PromptResponse(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4319,7 +4424,7 @@ function p_ExtResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_41(method: unknown, v: any): any {
+function m_AgentNotification_params(method: unknown, v: any): any {
   switch (method) {
     case "session/update":
       return p_UpdateSessionNotification(v);
@@ -4339,11 +4444,12 @@ function f_AgentNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_41(v.method, x));
+    y = (x === null ? null : m_AgentNotification_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -4363,18 +4469,20 @@ function f_UpdateSessionNotification(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.update;
   if (x !== undefined) {
     y = p_SessionUpdate(x);
     if (y !== undefined) out.update = y;
     else return rt.at("/update");
+  } else {
+    return rt.failAt("/update", "missing required property");
   }
-  else return rt.failAt("/update", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4593,18 +4701,20 @@ function f_ContentChunk(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4616,7 +4726,7 @@ function p_ContentChunk(v: any): any {
   return f_ContentChunk(v, out) && out;
 }
 
-function p_42(v: any): any {
+function p_UserMessage_content(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -4635,16 +4745,17 @@ function f_UserMessage(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_UserMessage_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4663,16 +4774,17 @@ function f_AgentMessage(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_UserMessage_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4691,16 +4803,17 @@ function f_AgentThought(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_UserMessage_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4719,18 +4832,20 @@ function f_ToolCallContentChunk(v: any, out: any): true | undefined {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ToolCallContent(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4749,11 +4864,12 @@ function f_TerminalOutput(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4779,7 +4895,7 @@ function f_TerminalExitStatus(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4798,18 +4914,20 @@ function f_TerminalSize(v: any, out: any): true | undefined {
     y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]", x));
     if (y !== undefined) out.cols = y;
     else return rt.at("/cols");
+  } else {
+    return rt.failAt("/cols", "missing required property");
   }
-  else return rt.failAt("/cols", "missing required property");
   x = v.rows;
   if (x !== undefined) {
     y = (Number.isInteger(x) && x >= 1 && x <= 65535 ? x : rt.fail("expected an integer (uint16) in [1, 65535]", x));
     if (y !== undefined) out.rows = y;
     else return rt.at("/rows");
+  } else {
+    return rt.failAt("/rows", "missing required property");
   }
-  else return rt.failAt("/rows", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4830,7 +4948,7 @@ function f_TerminalCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4846,7 +4964,7 @@ function f_TerminalCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4865,8 +4983,9 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v.command;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -4899,7 +5018,7 @@ function f_TerminalUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4918,18 +5037,20 @@ function f_TerminalOutputChunk(v: any, out: any): true | undefined {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v.data;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
+  } else {
+    return rt.failAt("/data", "missing required property");
   }
-  else return rt.failAt("/data", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -4995,25 +5116,28 @@ function f_PlanEntry(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v.priority;
   if (x !== undefined) {
     y = p_PlanEntryPriority(x);
     if (y !== undefined) out.priority = y;
     else return rt.at("/priority");
+  } else {
+    return rt.failAt("/priority", "missing required property");
   }
-  else return rt.failAt("/priority", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_PlanEntryStatus(x);
     if (y !== undefined) out.status = y;
     else return rt.at("/status");
+  } else {
+    return rt.failAt("/status", "missing required property");
   }
-  else return rt.failAt("/status", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5033,7 +5157,7 @@ function p_PlanEntryStatus(v: any): any {
   return (typeof v === "string" ? v : rt.fail("expected a string", v));
 }
 
-function p_43(v: any): any {
+function p_PlanItems_entries(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -5052,18 +5176,20 @@ function f_PlanItems(v: any, out: any): true | undefined {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
     else return rt.at("/planId");
+  } else {
+    return rt.failAt("/planId", "missing required property");
   }
-  else return rt.failAt("/planId", "missing required property");
   x = v.entries;
   if (x !== undefined) {
-    y = p_43(x);
+    y = p_PlanItems_entries(x);
     if (y !== undefined) out.entries = y;
     else return rt.at("/entries");
+  } else {
+    return rt.failAt("/entries", "missing required property");
   }
-  else return rt.failAt("/entries", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5082,18 +5208,20 @@ function f_PlanFile(v: any, out: any): true | undefined {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
     else return rt.at("/planId");
+  } else {
+    return rt.failAt("/planId", "missing required property");
   }
-  else return rt.failAt("/planId", "missing required property");
   x = v.uri;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.uri = y;
     else return rt.at("/uri");
+  } else {
+    return rt.failAt("/uri", "missing required property");
   }
-  else return rt.failAt("/uri", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5112,18 +5240,20 @@ function f_PlanMarkdown(v: any, out: any): true | undefined {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
     else return rt.at("/planId");
+  } else {
+    return rt.failAt("/planId", "missing required property");
   }
-  else return rt.failAt("/planId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5142,11 +5272,12 @@ function f_PlanUpdate(v: any, out: any): true | undefined {
     y = p_PlanUpdateContent(x);
     if (y !== undefined) out.plan = y;
     else return rt.at("/plan");
+  } else {
+    return rt.failAt("/plan", "missing required property");
   }
-  else return rt.failAt("/plan", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5165,11 +5296,12 @@ function f_PlanRemoved(v: any, out: any): true | undefined {
     y = p_PlanId(x);
     if (y !== undefined) out.planId = y;
     else return rt.at("/planId");
+  } else {
+    return rt.failAt("/planId", "missing required property");
   }
-  else return rt.failAt("/planId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5185,14 +5317,15 @@ function f_AvailableCommandsUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.availableCommands;
   if (x !== undefined) {
-    y = p_29(x);
+    y = p_NewSessionResponse_availableCommands(x);
     if (y !== undefined) out.availableCommands = y;
     else return rt.at("/availableCommands");
+  } else {
+    return rt.failAt("/availableCommands", "missing required property");
   }
-  else return rt.failAt("/availableCommands", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5208,14 +5341,15 @@ function f_ConfigOptionUpdate(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.configOptions;
   if (x !== undefined) {
-    y = p_28(x);
+    y = p_NewSessionResponse_configOptions(x);
     if (y !== undefined) out.configOptions = y;
     else return rt.at("/configOptions");
+  } else {
+    return rt.failAt("/configOptions", "missing required property");
   }
-  else return rt.failAt("/configOptions", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5241,7 +5375,7 @@ function f_SessionInfoUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5260,18 +5394,20 @@ function f_Cost(v: any, out: any): true | undefined {
     y = (typeof x === "number" && Number.isFinite(x) ? x : rt.fail("expected a number", x));
     if (y !== undefined) out.amount = y;
     else return rt.at("/amount");
+  } else {
+    return rt.failAt("/amount", "missing required property");
   }
-  else return rt.failAt("/amount", "missing required property");
   x = v.currency;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.currency = y;
     else return rt.at("/currency");
+  } else {
+    return rt.failAt("/currency", "missing required property");
   }
-  else return rt.failAt("/currency", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5290,15 +5426,17 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.used = y;
     else return rt.at("/used");
+  } else {
+    return rt.failAt("/used", "missing required property");
   }
-  else return rt.failAt("/used", "missing required property");
   x = v.size;
   if (x !== undefined) {
     y = (Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 ? x : rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x));
     if (y !== undefined) out.size = y;
     else return rt.at("/size");
+  } else {
+    return rt.failAt("/size", "missing required property");
   }
-  else return rt.failAt("/size", "missing required property");
   x = v.cost;
   if (x !== undefined) {
     y = (x === null ? null : p_Cost(x));
@@ -5306,7 +5444,7 @@ function f_UsageUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5329,15 +5467,17 @@ function f_Notice(v: any, out: any): true | undefined {
     y = p_NoticeSeverity(x);
     if (y !== undefined) out.severity = y;
     else return rt.at("/severity");
+  } else {
+    return rt.failAt("/severity", "missing required property");
   }
-  else return rt.failAt("/severity", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" && x.length >= 1 ? x : rt.fail("expected a string of at least 1 characters", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v.description;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -5345,7 +5485,7 @@ function f_Notice(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5372,18 +5512,20 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
     else return rt.at("/compactionId");
+  } else {
+    return rt.failAt("/compactionId", "missing required property");
   }
-  else return rt.failAt("/compactionId", "missing required property");
   x = v.status;
   if (x !== undefined) {
     y = p_CompactionStatus(x);
     if (y !== undefined) out.status = y;
     else return rt.at("/status");
+  } else {
+    return rt.failAt("/status", "missing required property");
   }
-  else return rt.failAt("/status", "missing required property");
   x = v.summary;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_UserMessage_content(x));
     if (y !== undefined) out.summary = y;
   }
   x = v.error;
@@ -5393,7 +5535,7 @@ function f_CompactionUpdate(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5412,18 +5554,20 @@ function f_CompactionSummaryChunk(v: any, out: any): true | undefined {
     y = p_CompactionId(x);
     if (y !== undefined) out.compactionId = y;
     else return rt.at("/compactionId");
+  } else {
+    return rt.failAt("/compactionId", "missing required property");
   }
-  else return rt.failAt("/compactionId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5444,7 +5588,7 @@ function f_SubagentSessionCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5460,7 +5604,7 @@ function f_SessionCancelCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5479,8 +5623,9 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (x === null || typeof x === "string" ? x : rt.fail("expected a string or null", x));
@@ -5509,13 +5654,13 @@ function f_SubagentUpdate(v: any, out: any): true | undefined {
   }
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = (x === null ? null : p_36(x));
+    y = (x === null ? null : p_SessionInfo_additionalDirectories(x));
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5534,8 +5679,9 @@ function f_SessionMessage(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.senderSessionId;
   if (x !== undefined) {
     y = (x === null ? null : p_SessionId(x));
@@ -5558,12 +5704,12 @@ function f_SessionMessage(v: any, out: any): true | undefined {
   }
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_42(x));
+    y = (x === null ? null : p_UserMessage_content(x));
     if (y !== undefined) out.content = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5582,18 +5728,20 @@ function f_SessionMessageChunk(v: any, out: any): true | undefined {
     y = p_MessageId(x);
     if (y !== undefined) out.messageId = y;
     else return rt.at("/messageId");
+  } else {
+    return rt.failAt("/messageId", "missing required property");
   }
-  else return rt.failAt("/messageId", "missing required property");
   x = v.content;
   if (x !== undefined) {
     y = p_ContentBlock(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5612,11 +5760,12 @@ function f_CompleteElicitationNotification(v: any, out: any): true | undefined {
     y = p_ElicitationId(x);
     if (y !== undefined) out.elicitationId = y;
     else return rt.at("/elicitationId");
+  } else {
+    return rt.failAt("/elicitationId", "missing required property");
   }
-  else return rt.failAt("/elicitationId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5635,16 +5784,17 @@ function f_AuthStatusUpdateNotification(v: any, out: any): true | undefined {
     y = p_AuthState(x);
     if (y !== undefined) out.state = y;
     else return rt.at("/state");
+  } else {
+    return rt.failAt("/state", "missing required property");
   }
-  else return rt.failAt("/state", "missing required property");
   x = v.accounts;
   if (x !== undefined) {
-    y = p_27(x);
+    y = p_AuthStatusResponse_accounts(x);
     if (y !== undefined) out.accounts = y;
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5660,7 +5810,7 @@ function p_ExtNotification(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_44(method: unknown, v: any): any {
+function m_ClientRequest_params(method: unknown, v: any): any {
   switch (method) {
     case "initialize":
       return p_InitializeRequest(v);
@@ -5716,18 +5866,20 @@ function f_ClientRequest(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_44(v.method, x));
+    y = (x === null ? null : m_ClientRequest_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -5747,15 +5899,17 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
     y = p_ProtocolVersion(x);
     if (y !== undefined) out.protocolVersion = y;
     else return rt.at("/protocolVersion");
+  } else {
+    return rt.failAt("/protocolVersion", "missing required property");
   }
-  else return rt.failAt("/protocolVersion", "missing required property");
   x = v.info;
   if (x !== undefined) {
     y = p_Implementation(x);
     if (y !== undefined) out.info = y;
     else return rt.at("/info");
+  } else {
+    return rt.failAt("/info", "missing required property");
   }
-  else return rt.failAt("/info", "missing required property");
   x = v.capabilities;
   if (x !== undefined) {
     y = p_ClientCapabilities(x);
@@ -5763,7 +5917,7 @@ function f_InitializeRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5789,7 +5943,7 @@ function f_ClientCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5810,7 +5964,7 @@ function f_ClientAuthCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5826,7 +5980,7 @@ function f_TerminalAuthCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5852,7 +6006,7 @@ function f_ElicitationCapabilities(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5868,7 +6022,7 @@ function f_ElicitationFormCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5884,7 +6038,7 @@ function f_ElicitationUrlCapabilities(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5903,11 +6057,12 @@ function f_LoginAuthRequest(v: any, out: any): true | undefined {
     y = p_AuthMethodId(x);
     if (y !== undefined) out.methodId = y;
     else return rt.at("/methodId");
+  } else {
+    return rt.failAt("/methodId", "missing required property");
   }
-  else return rt.failAt("/methodId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5923,7 +6078,7 @@ function f_ListProvidersRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5935,7 +6090,7 @@ function p_ListProvidersRequest(v: any): any {
   return f_ListProvidersRequest(v, out) && out;
 }
 
-function p_45(v: any): any {
+function p_SetProviderRequest_headers(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -5954,31 +6109,34 @@ function f_SetProviderRequest(v: any, out: any): true | undefined {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
     else return rt.at("/providerId");
+  } else {
+    return rt.failAt("/providerId", "missing required property");
   }
-  else return rt.failAt("/providerId", "missing required property");
   x = v.apiType;
   if (x !== undefined) {
     y = p_LlmProtocol(x);
     if (y !== undefined) out.apiType = y;
     else return rt.at("/apiType");
+  } else {
+    return rt.failAt("/apiType", "missing required property");
   }
-  else return rt.failAt("/apiType", "missing required property");
   x = v.baseUrl;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.baseUrl = y;
     else return rt.at("/baseUrl");
+  } else {
+    return rt.failAt("/baseUrl", "missing required property");
   }
-  else return rt.failAt("/baseUrl", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = p_45(x);
+    y = p_SetProviderRequest_headers(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -5997,11 +6155,12 @@ function f_DisableProviderRequest(v: any, out: any): true | undefined {
     y = p_ProviderId(x);
     if (y !== undefined) out.providerId = y;
     else return rt.at("/providerId");
+  } else {
+    return rt.failAt("/providerId", "missing required property");
   }
-  else return rt.failAt("/providerId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6017,7 +6176,7 @@ function f_LogoutAuthRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6033,7 +6192,7 @@ function f_AuthStatusRequest(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6045,7 +6204,7 @@ function p_AuthStatusRequest(v: any): any {
   return f_AuthStatusRequest(v, out) && out;
 }
 
-function p_46(v: any): any {
+function p_NewSessionRequest_mcpServers(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6064,17 +6223,18 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_36(x);
+    y = x === null ? [] : p_SessionInfo_additionalDirectories(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_46(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6086,7 +6246,7 @@ function f_NewSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6144,18 +6304,20 @@ function f_HttpHeader(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.value;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6167,7 +6329,7 @@ function p_HttpHeader(v: any): any {
   return f_HttpHeader(v, out) && out;
 }
 
-function p_47(v: any): any {
+function p_McpServerHttp_headers(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6186,24 +6348,26 @@ function f_McpServerHttp(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.url;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.url = y;
     else return rt.at("/url");
+  } else {
+    return rt.failAt("/url", "missing required property");
   }
-  else return rt.failAt("/url", "missing required property");
   x = v.headers;
   if (x !== undefined) {
-    y = x === null ? [] : p_47(x);
+    y = x === null ? [] : p_McpServerHttp_headers(x);
     if (y !== undefined) out.headers = y;
     else return rt.at("/headers");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6222,18 +6386,20 @@ function f_McpServerAcp(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.serverId;
   if (x !== undefined) {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
     else return rt.at("/serverId");
+  } else {
+    return rt.failAt("/serverId", "missing required property");
   }
-  else return rt.failAt("/serverId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6252,30 +6418,32 @@ function f_McpServerStdio(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.name = y;
     else return rt.at("/name");
+  } else {
+    return rt.failAt("/name", "missing required property");
   }
-  else return rt.failAt("/name", "missing required property");
   x = v.command;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.command = y;
     else return rt.at("/command");
+  } else {
+    return rt.failAt("/command", "missing required property");
   }
-  else return rt.failAt("/command", "missing required property");
   x = v.args;
   if (x !== undefined) {
-    y = x === null ? [] : p_15(x);
+    y = x === null ? [] : p_ElicitationSchema_required(x);
     if (y !== undefined) out.args = y;
     else return rt.at("/args");
   }
   x = v.env;
   if (x !== undefined) {
-    y = x === null ? [] : p_24(x);
+    y = x === null ? [] : p_AuthMethodTerminal_env(x);
     if (y !== undefined) out.env = y;
     else return rt.at("/env");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6287,7 +6455,7 @@ function p_McpServerStdio(v: any): any {
   return f_McpServerStdio(v, out) && out;
 }
 
-function p_48(v: any): any {
+function p_SystemPrompt_content(v: any): any {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   const out: any[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -6306,18 +6474,20 @@ function f_SystemPrompt(v: any, out: any): true | undefined {
     y = p_SystemPromptMode(x);
     if (y !== undefined) out.mode = y;
     else return rt.at("/mode");
+  } else {
+    return rt.failAt("/mode", "missing required property");
   }
-  else return rt.failAt("/mode", "missing required property");
   x = v.content;
   if (x !== undefined) {
-    y = p_48(x);
+    y = p_SystemPrompt_content(x);
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
+  } else {
+    return rt.failAt("/content", "missing required property");
   }
-  else return rt.failAt("/content", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6355,7 +6525,7 @@ function f_ListSessionsRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6378,11 +6548,12 @@ function f_DeleteSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6401,24 +6572,26 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_36(x);
+    y = x === null ? [] : p_SessionInfo_additionalDirectories(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_46(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6430,7 +6603,7 @@ function f_ForkSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6449,11 +6622,12 @@ function f_ArchiveSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6472,11 +6646,12 @@ function f_UnarchiveSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6495,11 +6670,12 @@ function f_SessionStatusRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6518,18 +6694,20 @@ function f_SetSessionTitleRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.title;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.title = y;
     else return rt.at("/title");
+  } else {
+    return rt.failAt("/title", "missing required property");
   }
-  else return rt.failAt("/title", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6548,24 +6726,26 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.cwd;
   if (x !== undefined) {
     y = p_AbsolutePath(x);
     if (y !== undefined) out.cwd = y;
     else return rt.at("/cwd");
+  } else {
+    return rt.failAt("/cwd", "missing required property");
   }
-  else return rt.failAt("/cwd", "missing required property");
   x = v.additionalDirectories;
   if (x !== undefined) {
-    y = x === null ? [] : p_36(x);
+    y = x === null ? [] : p_SessionInfo_additionalDirectories(x);
     if (y !== undefined) out.additionalDirectories = y;
     else return rt.at("/additionalDirectories");
   }
   x = v.mcpServers;
   if (x !== undefined) {
-    y = x === null ? [] : p_46(x);
+    y = x === null ? [] : p_NewSessionRequest_mcpServers(x);
     if (y !== undefined) out.mcpServers = y;
     else return rt.at("/mcpServers");
   }
@@ -6583,7 +6763,7 @@ function f_ResumeSessionRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6622,7 +6802,7 @@ function f_ReplayFromStart(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6641,11 +6821,12 @@ function f_CloseSessionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6664,18 +6845,20 @@ function f_CancelToolCallRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.toolCallId;
   if (x !== undefined) {
     y = p_ToolCallId(x);
     if (y !== undefined) out.toolCallId = y;
     else return rt.at("/toolCallId");
+  } else {
+    return rt.failAt("/toolCallId", "missing required property");
   }
-  else return rt.failAt("/toolCallId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6694,18 +6877,20 @@ function f_CancelTerminalRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.terminalId;
   if (x !== undefined) {
     y = p_TerminalId(x);
     if (y !== undefined) out.terminalId = y;
     else return rt.at("/terminalId");
+  } else {
+    return rt.failAt("/terminalId", "missing required property");
   }
-  else return rt.failAt("/terminalId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6725,8 +6910,9 @@ function p_SetSessionConfigOptionRequestId(v: any): any {
     y = p_SessionConfigValueId(x);
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   return out;
 }
 
@@ -6738,22 +6924,23 @@ function p_SetSessionConfigOptionRequestBoolean(v: any): any {
     y = (typeof x === "boolean" ? x : rt.fail("expected a boolean", x));
     if (y !== undefined) out.value = y;
     else return rt.at("/value");
+  } else {
+    return rt.failAt("/value", "missing required property");
   }
-  else return rt.failAt("/value", "missing required property");
   return out;
 }
 
-const K_49 = ["sessionId", "configId", "_meta"];
+const K_SetSessionConfigOptionRequestOther = ["sessionId", "configId", "_meta"];
 
 function p_SetSessionConfigOptionRequestOther(v: any): any {
   let x: any;
   x = v.value;
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (rt.copyJson(x) === undefined) return rt.at("/value");
-  return rt.copyRawExcept(v, {}, K_49);
+  return rt.copyRawExcept(v, {}, K_SetSessionConfigOptionRequestOther);
 }
 
-function p_50(v: any): any {
+function p_SetSessionConfigOptionRequest_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let y: any;
@@ -6777,21 +6964,23 @@ function f_SetSessionConfigOptionRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.configId;
   if (x !== undefined) {
     y = p_SessionConfigId(x);
     if (y !== undefined) out.configId = y;
     else return rt.at("/configId");
+  } else {
+    return rt.failAt("/configId", "missing required property");
   }
-  else return rt.failAt("/configId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_50(v);
+  const m = p_SetSessionConfigOptionRequest_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -6810,18 +6999,20 @@ function f_PromptRequest(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v.prompt;
   if (x !== undefined) {
-    y = p_48(x);
+    y = p_SystemPrompt_content(x);
     if (y !== undefined) out.prompt = y;
     else return rt.at("/prompt");
+  } else {
+    return rt.failAt("/prompt", "missing required property");
   }
-  else return rt.failAt("/prompt", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6833,7 +7024,7 @@ function p_PromptRequest(v: any): any {
   return f_PromptRequest(v, out) && out;
 }
 
-function m_51(method: unknown, v: any): any {
+function m_ClientResponse_ClientResponseResult_result(method: unknown, v: any): any {
   switch (method) {
     case "session/request_permission":
       return p_RequestPermissionResponse(v);
@@ -6846,37 +7037,39 @@ function m_51(method: unknown, v: any): any {
   }
 }
 
-function f_52(v: any, out: any): true | undefined {
+function f_ClientResponse_ClientResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = (askedMethod === undefined ? rt.copyJson(x) : m_51(askedMethod, x));
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_ClientResponse_ClientResponseResult_result(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
-function p_53(v: any): any {
+function p_ClientResponse_ClientResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_52(v, out) && out;
+  return f_ClientResponse_ClientResponseResult(v, out) && out;
 }
 
 function p_ClientResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_53(v);
+  y = p_ClientResponse_ClientResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_22(v);
+  y = p_AgentResponse_AgentResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
@@ -6889,11 +7082,12 @@ function f_RequestPermissionResponse(v: any, out: any): true | undefined {
     y = p_RequestPermissionOutcome(x);
     if (y !== undefined) out.outcome = y;
     else return rt.at("/outcome");
+  } else {
+    return rt.failAt("/outcome", "missing required property");
   }
-  else return rt.failAt("/outcome", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6940,7 +7134,7 @@ function f_CancelledPermissionOutcome(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6959,11 +7153,12 @@ function f_SelectedPermissionOutcome(v: any, out: any): true | undefined {
     y = p_PermissionOptionId(x);
     if (y !== undefined) out.optionId = y;
     else return rt.at("/optionId");
+  } else {
+    return rt.failAt("/optionId", "missing required property");
   }
-  else return rt.failAt("/optionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -6990,13 +7185,13 @@ function p_CreateElicitationResponseCancel(v: any): any {
   return out;
 }
 
-const K_54 = ["_meta"];
+const K_CreateElicitationResponseOther = ["_meta"];
 
 function p_CreateElicitationResponseOther(v: any): any {
-  return rt.copyRawExcept(v, {}, K_54);
+  return rt.copyRawExcept(v, {}, K_CreateElicitationResponseOther);
 }
 
-function p_55(v: any): any {
+function p_CreateElicitationResponse_mixin(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let y: any;
@@ -7020,10 +7215,10 @@ function f_CreateElicitationResponse(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
-  const m = p_55(v);
+  const m = p_CreateElicitationResponse_mixin(v);
   if (m === undefined) return undefined;
   rt.merge(out, m);
   return true;
@@ -7049,7 +7244,7 @@ function p_ElicitationContentValue(v: any): any {
   y = (typeof v === "boolean" ? v : rt.fail("expected a boolean", v));
   if (y !== undefined) return y;
   best = rt.deeper(best);
-  y = p_15(v);
+  y = p_ElicitationSchema_required(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   y = rt.copyJson(v);
@@ -7058,7 +7253,7 @@ function p_ElicitationContentValue(v: any): any {
   return rt.noAlternative(best, v);
 }
 
-function p_56(v: any): any {
+function p_ElicitationAcceptAction_content(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
   for (const k of Object.keys(v)) {
@@ -7074,7 +7269,7 @@ function f_ElicitationAcceptAction(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.content;
   if (x !== undefined) {
-    y = (x === null ? null : p_56(x));
+    y = (x === null ? null : p_ElicitationAcceptAction_content(x));
     if (y !== undefined) out.content = y;
     else return rt.at("/content");
   }
@@ -7087,64 +7282,66 @@ function p_ElicitationAcceptAction(v: any): any {
   return f_ElicitationAcceptAction(v, out) && out;
 }
 
-function f_57(v: any, out: any): true | undefined {
+function f_MessageMcpResponse_MessageMcpResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.result;
   if (x !== undefined) {
     y = rt.copyJson(x);
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
 }
 
-function p_58(v: any): any {
+function p_MessageMcpResponse_MessageMcpResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_57(v, out) && out;
+  return f_MessageMcpResponse_MessageMcpResponseResult(v, out) && out;
 }
 
-function f_59(v: any, out: any): true | undefined {
+function f_MessageMcpResponse_MessageMcpResponseError(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.error;
   if (x !== undefined) {
     y = p_McpError(x);
     if (y !== undefined) out.error = y;
     else return rt.at("/error");
+  } else {
+    return rt.failAt("/error", "missing required property");
   }
-  else return rt.failAt("/error", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
 }
 
-function p_60(v: any): any {
+function p_MessageMcpResponse_MessageMcpResponseError(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_59(v, out) && out;
+  return f_MessageMcpResponse_MessageMcpResponseError(v, out) && out;
 }
 
 function p_MessageMcpResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_58(v);
+  y = p_MessageMcpResponse_MessageMcpResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_60(v);
+  y = p_MessageMcpResponse_MessageMcpResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-const K_61 = ["code", "message", "data"];
+const K_McpError = ["code", "message", "data"];
 
 function f_McpError(v: any, out: any): true | undefined {
   let x: any, y: any;
@@ -7153,22 +7350,24 @@ function f_McpError(v: any, out: any): true | undefined {
     y = (Number.isInteger(x) && x >= -2147483648 && x <= 2147483647 ? x : rt.fail("expected an integer (int32) in [-2147483648, 2147483647]", x));
     if (y !== undefined) out.code = y;
     else return rt.at("/code");
+  } else {
+    return rt.failAt("/code", "missing required property");
   }
-  else return rt.failAt("/code", "missing required property");
   x = v.message;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.message = y;
     else return rt.at("/message");
+  } else {
+    return rt.failAt("/message", "missing required property");
   }
-  else return rt.failAt("/message", "missing required property");
   x = v.data;
   if (x !== undefined) {
     y = rt.copyJson(x);
     if (y !== undefined) out.data = y;
     else return rt.at("/data");
   }
-  rt.copyRawExcept(v, out, K_61);
+  rt.copyRawExcept(v, out, K_McpError);
   return true;
 }
 
@@ -7178,7 +7377,7 @@ function p_McpError(v: any): any {
   return f_McpError(v, out) && out;
 }
 
-function m_62(method: unknown, v: any): any {
+function m_ClientNotification_params(method: unknown, v: any): any {
   switch (method) {
     case "session/cancel":
       return p_CancelSessionNotification(v);
@@ -7196,11 +7395,12 @@ function f_ClientNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_62(v.method, x));
+    y = (x === null ? null : m_ClientNotification_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7220,11 +7420,12 @@ function f_CancelSessionNotification(v: any, out: any): true | undefined {
     y = p_SessionId(x);
     if (y !== undefined) out.sessionId = y;
     else return rt.at("/sessionId");
+  } else {
+    return rt.failAt("/sessionId", "missing required property");
   }
-  else return rt.failAt("/sessionId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7243,31 +7444,34 @@ function f_MessageMcpNotification(v: any, out: any): true | undefined {
     y = p_McpServerAcpId(x);
     if (y !== undefined) out.serverId = y;
     else return rt.at("/serverId");
+  } else {
+    return rt.failAt("/serverId", "missing required property");
   }
-  else return rt.failAt("/serverId", "missing required property");
   x = v.requestId;
   if (x !== undefined) {
     y = p_McpRequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7286,11 +7490,12 @@ function f_CancelRequestNotification(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.requestId = y;
     else return rt.at("/requestId");
+  } else {
+    return rt.failAt("/requestId", "missing required property");
   }
-  else return rt.failAt("/requestId", "missing required property");
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7302,14 +7507,14 @@ function p_CancelRequestNotification(v: any): any {
   return f_CancelRequestNotification(v, out) && out;
 }
 
-function m_63(method: unknown, v: any): any {
+function m_ProxyRequest_params(method: unknown, v: any): any {
   switch (method) {
     case "proxy/initialize":
       return p_InitializeProxyRequest(v);
     case "proxy/successor":
       return p_ProxySuccessorRequest(v);
     default:
-      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+      return rt.fail("no params type for this method; expected one of proxy/initialize, proxy/successor");
   }
 }
 
@@ -7320,18 +7525,20 @@ function f_ProxyRequest(v: any, out: any): true | undefined {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.method;
   if (x !== undefined) {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_63(v.method, x));
+    y = (x === null ? null : m_ProxyRequest_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7355,8 +7562,9 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = rt.copyJson(x);
@@ -7365,7 +7573,7 @@ function f_ProxySuccessorRequest(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;
@@ -7377,48 +7585,50 @@ function p_ProxySuccessorRequest(v: any): any {
   return f_ProxySuccessorRequest(v, out) && out;
 }
 
-function m_64(method: unknown, v: any): any {
+function m_ProxyResponse_ProxyResponseResult_result(method: unknown, v: any): any {
   switch (method) {
     case "proxy/initialize":
       return p_InitializeProxyResponse(v);
     case "proxy/successor":
       return p_ProxySuccessorResponse(v);
     default:
-      return rt.fail("no params type for this method; expected one of " + "proxy/initialize, proxy/successor");
+      return rt.fail("no params type for this method; expected one of proxy/initialize, proxy/successor");
   }
 }
 
-function f_65(v: any, out: any): true | undefined {
+function f_ProxyResponse_ProxyResponseResult(v: any, out: any): true | undefined {
   let x: any, y: any;
   x = v.id;
   if (x !== undefined) {
     y = p_RequestId(x);
     if (y !== undefined) out.id = y;
     else return rt.at("/id");
+  } else {
+    return rt.failAt("/id", "missing required property");
   }
-  else return rt.failAt("/id", "missing required property");
   x = v.result;
   if (x !== undefined) {
-    y = (askedMethod === undefined ? rt.copyJson(x) : m_64(askedMethod, x));
+    y = (askedMethod === undefined ? rt.copyJson(x) : m_ProxyResponse_ProxyResponseResult_result(askedMethod, x));
     if (y !== undefined) out.result = y;
     else return rt.at("/result");
+  } else {
+    return rt.failAt("/result", "missing required property");
   }
-  else return rt.failAt("/result", "missing required property");
   return true;
 }
 
-function p_66(v: any): any {
+function p_ProxyResponse_ProxyResponseResult(v: any): any {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const out: any = {};
-  return f_65(v, out) && out;
+  return f_ProxyResponse_ProxyResponseResult(v, out) && out;
 }
 
 function p_ProxyResponse(v: any): any {
   let y: any, best: rt.Failure;
-  y = p_66(v);
+  y = p_ProxyResponse_ProxyResponseResult(v);
   if (y !== undefined) return y;
   best = rt.failure();
-  y = p_22(v);
+  y = p_AgentResponse_AgentResponseError(v);
   if (y !== undefined) return y;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
@@ -7432,12 +7642,12 @@ function p_ProxySuccessorResponse(v: any): any {
   return rt.copyJson(v);
 }
 
-function m_67(method: unknown, v: any): any {
+function m_ProxyNotification_params(method: unknown, v: any): any {
   switch (method) {
     case "proxy/successor":
       return p_ProxySuccessorNotification(v);
     default:
-      return rt.fail("no params type for this method; expected one of " + "proxy/successor");
+      return rt.fail("no params type for this method; expected one of proxy/successor");
   }
 }
 
@@ -7448,11 +7658,12 @@ function f_ProxyNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
-    y = (x === null ? null : m_67(v.method, x));
+    y = (x === null ? null : m_ProxyNotification_params(v.method, x));
     if (y !== undefined) out.params = y;
     else return rt.at("/params");
   }
@@ -7472,8 +7683,9 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
     y = (typeof x === "string" ? x : rt.fail("expected a string", x));
     if (y !== undefined) out.method = y;
     else return rt.at("/method");
+  } else {
+    return rt.failAt("/method", "missing required property");
   }
-  else return rt.failAt("/method", "missing required property");
   x = v.params;
   if (x !== undefined) {
     y = rt.copyJson(x);
@@ -7482,7 +7694,7 @@ function f_ProxySuccessorNotification(v: any, out: any): true | undefined {
   }
   x = v._meta;
   if (x !== undefined) {
-    y = (x === null ? null : p_2(x));
+    y = (x === null ? null : p_RequestPermissionRequest__meta(x));
     if (y !== undefined) out._meta = y;
   }
   return true;

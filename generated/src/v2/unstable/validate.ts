@@ -8,11 +8,11 @@
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
+import type { Result } from "../../runtime/result.js";
+import type * as T from "./types.js";
 
-function v_0(v: any): true | undefined {
+function v_AgentRequest_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_RequestPermissionRequest(v)) return true;
   best = rt.failure();
@@ -35,11 +35,11 @@ function v_AgentRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_0(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_AgentRequest_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_1(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentRequest_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_RequestPermissionRequest(v) ? 1 : 0) + (v_CreateElicitationRequest(v) ? 1 : 0) + (v_MessageMcpRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
@@ -49,7 +49,7 @@ function c_AgentRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_1(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_AgentRequest_params(x, p + "/params", out); } }
 }
 
 function v_RequestId(v: any): true | undefined {
@@ -67,7 +67,7 @@ function c_RequestId(v: any, p: string, out: rt.Issue[]): void {
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }]);
 }
 
-function v_2(v: any): true | undefined {
+function v_RequestPermissionRequest_options(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -77,7 +77,7 @@ function v_2(v: any): true | undefined {
   return true;
 }
 
-function v_3(v: any): true | undefined {
+function v_RequestPermissionRequest__meta(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   return true;
 }
@@ -97,19 +97,19 @@ function v_RequestPermissionRequest(v: any): true | undefined {
   if (x !== undefined && !(x === null || v_RequestPermissionSubject(x))) return rt.at("/subject");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_2(x)) return rt.at("/options");
+  if (!v_RequestPermissionRequest_options(x)) return rt.at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_4(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionRequest_options(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) c_PermissionOption(v[i], rt.pointer(p, i), out);
 }
 
-function c_5(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionRequest__meta(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
 }
 
@@ -119,8 +119,8 @@ function c_RequestPermissionRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
   { const x: any = v.subject; if (x !== undefined) { if (x !== null) c_RequestPermissionSubject(x, p + "/subject", out); } }
-  { const x: any = v.options; if (x !== undefined) { c_4(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.options; if (x !== undefined) { c_RequestPermissionRequest_options(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionId(v: any): true | undefined {
@@ -160,15 +160,15 @@ function v_RequestPermissionSubject(v: any): true | undefined {
   return ok;
 }
 
-function c_6(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionSubjectToolCall(v: any, p: string, out: rt.Issue[]): void {
   c_ToolCallPermissionSubject(v, p, out);
 }
 
-function c_7(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionSubjectCommand(v: any, p: string, out: rt.Issue[]): void {
   c_CommandPermissionSubject(v, p, out);
 }
 
-function c_8(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionSubjectOther(v: any, p: string, out: rt.Issue[]): void {
 }
 
 function c_RequestPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
@@ -176,13 +176,13 @@ function c_RequestPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "tool_call": c_6(v, p, out); break;
-    case "command": c_7(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "tool_call": c_RequestPermissionSubjectToolCall(v, p, out); break;
+    case "command": c_RequestPermissionSubjectCommand(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
-function v_9(v: any): true | undefined {
+function v_ToolCallUpdate_content(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -191,7 +191,7 @@ function v_9(v: any): true | undefined {
   return true;
 }
 
-function v_10(v: any): true | undefined {
+function v_ToolCallUpdate_locations(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -215,22 +215,22 @@ function v_ToolCallUpdate(v: any): true | undefined {
   x = v.status;
   if (x !== undefined && !(x === null || v_ToolCallStatus(x))) return rt.at("/status");
   x = v.content;
-  if (x !== undefined && !(x === null || v_9(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_ToolCallUpdate_content(x))) return rt.at("/content");
   x = v.locations;
-  if (x !== undefined && !(x === null || v_10(x))) return rt.at("/locations");
+  if (x !== undefined && !(x === null || v_ToolCallUpdate_locations(x))) return rt.at("/locations");
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_ToolCallCapabilities(x))) return rt.at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_11(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallUpdate_content(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ToolCallContent(v[i], rt.pointer(p, i), out);
 }
 
-function c_12(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallUpdate_locations(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ToolCallLocation(v[i], rt.pointer(p, i), out);
 }
@@ -242,10 +242,10 @@ function c_ToolCallUpdate(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.kind; if (x !== undefined) { if (x !== null) c_ToolKind(x, p + "/kind", out); } }
   { const x: any = v.status; if (x !== undefined) { if (x !== null) c_ToolCallStatus(x, p + "/status", out); } }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_11(x, p + "/content", out); } }
-  { const x: any = v.locations; if (x !== undefined) { if (x !== null) c_12(x, p + "/locations", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_ToolCallUpdate_content(x, p + "/content", out); } }
+  { const x: any = v.locations; if (x !== undefined) { if (x !== null) c_ToolCallUpdate_locations(x, p + "/locations", out); } }
   { const x: any = v.capabilities; if (x !== undefined) { if (x !== null) c_ToolCallCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallId(v: any): true | undefined {
@@ -308,15 +308,15 @@ function v_ToolCallContent(v: any): true | undefined {
   return ok;
 }
 
-function c_13(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallContentContent(v: any, p: string, out: rt.Issue[]): void {
   c_Content(v, p, out);
 }
 
-function c_14(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallContentDiff(v: any, p: string, out: rt.Issue[]): void {
   c_Diff(v, p, out);
 }
 
-function c_15(v: any, p: string, out: rt.Issue[]): void {
+function c_ToolCallContentTerminal(v: any, p: string, out: rt.Issue[]): void {
   c_Terminal(v, p, out);
 }
 
@@ -325,10 +325,10 @@ function c_ToolCallContent(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "content": c_13(v, p, out); break;
-    case "diff": c_14(v, p, out); break;
-    case "terminal": c_15(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "content": c_ToolCallContentContent(v, p, out); break;
+    case "diff": c_ToolCallContentDiff(v, p, out); break;
+    case "terminal": c_ToolCallContentTerminal(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -382,23 +382,23 @@ function v_ContentBlock(v: any): true | undefined {
   return ok;
 }
 
-function c_16(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockText(v: any, p: string, out: rt.Issue[]): void {
   c_TextContent(v, p, out);
 }
 
-function c_17(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockImage(v: any, p: string, out: rt.Issue[]): void {
   c_ImageContent(v, p, out);
 }
 
-function c_18(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockAudio(v: any, p: string, out: rt.Issue[]): void {
   c_AudioContent(v, p, out);
 }
 
-function c_19(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockResourceLink(v: any, p: string, out: rt.Issue[]): void {
   c_ResourceLink(v, p, out);
 }
 
-function c_20(v: any, p: string, out: rt.Issue[]): void {
+function c_ContentBlockResource(v: any, p: string, out: rt.Issue[]): void {
   c_EmbeddedResource(v, p, out);
 }
 
@@ -407,16 +407,16 @@ function c_ContentBlock(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "text": c_16(v, p, out); break;
-    case "image": c_17(v, p, out); break;
-    case "audio": c_18(v, p, out); break;
-    case "resource_link": c_19(v, p, out); break;
-    case "resource": c_20(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "text": c_ContentBlockText(v, p, out); break;
+    case "image": c_ContentBlockImage(v, p, out); break;
+    case "audio": c_ContentBlockAudio(v, p, out); break;
+    case "resource_link": c_ContentBlockResourceLink(v, p, out); break;
+    case "resource": c_ContentBlockResource(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
-function v_21(v: any): true | undefined {
+function v_Annotations_audience(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -429,27 +429,27 @@ function v_Annotations(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.audience;
-  if (x !== undefined && !(x === null || v_21(x))) return rt.at("/audience");
+  if (x !== undefined && !(x === null || v_Annotations_audience(x))) return rt.at("/audience");
   x = v.lastModified;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/lastModified");
   x = v.priority;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || rt.fail("expected a number or null", x))) return rt.at("/priority");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_22(v: any, p: string, out: rt.Issue[]): void {
+function c_Annotations_audience(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_Role(v[i], rt.pointer(p, i), out);
 }
 
 function c_Annotations(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.audience; if (x !== undefined) { if (x !== null) c_22(x, p + "/audience", out); } }
+  { const x: any = v.audience; if (x !== undefined) { if (x !== null) c_Annotations_audience(x, p + "/audience", out); } }
   { const x: any = v.lastModified; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/lastModified", "expected a string or null", x); } }
   { const x: any = v.priority; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)) rt.issue(out, p + "/priority", "expected a number or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Role(v: any): true | undefined {
@@ -469,7 +469,7 @@ function v_TextContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -477,7 +477,7 @@ function c_TextContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MediaType(v: any): true | undefined {
@@ -502,7 +502,7 @@ function v_ImageContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -512,7 +512,7 @@ function c_ImageContent(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.mimeType; if (x !== undefined) { c_MediaType(x, p + "/mimeType", out); } else rt.issue(out, p + "/mimeType", "missing required property"); }
   { const x: any = v.uri; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/uri", "expected a string or null", x); } }
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AudioContent(v: any): true | undefined {
@@ -527,7 +527,7 @@ function v_AudioContent(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -536,10 +536,10 @@ function c_AudioContent(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { c_MediaType(x, p + "/mimeType", out); } else rt.issue(out, p + "/mimeType", "missing required property"); }
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_23(v: any): true | undefined {
+function v_Icon_sizes(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -557,15 +557,15 @@ function v_Icon(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.sizes;
-  if (x !== undefined && !(x === null || v_23(x))) return rt.at("/sizes");
+  if (x !== undefined && !(x === null || v_Icon_sizes(x))) return rt.at("/sizes");
   x = v.theme;
   if (x !== undefined && !(x === null || v_IconTheme(x))) return rt.at("/theme");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_24(v: any, p: string, out: rt.Issue[]): void {
+function c_Icon_sizes(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) if (!(typeof v[i] === "string")) rt.issue(out, rt.pointer(p, i), "expected a string", v[i]);
 }
@@ -574,9 +574,9 @@ function c_Icon(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.src; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/src", "expected a string", x); } else rt.issue(out, p + "/src", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v.sizes; if (x !== undefined) { if (x !== null) c_24(x, p + "/sizes", out); } }
+  { const x: any = v.sizes; if (x !== undefined) { if (x !== null) c_Icon_sizes(x, p + "/sizes", out); } }
   { const x: any = v.theme; if (x !== undefined) { if (x !== null) c_IconTheme(x, p + "/theme", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_IconTheme(v: any): true | undefined {
@@ -587,7 +587,7 @@ function c_IconTheme(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_25(v: any): true | undefined {
+function v_ResourceLink_icons(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -610,7 +610,7 @@ function v_ResourceLink(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.icons;
-  if (x !== undefined && !(x === null || v_25(x))) return rt.at("/icons");
+  if (x !== undefined && !(x === null || v_ResourceLink_icons(x))) return rt.at("/icons");
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v.size;
@@ -618,11 +618,11 @@ function v_ResourceLink(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_26(v: any, p: string, out: rt.Issue[]): void {
+function c_ResourceLink_icons(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_Icon(v[i], rt.pointer(p, i), out);
 }
@@ -633,11 +633,11 @@ function c_ResourceLink(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.icons; if (x !== undefined) { if (x !== null) c_26(x, p + "/icons", out); } }
+  { const x: any = v.icons; if (x !== undefined) { if (x !== null) c_ResourceLink_icons(x, p + "/icons", out); } }
   { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
   { const x: any = v.size; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_EmbeddedResourceResource(v: any): true | undefined {
@@ -667,7 +667,7 @@ function v_TextResourceContents(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -676,7 +676,7 @@ function c_TextResourceContents(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BlobResourceContents(v: any): true | undefined {
@@ -691,7 +691,7 @@ function v_BlobResourceContents(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -700,7 +700,7 @@ function c_BlobResourceContents(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.blob; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/blob", "expected a string", x); } else rt.issue(out, p + "/blob", "missing required property"); }
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
   { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_EmbeddedResource(v: any): true | undefined {
@@ -712,7 +712,7 @@ function v_EmbeddedResource(v: any): true | undefined {
   x = v.annotations;
   if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -720,7 +720,7 @@ function c_EmbeddedResource(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.resource; if (x !== undefined) { c_EmbeddedResourceResource(x, p + "/resource", out); } else rt.issue(out, p + "/resource", "missing required property"); }
   { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Content(v: any): true | undefined {
@@ -730,14 +730,14 @@ function v_Content(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_Content(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_DiffChangeAdd(v: any): true | undefined {
@@ -764,7 +764,7 @@ function v_DiffChangeOther(v: any): true | undefined {
   return true;
 }
 
-function v_27(v: any): true | undefined {
+function v_DiffChange_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.operation;
   let ok: true | undefined;
@@ -798,29 +798,29 @@ function v_DiffChange(v: any): true | undefined {
   x = v.mimeType;
   if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
-  return v_27(v);
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
+  return v_DiffChange_2(v);
 }
 
-function c_28(v: any, p: string, out: rt.Issue[]): void {
+function c_DiffChangeAdd(v: any, p: string, out: rt.Issue[]): void {
   c_DiffPathChange(v, p, out);
 }
 
-function c_29(v: any, p: string, out: rt.Issue[]): void {
+function c_DiffChangeMove(v: any, p: string, out: rt.Issue[]): void {
   c_DiffPathPairChange(v, p, out);
 }
 
-function c_30(v: any, p: string, out: rt.Issue[]): void {
+function c_DiffChange_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.operation;
   const mark = out.length;
   switch (t) {
-    case "add": c_28(v, p, out); break;
-    case "delete": c_28(v, p, out); break;
-    case "modify": c_28(v, p, out); break;
-    case "move": c_29(v, p, out); break;
-    case "copy": c_29(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/operation", t === undefined ? "missing required property" : "expected a string", t);
+    case "add": c_DiffChangeAdd(v, p, out); break;
+    case "delete": c_DiffChangeAdd(v, p, out); break;
+    case "modify": c_DiffChangeAdd(v, p, out); break;
+    case "move": c_DiffChangeMove(v, p, out); break;
+    case "copy": c_DiffChangeMove(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/operation", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -828,8 +828,8 @@ function c_DiffChange(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.fileType; if (x !== undefined) { if (x !== null) c_DiffFileType(x, p + "/fileType", out); } }
   { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
-  c_30(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  c_DiffChange_2(v, p, out);
 }
 
 function v_DiffFileType(v: any): true | undefined {
@@ -890,7 +890,7 @@ function v_DiffPatch(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/text", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -898,7 +898,7 @@ function c_DiffPatch(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.format; if (x !== undefined) { c_DiffPatchFormat(x, p + "/format", out); } else rt.issue(out, p + "/format", "missing required property"); }
   { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_DiffPatchFormat(v: any): true | undefined {
@@ -909,7 +909,7 @@ function c_DiffPatchFormat(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_31(v: any): true | undefined {
+function v_Diff_changes(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -923,24 +923,24 @@ function v_Diff(v: any): true | undefined {
   let x: any;
   x = v.changes;
   if (x === undefined) return rt.failAt("/changes", "missing required property");
-  if (!v_31(x)) return rt.at("/changes");
+  if (!v_Diff_changes(x)) return rt.at("/changes");
   x = v.patch;
   if (x !== undefined && !(x === null || v_DiffPatch(x))) return rt.at("/patch");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_32(v: any, p: string, out: rt.Issue[]): void {
+function c_Diff_changes(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_DiffChange(v[i], rt.pointer(p, i), out);
 }
 
 function c_Diff(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.changes; if (x !== undefined) { c_32(x, p + "/changes", out); } else rt.issue(out, p + "/changes", "missing required property"); }
+  { const x: any = v.changes; if (x !== undefined) { c_Diff_changes(x, p + "/changes", out); } else rt.issue(out, p + "/changes", "missing required property"); }
   { const x: any = v.patch; if (x !== undefined) { if (x !== null) c_DiffPatch(x, p + "/patch", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalId(v: any): true | undefined {
@@ -958,14 +958,14 @@ function v_Terminal(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_Terminal(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallLocation(v: any): true | undefined {
@@ -977,7 +977,7 @@ function v_ToolCallLocation(v: any): true | undefined {
   x = v.line;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [1, 4294967295] or null", x))) return rt.at("/line");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -985,7 +985,7 @@ function c_ToolCallLocation(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.path; if (x !== undefined) { c_AbsolutePath(x, p + "/path", out); } else rt.issue(out, p + "/path", "missing required property"); }
   { const x: any = v.line; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [1, 4294967295] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallCapabilities(v: any): true | undefined {
@@ -994,27 +994,27 @@ function v_ToolCallCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_ToolCallCancelCapabilities(x))) return rt.at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ToolCallCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cancel; if (x !== undefined) { if (x !== null) c_ToolCallCancelCapabilities(x, p + "/cancel", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallCancelCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ToolCallCancelCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallPermissionSubject(v: any): true | undefined {
@@ -1024,14 +1024,14 @@ function v_ToolCallPermissionSubject(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/toolCall", "missing required property");
   if (!v_ToolCallUpdate(x)) return rt.at("/toolCall");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ToolCallPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.toolCall; if (x !== undefined) { c_ToolCallUpdate(x, p + "/toolCall", out); } else rt.issue(out, p + "/toolCall", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CommandPermissionSubject(v: any): true | undefined {
@@ -1048,7 +1048,7 @@ function v_CommandPermissionSubject(v: any): true | undefined {
   x = v.terminalId;
   if (x !== undefined && !(x === null || v_TerminalId(x))) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1058,7 +1058,7 @@ function c_CommandPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
   { const x: any = v.toolCallId; if (x !== undefined) { if (x !== null) c_ToolCallId(x, p + "/toolCallId", out); } }
   { const x: any = v.terminalId; if (x !== undefined) { if (x !== null) c_TerminalId(x, p + "/terminalId", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PermissionOption(v: any): true | undefined {
@@ -1074,7 +1074,7 @@ function v_PermissionOption(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/kind", "missing required property");
   if (!v_PermissionOptionKind(x)) return rt.at("/kind");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1083,7 +1083,7 @@ function c_PermissionOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.kind; if (x !== undefined) { c_PermissionOptionKind(x, p + "/kind", out); } else rt.issue(out, p + "/kind", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PermissionOptionId(v: any): true | undefined {
@@ -1110,7 +1110,7 @@ function v_CreateElicitationRequestUrl(v: any): true | undefined {
   return v_ElicitationUrlMode(v);
 }
 
-function v_33(v: any): true | undefined {
+function v_CreateElicitationRequest_2(v: any): true | undefined {
   let n = 0;
   if (v_ElicitationSessionScope(v)) n++;
   if (v_ElicitationRequestScope(v)) n++;
@@ -1118,10 +1118,10 @@ function v_33(v: any): true | undefined {
 }
 
 function v_CreateElicitationRequestOther(v: any): true | undefined {
-  return v_33(v);
+  return v_CreateElicitationRequest_2(v);
 }
 
-function v_34(v: any): true | undefined {
+function v_CreateElicitationRequest_3(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.mode;
   let ok: true | undefined;
@@ -1145,45 +1145,45 @@ function v_CreateElicitationRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/message", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
-  return v_34(v);
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
+  return v_CreateElicitationRequest_3(v);
 }
 
-function c_35(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequestForm(v: any, p: string, out: rt.Issue[]): void {
   c_ElicitationFormMode(v, p, out);
 }
 
-function c_36(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequestUrl(v: any, p: string, out: rt.Issue[]): void {
   c_ElicitationUrlMode(v, p, out);
 }
 
-function c_37(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequest_2(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_ElicitationSessionScope(v) ? 1 : 0) + (v_ElicitationRequestScope(v) ? 1 : 0);
   if (n > 1) return rt.issue(out, p, "matches more than one alternative (oneOf)");
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }]);
 }
 
-function c_38(v: any, p: string, out: rt.Issue[]): void {
-  c_37(v, p, out);
+function c_CreateElicitationRequestOther(v: any, p: string, out: rt.Issue[]): void {
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
-function c_39(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequest_3(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.mode;
   const mark = out.length;
   switch (t) {
-    case "form": c_35(v, p, out); break;
-    case "url": c_36(v, p, out); break;
-    default: if (typeof t === "string") c_38(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
+    case "form": c_CreateElicitationRequestForm(v, p, out); break;
+    case "url": c_CreateElicitationRequestUrl(v, p, out); break;
+    default: if (typeof t === "string") c_CreateElicitationRequestOther(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
 function c_CreateElicitationRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
-  c_39(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  c_CreateElicitationRequest_3(v, p, out);
 }
 
 function v_ElicitationSessionScope(v: any): true | undefined {
@@ -1217,7 +1217,7 @@ function c_ElicitationRequestScope(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
 }
 
-function v_40(v: any): true | undefined {
+function v_ElicitationSchema_properties(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -1236,17 +1236,17 @@ function v_ElicitationSchema(v: any): true | undefined {
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.properties;
   if (x === undefined) return rt.failAt("/properties", "missing required property");
-  if (!v_40(x)) return rt.at("/properties");
+  if (!v_ElicitationSchema_properties(x)) return rt.at("/properties");
   x = v.required;
-  if (x !== undefined && !(x === null || v_23(x))) return rt.at("/required");
+  if (x !== undefined && !(x === null || v_Icon_sizes(x))) return rt.at("/required");
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_41(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationSchema_properties(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   for (const k of Object.keys(v)) c_ElicitationPropertySchema(v[k], rt.pointer(p, k), out);
 }
@@ -1255,10 +1255,10 @@ function c_ElicitationSchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.type; if (x !== undefined) { c_ElicitationSchemaType(x, p + "/type", out); } else rt.issue(out, p + "/type", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.properties; if (x !== undefined) { c_41(x, p + "/properties", out); } else rt.issue(out, p + "/properties", "missing required property"); }
-  { const x: any = v.required; if (x !== undefined) { if (x !== null) c_24(x, p + "/required", out); } }
+  { const x: any = v.properties; if (x !== undefined) { c_ElicitationSchema_properties(x, p + "/properties", out); } else rt.issue(out, p + "/properties", "missing required property"); }
+  { const x: any = v.required; if (x !== undefined) { if (x !== null) c_Icon_sizes(x, p + "/required", out); } }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationSchemaType(v: any): true | undefined {
@@ -1319,23 +1319,23 @@ function v_ElicitationPropertySchema(v: any): true | undefined {
   return ok;
 }
 
-function c_42(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaString(v: any, p: string, out: rt.Issue[]): void {
   c_StringPropertySchema(v, p, out);
 }
 
-function c_43(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaNumber(v: any, p: string, out: rt.Issue[]): void {
   c_NumberPropertySchema(v, p, out);
 }
 
-function c_44(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaInteger(v: any, p: string, out: rt.Issue[]): void {
   c_IntegerPropertySchema(v, p, out);
 }
 
-function c_45(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaBoolean(v: any, p: string, out: rt.Issue[]): void {
   c_BooleanPropertySchema(v, p, out);
 }
 
-function c_46(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationPropertySchemaArray(v: any, p: string, out: rt.Issue[]): void {
   c_MultiSelectPropertySchema(v, p, out);
 }
 
@@ -1344,12 +1344,12 @@ function c_ElicitationPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "string": c_42(v, p, out); break;
-    case "number": c_43(v, p, out); break;
-    case "integer": c_44(v, p, out); break;
-    case "boolean": c_45(v, p, out); break;
-    case "array": c_46(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "string": c_ElicitationPropertySchemaString(v, p, out); break;
+    case "number": c_ElicitationPropertySchemaNumber(v, p, out); break;
+    case "integer": c_ElicitationPropertySchemaInteger(v, p, out); break;
+    case "boolean": c_ElicitationPropertySchemaBoolean(v, p, out); break;
+    case "array": c_ElicitationPropertySchemaArray(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -1373,7 +1373,7 @@ function v_EnumOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1382,10 +1382,10 @@ function c_EnumOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.const; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/const", "expected a string", x); } else rt.issue(out, p + "/const", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_47(v: any): true | undefined {
+function v_StringPropertySchema_enum(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -1395,7 +1395,7 @@ function v_47(v: any): true | undefined {
   return true;
 }
 
-function v_48(v: any): true | undefined {
+function v_StringPropertySchema_oneOf(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -1423,21 +1423,21 @@ function v_StringPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/default");
   x = v.enum;
-  if (x !== undefined && !(x === null || v_47(x))) return rt.at("/enum");
+  if (x !== undefined && !(x === null || v_StringPropertySchema_enum(x))) return rt.at("/enum");
   x = v.oneOf;
-  if (x !== undefined && !(x === null || v_48(x))) return rt.at("/oneOf");
+  if (x !== undefined && !(x === null || v_StringPropertySchema_oneOf(x))) return rt.at("/oneOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_49(v: any, p: string, out: rt.Issue[]): void {
+function c_StringPropertySchema_enum(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) if (!(typeof v[i] === "string")) rt.issue(out, rt.pointer(p, i), "expected a string", v[i]);
 }
 
-function c_50(v: any, p: string, out: rt.Issue[]): void {
+function c_StringPropertySchema_oneOf(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) c_EnumOption(v[i], rt.pointer(p, i), out);
@@ -1452,9 +1452,9 @@ function c_StringPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.pattern; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/pattern", "expected a string or null", x); } }
   { const x: any = v.format; if (x !== undefined) { if (x !== null) c_StringFormat(x, p + "/format", out); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/default", "expected a string or null", x); } }
-  { const x: any = v.enum; if (x !== undefined) { if (x !== null) c_49(x, p + "/enum", out); } }
-  { const x: any = v.oneOf; if (x !== undefined) { if (x !== null) c_50(x, p + "/oneOf", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.enum; if (x !== undefined) { if (x !== null) c_StringPropertySchema_enum(x, p + "/enum", out); } }
+  { const x: any = v.oneOf; if (x !== undefined) { if (x !== null) c_StringPropertySchema_oneOf(x, p + "/oneOf", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_NumberPropertySchema(v: any): true | undefined {
@@ -1471,7 +1471,7 @@ function v_NumberPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1482,7 +1482,7 @@ function c_NumberPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/minimum", "expected a number or null", x); } }
   { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/maximum", "expected a number or null", x); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/default", "expected a number or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_IntegerPropertySchema(v: any): true | undefined {
@@ -1499,7 +1499,7 @@ function v_IntegerPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1510,7 +1510,7 @@ function c_IntegerPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/minimum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
   { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/maximum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/default", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BooleanPropertySchema(v: any): true | undefined {
@@ -1523,7 +1523,7 @@ function v_BooleanPropertySchema(v: any): true | undefined {
   x = v.default;
   if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1532,7 +1532,7 @@ function c_BooleanPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
   { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "boolean")) rt.issue(out, p + "/default", "expected a boolean or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MultiSelectItemsString(v: any): true | undefined {
@@ -1559,7 +1559,7 @@ function v_MultiSelectItems(v: any): true | undefined {
   return rt.fail("matches no variant");
 }
 
-function c_51(v: any, p: string, out: rt.Issue[]): void {
+function c_MultiSelectItemsString(v: any, p: string, out: rt.Issue[]): void {
   c_StringMultiSelectItems(v, p, out);
 }
 
@@ -1568,8 +1568,8 @@ function c_MultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "string": c_51(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "string": c_MultiSelectItemsString(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
   if (out.length > mark && (v_TitledMultiSelectItems(v) ? 1 : 0) === 1) out.length = mark;
 }
@@ -1579,16 +1579,16 @@ function v_StringMultiSelectItems(v: any): true | undefined {
   let x: any;
   x = v.enum;
   if (x === undefined) return rt.failAt("/enum", "missing required property");
-  if (!v_47(x)) return rt.at("/enum");
+  if (!v_StringPropertySchema_enum(x)) return rt.at("/enum");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_StringMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.enum; if (x !== undefined) { c_49(x, p + "/enum", out); } else rt.issue(out, p + "/enum", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.enum; if (x !== undefined) { c_StringPropertySchema_enum(x, p + "/enum", out); } else rt.issue(out, p + "/enum", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TitledMultiSelectItems(v: any): true | undefined {
@@ -1596,16 +1596,16 @@ function v_TitledMultiSelectItems(v: any): true | undefined {
   let x: any;
   x = v.anyOf;
   if (x === undefined) return rt.failAt("/anyOf", "missing required property");
-  if (!v_48(x)) return rt.at("/anyOf");
+  if (!v_StringPropertySchema_oneOf(x)) return rt.at("/anyOf");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TitledMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.anyOf; if (x !== undefined) { c_50(x, p + "/anyOf", out); } else rt.issue(out, p + "/anyOf", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.anyOf; if (x !== undefined) { c_StringPropertySchema_oneOf(x, p + "/anyOf", out); } else rt.issue(out, p + "/anyOf", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MultiSelectPropertySchema(v: any): true | undefined {
@@ -1623,9 +1623,9 @@ function v_MultiSelectPropertySchema(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/items", "missing required property");
   if (!v_MultiSelectItems(x)) return rt.at("/items");
   x = v.default;
-  if (x !== undefined && !(x === null || v_23(x))) return rt.at("/default");
+  if (x !== undefined && !(x === null || v_Icon_sizes(x))) return rt.at("/default");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1636,8 +1636,8 @@ function c_MultiSelectPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.minItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/minItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.maxItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/maxItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.items; if (x !== undefined) { c_MultiSelectItems(x, p + "/items", out); } else rt.issue(out, p + "/items", "missing required property"); }
-  { const x: any = v.default; if (x !== undefined) { if (x !== null) c_24(x, p + "/default", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.default; if (x !== undefined) { if (x !== null) c_Icon_sizes(x, p + "/default", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationFormMode(v: any): true | undefined {
@@ -1646,13 +1646,13 @@ function v_ElicitationFormMode(v: any): true | undefined {
   x = v.requestedSchema;
   if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
   if (!v_ElicitationSchema(x)) return rt.at("/requestedSchema");
-  return v_33(v);
+  return v_CreateElicitationRequest_2(v);
 }
 
 function c_ElicitationFormMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.requestedSchema; if (x !== undefined) { c_ElicitationSchema(x, p + "/requestedSchema", out); } else rt.issue(out, p + "/requestedSchema", "missing required property"); }
-  c_37(v, p, out);
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
 function v_ElicitationId(v: any): true | undefined {
@@ -1672,14 +1672,14 @@ function v_ElicitationUrlMode(v: any): true | undefined {
   x = v.url;
   if (x === undefined) return rt.failAt("/url", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
-  return v_33(v);
+  return v_CreateElicitationRequest_2(v);
 }
 
 function c_ElicitationUrlMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
   { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  c_37(v, p, out);
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
 function v_MessageMcpRequest(v: any): true | undefined {
@@ -1695,9 +1695,9 @@ function v_MessageMcpRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/params");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1706,8 +1706,8 @@ function c_MessageMcpRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.serverId; if (x !== undefined) { c_McpServerAcpId(x, p + "/serverId", out); } else rt.issue(out, p + "/serverId", "missing required property"); }
   { const x: any = v.requestId; if (x !== undefined) { c_McpRequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_5(x, p + "/params", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/params", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerAcpId(v: any): true | undefined {
@@ -1734,7 +1734,7 @@ function c_ExtRequest(v: any, p: string, out: rt.Issue[]): void {
   
 }
 
-function v_52(v: any): true | undefined {
+function v_AgentResponse_AgentResponseResult_result(v: any): true | undefined {
   let best: rt.Failure;
   if (v_InitializeResponse(v)) return true;
   best = rt.failure();
@@ -1783,7 +1783,7 @@ function v_52(v: any): true | undefined {
   return rt.noAlternative(best, v);
 }
 
-function v_53(v: any): true | undefined {
+function v_AgentResponse_AgentResponseResult(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
@@ -1791,11 +1791,11 @@ function v_53(v: any): true | undefined {
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_52(x)) return rt.at("/result");
+  if (!v_AgentResponse_AgentResponseResult_result(x)) return rt.at("/result");
   return true;
 }
 
-function v_54(v: any): true | undefined {
+function v_AgentResponse_AgentResponseError_id(v: any): true | undefined {
   let best: rt.Failure;
   if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
   best = rt.failure();
@@ -1804,12 +1804,12 @@ function v_54(v: any): true | undefined {
   return rt.noAlternative(best, v);
 }
 
-function v_55(v: any): true | undefined {
+function v_AgentResponse_AgentResponseError(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
   if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!(x === null || v_54(x))) return rt.at("/id");
+  if (!(x === null || v_AgentResponse_AgentResponseError_id(x))) return rt.at("/id");
   x = v.error;
   if (x === undefined) return rt.failAt("/error", "missing required property");
   if (!v_Error(x)) return rt.at("/error");
@@ -1818,44 +1818,44 @@ function v_55(v: any): true | undefined {
 
 function v_AgentResponse(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_53(v)) return true;
+  if (v_AgentResponse_AgentResponseResult(v)) return true;
   best = rt.failure();
-  if (v_55(v)) return true;
+  if (v_AgentResponse_AgentResponseError(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_56(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_InitializeResponse(v) ? 1 : 0) + (v_LoginAuthResponse(v) ? 1 : 0) + (v_ListProvidersResponse(v) ? 1 : 0) + (v_SetProviderResponse(v) ? 1 : 0) + (v_DisableProviderResponse(v) ? 1 : 0) + (v_LogoutAuthResponse(v) ? 1 : 0) + (v_AuthStatusResponse(v) ? 1 : 0) + (v_NewSessionResponse(v) ? 1 : 0) + (v_ListSessionsResponse(v) ? 1 : 0) + (v_DeleteSessionResponse(v) ? 1 : 0) + (v_ForkSessionResponse(v) ? 1 : 0) + (v_ArchiveSessionResponse(v) ? 1 : 0) + (v_UnarchiveSessionResponse(v) ? 1 : 0) + (v_SessionStatusResponse(v) ? 1 : 0) + (v_SetSessionTitleResponse(v) ? 1 : 0) + (v_ResumeSessionResponse(v) ? 1 : 0) + (v_CloseSessionResponse(v) ? 1 : 0) + (v_CancelToolCallResponse(v) ? 1 : 0) + (v_CancelTerminalResponse(v) ? 1 : 0) + (v_SetSessionConfigOptionResponse(v) ? 1 : 0) + (v_PromptResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListProvidersResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetProviderResponse(v, p, q); }, (q: rt.Issue[]) => { c_DisableProviderResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_AuthStatusResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ForkSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ArchiveSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_UnarchiveSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_SessionStatusResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionTitleResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
 }
 
-function c_57(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_56(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  { const x: any = v.result; if (x !== undefined) { c_AgentResponse_AgentResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
 }
 
-function c_58(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseError_id(v: any, p: string, out: rt.Issue[]): void {
   const n = ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }]);
 }
 
-function c_59(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentResponse_AgentResponseError(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { if (x !== null) c_58(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
+  { const x: any = v.id; if (x !== undefined) { if (x !== null) c_AgentResponse_AgentResponseError_id(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.error; if (x !== undefined) { c_Error(x, p + "/error", out); } else rt.issue(out, p + "/error", "missing required property"); }
 }
 
 function c_AgentResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_53(v) ? 1 : 0) + (v_55(v) ? 1 : 0);
+  const n = (v_AgentResponse_AgentResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_57(v, p, q); }, (q: rt.Issue[]) => { c_59(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_AgentResponse_AgentResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
 }
 
-function v_60(v: any): true | undefined {
+function v_InitializeResponse_authMethods(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -1876,13 +1876,13 @@ function v_InitializeResponse(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !v_AgentCapabilities(x)) return rt.at("/capabilities");
   x = v.authMethods;
-  if (x !== undefined && !v_60(x)) return rt.at("/authMethods");
+  if (x !== undefined && !v_InitializeResponse_authMethods(x)) return rt.at("/authMethods");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_61(v: any, p: string, out: rt.Issue[]): void {
+function c_InitializeResponse_authMethods(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_AuthMethod(v[i], rt.pointer(p, i), out);
 }
@@ -1892,8 +1892,8 @@ function c_InitializeResponse(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
   { const x: any = v.info; if (x !== undefined) { c_Implementation(x, p + "/info", out); } else rt.issue(out, p + "/info", "missing required property"); }
   { const x: any = v.capabilities; if (x !== undefined) { c_AgentCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v.authMethods; if (x !== undefined) { c_61(x, p + "/authMethods", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.authMethods; if (x !== undefined) { c_InitializeResponse_authMethods(x, p + "/authMethods", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ProtocolVersion(v: any): true | undefined {
@@ -1916,7 +1916,7 @@ function v_Implementation(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/version", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/version");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1925,7 +1925,7 @@ function c_Implementation(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.version; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/version", "expected a string", x); } else rt.issue(out, p + "/version", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AgentCapabilities(v: any): true | undefined {
@@ -1938,7 +1938,7 @@ function v_AgentCapabilities(v: any): true | undefined {
   x = v.providers;
   if (x !== undefined && !(x === null || v_ProvidersCapabilities(x))) return rt.at("/providers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1947,7 +1947,7 @@ function c_AgentCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.session; if (x !== undefined) { if (x !== null) c_SessionCapabilities(x, p + "/session", out); } }
   { const x: any = v.auth; if (x !== undefined) { if (x !== null) c_AgentAuthCapabilities(x, p + "/auth", out); } }
   { const x: any = v.providers; if (x !== undefined) { if (x !== null) c_ProvidersCapabilities(x, p + "/providers", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionCapabilities(v: any): true | undefined {
@@ -1972,7 +1972,7 @@ function v_SessionCapabilities(v: any): true | undefined {
   x = v.title;
   if (x !== undefined && !(x === null || v_SessionTitleCapabilities(x))) return rt.at("/title");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -1987,7 +1987,7 @@ function c_SessionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.archive; if (x !== undefined) { if (x !== null) c_SessionArchiveCapabilities(x, p + "/archive", out); } }
   { const x: any = v.status; if (x !== undefined) { if (x !== null) c_SessionStatusCapabilities(x, p + "/status", out); } }
   { const x: any = v.title; if (x !== undefined) { if (x !== null) c_SessionTitleCapabilities(x, p + "/title", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptCapabilities(v: any): true | undefined {
@@ -2000,7 +2000,7 @@ function v_PromptCapabilities(v: any): true | undefined {
   x = v.embeddedContext;
   if (x !== undefined && !(x === null || v_PromptEmbeddedContextCapabilities(x))) return rt.at("/embeddedContext");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2009,46 +2009,46 @@ function c_PromptCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.image; if (x !== undefined) { if (x !== null) c_PromptImageCapabilities(x, p + "/image", out); } }
   { const x: any = v.audio; if (x !== undefined) { if (x !== null) c_PromptAudioCapabilities(x, p + "/audio", out); } }
   { const x: any = v.embeddedContext; if (x !== undefined) { if (x !== null) c_PromptEmbeddedContextCapabilities(x, p + "/embeddedContext", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptImageCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PromptImageCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptAudioCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PromptAudioCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptEmbeddedContextCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PromptEmbeddedContextCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpCapabilities(v: any): true | undefined {
@@ -2061,7 +2061,7 @@ function v_McpCapabilities(v: any): true | undefined {
   x = v.acp;
   if (x !== undefined && !(x === null || v_McpAcpCapabilities(x))) return rt.at("/acp");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2070,72 +2070,72 @@ function c_McpCapabilities(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.stdio; if (x !== undefined) { if (x !== null) c_McpStdioCapabilities(x, p + "/stdio", out); } }
   { const x: any = v.http; if (x !== undefined) { if (x !== null) c_McpHttpCapabilities(x, p + "/http", out); } }
   { const x: any = v.acp; if (x !== undefined) { if (x !== null) c_McpAcpCapabilities(x, p + "/acp", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpStdioCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_McpStdioCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpHttpCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_McpHttpCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpAcpCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_McpAcpCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionDeleteCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionDeleteCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionAdditionalDirectoriesCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionSystemPromptCapabilities(v: any): true | undefined {
@@ -2144,14 +2144,14 @@ function v_SessionSystemPromptCapabilities(v: any): true | undefined {
   x = v.mode;
   if (x !== undefined && !(x === null || v_SessionSystemPromptModeCapabilities(x))) return rt.at("/mode");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionSystemPromptCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.mode; if (x !== undefined) { if (x !== null) c_SessionSystemPromptModeCapabilities(x, p + "/mode", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionSystemPromptModeCapabilities(v: any): true | undefined {
@@ -2160,79 +2160,79 @@ function v_SessionSystemPromptModeCapabilities(v: any): true | undefined {
   x = v.override;
   if (x !== undefined && !(x === null || v_SessionSystemPromptOverrideCapabilities(x))) return rt.at("/override");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionSystemPromptModeCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.override; if (x !== undefined) { if (x !== null) c_SessionSystemPromptOverrideCapabilities(x, p + "/override", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionSystemPromptOverrideCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionSystemPromptOverrideCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionForkCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionForkCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionArchiveCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionArchiveCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionStatusCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionStatusCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionTitleCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionTitleCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AgentAuthCapabilities(v: any): true | undefined {
@@ -2241,40 +2241,40 @@ function v_AgentAuthCapabilities(v: any): true | undefined {
   x = v.status;
   if (x !== undefined && !(x === null || v_AuthStatusCapabilities(x))) return rt.at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AgentAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.status; if (x !== undefined) { if (x !== null) c_AuthStatusCapabilities(x, p + "/status", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthStatusCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AuthStatusCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ProvidersCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ProvidersCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthMethodTerminalVariant(v: any): true | undefined {
@@ -2313,15 +2313,15 @@ function v_AuthMethod(v: any): true | undefined {
   return ok;
 }
 
-function c_62(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthMethodTerminalVariant(v: any, p: string, out: rt.Issue[]): void {
   c_AuthMethodTerminal(v, p, out);
 }
 
-function c_63(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthMethodAgentVariant(v: any, p: string, out: rt.Issue[]): void {
   c_AuthMethodAgent(v, p, out);
 }
 
-function c_64(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthMethodOther(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
 }
@@ -2331,9 +2331,9 @@ function c_AuthMethod(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "terminal": c_62(v, p, out); break;
-    case "agent": c_63(v, p, out); break;
-    default: if (typeof t === "string") c_64(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "terminal": c_AuthMethodTerminalVariant(v, p, out); break;
+    case "agent": c_AuthMethodAgentVariant(v, p, out); break;
+    default: if (typeof t === "string") c_AuthMethodOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -2355,7 +2355,7 @@ function v_EnvVariable(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2363,10 +2363,10 @@ function c_EnvVariable(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_65(v: any): true | undefined {
+function v_AuthMethodTerminal_env(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2387,15 +2387,15 @@ function v_AuthMethodTerminal(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v.args;
-  if (x !== undefined && !v_23(x)) return rt.at("/args");
+  if (x !== undefined && !v_Icon_sizes(x)) return rt.at("/args");
   x = v.env;
-  if (x !== undefined && !v_65(x)) return rt.at("/env");
+  if (x !== undefined && !v_AuthMethodTerminal_env(x)) return rt.at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_66(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthMethodTerminal_env(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_EnvVariable(v[i], rt.pointer(p, i), out);
 }
@@ -2405,9 +2405,9 @@ function c_AuthMethodTerminal(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.args; if (x !== undefined) { c_24(x, p + "/args", out); } }
-  { const x: any = v.env; if (x !== undefined) { c_66(x, p + "/env", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.args; if (x !== undefined) { c_Icon_sizes(x, p + "/args", out); } }
+  { const x: any = v.env; if (x !== undefined) { c_AuthMethodTerminal_env(x, p + "/env", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthMethodAgent(v: any): true | undefined {
@@ -2422,7 +2422,7 @@ function v_AuthMethodAgent(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2431,23 +2431,23 @@ function c_AuthMethodAgent(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LoginAuthResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LoginAuthResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_67(v: any): true | undefined {
+function v_ListProvidersResponse_providers(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2461,24 +2461,24 @@ function v_ListProvidersResponse(v: any): true | undefined {
   let x: any;
   x = v.providers;
   if (x === undefined) return rt.failAt("/providers", "missing required property");
-  if (!v_67(x)) return rt.at("/providers");
+  if (!v_ListProvidersResponse_providers(x)) return rt.at("/providers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_68(v: any, p: string, out: rt.Issue[]): void {
+function c_ListProvidersResponse_providers(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ProviderInfo(v[i], rt.pointer(p, i), out);
 }
 
 function c_ListProvidersResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.providers; if (x !== undefined) { c_68(x, p + "/providers", out); } else rt.issue(out, p + "/providers", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.providers; if (x !== undefined) { c_ListProvidersResponse_providers(x, p + "/providers", out); } else rt.issue(out, p + "/providers", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_69(v: any): true | undefined {
+function v_ProviderInfo_supported(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2495,18 +2495,18 @@ function v_ProviderInfo(v: any): true | undefined {
   if (!v_ProviderId(x)) return rt.at("/providerId");
   x = v.supported;
   if (x === undefined) return rt.failAt("/supported", "missing required property");
-  if (!v_69(x)) return rt.at("/supported");
+  if (!v_ProviderInfo_supported(x)) return rt.at("/supported");
   x = v.required;
   if (x === undefined) return rt.failAt("/required", "missing required property");
   if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/required");
   x = v.current;
   if (x !== undefined && !(x === null || v_ProviderCurrentConfig(x))) return rt.at("/current");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_70(v: any, p: string, out: rt.Issue[]): void {
+function c_ProviderInfo_supported(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_LlmProtocol(v[i], rt.pointer(p, i), out);
 }
@@ -2514,10 +2514,10 @@ function c_70(v: any, p: string, out: rt.Issue[]): void {
 function c_ProviderInfo(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.providerId; if (x !== undefined) { c_ProviderId(x, p + "/providerId", out); } else rt.issue(out, p + "/providerId", "missing required property"); }
-  { const x: any = v.supported; if (x !== undefined) { c_70(x, p + "/supported", out); } else rt.issue(out, p + "/supported", "missing required property"); }
+  { const x: any = v.supported; if (x !== undefined) { c_ProviderInfo_supported(x, p + "/supported", out); } else rt.issue(out, p + "/supported", "missing required property"); }
   { const x: any = v.required; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/required", "expected a boolean", x); } else rt.issue(out, p + "/required", "missing required property"); }
   { const x: any = v.current; if (x !== undefined) { if (x !== null) c_ProviderCurrentConfig(x, p + "/current", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ProviderId(v: any): true | undefined {
@@ -2546,7 +2546,7 @@ function v_ProviderCurrentConfig(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/baseUrl", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/baseUrl");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2554,49 +2554,49 @@ function c_ProviderCurrentConfig(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.apiType; if (x !== undefined) { c_LlmProtocol(x, p + "/apiType", out); } else rt.issue(out, p + "/apiType", "missing required property"); }
   { const x: any = v.baseUrl; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/baseUrl", "expected a string", x); } else rt.issue(out, p + "/baseUrl", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetProviderResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SetProviderResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_DisableProviderResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_DisableProviderResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LogoutAuthResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LogoutAuthResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_71(v: any): true | undefined {
+function v_AuthStatusResponse_accounts(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2612,13 +2612,13 @@ function v_AuthStatusResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/state", "missing required property");
   if (!v_AuthState(x)) return rt.at("/state");
   x = v.accounts;
-  if (x !== undefined && !v_71(x)) return rt.at("/accounts");
+  if (x !== undefined && !v_AuthStatusResponse_accounts(x)) return rt.at("/accounts");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_72(v: any, p: string, out: rt.Issue[]): void {
+function c_AuthStatusResponse_accounts(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_AuthAccount(v[i], rt.pointer(p, i), out);
 }
@@ -2626,8 +2626,8 @@ function c_72(v: any, p: string, out: rt.Issue[]): void {
 function c_AuthStatusResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.state; if (x !== undefined) { c_AuthState(x, p + "/state", out); } else rt.issue(out, p + "/state", "missing required property"); }
-  { const x: any = v.accounts; if (x !== undefined) { c_72(x, p + "/accounts", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.accounts; if (x !== undefined) { c_AuthStatusResponse_accounts(x, p + "/accounts", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthState(v: any): true | undefined {
@@ -2653,7 +2653,7 @@ function v_AuthAccount(v: any): true | undefined {
   x = v.organization;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/organization");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2664,10 +2664,10 @@ function c_AuthAccount(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x); } }
   { const x: any = v.email; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/email", "expected a string or null", x); } }
   { const x: any = v.organization; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/organization", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_73(v: any): true | undefined {
+function v_NewSessionResponse_configOptions(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2676,7 +2676,7 @@ function v_73(v: any): true | undefined {
   return true;
 }
 
-function v_74(v: any): true | undefined {
+function v_NewSessionResponse_availableCommands(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -2692,20 +2692,20 @@ function v_NewSessionResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.configOptions;
-  if (x !== undefined && !v_73(x)) return rt.at("/configOptions");
+  if (x !== undefined && !v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_74(x)) return rt.at("/availableCommands");
+  if (x !== undefined && !v_NewSessionResponse_availableCommands(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_75(v: any, p: string, out: rt.Issue[]): void {
+function c_NewSessionResponse_configOptions(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_SessionConfigOption(v[i], rt.pointer(p, i), out);
 }
 
-function c_76(v: any, p: string, out: rt.Issue[]): void {
+function c_NewSessionResponse_availableCommands(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_AvailableCommand(v[i], rt.pointer(p, i), out);
 }
@@ -2713,9 +2713,9 @@ function c_76(v: any, p: string, out: rt.Issue[]): void {
 function c_NewSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.configOptions; if (x !== undefined) { c_75(x, p + "/configOptions", out); } }
-  { const x: any = v.availableCommands; if (x !== undefined) { c_76(x, p + "/availableCommands", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
+  { const x: any = v.availableCommands; if (x !== undefined) { c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionConfigOptionSelect(v: any): true | undefined {
@@ -2730,7 +2730,7 @@ function v_SessionConfigOptionOther(v: any): true | undefined {
   return true;
 }
 
-function v_77(v: any): true | undefined {
+function v_SessionConfigOption_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
@@ -2761,26 +2761,26 @@ function v_SessionConfigOption(v: any): true | undefined {
   x = v.category;
   if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
-  return v_77(v);
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
+  return v_SessionConfigOption_2(v);
 }
 
-function c_78(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigOptionSelect(v: any, p: string, out: rt.Issue[]): void {
   c_SessionConfigSelect(v, p, out);
 }
 
-function c_79(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigOptionBoolean(v: any, p: string, out: rt.Issue[]): void {
   c_SessionConfigBoolean(v, p, out);
 }
 
-function c_80(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigOption_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "select": c_78(v, p, out); break;
-    case "boolean": c_79(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "select": c_SessionConfigOptionSelect(v, p, out); break;
+    case "boolean": c_SessionConfigOptionBoolean(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -2790,8 +2790,8 @@ function c_SessionConfigOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
   { const x: any = v.category; if (x !== undefined) { if (x !== null) c_SessionConfigOptionCategory(x, p + "/category", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
-  c_80(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  c_SessionConfigOption_2(v, p, out);
 }
 
 function v_SessionConfigId(v: any): true | undefined {
@@ -2818,7 +2818,7 @@ function c_SessionConfigValueId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_81(v: any): true | undefined {
+function v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -2828,7 +2828,7 @@ function v_81(v: any): true | undefined {
   return true;
 }
 
-function v_82(v: any): true | undefined {
+function v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -2840,29 +2840,29 @@ function v_82(v: any): true | undefined {
 
 function v_SessionConfigSelectOptions(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_81(v)) return true;
+  if (v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v)) return true;
   best = rt.failure();
-  if (v_82(v)) return true;
+  if (v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_83(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) c_SessionConfigSelectOption(v[i], rt.pointer(p, i), out);
 }
 
-function c_84(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) c_SessionConfigSelectGroup(v[i], rt.pointer(p, i), out);
 }
 
 function c_SessionConfigSelectOptions(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_81(v) ? 1 : 0) + (v_82(v) ? 1 : 0);
+  const n = (v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v) ? 1 : 0) + (v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_83(v, p, q); }, (q: rt.Issue[]) => { c_84(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v, p, q); }, (q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v, p, q); }]);
 }
 
 function v_SessionConfigSelectOption(v: any): true | undefined {
@@ -2877,7 +2877,7 @@ function v_SessionConfigSelectOption(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2886,7 +2886,7 @@ function c_SessionConfigSelectOption(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.value; if (x !== undefined) { c_SessionConfigValueId(x, p + "/value", out); } else rt.issue(out, p + "/value", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionConfigSelectGroup(v: any): true | undefined {
@@ -2900,9 +2900,9 @@ function v_SessionConfigSelectGroup(v: any): true | undefined {
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
   x = v.options;
   if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_81(x)) return rt.at("/options");
+  if (!v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x)) return rt.at("/options");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -2910,8 +2910,8 @@ function c_SessionConfigSelectGroup(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.groupId; if (x !== undefined) { c_SessionConfigGroupId(x, p + "/groupId", out); } else rt.issue(out, p + "/groupId", "missing required property"); }
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.options; if (x !== undefined) { c_83(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.options; if (x !== undefined) { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionConfigGroupId(v: any): true | undefined {
@@ -2983,11 +2983,11 @@ function v_AvailableCommand(v: any): true | undefined {
   return ok;
 }
 
-function c_85(v: any, p: string, out: rt.Issue[]): void {
+function c_AvailableCommandCommand(v: any, p: string, out: rt.Issue[]): void {
   c_Command(v, p, out);
 }
 
-function c_86(v: any, p: string, out: rt.Issue[]): void {
+function c_AvailableCommandOther(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x); } else rt.issue(out, p + "/description", "missing required property"); }
 }
@@ -2997,8 +2997,8 @@ function c_AvailableCommand(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "command": c_85(v, p, out); break;
-    default: if (typeof t === "string") c_86(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "command": c_AvailableCommandCommand(v, p, out); break;
+    default: if (typeof t === "string") c_AvailableCommandOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -3024,7 +3024,7 @@ function v_AvailableCommandInput(v: any): true | undefined {
   return ok;
 }
 
-function c_87(v: any, p: string, out: rt.Issue[]): void {
+function c_AvailableCommandInputText(v: any, p: string, out: rt.Issue[]): void {
   c_TextCommandInput(v, p, out);
 }
 
@@ -3033,8 +3033,8 @@ function c_AvailableCommandInput(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "text": c_87(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "text": c_AvailableCommandInputText(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -3045,14 +3045,14 @@ function v_TextCommandInput(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/hint", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/hint");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TextCommandInput(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.hint; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/hint", "expected a string", x); } else rt.issue(out, p + "/hint", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Command(v: any): true | undefined {
@@ -3067,7 +3067,7 @@ function v_Command(v: any): true | undefined {
   x = v.input;
   if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3076,10 +3076,10 @@ function c_Command(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x); } else rt.issue(out, p + "/description", "missing required property"); }
   { const x: any = v.input; if (x !== undefined) { if (x !== null) c_AvailableCommandInput(x, p + "/input", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_88(v: any): true | undefined {
+function v_ListSessionsResponse_sessions(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3093,27 +3093,27 @@ function v_ListSessionsResponse(v: any): true | undefined {
   let x: any;
   x = v.sessions;
   if (x === undefined) return rt.failAt("/sessions", "missing required property");
-  if (!v_88(x)) return rt.at("/sessions");
+  if (!v_ListSessionsResponse_sessions(x)) return rt.at("/sessions");
   x = v.nextCursor;
   if (x !== undefined && !(x === null || v_SessionListCursor(x))) return rt.at("/nextCursor");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_89(v: any, p: string, out: rt.Issue[]): void {
+function c_ListSessionsResponse_sessions(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_SessionInfo(v[i], rt.pointer(p, i), out);
 }
 
 function c_ListSessionsResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessions; if (x !== undefined) { c_89(x, p + "/sessions", out); } else rt.issue(out, p + "/sessions", "missing required property"); }
+  { const x: any = v.sessions; if (x !== undefined) { c_ListSessionsResponse_sessions(x, p + "/sessions", out); } else rt.issue(out, p + "/sessions", "missing required property"); }
   { const x: any = v.nextCursor; if (x !== undefined) { if (x !== null) c_SessionListCursor(x, p + "/nextCursor", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_90(v: any): true | undefined {
+function v_SessionInfo_additionalDirectories(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3132,7 +3132,7 @@ function v_SessionInfo(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_90(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_SessionInfo_additionalDirectories(x)) return rt.at("/additionalDirectories");
   x = v.title;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
   x = v.updatedAt;
@@ -3140,11 +3140,11 @@ function v_SessionInfo(v: any): true | undefined {
   x = v.archived;
   if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/archived");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_91(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionInfo_additionalDirectories(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_AbsolutePath(v[i], rt.pointer(p, i), out);
 }
@@ -3153,11 +3153,11 @@ function c_SessionInfo(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_91(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
   { const x: any = v.archived; if (x !== undefined) { if (!(x === null || typeof x === "boolean")) rt.issue(out, p + "/archived", "expected a boolean or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionListCursor(v: any): true | undefined {
@@ -3172,13 +3172,13 @@ function v_DeleteSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_DeleteSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ForkSessionResponse(v: any): true | undefined {
@@ -3188,46 +3188,46 @@ function v_ForkSessionResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.configOptions;
-  if (x !== undefined && !v_73(x)) return rt.at("/configOptions");
+  if (x !== undefined && !v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_74(x)) return rt.at("/availableCommands");
+  if (x !== undefined && !v_NewSessionResponse_availableCommands(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ForkSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.configOptions; if (x !== undefined) { c_75(x, p + "/configOptions", out); } }
-  { const x: any = v.availableCommands; if (x !== undefined) { c_76(x, p + "/availableCommands", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
+  { const x: any = v.availableCommands; if (x !== undefined) { c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ArchiveSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ArchiveSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_UnarchiveSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_UnarchiveSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionStatusResponse(v: any): true | undefined {
@@ -3239,7 +3239,7 @@ function v_SessionStatusResponse(v: any): true | undefined {
   x = v.state;
   if (x !== undefined && !(x === null || v_StateUpdate(x))) return rt.at("/state");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3247,7 +3247,7 @@ function c_SessionStatusResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.status; if (x !== undefined) { c_SessionStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
   { const x: any = v.state; if (x !== undefined) { if (x !== null) c_StateUpdate(x, p + "/state", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionStatus(v: any): true | undefined {
@@ -3301,19 +3301,19 @@ function v_StateUpdate(v: any): true | undefined {
   return ok;
 }
 
-function c_92(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateRunning(v: any, p: string, out: rt.Issue[]): void {
   c_RunningStateUpdate(v, p, out);
 }
 
-function c_93(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateIdle(v: any, p: string, out: rt.Issue[]): void {
   c_IdleStateUpdate(v, p, out);
 }
 
-function c_94(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateRequiresAction(v: any, p: string, out: rt.Issue[]): void {
   c_RequiresActionStateUpdate(v, p, out);
 }
 
-function c_95(v: any, p: string, out: rt.Issue[]): void {
+function c_StateUpdateUnknown(v: any, p: string, out: rt.Issue[]): void {
   c_UnknownStateUpdate(v, p, out);
 }
 
@@ -3322,11 +3322,11 @@ function c_StateUpdate(v: any, p: string, out: rt.Issue[]): void {
   const t = v.state;
   const mark = out.length;
   switch (t) {
-    case "running": c_92(v, p, out); break;
-    case "idle": c_93(v, p, out); break;
-    case "requires_action": c_94(v, p, out); break;
-    case "unknown": c_95(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/state", t === undefined ? "missing required property" : "expected a string", t);
+    case "running": c_StateUpdateRunning(v, p, out); break;
+    case "idle": c_StateUpdateIdle(v, p, out); break;
+    case "requires_action": c_StateUpdateRequiresAction(v, p, out); break;
+    case "unknown": c_StateUpdateUnknown(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/state", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -3366,15 +3366,15 @@ function v_BackgroundWork(v: any): true | undefined {
   return ok;
 }
 
-function c_96(v: any, p: string, out: rt.Issue[]): void {
+function c_BackgroundWorkTerminal(v: any, p: string, out: rt.Issue[]): void {
   c_BackgroundTerminal(v, p, out);
 }
 
-function c_97(v: any, p: string, out: rt.Issue[]): void {
+function c_BackgroundWorkToolCall(v: any, p: string, out: rt.Issue[]): void {
   c_BackgroundToolCall(v, p, out);
 }
 
-function c_98(v: any, p: string, out: rt.Issue[]): void {
+function c_BackgroundWorkSubagent(v: any, p: string, out: rt.Issue[]): void {
   c_BackgroundSubagent(v, p, out);
 }
 
@@ -3383,10 +3383,10 @@ function c_BackgroundWork(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "terminal": c_96(v, p, out); break;
-    case "tool_call": c_97(v, p, out); break;
-    case "subagent": c_98(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "terminal": c_BackgroundWorkTerminal(v, p, out); break;
+    case "tool_call": c_BackgroundWorkToolCall(v, p, out); break;
+    case "subagent": c_BackgroundWorkSubagent(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -3397,14 +3397,14 @@ function v_BackgroundTerminal(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_BackgroundTerminal(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BackgroundToolCall(v: any): true | undefined {
@@ -3414,14 +3414,14 @@ function v_BackgroundToolCall(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_BackgroundToolCall(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_BackgroundSubagent(v: any): true | undefined {
@@ -3431,17 +3431,17 @@ function v_BackgroundSubagent(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_BackgroundSubagent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_99(v: any): true | undefined {
+function v_RunningStateUpdate_background(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3454,21 +3454,21 @@ function v_RunningStateUpdate(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_99(x))) return rt.at("/background");
+  if (x !== undefined && !(x === null || v_RunningStateUpdate_background(x))) return rt.at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_100(v: any, p: string, out: rt.Issue[]): void {
+function c_RunningStateUpdate_background(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_BackgroundWork(v[i], rt.pointer(p, i), out);
 }
 
 function c_RunningStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_100(x, p + "/background", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Error(v: any): true | undefined {
@@ -3517,7 +3517,7 @@ function c_ErrorData(v: any, p: string, out: rt.Issue[]): void {
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_UnsupportedProtocolVersionErrorData(v, p, q); }, (q: rt.Issue[]) => { c_SessionNotFoundErrorData(v, p, q); }, (q: rt.Issue[]) => {  }]);
 }
 
-function v_101(v: any): true | undefined {
+function v_UnsupportedProtocolVersionErrorData_supported(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -3534,13 +3534,13 @@ function v_UnsupportedProtocolVersionErrorData(v: any): true | undefined {
   if (!v_ProtocolVersion(x)) return rt.at("/requested");
   x = v.supported;
   if (x === undefined) return rt.failAt("/supported", "missing required property");
-  if (!v_101(x)) return rt.at("/supported");
+  if (!v_UnsupportedProtocolVersionErrorData_supported(x)) return rt.at("/supported");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_102(v: any, p: string, out: rt.Issue[]): void {
+function c_UnsupportedProtocolVersionErrorData_supported(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ProtocolVersion(v[i], rt.pointer(p, i), out);
 }
@@ -3548,8 +3548,8 @@ function c_102(v: any, p: string, out: rt.Issue[]): void {
 function c_UnsupportedProtocolVersionErrorData(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.requested; if (x !== undefined) { c_ProtocolVersion(x, p + "/requested", out); } else rt.issue(out, p + "/requested", "missing required property"); }
-  { const x: any = v.supported; if (x !== undefined) { c_102(x, p + "/supported", out); } else rt.issue(out, p + "/supported", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.supported; if (x !== undefined) { c_UnsupportedProtocolVersionErrorData_supported(x, p + "/supported", out); } else rt.issue(out, p + "/supported", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionNotFoundErrorData(v: any): true | undefined {
@@ -3559,14 +3559,14 @@ function v_SessionNotFoundErrorData(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionNotFoundErrorData(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ErrorStopReason(v: any): true | undefined {
@@ -3601,7 +3601,7 @@ function v_Usage(v: any): true | undefined {
   x = v.cachedWriteTokens;
   if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/cachedWriteTokens");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3613,7 +3613,7 @@ function c_Usage(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.thoughtTokens; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/thoughtTokens", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.cachedReadTokens; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/cachedReadTokens", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
   { const x: any = v.cachedWriteTokens; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/cachedWriteTokens", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_IdleStateUpdateEndTurn(v: any): true | undefined {
@@ -3644,7 +3644,7 @@ function v_IdleStateUpdateOther(v: any): true | undefined {
   return true;
 }
 
-function v_103(v: any): true | undefined {
+function v_IdleStateUpdate_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.stopReason;
   let ok: true | undefined;
@@ -3679,72 +3679,72 @@ function v_IdleStateUpdate(v: any): true | undefined {
   x = v.usage;
   if (x !== undefined && !(x === null || v_Usage(x))) return rt.at("/usage");
   x = v.background;
-  if (x !== undefined && !(x === null || v_99(x))) return rt.at("/background");
+  if (x !== undefined && !(x === null || v_RunningStateUpdate_background(x))) return rt.at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   x = v.stopReason;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/stopReason");
-  return v_103(v);
+  return v_IdleStateUpdate_2(v);
 }
 
-function c_104(v: any, p: string, out: rt.Issue[]): void {
+function c_IdleStateUpdateError(v: any, p: string, out: rt.Issue[]): void {
   c_ErrorStopReason(v, p, out);
 }
 
-function c_105(v: any, p: string, out: rt.Issue[]): void {
+function c_IdleStateUpdate_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.stopReason;
   const mark = out.length;
   switch (t) {
-    case "end_turn": c_8(v, p, out); break;
-    case "max_tokens": c_8(v, p, out); break;
-    case "max_turn_requests": c_8(v, p, out); break;
-    case "refusal": c_8(v, p, out); break;
-    case "cancelled": c_8(v, p, out); break;
-    case "error": c_104(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else if (t !== undefined && t !== null) rt.issue(out, p + "/stopReason", "expected a string or null", t);
+    case "end_turn": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "max_tokens": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "max_turn_requests": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "refusal": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "cancelled": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "error": c_IdleStateUpdateError(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else if (t !== undefined && t !== null) rt.issue(out, p + "/stopReason", "expected a string or null", t);
   }
 }
 
 function c_IdleStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.usage; if (x !== undefined) { if (x !== null) c_Usage(x, p + "/usage", out); } }
-  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_100(x, p + "/background", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
   { const x: any = v.stopReason; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/stopReason", "expected a string or null", x); } }
-  c_105(v, p, out);
+  c_IdleStateUpdate_2(v, p, out);
 }
 
 function v_RequiresActionStateUpdate(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_99(x))) return rt.at("/background");
+  if (x !== undefined && !(x === null || v_RunningStateUpdate_background(x))) return rt.at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_RequiresActionStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_100(x, p + "/background", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_UnknownStateUpdate(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.background;
-  if (x !== undefined && !(x === null || v_99(x))) return rt.at("/background");
+  if (x !== undefined && !(x === null || v_RunningStateUpdate_background(x))) return rt.at("/background");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_UnknownStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_100(x, p + "/background", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionTitleResponse(v: any): true | undefined {
@@ -3754,72 +3754,72 @@ function v_SetSessionTitleResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/title", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SetSessionTitleResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ResumeSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.configOptions;
-  if (x !== undefined && !v_73(x)) return rt.at("/configOptions");
+  if (x !== undefined && !v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v.availableCommands;
-  if (x !== undefined && !v_74(x)) return rt.at("/availableCommands");
+  if (x !== undefined && !v_NewSessionResponse_availableCommands(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ResumeSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_75(x, p + "/configOptions", out); } }
-  { const x: any = v.availableCommands; if (x !== undefined) { c_76(x, p + "/availableCommands", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
+  { const x: any = v.availableCommands; if (x !== undefined) { c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CloseSessionResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CloseSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelToolCallResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelToolCallResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelTerminalResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelTerminalResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionConfigOptionResponse(v: any): true | undefined {
@@ -3827,16 +3827,16 @@ function v_SetSessionConfigOptionResponse(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_73(x)) return rt.at("/configOptions");
+  if (!v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SetSessionConfigOptionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_75(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PromptResponse(v: any): true | undefined {
@@ -3846,14 +3846,14 @@ function v_PromptResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PromptResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MessageId(v: any): true | undefined {
@@ -3872,7 +3872,7 @@ function c_ExtResponse(v: any, p: string, out: rt.Issue[]): void {
   
 }
 
-function v_106(v: any): true | undefined {
+function v_AgentNotification_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_UpdateSessionNotification(v)) return true;
   best = rt.failure();
@@ -3892,11 +3892,11 @@ function v_AgentNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_106(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_AgentNotification_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_107(v: any, p: string, out: rt.Issue[]): void {
+function c_AgentNotification_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_UpdateSessionNotification(v) ? 1 : 0) + (v_CompleteElicitationNotification(v) ? 1 : 0) + (v_AuthStatusUpdateNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_UpdateSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_AuthStatusUpdateNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
@@ -3905,7 +3905,7 @@ function c_107(v: any, p: string, out: rt.Issue[]): void {
 function c_AgentNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_107(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_AgentNotification_params(x, p + "/params", out); } }
 }
 
 function v_UpdateSessionNotification(v: any): true | undefined {
@@ -3918,7 +3918,7 @@ function v_UpdateSessionNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/update", "missing required property");
   if (!v_SessionUpdate(x)) return rt.at("/update");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -3926,7 +3926,7 @@ function c_UpdateSessionNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.update; if (x !== undefined) { c_SessionUpdate(x, p + "/update", out); } else rt.issue(out, p + "/update", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionUpdateUserMessageChunk(v: any): true | undefined {
@@ -4105,87 +4105,87 @@ function v_SessionUpdate(v: any): true | undefined {
   return ok;
 }
 
-function c_108(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateUserMessageChunk(v: any, p: string, out: rt.Issue[]): void {
   c_ContentChunk(v, p, out);
 }
 
-function c_109(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateUserMessage(v: any, p: string, out: rt.Issue[]): void {
   c_UserMessage(v, p, out);
 }
 
-function c_110(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateAgentMessage(v: any, p: string, out: rt.Issue[]): void {
   c_AgentMessage(v, p, out);
 }
 
-function c_111(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateAgentThought(v: any, p: string, out: rt.Issue[]): void {
   c_AgentThought(v, p, out);
 }
 
-function c_112(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_StateUpdate(v, p, out);
 }
 
-function c_113(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateToolCallContentChunk(v: any, p: string, out: rt.Issue[]): void {
   c_ToolCallContentChunk(v, p, out);
 }
 
-function c_114(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateToolCallUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_ToolCallUpdate(v, p, out);
 }
 
-function c_115(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateTerminalUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_TerminalUpdate(v, p, out);
 }
 
-function c_116(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateTerminalOutputChunk(v: any, p: string, out: rt.Issue[]): void {
   c_TerminalOutputChunk(v, p, out);
 }
 
-function c_117(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdatePlanUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_PlanUpdate(v, p, out);
 }
 
-function c_118(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdatePlanRemoved(v: any, p: string, out: rt.Issue[]): void {
   c_PlanRemoved(v, p, out);
 }
 
-function c_119(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateAvailableCommandsUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_AvailableCommandsUpdate(v, p, out);
 }
 
-function c_120(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateConfigOptionUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_ConfigOptionUpdate(v, p, out);
 }
 
-function c_121(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateSessionInfoUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_SessionInfoUpdate(v, p, out);
 }
 
-function c_122(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateUsageUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_UsageUpdate(v, p, out);
 }
 
-function c_123(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateNotice(v: any, p: string, out: rt.Issue[]): void {
   c_Notice(v, p, out);
 }
 
-function c_124(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateCompactionUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_CompactionUpdate(v, p, out);
 }
 
-function c_125(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateCompactionSummaryChunk(v: any, p: string, out: rt.Issue[]): void {
   c_CompactionSummaryChunk(v, p, out);
 }
 
-function c_126(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateSubagentUpdate(v: any, p: string, out: rt.Issue[]): void {
   c_SubagentUpdate(v, p, out);
 }
 
-function c_127(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateSessionMessage(v: any, p: string, out: rt.Issue[]): void {
   c_SessionMessage(v, p, out);
 }
 
-function c_128(v: any, p: string, out: rt.Issue[]): void {
+function c_SessionUpdateSessionMessageChunk(v: any, p: string, out: rt.Issue[]): void {
   c_SessionMessageChunk(v, p, out);
 }
 
@@ -4194,30 +4194,30 @@ function c_SessionUpdate(v: any, p: string, out: rt.Issue[]): void {
   const t = v.sessionUpdate;
   const mark = out.length;
   switch (t) {
-    case "user_message_chunk": c_108(v, p, out); break;
-    case "user_message": c_109(v, p, out); break;
-    case "agent_message_chunk": c_108(v, p, out); break;
-    case "agent_message": c_110(v, p, out); break;
-    case "agent_thought_chunk": c_108(v, p, out); break;
-    case "agent_thought": c_111(v, p, out); break;
-    case "state_update": c_112(v, p, out); break;
-    case "tool_call_content_chunk": c_113(v, p, out); break;
-    case "tool_call_update": c_114(v, p, out); break;
-    case "terminal_update": c_115(v, p, out); break;
-    case "terminal_output_chunk": c_116(v, p, out); break;
-    case "plan_update": c_117(v, p, out); break;
-    case "plan_removed": c_118(v, p, out); break;
-    case "available_commands_update": c_119(v, p, out); break;
-    case "config_option_update": c_120(v, p, out); break;
-    case "session_info_update": c_121(v, p, out); break;
-    case "usage_update": c_122(v, p, out); break;
-    case "notice": c_123(v, p, out); break;
-    case "compaction_update": c_124(v, p, out); break;
-    case "compaction_summary_chunk": c_125(v, p, out); break;
-    case "subagent_update": c_126(v, p, out); break;
-    case "session_message": c_127(v, p, out); break;
-    case "session_message_chunk": c_128(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/sessionUpdate", t === undefined ? "missing required property" : "expected a string", t);
+    case "user_message_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
+    case "user_message": c_SessionUpdateUserMessage(v, p, out); break;
+    case "agent_message_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
+    case "agent_message": c_SessionUpdateAgentMessage(v, p, out); break;
+    case "agent_thought_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
+    case "agent_thought": c_SessionUpdateAgentThought(v, p, out); break;
+    case "state_update": c_SessionUpdateStateUpdate(v, p, out); break;
+    case "tool_call_content_chunk": c_SessionUpdateToolCallContentChunk(v, p, out); break;
+    case "tool_call_update": c_SessionUpdateToolCallUpdate(v, p, out); break;
+    case "terminal_update": c_SessionUpdateTerminalUpdate(v, p, out); break;
+    case "terminal_output_chunk": c_SessionUpdateTerminalOutputChunk(v, p, out); break;
+    case "plan_update": c_SessionUpdatePlanUpdate(v, p, out); break;
+    case "plan_removed": c_SessionUpdatePlanRemoved(v, p, out); break;
+    case "available_commands_update": c_SessionUpdateAvailableCommandsUpdate(v, p, out); break;
+    case "config_option_update": c_SessionUpdateConfigOptionUpdate(v, p, out); break;
+    case "session_info_update": c_SessionUpdateSessionInfoUpdate(v, p, out); break;
+    case "usage_update": c_SessionUpdateUsageUpdate(v, p, out); break;
+    case "notice": c_SessionUpdateNotice(v, p, out); break;
+    case "compaction_update": c_SessionUpdateCompactionUpdate(v, p, out); break;
+    case "compaction_summary_chunk": c_SessionUpdateCompactionSummaryChunk(v, p, out); break;
+    case "subagent_update": c_SessionUpdateSubagentUpdate(v, p, out); break;
+    case "session_message": c_SessionUpdateSessionMessage(v, p, out); break;
+    case "session_message_chunk": c_SessionUpdateSessionMessageChunk(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/sessionUpdate", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -4231,7 +4231,7 @@ function v_ContentChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4239,10 +4239,10 @@ function c_ContentChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_129(v: any): true | undefined {
+function v_UserMessage_content(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4258,13 +4258,13 @@ function v_UserMessage(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_129(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_130(v: any, p: string, out: rt.Issue[]): void {
+function c_UserMessage_content(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_ContentBlock(v[i], rt.pointer(p, i), out);
 }
@@ -4272,8 +4272,8 @@ function c_130(v: any, p: string, out: rt.Issue[]): void {
 function c_UserMessage(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_130(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AgentMessage(v: any): true | undefined {
@@ -4283,17 +4283,17 @@ function v_AgentMessage(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_129(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AgentMessage(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_130(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AgentThought(v: any): true | undefined {
@@ -4303,17 +4303,17 @@ function v_AgentThought(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/messageId", "missing required property");
   if (!v_MessageId(x)) return rt.at("/messageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_129(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AgentThought(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_130(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ToolCallContentChunk(v: any): true | undefined {
@@ -4326,7 +4326,7 @@ function v_ToolCallContentChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ToolCallContent(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4334,7 +4334,7 @@ function c_ToolCallContentChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { c_ToolCallContent(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalOutput(v: any): true | undefined {
@@ -4344,14 +4344,14 @@ function v_TerminalOutput(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/data", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TerminalOutput(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalExitStatus(v: any): true | undefined {
@@ -4362,7 +4362,7 @@ function v_TerminalExitStatus(v: any): true | undefined {
   x = v.signal;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4370,7 +4370,7 @@ function c_TerminalExitStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.exitCode; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/exitCode", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
   { const x: any = v.signal; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalSize(v: any): true | undefined {
@@ -4383,7 +4383,7 @@ function v_TerminalSize(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/rows", "missing required property");
   if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]", x))) return rt.at("/rows");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4391,7 +4391,7 @@ function c_TerminalSize(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cols; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 1 && x <= 65535)) rt.issue(out, p + "/cols", "expected an integer (uint16) in [1, 65535]", x); } else rt.issue(out, p + "/cols", "missing required property"); }
   { const x: any = v.rows; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 1 && x <= 65535)) rt.issue(out, p + "/rows", "expected an integer (uint16) in [1, 65535]", x); } else rt.issue(out, p + "/rows", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalCapabilities(v: any): true | undefined {
@@ -4400,27 +4400,27 @@ function v_TerminalCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_TerminalCancelCapabilities(x))) return rt.at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TerminalCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cancel; if (x !== undefined) { if (x !== null) c_TerminalCancelCapabilities(x, p + "/cancel", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalCancelCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TerminalCancelCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalUpdate(v: any): true | undefined {
@@ -4442,7 +4442,7 @@ function v_TerminalUpdate(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !(x === null || v_TerminalCapabilities(x))) return rt.at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4455,7 +4455,7 @@ function c_TerminalUpdate(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.exitStatus; if (x !== undefined) { if (x !== null) c_TerminalExitStatus(x, p + "/exitStatus", out); } }
   { const x: any = v.size; if (x !== undefined) { if (x !== null) c_TerminalSize(x, p + "/size", out); } }
   { const x: any = v.capabilities; if (x !== undefined) { if (x !== null) c_TerminalCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalOutputChunk(v: any): true | undefined {
@@ -4468,7 +4468,7 @@ function v_TerminalOutputChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/data", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4476,7 +4476,7 @@ function c_TerminalOutputChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
   { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanUpdateContentItems(v: any): true | undefined {
@@ -4519,19 +4519,19 @@ function v_PlanUpdateContent(v: any): true | undefined {
   return ok;
 }
 
-function c_131(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanUpdateContentItems(v: any, p: string, out: rt.Issue[]): void {
   c_PlanItems(v, p, out);
 }
 
-function c_132(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanUpdateContentFile(v: any, p: string, out: rt.Issue[]): void {
   c_PlanFile(v, p, out);
 }
 
-function c_133(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanUpdateContentMarkdown(v: any, p: string, out: rt.Issue[]): void {
   c_PlanMarkdown(v, p, out);
 }
 
-function c_134(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanUpdateContentOther(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
 }
 
@@ -4540,10 +4540,10 @@ function c_PlanUpdateContent(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "items": c_131(v, p, out); break;
-    case "file": c_132(v, p, out); break;
-    case "markdown": c_133(v, p, out); break;
-    default: if (typeof t === "string") c_134(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "items": c_PlanUpdateContentItems(v, p, out); break;
+    case "file": c_PlanUpdateContentFile(v, p, out); break;
+    case "markdown": c_PlanUpdateContentMarkdown(v, p, out); break;
+    default: if (typeof t === "string") c_PlanUpdateContentOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -4568,7 +4568,7 @@ function v_PlanEntry(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/status", "missing required property");
   if (!v_PlanEntryStatus(x)) return rt.at("/status");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4577,7 +4577,7 @@ function c_PlanEntry(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
   { const x: any = v.priority; if (x !== undefined) { c_PlanEntryPriority(x, p + "/priority", out); } else rt.issue(out, p + "/priority", "missing required property"); }
   { const x: any = v.status; if (x !== undefined) { c_PlanEntryStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanEntryPriority(v: any): true | undefined {
@@ -4596,7 +4596,7 @@ function c_PlanEntryStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_135(v: any): true | undefined {
+function v_PlanItems_entries(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -4613,13 +4613,13 @@ function v_PlanItems(v: any): true | undefined {
   if (!v_PlanId(x)) return rt.at("/planId");
   x = v.entries;
   if (x === undefined) return rt.failAt("/entries", "missing required property");
-  if (!v_135(x)) return rt.at("/entries");
+  if (!v_PlanItems_entries(x)) return rt.at("/entries");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_136(v: any, p: string, out: rt.Issue[]): void {
+function c_PlanItems_entries(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_PlanEntry(v[i], rt.pointer(p, i), out);
 }
@@ -4627,8 +4627,8 @@ function c_136(v: any, p: string, out: rt.Issue[]): void {
 function c_PlanItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
-  { const x: any = v.entries; if (x !== undefined) { c_136(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.entries; if (x !== undefined) { c_PlanItems_entries(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanFile(v: any): true | undefined {
@@ -4641,7 +4641,7 @@ function v_PlanFile(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/uri", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4649,7 +4649,7 @@ function c_PlanFile(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
   { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanMarkdown(v: any): true | undefined {
@@ -4662,7 +4662,7 @@ function v_PlanMarkdown(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4670,7 +4670,7 @@ function c_PlanMarkdown(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanUpdate(v: any): true | undefined {
@@ -4680,14 +4680,14 @@ function v_PlanUpdate(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/plan", "missing required property");
   if (!v_PlanUpdateContent(x)) return rt.at("/plan");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PlanUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.plan; if (x !== undefined) { c_PlanUpdateContent(x, p + "/plan", out); } else rt.issue(out, p + "/plan", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_PlanRemoved(v: any): true | undefined {
@@ -4697,14 +4697,14 @@ function v_PlanRemoved(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/planId", "missing required property");
   if (!v_PlanId(x)) return rt.at("/planId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_PlanRemoved(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AvailableCommandsUpdate(v: any): true | undefined {
@@ -4712,16 +4712,16 @@ function v_AvailableCommandsUpdate(v: any): true | undefined {
   let x: any;
   x = v.availableCommands;
   if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
-  if (!v_74(x)) return rt.at("/availableCommands");
+  if (!v_NewSessionResponse_availableCommands(x)) return rt.at("/availableCommands");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AvailableCommandsUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.availableCommands; if (x !== undefined) { c_76(x, p + "/availableCommands", out); } else rt.issue(out, p + "/availableCommands", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.availableCommands; if (x !== undefined) { c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out); } else rt.issue(out, p + "/availableCommands", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ConfigOptionUpdate(v: any): true | undefined {
@@ -4729,16 +4729,16 @@ function v_ConfigOptionUpdate(v: any): true | undefined {
   let x: any;
   x = v.configOptions;
   if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_73(x)) return rt.at("/configOptions");
+  if (!v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ConfigOptionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_75(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionInfoUpdate(v: any): true | undefined {
@@ -4749,7 +4749,7 @@ function v_SessionInfoUpdate(v: any): true | undefined {
   x = v.updatedAt;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4757,7 +4757,7 @@ function c_SessionInfoUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
   { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_Cost(v: any): true | undefined {
@@ -4770,7 +4770,7 @@ function v_Cost(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/currency", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/currency");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4778,7 +4778,7 @@ function c_Cost(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.amount; if (x !== undefined) { if (!(typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/amount", "expected a number", x); } else rt.issue(out, p + "/amount", "missing required property"); }
   { const x: any = v.currency; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/currency", "expected a string", x); } else rt.issue(out, p + "/currency", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_UsageUpdate(v: any): true | undefined {
@@ -4793,7 +4793,7 @@ function v_UsageUpdate(v: any): true | undefined {
   x = v.cost;
   if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4802,7 +4802,7 @@ function c_UsageUpdate(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.used; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/used", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/used", "missing required property"); }
   { const x: any = v.size; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/size", "missing required property"); }
   { const x: any = v.cost; if (x !== undefined) { if (x !== null) c_Cost(x, p + "/cost", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_NoticeSeverity(v: any): true | undefined {
@@ -4825,7 +4825,7 @@ function v_Notice(v: any): true | undefined {
   x = v.description;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4834,7 +4834,7 @@ function c_Notice(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.severity; if (x !== undefined) { c_NoticeSeverity(x, p + "/severity", out); } else rt.issue(out, p + "/severity", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string" && x.length >= 1)) rt.issue(out, p + "/title", "expected a string of at least 1 characters", x); } else rt.issue(out, p + "/title", "missing required property"); }
   { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CompactionId(v: any): true | undefined {
@@ -4863,11 +4863,11 @@ function v_CompactionUpdate(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/status", "missing required property");
   if (!v_CompactionStatus(x)) return rt.at("/status");
   x = v.summary;
-  if (x !== undefined && !(x === null || v_129(x))) return rt.at("/summary");
+  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/summary");
   x = v.error;
   if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4875,9 +4875,9 @@ function c_CompactionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
   { const x: any = v.status; if (x !== undefined) { c_CompactionStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v.summary; if (x !== undefined) { if (x !== null) c_130(x, p + "/summary", out); } }
+  { const x: any = v.summary; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/summary", out); } }
   { const x: any = v.error; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/error", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CompactionSummaryChunk(v: any): true | undefined {
@@ -4890,7 +4890,7 @@ function v_CompactionSummaryChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4898,7 +4898,7 @@ function c_CompactionSummaryChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SubagentSessionCapabilities(v: any): true | undefined {
@@ -4907,27 +4907,27 @@ function v_SubagentSessionCapabilities(v: any): true | undefined {
   x = v.cancel;
   if (x !== undefined && !(x === null || v_SessionCancelCapabilities(x))) return rt.at("/cancel");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SubagentSessionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cancel; if (x !== undefined) { if (x !== null) c_SessionCancelCapabilities(x, p + "/cancel", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionCancelCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionCancelCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SubagentUpdate(v: any): true | undefined {
@@ -4947,9 +4947,9 @@ function v_SubagentUpdate(v: any): true | undefined {
   x = v.cwd;
   if (x !== undefined && !(x === null || v_AbsolutePath(x))) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !(x === null || v_90(x))) return rt.at("/additionalDirectories");
+  if (x !== undefined && !(x === null || v_SessionInfo_additionalDirectories(x))) return rt.at("/additionalDirectories");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4961,8 +4961,8 @@ function c_SubagentUpdate(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.capabilities; if (x !== undefined) { if (x !== null) c_SubagentSessionCapabilities(x, p + "/capabilities", out); } }
   { const x: any = v.state; if (x !== undefined) { if (x !== null) c_StateUpdate(x, p + "/state", out); } }
   { const x: any = v.cwd; if (x !== undefined) { if (x !== null) c_AbsolutePath(x, p + "/cwd", out); } }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { if (x !== null) c_91(x, p + "/additionalDirectories", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { if (x !== null) c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionMessage(v: any): true | undefined {
@@ -4980,9 +4980,9 @@ function v_SessionMessage(v: any): true | undefined {
   x = v.recipientMessageId;
   if (x !== undefined && !(x === null || v_MessageId(x))) return rt.at("/recipientMessageId");
   x = v.content;
-  if (x !== undefined && !(x === null || v_129(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -4993,8 +4993,8 @@ function c_SessionMessage(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.recipientSessionId; if (x !== undefined) { if (x !== null) c_SessionId(x, p + "/recipientSessionId", out); } }
   { const x: any = v.senderMessageId; if (x !== undefined) { if (x !== null) c_MessageId(x, p + "/senderMessageId", out); } }
   { const x: any = v.recipientMessageId; if (x !== undefined) { if (x !== null) c_MessageId(x, p + "/recipientMessageId", out); } }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_130(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/content", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionMessageChunk(v: any): true | undefined {
@@ -5007,7 +5007,7 @@ function v_SessionMessageChunk(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/content", "missing required property");
   if (!v_ContentBlock(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5015,7 +5015,7 @@ function c_SessionMessageChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
   { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CompleteElicitationNotification(v: any): true | undefined {
@@ -5025,14 +5025,14 @@ function v_CompleteElicitationNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
   if (!v_ElicitationId(x)) return rt.at("/elicitationId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CompleteElicitationNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthStatusUpdateNotification(v: any): true | undefined {
@@ -5042,17 +5042,17 @@ function v_AuthStatusUpdateNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/state", "missing required property");
   if (!v_AuthState(x)) return rt.at("/state");
   x = v.accounts;
-  if (x !== undefined && !v_71(x)) return rt.at("/accounts");
+  if (x !== undefined && !v_AuthStatusResponse_accounts(x)) return rt.at("/accounts");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AuthStatusUpdateNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.state; if (x !== undefined) { c_AuthState(x, p + "/state", out); } else rt.issue(out, p + "/state", "missing required property"); }
-  { const x: any = v.accounts; if (x !== undefined) { c_72(x, p + "/accounts", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.accounts; if (x !== undefined) { c_AuthStatusResponse_accounts(x, p + "/accounts", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ExtNotification(v: any): true | undefined {
@@ -5063,7 +5063,7 @@ function c_ExtNotification(v: any, p: string, out: rt.Issue[]): void {
   
 }
 
-function v_137(v: any): true | undefined {
+function v_ClientRequest_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_InitializeRequest(v)) return true;
   best = rt.failure();
@@ -5122,11 +5122,11 @@ function v_ClientRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_137(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_ClientRequest_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_138(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientRequest_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_InitializeRequest(v) ? 1 : 0) + (v_LoginAuthRequest(v) ? 1 : 0) + (v_ListProvidersRequest(v) ? 1 : 0) + (v_SetProviderRequest(v) ? 1 : 0) + (v_DisableProviderRequest(v) ? 1 : 0) + (v_LogoutAuthRequest(v) ? 1 : 0) + (v_AuthStatusRequest(v) ? 1 : 0) + (v_NewSessionRequest(v) ? 1 : 0) + (v_ListSessionsRequest(v) ? 1 : 0) + (v_DeleteSessionRequest(v) ? 1 : 0) + (v_ForkSessionRequest(v) ? 1 : 0) + (v_ArchiveSessionRequest(v) ? 1 : 0) + (v_UnarchiveSessionRequest(v) ? 1 : 0) + (v_SessionStatusRequest(v) ? 1 : 0) + (v_SetSessionTitleRequest(v) ? 1 : 0) + (v_ResumeSessionRequest(v) ? 1 : 0) + (v_CloseSessionRequest(v) ? 1 : 0) + (v_CancelToolCallRequest(v) ? 1 : 0) + (v_CancelTerminalRequest(v) ? 1 : 0) + (v_SetSessionConfigOptionRequest(v) ? 1 : 0) + (v_PromptRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListProvidersRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetProviderRequest(v, p, q); }, (q: rt.Issue[]) => { c_DisableProviderRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_AuthStatusRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ForkSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ArchiveSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_UnarchiveSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_SessionStatusRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionTitleRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
@@ -5136,7 +5136,7 @@ function c_ClientRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_138(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ClientRequest_params(x, p + "/params", out); } }
 }
 
 function v_InitializeRequest(v: any): true | undefined {
@@ -5151,7 +5151,7 @@ function v_InitializeRequest(v: any): true | undefined {
   x = v.capabilities;
   if (x !== undefined && !v_ClientCapabilities(x)) return rt.at("/capabilities");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5160,7 +5160,7 @@ function c_InitializeRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
   { const x: any = v.info; if (x !== undefined) { c_Implementation(x, p + "/info", out); } else rt.issue(out, p + "/info", "missing required property"); }
   { const x: any = v.capabilities; if (x !== undefined) { c_ClientCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ClientCapabilities(v: any): true | undefined {
@@ -5171,7 +5171,7 @@ function v_ClientCapabilities(v: any): true | undefined {
   x = v.elicitation;
   if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return rt.at("/elicitation");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5179,7 +5179,7 @@ function c_ClientCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.auth; if (x !== undefined) { if (x !== null) c_ClientAuthCapabilities(x, p + "/auth", out); } }
   { const x: any = v.elicitation; if (x !== undefined) { if (x !== null) c_ElicitationCapabilities(x, p + "/elicitation", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ClientAuthCapabilities(v: any): true | undefined {
@@ -5188,27 +5188,27 @@ function v_ClientAuthCapabilities(v: any): true | undefined {
   x = v.terminal;
   if (x !== undefined && !(x === null || v_TerminalAuthCapabilities(x))) return rt.at("/terminal");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ClientAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.terminal; if (x !== undefined) { if (x !== null) c_TerminalAuthCapabilities(x, p + "/terminal", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_TerminalAuthCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_TerminalAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationCapabilities(v: any): true | undefined {
@@ -5219,7 +5219,7 @@ function v_ElicitationCapabilities(v: any): true | undefined {
   x = v.url;
   if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return rt.at("/url");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5227,33 +5227,33 @@ function c_ElicitationCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.form; if (x !== undefined) { if (x !== null) c_ElicitationFormCapabilities(x, p + "/form", out); } }
   { const x: any = v.url; if (x !== undefined) { if (x !== null) c_ElicitationUrlCapabilities(x, p + "/url", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationFormCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ElicitationFormCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ElicitationUrlCapabilities(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ElicitationUrlCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LoginAuthRequest(v: any): true | undefined {
@@ -5263,30 +5263,30 @@ function v_LoginAuthRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/methodId", "missing required property");
   if (!v_AuthMethodId(x)) return rt.at("/methodId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LoginAuthRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ListProvidersRequest(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ListProvidersRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_139(v: any): true | undefined {
+function v_SetProviderRequest_headers(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -5308,13 +5308,13 @@ function v_SetProviderRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/baseUrl", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/baseUrl");
   x = v.headers;
-  if (x !== undefined && !v_139(x)) return rt.at("/headers");
+  if (x !== undefined && !v_SetProviderRequest_headers(x)) return rt.at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_140(v: any, p: string, out: rt.Issue[]): void {
+function c_SetProviderRequest_headers(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   for (const k of Object.keys(v)) if (!(typeof v[k] === "string")) rt.issue(out, rt.pointer(p, k), "expected a string", v[k]);
 }
@@ -5324,8 +5324,8 @@ function c_SetProviderRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.providerId; if (x !== undefined) { c_ProviderId(x, p + "/providerId", out); } else rt.issue(out, p + "/providerId", "missing required property"); }
   { const x: any = v.apiType; if (x !== undefined) { c_LlmProtocol(x, p + "/apiType", out); } else rt.issue(out, p + "/apiType", "missing required property"); }
   { const x: any = v.baseUrl; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/baseUrl", "expected a string", x); } else rt.issue(out, p + "/baseUrl", "missing required property"); }
-  { const x: any = v.headers; if (x !== undefined) { c_140(x, p + "/headers", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.headers; if (x !== undefined) { c_SetProviderRequest_headers(x, p + "/headers", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_DisableProviderRequest(v: any): true | undefined {
@@ -5335,43 +5335,43 @@ function v_DisableProviderRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/providerId", "missing required property");
   if (!v_ProviderId(x)) return rt.at("/providerId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_DisableProviderRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.providerId; if (x !== undefined) { c_ProviderId(x, p + "/providerId", out); } else rt.issue(out, p + "/providerId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_LogoutAuthRequest(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_LogoutAuthRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_AuthStatusRequest(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_AuthStatusRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_141(v: any): true | undefined {
+function v_NewSessionRequest_mcpServers(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5387,17 +5387,17 @@ function v_NewSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_90(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_SessionInfo_additionalDirectories(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_141(x)) return rt.at("/mcpServers");
+  if (x !== undefined && !v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return rt.at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_142(v: any, p: string, out: rt.Issue[]): void {
+function c_NewSessionRequest_mcpServers(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_McpServer(v[i], rt.pointer(p, i), out);
 }
@@ -5405,10 +5405,10 @@ function c_142(v: any, p: string, out: rt.Issue[]): void {
 function c_NewSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_91(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_142(x, p + "/mcpServers", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } }
   { const x: any = v.systemPrompt; if (x !== undefined) { if (x !== null) c_SystemPrompt(x, p + "/systemPrompt", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerHttpVariant(v: any): true | undefined {
@@ -5447,15 +5447,15 @@ function v_McpServer(v: any): true | undefined {
   return ok;
 }
 
-function c_143(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerHttpVariant(v: any, p: string, out: rt.Issue[]): void {
   c_McpServerHttp(v, p, out);
 }
 
-function c_144(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerAcpVariant(v: any, p: string, out: rt.Issue[]): void {
   c_McpServerAcp(v, p, out);
 }
 
-function c_145(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerStdioVariant(v: any, p: string, out: rt.Issue[]): void {
   c_McpServerStdio(v, p, out);
 }
 
@@ -5464,10 +5464,10 @@ function c_McpServer(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "http": c_143(v, p, out); break;
-    case "acp": c_144(v, p, out); break;
-    case "stdio": c_145(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "http": c_McpServerHttpVariant(v, p, out); break;
+    case "acp": c_McpServerAcpVariant(v, p, out); break;
+    case "stdio": c_McpServerStdioVariant(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -5481,7 +5481,7 @@ function v_HttpHeader(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/value", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5489,10 +5489,10 @@ function c_HttpHeader(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_146(v: any): true | undefined {
+function v_McpServerHttp_headers(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -5511,13 +5511,13 @@ function v_McpServerHttp(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/url", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
   x = v.headers;
-  if (x !== undefined && !v_146(x)) return rt.at("/headers");
+  if (x !== undefined && !v_McpServerHttp_headers(x)) return rt.at("/headers");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_147(v: any, p: string, out: rt.Issue[]): void {
+function c_McpServerHttp_headers(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_HttpHeader(v[i], rt.pointer(p, i), out);
 }
@@ -5526,8 +5526,8 @@ function c_McpServerHttp(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  { const x: any = v.headers; if (x !== undefined) { c_147(x, p + "/headers", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.headers; if (x !== undefined) { c_McpServerHttp_headers(x, p + "/headers", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerAcp(v: any): true | undefined {
@@ -5540,7 +5540,7 @@ function v_McpServerAcp(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/serverId", "missing required property");
   if (!v_McpServerAcpId(x)) return rt.at("/serverId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5548,7 +5548,7 @@ function c_McpServerAcp(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.serverId; if (x !== undefined) { c_McpServerAcpId(x, p + "/serverId", out); } else rt.issue(out, p + "/serverId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_McpServerStdio(v: any): true | undefined {
@@ -5561,11 +5561,11 @@ function v_McpServerStdio(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/command", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/command");
   x = v.args;
-  if (x !== undefined && !v_23(x)) return rt.at("/args");
+  if (x !== undefined && !v_Icon_sizes(x)) return rt.at("/args");
   x = v.env;
-  if (x !== undefined && !v_65(x)) return rt.at("/env");
+  if (x !== undefined && !v_AuthMethodTerminal_env(x)) return rt.at("/env");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5573,9 +5573,9 @@ function c_McpServerStdio(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
   { const x: any = v.command; if (x !== undefined) { c_AbsolutePath(x, p + "/command", out); } else rt.issue(out, p + "/command", "missing required property"); }
-  { const x: any = v.args; if (x !== undefined) { c_24(x, p + "/args", out); } }
-  { const x: any = v.env; if (x !== undefined) { c_66(x, p + "/env", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.args; if (x !== undefined) { c_Icon_sizes(x, p + "/args", out); } }
+  { const x: any = v.env; if (x !== undefined) { c_AuthMethodTerminal_env(x, p + "/env", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SystemPrompt(v: any): true | undefined {
@@ -5586,17 +5586,17 @@ function v_SystemPrompt(v: any): true | undefined {
   if (!v_SystemPromptMode(x)) return rt.at("/mode");
   x = v.content;
   if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!v_129(x)) return rt.at("/content");
+  if (!v_UserMessage_content(x)) return rt.at("/content");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SystemPrompt(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.mode; if (x !== undefined) { c_SystemPromptMode(x, p + "/mode", out); } else rt.issue(out, p + "/mode", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { c_130(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.content; if (x !== undefined) { c_UserMessage_content(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SystemPromptMode(v: any): true | undefined {
@@ -5617,7 +5617,7 @@ function v_ListSessionsRequest(v: any): true | undefined {
   x = v.archived;
   if (x !== undefined && !(x === null || v_SessionArchiveFilter(x))) return rt.at("/archived");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5626,7 +5626,7 @@ function c_ListSessionsRequest(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.cwd; if (x !== undefined) { if (x !== null) c_AbsolutePath(x, p + "/cwd", out); } }
   { const x: any = v.cursor; if (x !== undefined) { if (x !== null) c_SessionListCursor(x, p + "/cursor", out); } }
   { const x: any = v.archived; if (x !== undefined) { if (x !== null) c_SessionArchiveFilter(x, p + "/archived", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionArchiveFilter(v: any): true | undefined {
@@ -5644,14 +5644,14 @@ function v_DeleteSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_DeleteSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ForkSessionRequest(v: any): true | undefined {
@@ -5664,13 +5664,13 @@ function v_ForkSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_90(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_SessionInfo_additionalDirectories(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_141(x)) return rt.at("/mcpServers");
+  if (x !== undefined && !v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return rt.at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5678,10 +5678,10 @@ function c_ForkSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_91(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_142(x, p + "/mcpServers", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } }
   { const x: any = v.systemPrompt; if (x !== undefined) { if (x !== null) c_SystemPrompt(x, p + "/systemPrompt", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ArchiveSessionRequest(v: any): true | undefined {
@@ -5691,14 +5691,14 @@ function v_ArchiveSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ArchiveSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_UnarchiveSessionRequest(v: any): true | undefined {
@@ -5708,14 +5708,14 @@ function v_UnarchiveSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_UnarchiveSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SessionStatusRequest(v: any): true | undefined {
@@ -5725,14 +5725,14 @@ function v_SessionStatusRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SessionStatusRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionTitleRequest(v: any): true | undefined {
@@ -5745,7 +5745,7 @@ function v_SetSessionTitleRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/title", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5753,7 +5753,7 @@ function c_SetSessionTitleRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ResumeSessionRequest(v: any): true | undefined {
@@ -5766,15 +5766,15 @@ function v_ResumeSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/cwd", "missing required property");
   if (!v_AbsolutePath(x)) return rt.at("/cwd");
   x = v.additionalDirectories;
-  if (x !== undefined && !v_90(x)) return rt.at("/additionalDirectories");
+  if (x !== undefined && !v_SessionInfo_additionalDirectories(x)) return rt.at("/additionalDirectories");
   x = v.mcpServers;
-  if (x !== undefined && !v_141(x)) return rt.at("/mcpServers");
+  if (x !== undefined && !v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
   x = v.replayFrom;
   if (x !== undefined && !(x === null || v_ReplayFrom(x))) return rt.at("/replayFrom");
   x = v.systemPrompt;
   if (x !== undefined && !(x === null || v_SystemPrompt(x))) return rt.at("/systemPrompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5782,11 +5782,11 @@ function c_ResumeSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_91(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_142(x, p + "/mcpServers", out); } }
+  { const x: any = v.additionalDirectories; if (x !== undefined) { c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
+  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } }
   { const x: any = v.replayFrom; if (x !== undefined) { if (x !== null) c_ReplayFrom(x, p + "/replayFrom", out); } }
   { const x: any = v.systemPrompt; if (x !== undefined) { if (x !== null) c_SystemPrompt(x, p + "/systemPrompt", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_ReplayFromStartVariant(v: any): true | undefined {
@@ -5811,7 +5811,7 @@ function v_ReplayFrom(v: any): true | undefined {
   return ok;
 }
 
-function c_148(v: any, p: string, out: rt.Issue[]): void {
+function c_ReplayFromStartVariant(v: any, p: string, out: rt.Issue[]): void {
   c_ReplayFromStart(v, p, out);
 }
 
@@ -5820,8 +5820,8 @@ function c_ReplayFrom(v: any, p: string, out: rt.Issue[]): void {
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "start": c_148(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "start": c_ReplayFromStartVariant(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -5829,13 +5829,13 @@ function v_ReplayFromStart(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ReplayFromStart(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CloseSessionRequest(v: any): true | undefined {
@@ -5845,14 +5845,14 @@ function v_CloseSessionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CloseSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelToolCallRequest(v: any): true | undefined {
@@ -5865,7 +5865,7 @@ function v_CancelToolCallRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
   if (!v_ToolCallId(x)) return rt.at("/toolCallId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5873,7 +5873,7 @@ function c_CancelToolCallRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelTerminalRequest(v: any): true | undefined {
@@ -5886,7 +5886,7 @@ function v_CancelTerminalRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/terminalId", "missing required property");
   if (!v_TerminalId(x)) return rt.at("/terminalId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -5894,7 +5894,7 @@ function c_CancelTerminalRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SetSessionConfigOptionRequestId(v: any): true | undefined {
@@ -5920,7 +5920,7 @@ function v_SetSessionConfigOptionRequestOther(v: any): true | undefined {
   return true;
 }
 
-function v_149(v: any): true | undefined {
+function v_SetSessionConfigOptionRequest_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.type;
   let ok: true | undefined;
@@ -5947,30 +5947,30 @@ function v_SetSessionConfigOptionRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/configId", "missing required property");
   if (!v_SessionConfigId(x)) return rt.at("/configId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
-  return v_149(v);
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
+  return v_SetSessionConfigOptionRequest_2(v);
 }
 
-function c_150(v: any, p: string, out: rt.Issue[]): void {
+function c_SetSessionConfigOptionRequestId(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.value; if (x !== undefined) { c_SessionConfigValueId(x, p + "/value", out); } else rt.issue(out, p + "/value", "missing required property"); }
 }
 
-function c_151(v: any, p: string, out: rt.Issue[]): void {
+function c_SetSessionConfigOptionRequestBoolean(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/value", "expected a boolean", x); } else rt.issue(out, p + "/value", "missing required property"); }
 }
 
-function c_152(v: any, p: string, out: rt.Issue[]): void {
+function c_SetSessionConfigOptionRequestOther(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.value; if (x !== undefined) {  } else rt.issue(out, p + "/value", "missing required property"); }
 }
 
-function c_153(v: any, p: string, out: rt.Issue[]): void {
+function c_SetSessionConfigOptionRequest_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
   const mark = out.length;
   switch (t) {
-    case "id": c_150(v, p, out); break;
-    case "boolean": c_151(v, p, out); break;
-    default: if (typeof t === "string") c_152(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
+    case "id": c_SetSessionConfigOptionRequestId(v, p, out); break;
+    case "boolean": c_SetSessionConfigOptionRequestBoolean(v, p, out); break;
+    default: if (typeof t === "string") c_SetSessionConfigOptionRequestOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -5978,11 +5978,11 @@ function c_SetSessionConfigOptionRequest(v: any, p: string, out: rt.Issue[]): vo
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
   { const x: any = v.configId; if (x !== undefined) { c_SessionConfigId(x, p + "/configId", out); } else rt.issue(out, p + "/configId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
-  c_153(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  c_SetSessionConfigOptionRequest_2(v, p, out);
 }
 
-function v_154(v: any): true | undefined {
+function v_PromptRequest_prompt(v: any): true | undefined {
   if (!Array.isArray(v)) return rt.fail("expected an array", v);
   if (v.length < 1) return rt.fail("expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) {
@@ -6000,13 +6000,13 @@ function v_PromptRequest(v: any): true | undefined {
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v.prompt;
   if (x === undefined) return rt.failAt("/prompt", "missing required property");
-  if (!v_154(x)) return rt.at("/prompt");
+  if (!v_PromptRequest_prompt(x)) return rt.at("/prompt");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function c_155(v: any, p: string, out: rt.Issue[]): void {
+function c_PromptRequest_prompt(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   if (v.length < 1) rt.issue(out, p, "expected at least 1 item(s)");
   for (let i = 0; i < v.length; i++) c_ContentBlock(v[i], rt.pointer(p, i), out);
@@ -6015,11 +6015,11 @@ function c_155(v: any, p: string, out: rt.Issue[]): void {
 function c_PromptRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.prompt; if (x !== undefined) { c_155(x, p + "/prompt", out); } else rt.issue(out, p + "/prompt", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.prompt; if (x !== undefined) { c_PromptRequest_prompt(x, p + "/prompt", out); } else rt.issue(out, p + "/prompt", "missing required property"); }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_156(v: any): true | undefined {
+function v_ClientResponse_ClientResponseResult_result(v: any): true | undefined {
   let best: rt.Failure;
   if (v_RequestPermissionResponse(v)) return true;
   best = rt.failure();
@@ -6032,7 +6032,7 @@ function v_156(v: any): true | undefined {
   return rt.noAlternative(best, v);
 }
 
-function v_157(v: any): true | undefined {
+function v_ClientResponse_ClientResponseResult(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
@@ -6040,35 +6040,35 @@ function v_157(v: any): true | undefined {
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_156(x)) return rt.at("/result");
+  if (!v_ClientResponse_ClientResponseResult_result(x)) return rt.at("/result");
   return true;
 }
 
 function v_ClientResponse(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_157(v)) return true;
+  if (v_ClientResponse_ClientResponseResult(v)) return true;
   best = rt.failure();
-  if (v_55(v)) return true;
+  if (v_AgentResponse_AgentResponseError(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_158(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientResponse_ClientResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_RequestPermissionResponse(v) ? 1 : 0) + (v_CreateElicitationResponse(v) ? 1 : 0) + (v_MessageMcpResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
 }
 
-function c_159(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientResponse_ClientResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_158(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  { const x: any = v.result; if (x !== undefined) { c_ClientResponse_ClientResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
 }
 
 function c_ClientResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_157(v) ? 1 : 0) + (v_55(v) ? 1 : 0);
+  const n = (v_ClientResponse_ClientResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_159(v, p, q); }, (q: rt.Issue[]) => { c_59(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ClientResponse_ClientResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
 }
 
 function v_RequestPermissionResponse(v: any): true | undefined {
@@ -6078,14 +6078,14 @@ function v_RequestPermissionResponse(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/outcome", "missing required property");
   if (!v_RequestPermissionOutcome(x)) return rt.at("/outcome");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_RequestPermissionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.outcome; if (x !== undefined) { c_RequestPermissionOutcome(x, p + "/outcome", out); } else rt.issue(out, p + "/outcome", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_RequestPermissionOutcomeCancelled(v: any): true | undefined {
@@ -6117,11 +6117,11 @@ function v_RequestPermissionOutcome(v: any): true | undefined {
   return ok;
 }
 
-function c_160(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionOutcomeCancelled(v: any, p: string, out: rt.Issue[]): void {
   c_CancelledPermissionOutcome(v, p, out);
 }
 
-function c_161(v: any, p: string, out: rt.Issue[]): void {
+function c_RequestPermissionOutcomeSelected(v: any, p: string, out: rt.Issue[]): void {
   c_SelectedPermissionOutcome(v, p, out);
 }
 
@@ -6130,9 +6130,9 @@ function c_RequestPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   const t = v.outcome;
   const mark = out.length;
   switch (t) {
-    case "cancelled": c_160(v, p, out); break;
-    case "selected": c_161(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/outcome", t === undefined ? "missing required property" : "expected a string", t);
+    case "cancelled": c_RequestPermissionOutcomeCancelled(v, p, out); break;
+    case "selected": c_RequestPermissionOutcomeSelected(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/outcome", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
@@ -6140,13 +6140,13 @@ function v_CancelledPermissionOutcome(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelledPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_SelectedPermissionOutcome(v: any): true | undefined {
@@ -6156,14 +6156,14 @@ function v_SelectedPermissionOutcome(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/optionId", "missing required property");
   if (!v_PermissionOptionId(x)) return rt.at("/optionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_SelectedPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CreateElicitationResponseAccept(v: any): true | undefined {
@@ -6182,7 +6182,7 @@ function v_CreateElicitationResponseOther(v: any): true | undefined {
   return true;
 }
 
-function v_162(v: any): true | undefined {
+function v_CreateElicitationResponse_2(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   const t = v.action;
   let ok: true | undefined;
@@ -6206,30 +6206,30 @@ function v_CreateElicitationResponse(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
-  return v_162(v);
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
+  return v_CreateElicitationResponse_2(v);
 }
 
-function c_163(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationResponseAccept(v: any, p: string, out: rt.Issue[]): void {
   c_ElicitationAcceptAction(v, p, out);
 }
 
-function c_164(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationResponse_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.action;
   const mark = out.length;
   switch (t) {
-    case "accept": c_163(v, p, out); break;
-    case "decline": c_8(v, p, out); break;
-    case "cancel": c_8(v, p, out); break;
-    default: if (typeof t === "string") c_8(v, p, out); else rt.issue(out, p + "/action", t === undefined ? "missing required property" : "expected a string", t);
+    case "accept": c_CreateElicitationResponseAccept(v, p, out); break;
+    case "decline": c_RequestPermissionSubjectOther(v, p, out); break;
+    case "cancel": c_RequestPermissionSubjectOther(v, p, out); break;
+    default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/action", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
 function c_CreateElicitationResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
-  c_164(v, p, out);
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  c_CreateElicitationResponse_2(v, p, out);
 }
 
 function v_ElicitationContentValue(v: any): true | undefined {
@@ -6242,7 +6242,7 @@ function v_ElicitationContentValue(v: any): true | undefined {
   best = rt.deeper(best);
   if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
   best = rt.deeper(best);
-  if (v_23(v)) return true;
+  if (v_Icon_sizes(v)) return true;
   best = rt.deeper(best);
   if (true) return true;
   best = rt.deeper(best);
@@ -6250,12 +6250,12 @@ function v_ElicitationContentValue(v: any): true | undefined {
 }
 
 function c_ElicitationContentValue(v: any, p: string, out: rt.Issue[]): void {
-  const n = ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0) + ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v)) ? 1 : 0) + ((typeof v === "boolean" || rt.fail("expected a boolean", v)) ? 1 : 0) + (v_23(v) ? 1 : 0) + (true ? 1 : 0);
+  const n = ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0) + ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v)) ? 1 : 0) + ((typeof v === "boolean" || rt.fail("expected a boolean", v)) ? 1 : 0) + (v_Icon_sizes(v) ? 1 : 0) + (true ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_24(v, p, q); }, (q: rt.Issue[]) => {  }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_Icon_sizes(v, p, q); }, (q: rt.Issue[]) => {  }]);
 }
 
-function v_165(v: any): true | undefined {
+function v_ElicitationAcceptAction_content(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   for (const k of Object.keys(v)) {
     const x = v[k];
@@ -6268,66 +6268,66 @@ function v_ElicitationAcceptAction(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.content;
-  if (x !== undefined && !(x === null || v_165(x))) return rt.at("/content");
+  if (x !== undefined && !(x === null || v_ElicitationAcceptAction_content(x))) return rt.at("/content");
   return true;
 }
 
-function c_166(v: any, p: string, out: rt.Issue[]): void {
+function c_ElicitationAcceptAction_content(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   for (const k of Object.keys(v)) c_ElicitationContentValue(v[k], rt.pointer(p, k), out);
 }
 
 function c_ElicitationAcceptAction(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_166(x, p + "/content", out); } }
+  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_ElicitationAcceptAction_content(x, p + "/content", out); } }
 }
 
-function v_167(v: any): true | undefined {
+function v_MessageMcpResponse_MessageMcpResponseResult(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
-function v_168(v: any): true | undefined {
+function v_MessageMcpResponse_MessageMcpResponseError(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.error;
   if (x === undefined) return rt.failAt("/error", "missing required property");
   if (!v_McpError(x)) return rt.at("/error");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function v_MessageMcpResponse(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_167(v)) return true;
+  if (v_MessageMcpResponse_MessageMcpResponseResult(v)) return true;
   best = rt.failure();
-  if (v_168(v)) return true;
+  if (v_MessageMcpResponse_MessageMcpResponseError(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_169(v: any, p: string, out: rt.Issue[]): void {
+function c_MessageMcpResponse_MessageMcpResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.result; if (x !== undefined) {  } else rt.issue(out, p + "/result", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function c_170(v: any, p: string, out: rt.Issue[]): void {
+function c_MessageMcpResponse_MessageMcpResponseError(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.error; if (x !== undefined) { c_McpError(x, p + "/error", out); } else rt.issue(out, p + "/error", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function c_MessageMcpResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_167(v) ? 1 : 0) + (v_168(v) ? 1 : 0);
+  const n = (v_MessageMcpResponse_MessageMcpResponseResult(v) ? 1 : 0) + (v_MessageMcpResponse_MessageMcpResponseError(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_169(v, p, q); }, (q: rt.Issue[]) => { c_170(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_MessageMcpResponse_MessageMcpResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpResponse_MessageMcpResponseError(v, p, q); }]);
 }
 
 function v_McpError(v: any): true | undefined {
@@ -6348,7 +6348,7 @@ function c_McpError(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
 }
 
-function v_171(v: any): true | undefined {
+function v_ClientNotification_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_CancelSessionNotification(v)) return true;
   best = rt.failure();
@@ -6366,11 +6366,11 @@ function v_ClientNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_171(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_ClientNotification_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_172(v: any, p: string, out: rt.Issue[]): void {
+function c_ClientNotification_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_CancelSessionNotification(v) ? 1 : 0) + (v_MessageMcpNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_CancelSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
@@ -6379,7 +6379,7 @@ function c_172(v: any, p: string, out: rt.Issue[]): void {
 function c_ClientNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_172(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ClientNotification_params(x, p + "/params", out); } }
 }
 
 function v_CancelSessionNotification(v: any): true | undefined {
@@ -6389,14 +6389,14 @@ function v_CancelSessionNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/sessionId", "missing required property");
   if (!v_SessionId(x)) return rt.at("/sessionId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelSessionNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_MessageMcpNotification(v: any): true | undefined {
@@ -6412,9 +6412,9 @@ function v_MessageMcpNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/params");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
@@ -6423,8 +6423,8 @@ function c_MessageMcpNotification(v: any, p: string, out: rt.Issue[]): void {
   { const x: any = v.serverId; if (x !== undefined) { c_McpServerAcpId(x, p + "/serverId", out); } else rt.issue(out, p + "/serverId", "missing required property"); }
   { const x: any = v.requestId; if (x !== undefined) { c_McpRequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_5(x, p + "/params", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/params", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 function v_CancelRequestNotification(v: any): true | undefined {
@@ -6434,17 +6434,17 @@ function v_CancelRequestNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/requestId", "missing required property");
   if (!v_RequestId(x)) return rt.at("/requestId");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_CancelRequestNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_173(v: any): true | undefined {
+function v_ProxyRequest_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_InitializeProxyRequest(v)) return true;
   best = rt.failure();
@@ -6463,11 +6463,11 @@ function v_ProxyRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_173(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_ProxyRequest_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_174(v: any, p: string, out: rt.Issue[]): void {
+function c_ProxyRequest_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_InitializeProxyRequest(v) ? 1 : 0) + (v_ProxySuccessorRequest(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeProxyRequest(v, p, q); }, (q: rt.Issue[]) => { c_ProxySuccessorRequest(v, p, q); }]);
@@ -6477,7 +6477,7 @@ function c_ProxyRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_174(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ProxyRequest_params(x, p + "/params", out); } }
 }
 
 function v_InitializeProxyRequest(v: any): true | undefined {
@@ -6495,17 +6495,17 @@ function v_ProxySuccessorRequest(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ProxySuccessorRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
-function v_175(v: any): true | undefined {
+function v_ProxyResponse_ProxyResponseResult_result(v: any): true | undefined {
   let best: rt.Failure;
   if (v_InitializeProxyResponse(v)) return true;
   best = rt.failure();
@@ -6514,7 +6514,7 @@ function v_175(v: any): true | undefined {
   return rt.noAlternative(best, v);
 }
 
-function v_176(v: any): true | undefined {
+function v_ProxyResponse_ProxyResponseResult(v: any): true | undefined {
   if (!rt.isObject(v)) return rt.fail("expected an object", v);
   let x: any;
   x = v.id;
@@ -6522,35 +6522,35 @@ function v_176(v: any): true | undefined {
   if (!v_RequestId(x)) return rt.at("/id");
   x = v.result;
   if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_175(x)) return rt.at("/result");
+  if (!v_ProxyResponse_ProxyResponseResult_result(x)) return rt.at("/result");
   return true;
 }
 
 function v_ProxyResponse(v: any): true | undefined {
   let best: rt.Failure;
-  if (v_176(v)) return true;
+  if (v_ProxyResponse_ProxyResponseResult(v)) return true;
   best = rt.failure();
-  if (v_55(v)) return true;
+  if (v_AgentResponse_AgentResponseError(v)) return true;
   best = rt.deeper(best);
   return rt.noAlternative(best, v);
 }
 
-function c_177(v: any, p: string, out: rt.Issue[]): void {
+function c_ProxyResponse_ProxyResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_InitializeProxyResponse(v) ? 1 : 0) + (v_ProxySuccessorResponse(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeProxyResponse(v, p, q); }, (q: rt.Issue[]) => { c_ProxySuccessorResponse(v, p, q); }]);
 }
 
-function c_178(v: any, p: string, out: rt.Issue[]): void {
+function c_ProxyResponse_ProxyResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_177(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  { const x: any = v.result; if (x !== undefined) { c_ProxyResponse_ProxyResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
 }
 
 function c_ProxyResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_176(v) ? 1 : 0) + (v_55(v) ? 1 : 0);
+  const n = (v_ProxyResponse_ProxyResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_178(v, p, q); }, (q: rt.Issue[]) => { c_59(v, p, q); }]);
+  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ProxyResponse_ProxyResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
 }
 
 function v_InitializeProxyResponse(v: any): true | undefined {
@@ -6569,7 +6569,7 @@ function c_ProxySuccessorResponse(v: any, p: string, out: rt.Issue[]): void {
   
 }
 
-function v_179(v: any): true | undefined {
+function v_ProxyNotification_params(v: any): true | undefined {
   let best: rt.Failure;
   if (v_ProxySuccessorNotification(v)) return true;
   best = rt.failure();
@@ -6583,11 +6583,11 @@ function v_ProxyNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v.params;
-  if (x !== undefined && !(x === null || v_179(x))) return rt.at("/params");
+  if (x !== undefined && !(x === null || v_ProxyNotification_params(x))) return rt.at("/params");
   return true;
 }
 
-function c_180(v: any, p: string, out: rt.Issue[]): void {
+function c_ProxyNotification_params(v: any, p: string, out: rt.Issue[]): void {
   const n = (v_ProxySuccessorNotification(v) ? 1 : 0);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ProxySuccessorNotification(v, p, q); }]);
@@ -6596,7 +6596,7 @@ function c_180(v: any, p: string, out: rt.Issue[]): void {
 function c_ProxyNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_180(x, p + "/params", out); } }
+  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ProxyNotification_params(x, p + "/params", out); } }
 }
 
 function v_ProxySuccessorNotification(v: any): true | undefined {
@@ -6606,14 +6606,14 @@ function v_ProxySuccessorNotification(v: any): true | undefined {
   if (x === undefined) return rt.failAt("/method", "missing required property");
   if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
   x = v._meta;
-  if (x !== undefined && !(x === null || v_3(x))) return rt.at("/_meta");
+  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
   return true;
 }
 
 function c_ProxySuccessorNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_5(x, p + "/_meta", out); } }
+  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
 }
 
 /**

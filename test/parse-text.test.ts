@@ -1,0 +1,108 @@
+/**
+ * Issue 11.1, text input: `parseOwned.fromText(text, parseOwned.X)` must give
+ * the same result as `parse.X(JSON.parse(text))` (ok, value as JSON, issues)
+ * on every corpus line (the whole JSON-RPC envelope, decoded by its method,
+ * and the routed payload) and on every rulebook case; never throw, not even on
+ * text that is not JSON; keep `__proto__` read by JSON.parse as plain data (S34).
+ */
+import { describe, expect, it } from "vitest";
+import { generateCorpus } from "../bench/corpus.js";
+import { buildMethodTable, indexRequests, loadSchema, routeMessage, type Route } from "../bench/route.js";
+import type { Surface } from "../generator/ir.js";
+import { loadFixtures } from "./support/fixtures.js";
+import { canonicalJson } from "./support/json.js";
+import { ENTRIES, parserOf } from "./support/surfaces.js";
+
+type Result = { ok: boolean; value?: unknown; issues?: { path: string; message: string }[] };
+type Decoder = (value: unknown) => Result;
+interface Owned {
+  readonly fromText: (text: string, decode: Decoder) => Result;
+  readonly [type: string]: unknown;
+}
+
+function owned(surface: Surface): Owned {
+  return (ENTRIES[surface] as unknown as { parseOwned: Owned }).parseOwned;
+}
+
+function decoderOf(surface: Surface, type: string): Decoder {
+  const fn = owned(surface)[type];
+  if (typeof fn !== "function") throw new Error(`no parseOwned.${type} on ${surface}`);
+  return fn as Decoder;
+}
+
+/** `fromText(text, parseOwned.type)` against `parse.type(JSON.parse(text))`. */
+function compare(surface: Surface, type: string, text: string): Result {
+  const fromText = owned(surface).fromText(text, decoderOf(surface, type));
+  expect(canonicalJson(fromText)).toBe(canonicalJson(parserOf(surface, type)(JSON.parse(text))));
+  return fromText;
+}
+
+/** The envelope a message of this route is sent in, named after its sender (x-side names the receiver). */
+function envelopeOf(route: Route): string | undefined {
+  if (route.kind !== "request" && route.kind !== "notification") return undefined;
+  const sender = route.receiver === "agent" ? "Client" : route.receiver === "client" ? "Agent" : undefined;
+  return sender && `${sender}${route.kind === "request" ? "Request" : "Notification"}`;
+}
+
+describe("parseOwned.fromText equals parse of JSON.parse (differential)", () => {
+  it("on every line of the 20,000-message corpus (v2/unstable): envelope by method, and payload", () => {
+    const lines = generateCorpus();
+    const table = buildMethodTable(loadSchema());
+    const requests = indexRequests(lines.map((l) => JSON.parse(l)));
+    let envelopes = 0;
+    let kept = 0;
+    for (const line of lines) {
+      const route = routeMessage(JSON.parse(line), table, requests)!;
+      const envelope = envelopeOf(route);
+      if (envelope !== undefined) {
+        envelopes++;
+        compare("v2/unstable", envelope, line);
+      }
+      const payload = JSON.stringify(route.value);
+      if (payload !== undefined && compare("v2/unstable", route.def, payload).ok) kept++;
+    }
+    expect(envelopes).toBeGreaterThan(lines.length * 0.9);
+    expect(kept).toBeGreaterThan(lines.length * 0.9);
+  }, 120_000);
+
+  for (const fixture of loadFixtures<{ type: string; input: unknown }>("parse")) {
+    it(`on the ${fixture.rule} rulebook cases, every surface`, () => {
+      for (const c of fixture.cases) for (const surface of c.surfaces) compare(surface, c.type, JSON.stringify(c.input));
+    });
+  }
+});
+
+describe("parseOwned.fromText on hostile text", () => {
+  it("returns the tree JSON.parse made, __proto__ an own data property (S34)", () => {
+    const text = '{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","rawInput":{"__proto__":{"polluted":1}}}}';
+    const result = compare("v2/unstable", "UpdateSessionNotification", text) as { ok: true; value: { update: { rawInput: object } } };
+    expect(Object.hasOwn(result.value.update.rawInput, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(result.value.update.rawInput)).toBe(Object.prototype);
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it("drops an unknown __proto__ key of a known type through a copy, as parse does", () => {
+    const text = '{"sessionId":"s","__proto__":{"x":1},"update":{"sessionUpdate":"state_update","state":"idle","stopReason":null}}';
+    const result = compare("v2/unstable", "UpdateSessionNotification", text) as { ok: true; value: object };
+    expect(Object.keys(result.value)).toEqual(["sessionId", "update"]);
+  });
+
+  it("gives an issue at the root, and never throws, for text that is not JSON", () => {
+    for (const text of ["", "{", '{"a":1}x', "\u0000", "[".repeat(200_000)]) {
+      const result = owned("v2/unstable").fromText(text, decoderOf("v2/unstable", "UpdateSessionNotification"));
+      expect(result.ok).toBe(false);
+      expect(result.issues?.[0]?.path).toBe("");
+      expect(result.issues?.[0]?.message).toMatch(/^not JSON: /);
+    }
+  });
+
+  it("takes text nested 10^5 levels deep in a raw value", () => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    const text = `{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","rawInput":${deep}}}`;
+    const result = owned("v2/unstable").fromText(text, decoderOf("v2/unstable", "UpdateSessionNotification"));
+    expect(parserOf("v2/unstable", "UpdateSessionNotification")(JSON.parse(text)).ok).toBe(true);
+    let depth = 0;
+    for (let v = (result as { value: { update: { rawInput: unknown } } }).value.update.rawInput; Array.isArray(v); v = v[0]) depth++;
+    expect(depth).toBe(100_000);
+  });
+});
