@@ -146,6 +146,29 @@ export function doc(lines: readonly string[]): Code {
   return makeCode(jsDoc(lines));
 }
 
+/**
+ * Text an emitter printed without the printer, taken as code unchanged: only
+ * for string-built emitters handing text to printer-based helpers.
+ */
+export function verbatim(text: string): Code {
+  return makeCode(text);
+}
+
+/** An own-property read of a JSON object as code (`ownRead`: S34-safe for prototype keys). */
+export function own(target: Code, property: string): Code {
+  return makeCode(ownRead(target.text, property));
+}
+
+/** An own-data-property store as code (`ownWrite`: `__proto__` goes through `rt.put`), without semicolon. */
+export function ownSet(target: Code, property: string, value: Code): Code {
+  return makeCode(ownWrite(target.text, property, value.text));
+}
+
+/** A key of an object literal as code (`objectLiteralKey`: `__proto__` stays an own property). */
+export function literalKey(property: string): Code {
+  return makeCode(objectLiteralKey(property));
+}
+
 /** Code items separated by `separator` (itself code, e.g. `code`, ``). */
 export function join(items: readonly Code[], separator: Code): Code {
   return makeCode(items.map((c) => c.text).join(separator.text));

@@ -111,6 +111,8 @@ export interface ConnectionSpec {
   readonly outbound: MethodTable<CalledSpec>;
   /** The params parser of `$/cancel_request`, when the surface has it. */
   readonly cancel: Decoder | undefined;
+  /** The surface's check of an incoming request's id (its schema's `RequestId`); any JSON-RPC id when absent. */
+  readonly requestId: Decoder | undefined;
   /** Makes the surface's `RequestError`. */
   readonly error: (code: number, message: string, data?: unknown) => RpcError;
 }
@@ -314,6 +316,10 @@ class Connection {
     const { jsonrpc, id, method } = message;
     const hasId = id !== undefined;
     if (hasId && !isRequestId(id)) return this.answerError(null, INVALID_REQUEST, "Invalid request: id must be a string, a number or null");
+    if (hasId && typeof method === "string" && this.spec.requestId !== undefined) {
+      const checked = this.spec.requestId(id);
+      if (!checked.ok) return this.answerError(null, INVALID_REQUEST, "Invalid request: the id is not a RequestId of this protocol version", { issues: checked.issues });
+    }
     if (jsonrpc !== "2.0") return this.answerError(hasId ? id : null, INVALID_REQUEST, 'Invalid request: jsonrpc must be "2.0"');
     if (typeof method === "string") {
       if (hasId) void this.handleRequest(id, method, message.params);

@@ -1,0 +1,30 @@
+/**
+ * The printer's view of checks.ts for the validator emitters: checks.ts
+ * builds its expressions and hoisted functions as text, so this module is the
+ * one place where that text becomes `Code` (and `Code` goes back into the
+ * pool). When checks.ts moves onto the printer, these adapters shrink to
+ * re-exports.
+ */
+import { name, verbatim, type Code } from "../code.js";
+import type { FunctionPool, ScalarNode } from "./checks.js";
+import { scalarTest, segment } from "./checks.js";
+
+/** `scalarTest` as code: true when `x` fits the scalar node. */
+export function scalarCheck(node: ScalarNode, x: Code): Code {
+  return verbatim(scalarTest(node, x.text));
+}
+
+/** The literal `"/name"` of a property's JSON-pointer segment, as code. */
+export function pointerSegment(property: string): Code {
+  return verbatim(segment(property));
+}
+
+/** Adds a complete declaration to the pool (the pool separates declarations by a blank line). */
+export function declare(pool: FunctionPool, declaration: Code): void {
+  pool.add(`${declaration.text}\n`);
+}
+
+/** `function <fresh name><rest>` in the pool (or an identical one's name), as code. */
+export function hoist(pool: FunctionPool, prefix: string, rest: Code): Code {
+  return name(pool.intern(prefix, `${rest.text}\n`));
+}
