@@ -218,6 +218,9 @@ export class GeneratedFile {
   private readonly modules = new Map<string, ModuleImports>();
   private readonly body: Code[] = [];
 
+  /** `header`, e.g. the module's JSDoc, is printed above the import lines. */
+  constructor(private readonly header: Code = code``) {}
+
   /** Registers `import { identifier } from module` (`import type` when `type`) and returns the name as code. */
   import(module: string, identifier: string, options: { readonly type?: boolean } = {}): Code {
     const entry = this.entry(module);
@@ -240,7 +243,7 @@ export class GeneratedFile {
   /** The file's text: the import lines, a blank line, the items separated by blank lines. */
   toString(): string {
     const imports = [...this.modules.keys()].sort().flatMap((module) => importLines(module, this.modules.get(module)!));
-    const parts = [...(imports.length ? [imports.join("\n") + "\n"] : []), ...this.body.map((c) => (c.text.endsWith("\n") ? c.text : `${c.text}\n`))];
+    const parts = [...(this.header.text ? [this.header.text] : []), ...(imports.length ? [imports.join("\n") + "\n"] : []), ...this.body.map((c) => (c.text.endsWith("\n") ? c.text : `${c.text}\n`))];
     return parts.join("\n");
   }
 
