@@ -19,12 +19,20 @@ export function pointerSegment(property: string): Code {
   return verbatim(segment(property));
 }
 
-/** Adds a complete declaration to the pool (the pool separates declarations by a blank line). */
+/**
+ * A module item as the pool and `decodeModule` take it: text ending in a line
+ * break (they join items with one more, which leaves a blank line between them).
+ */
+export function item(code: Code): string {
+  return `${code.text}\n`;
+}
+
+/** Adds a complete declaration to the pool. */
 export function declare(pool: FunctionPool, declaration: Code): void {
-  pool.add(`${declaration.text}\n`);
+  pool.add(item(declaration));
 }
 
 /** `function <fresh name><rest>` in the pool (or an identical one's name), as code. */
 export function hoist(pool: FunctionPool, prefix: string, rest: Code): Code {
-  return name(pool.intern(prefix, `${rest.text}\n`));
+  return name(pool.intern(prefix, item(rest)));
 }

@@ -14,11 +14,11 @@
  * The connection and anything else that needs no `{ all: true }` import
  * `validate-first.ts`, and a bundler drops every collector.
  */
-import { block, code, doc, indent, join, lines, name, own, verbatim, type Code } from "../code.js";
+import { block, code, doc, indent, lines, name, own, type Code } from "../code.js";
 import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
 import { decodeModule, expectation, FunctionPool, isScalar } from "./checks.js";
 import { runtimeDir } from "./shared.js";
-import { declare, hoist, pointerSegment, scalarCheck } from "./check-code.js";
+import { declare, hoist, item, pointerSegment, scalarCheck } from "./check-code.js";
 import { CollectorWriter } from "./validate-all.js";
 
 /** The module of the first-issue validators, as validate.ts and connection.ts import it. */
@@ -42,7 +42,7 @@ class FirstIssueWriter {
     declare(this.pool, code`${doc(["What `validate.ts` hands a first-issue validator for `{ all: true }`: the all-issues collector of its type."])}export type Collector = (v: any, p: string, out: rt.Issue[]) => void;`);
     const wrappers = this.ir.defs.map((def) => {
       declare(this.pool, block(code`function ${checkName(def.name)}(v: any): true | undefined`, this.body(def.node)));
-      return `${firstIssueWrapper(def).text}\n`;
+      return item(firstIssueWrapper(def));
     });
     const moduleDoc = [
       "First-issue validators, one per `$defs` type: the checks behind `validate.X` without the",
@@ -199,13 +199,14 @@ export function emitValidators(ir: SchemaIR): string {
   const collectors = new CollectorWriter(pool);
   const wrappers = ir.defs.map((def) => {
     collectors.definition(def.name, def.node);
-    return `${validateWrapper(def).text}\n`;
+    return item(validateWrapper(def));
   });
   const moduleDoc = [
     "Strict validators, one per `$defs` type: each accepts exactly what JSON Schema 2020-12 accepts",
     "(S31), with integer formats enforced as ranges (S30), `x-*` keywords and other formats ignored.",
     "The first issue is reported; `validate.X(value, { all: true })` reports every issue, in document order.",
   ];
+  // decodeModule takes further imports as statements (checks.ts is not on the printer's import registry yet).
   const imports = [code`import * as first from ${FIRST_ISSUE_MODULE};`, code`import { holding } from ${`${runtimeDir(ir)}/collect.js`};`];
   return decodeModule(ir, { doc: moduleDoc, pool, wrappers, prefix: "validate", imports: imports.map((i) => i.text) });
 }
