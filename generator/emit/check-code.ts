@@ -36,3 +36,8 @@ export function declare(pool: FunctionPool, declaration: Code): void {
 export function hoist(pool: FunctionPool, prefix: string, rest: Code): Code {
   return name(pool.intern(prefix, item(rest)));
 }
+
+/** Every declaration of the pool, as one code item. */
+export function pooled(pool: FunctionPool): Code {
+  return verbatim(pool.text());
+}

@@ -64,7 +64,7 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     M: f.importAll("./methods.js", "M", { type: true }),
     T: f.importAll("./types.js", "T", { type: true }),
     parse: f.importAll("./parse.js", "parse"),
-    // The first-issue validators: the same checks as `validate.X`, without the `{ all: true }` collectors a bundle would carry.
+    // The first-issue checks behind `validate.X`, without the `{ all: true }` collectors a bundle would carry.
     validate: f.importAll(FIRST_ISSUE_MODULE, "validate"),
   };
   f.import(transport, "Transport", { type: true });
@@ -123,12 +123,12 @@ function sideTables(side: string, table: readonly MethodEntry[], names: Names): 
   const { parse, validate } = names;
   const handled = (m: MethodEntry): Code =>
     m.kind === "request"
-      ? code`{ parseParams: ${decoder(parse, m.params, names)}, validateResult: ${decoder(validate, m.result, names)} }`
+      ? code`{ parseParams: ${decoder(parse, m.params, names)}, validateResult: ${check(validate, m.result, names)} }`
       : code`{ parseParams: ${decoder(parse, m.params, names)} }`;
   const called = (m: MethodEntry): Code =>
     m.kind === "request"
-      ? code`{ validateParams: ${decoder(validate, m.params, names)}, parseResult: ${decoder(parse, m.result, names)} }`
-      : code`{ validateParams: ${decoder(validate, m.params, names)} }`;
+      ? code`{ validateParams: ${check(validate, m.params, names)}, parseResult: ${decoder(parse, m.result, names)} }`
+      : code`{ validateParams: ${check(validate, m.params, names)} }`;
   return [
     methodTableFunction(side, "handled", "HandledSpec", `The methods the ${side} side handles, as its own end decodes them.`, handled, table, names),
     methodTableFunction(side, "called", "CalledSpec", `The methods the ${side} side handles, as the end calling them checks them.`, called, table, names),
@@ -150,9 +150,14 @@ function tableFunction(side: string, role: "handled" | "called"): Code {
   return name(`${camelCase(side)}${pascalCase(role)}`);
 }
 
-/** `parse.X` / `validate.X`, or a pass-through when the schema names no type. */
+/** `parse.X`, or a pass-through when the schema names no type. */
 function decoder(module: Code, def: string | undefined, { rt }: Names): Code {
   return def === undefined ? code`${rt}.anyValue` : code`${module}.${name(def)}`;
+}
+
+/** The first-issue check of `X` (validate-first.ts), or one that passes anything when the schema names no type. */
+function check(module: Code, def: string | undefined, { rt }: Names): Code {
+  return def === undefined ? code`${rt}.anyValid` : code`${module}.${name(def)}`;
 }
 
 function cancelSpec(cancel: MethodEntry | undefined, names: Names): Code {
@@ -162,8 +167,8 @@ function cancelSpec(cancel: MethodEntry | undefined, names: Names): Code {
 
 /** The check of an incoming request's id: the surface's `RequestId` (v2 excludes `null`, v1 admits it). */
 function requestIdSpec(model: SurfaceModel, names: Names): Code {
-  const value = model.defsByName.has(REQUEST_ID_TYPE) ? decoder(names.validate, REQUEST_ID_TYPE, names) : code`undefined`;
-  return code`${doc([`The ids this surface admits in a request (its schema's \`${REQUEST_ID_TYPE}\`), when it has the type.`])}const REQUEST_ID: ${names.rt}.Decoder | undefined = ${value};`;
+  const value = model.defsByName.has(REQUEST_ID_TYPE) ? check(names.validate, REQUEST_ID_TYPE, names) : code`undefined`;
+  return code`${doc([`The ids this surface admits in a request (its schema's \`${REQUEST_ID_TYPE}\`), when it has the type.`])}const REQUEST_ID: ${names.rt}.Check | undefined = ${value};`;
 }
 
 /** The handlers type, the peer type and the connect function of one end. */

@@ -7,21 +7,21 @@
  * "other"). Straight-line code, one function per IR node.
  *
  * Two modules, so that a bundle keeps only what it calls: `validate-first.ts`
- * holds the fast checks and one first-issue validator per def, and nothing
- * else; `validate.ts` (the public `validate` namespace) adds the all-issues
- * collectors of `{ all: true }` (validate-all.ts) and hands them to the
- * first-issue validator, which runs them only after its fast check said no.
- * The connection and anything else that needs no `{ all: true }` import
- * `validate-first.ts`, and a bundler drops every collector.
+ * holds the fast checks, one exported per def (`true`, or `undefined` after
+ * recording the first issue, which the decode runtime's `finish` reads), and
+ * nothing else; `validate.ts` (the public `validate` namespace) wraps each in
+ * `validate.X` and adds the all-issues collectors of `{ all: true }`
+ * (validate-all.ts), which run only after the fast check said no. The
+ * connection imports `validate-first.ts`, so a bundler drops every collector.
  */
-import { block, code, doc, indent, lines, name, own, type Code } from "../code.js";
+import { block, code, doc, GeneratedFile, indent, lines, name, own, wrapped, type Code } from "../code.js";
 import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
 import { decodeModule, expectation, FunctionPool, isScalar } from "./checks.js";
 import { runtimeDir } from "./shared.js";
-import { declare, hoist, item, pointerSegment, scalarCheck } from "./check-code.js";
-import { CollectorWriter } from "./validate-all.js";
+import { declare, hoist, item, pointerSegment, pooled, scalarCheck } from "./check-code.js";
+import { collectorName, CollectorWriter } from "./validate-all.js";
 
-/** The module of the first-issue validators, as validate.ts and connection.ts import it. */
+/** The module of the first-issue checks, as validate.ts and connection.ts import it. */
 export const FIRST_ISSUE_MODULE = "./validate-first.js";
 
 const V = code`v`;
@@ -33,23 +33,25 @@ function checkName(type: string): Code {
   return name(`v_${type}`);
 }
 
-class FirstIssueWriter {
+class FastCheckWriter {
   private readonly pool = new FunctionPool();
 
   constructor(private readonly ir: SchemaIR) {}
 
   emit(): string {
-    declare(this.pool, code`${doc(["What `validate.ts` hands a first-issue validator for `{ all: true }`: the all-issues collector of its type."])}export type Collector = (v: any, p: string, out: rt.Issue[]) => void;`);
-    const wrappers = this.ir.defs.map((def) => {
-      declare(this.pool, block(code`function ${checkName(def.name)}(v: any): true | undefined`, this.body(def.node)));
-      return item(firstIssueWrapper(def));
-    });
-    const moduleDoc = [
-      "First-issue validators, one per `$defs` type: the checks behind `validate.X` without the",
-      "all-issues collectors of `{ all: true }`, so that code calling only these (the connection)",
-      "bundles none of them. Same verdict and the same first issue as `validate.X`.",
-    ];
-    return decodeModule(this.ir, { doc: moduleDoc, pool: this.pool, wrappers, prefix: "first" });
+    for (const def of this.ir.defs) declare(this.pool, block(code`function ${checkName(def.name)}(v: any): true | undefined`, this.body(def.node)));
+    const f = new GeneratedFile(
+      doc([
+        "First-issue checks, one per `$defs` type: `X(value)` is `true` when `validate.X` accepts the value, else",
+        "`undefined` after recording the first issue, which the decode runtime's `finish` turns into a `Result`",
+        "(call it at once). `validate.ts` wraps these; code that needs no `{ all: true }` (the connection) imports",
+        "this module and bundles none of the all-issues collectors. Not re-exported by the entry point.",
+        "@module",
+      ]),
+    );
+    f.importAll(`${runtimeDir(this.ir)}/decode.js`, "rt");
+    f.print(pooled(this.pool), wrapped(code`export {`, this.ir.defs.map((def) => code`${checkName(def.name)} as ${name(def.name)},`), code`};`));
+    return f.toString();
   }
 
   /** An expression: `true` when `x` fits `node`, `undefined` (after `fail`) otherwise. */
@@ -169,28 +171,20 @@ function withLocal(statements: readonly Code[]): Code[] {
   return statements.length ? [code`let x: any;`, ...statements] : [];
 }
 
-/** The first-issue validator of a def: the fast check, then the first issue or (given a collector) every issue. */
-function firstIssueWrapper(def: Def): Code {
-  const type = code`T.${name(def.name)}`;
-  const comment = doc([`First-issue check of \`${def.name}\` (as \`validate.${def.name}\`); with \`all\`, every issue that collector finds.`]);
-  return code`${comment}${block(code`function ${name(`first_${def.name}`)}(value: unknown, all?: Collector): Result<${type}>`, [
-    code`if (${checkName(def.name)}(value)) return { ok: true, value: value as ${type} };`,
-    code`return all ? rt.allIssues(value, all) : rt.finish(undefined);`,
-  ])}`;
-}
-
-/** The public wrapper of a def: the first-issue validator, given the def's collector when `{ all: true }`. */
+/** The public wrapper of a def: the fast check, then the first issue or, with `{ all: true }`, every issue its collector finds. */
 function validateWrapper(def: Def): Code {
+  const type = code`T.${name(def.name)}`;
   // The module doc says what every validator guarantees; one line per function keeps the .d.ts small.
   const comment = doc([`Strict check of \`${def.name}\` (JSON Schema 2020-12, S31); returns the input itself when valid.`]);
-  return code`${comment}${block(code`function ${name(`validate_${def.name}`)}(value: unknown, options?: rt.ValidateOptions): Result<T.${name(def.name)}>`, [
-    code`return first.${name(def.name)}(value, options?.all ? ${name(`c_${def.name}`)} : undefined);`,
+  return code`${comment}${block(code`function ${name(`validate_${def.name}`)}(value: unknown, options?: rt.ValidateOptions): Result<${type}>`, [
+    code`if (first.${name(def.name)}(value)) return { ok: true, value: value as ${type} };`,
+    code`return options?.all ? rt.allIssues(value, ${collectorName(def.name)}) : rt.finish(undefined);`,
   ])}`;
 }
 
 /** Emits the `validate-first.ts` module of one surface (not re-exported by the entry point). */
 export function emitFirstIssueValidators(ir: SchemaIR): string {
-  return new FirstIssueWriter(ir).emit();
+  return new FastCheckWriter(ir).emit();
 }
 
 /** Emits the `validate.ts` module of one surface: the collectors and the public wrappers over `validate-first.ts`. */

@@ -207,7 +207,7 @@ const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 /**
  * The ids this surface admits in a request (its schema's `RequestId`), when it has the type.
  */
-const REQUEST_ID: rt.Decoder | undefined = validate.RequestId;
+const REQUEST_ID: rt.Check | undefined = validate.RequestId;
 
 /**
  * Handlers of the agent end: any subset of the methods with `x-side: agent`, each typed from the method table.

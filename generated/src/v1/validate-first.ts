@@ -2,20 +2,14 @@
 // (sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a). Do not edit: run `npm run generate`.
 
 /**
- * First-issue validators, one per `$defs` type: the checks behind `validate.X` without the
- * all-issues collectors of `{ all: true }`, so that code calling only these (the connection)
- * bundles none of them. Same verdict and the same first issue as `validate.X`.
+ * First-issue checks, one per `$defs` type: `X(value)` is `true` when `validate.X` accepts the value, else
+ * `undefined` after recording the first issue, which the decode runtime's `finish` turns into a `Result`
+ * (call it at once). `validate.ts` wraps these; code that needs no `{ all: true }` (the connection) imports
+ * this module and bundles none of the all-issues collectors. Not re-exported by the entry point.
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
-
-/**
- * What `validate.ts` hands a first-issue validator for `{ all: true }`: the all-issues collector of its type.
- */
-export type Collector = (v: any, p: string, out: rt.Issue[]) => void;
 
 function v_0(v: any): true | undefined {
   let best: rt.Failure;
@@ -2813,1607 +2807,183 @@ function v_CancelRequestNotification(v: any): true | undefined {
   return true;
 }
 
-/**
- * First-issue check of `AgentRequest` (as `validate.AgentRequest`); with `all`, every issue that collector finds.
- */
-function first_AgentRequest(value: unknown, all?: Collector): Result<T.AgentRequest> {
-  if (v_AgentRequest(value)) return { ok: true, value: value as T.AgentRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RequestId` (as `validate.RequestId`); with `all`, every issue that collector finds.
- */
-function first_RequestId(value: unknown, all?: Collector): Result<T.RequestId> {
-  if (v_RequestId(value)) return { ok: true, value: value as T.RequestId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `WriteTextFileRequest` (as `validate.WriteTextFileRequest`); with `all`, every issue that collector finds.
- */
-function first_WriteTextFileRequest(value: unknown, all?: Collector): Result<T.WriteTextFileRequest> {
-  if (v_WriteTextFileRequest(value)) return { ok: true, value: value as T.WriteTextFileRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionId` (as `validate.SessionId`); with `all`, every issue that collector finds.
- */
-function first_SessionId(value: unknown, all?: Collector): Result<T.SessionId> {
-  if (v_SessionId(value)) return { ok: true, value: value as T.SessionId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ReadTextFileRequest` (as `validate.ReadTextFileRequest`); with `all`, every issue that collector finds.
- */
-function first_ReadTextFileRequest(value: unknown, all?: Collector): Result<T.ReadTextFileRequest> {
-  if (v_ReadTextFileRequest(value)) return { ok: true, value: value as T.ReadTextFileRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RequestPermissionRequest` (as `validate.RequestPermissionRequest`); with `all`, every issue that collector finds.
- */
-function first_RequestPermissionRequest(value: unknown, all?: Collector): Result<T.RequestPermissionRequest> {
-  if (v_RequestPermissionRequest(value)) return { ok: true, value: value as T.RequestPermissionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallUpdate` (as `validate.ToolCallUpdate`); with `all`, every issue that collector finds.
- */
-function first_ToolCallUpdate(value: unknown, all?: Collector): Result<T.ToolCallUpdate> {
-  if (v_ToolCallUpdate(value)) return { ok: true, value: value as T.ToolCallUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallId` (as `validate.ToolCallId`); with `all`, every issue that collector finds.
- */
-function first_ToolCallId(value: unknown, all?: Collector): Result<T.ToolCallId> {
-  if (v_ToolCallId(value)) return { ok: true, value: value as T.ToolCallId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolKind` (as `validate.ToolKind`); with `all`, every issue that collector finds.
- */
-function first_ToolKind(value: unknown, all?: Collector): Result<T.ToolKind> {
-  if (v_ToolKind(value)) return { ok: true, value: value as T.ToolKind };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallStatus` (as `validate.ToolCallStatus`); with `all`, every issue that collector finds.
- */
-function first_ToolCallStatus(value: unknown, all?: Collector): Result<T.ToolCallStatus> {
-  if (v_ToolCallStatus(value)) return { ok: true, value: value as T.ToolCallStatus };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallContent` (as `validate.ToolCallContent`); with `all`, every issue that collector finds.
- */
-function first_ToolCallContent(value: unknown, all?: Collector): Result<T.ToolCallContent> {
-  if (v_ToolCallContent(value)) return { ok: true, value: value as T.ToolCallContent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ContentBlock` (as `validate.ContentBlock`); with `all`, every issue that collector finds.
- */
-function first_ContentBlock(value: unknown, all?: Collector): Result<T.ContentBlock> {
-  if (v_ContentBlock(value)) return { ok: true, value: value as T.ContentBlock };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Annotations` (as `validate.Annotations`); with `all`, every issue that collector finds.
- */
-function first_Annotations(value: unknown, all?: Collector): Result<T.Annotations> {
-  if (v_Annotations(value)) return { ok: true, value: value as T.Annotations };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Role` (as `validate.Role`); with `all`, every issue that collector finds.
- */
-function first_Role(value: unknown, all?: Collector): Result<T.Role> {
-  if (v_Role(value)) return { ok: true, value: value as T.Role };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TextContent` (as `validate.TextContent`); with `all`, every issue that collector finds.
- */
-function first_TextContent(value: unknown, all?: Collector): Result<T.TextContent> {
-  if (v_TextContent(value)) return { ok: true, value: value as T.TextContent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ImageContent` (as `validate.ImageContent`); with `all`, every issue that collector finds.
- */
-function first_ImageContent(value: unknown, all?: Collector): Result<T.ImageContent> {
-  if (v_ImageContent(value)) return { ok: true, value: value as T.ImageContent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AudioContent` (as `validate.AudioContent`); with `all`, every issue that collector finds.
- */
-function first_AudioContent(value: unknown, all?: Collector): Result<T.AudioContent> {
-  if (v_AudioContent(value)) return { ok: true, value: value as T.AudioContent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ResourceLink` (as `validate.ResourceLink`); with `all`, every issue that collector finds.
- */
-function first_ResourceLink(value: unknown, all?: Collector): Result<T.ResourceLink> {
-  if (v_ResourceLink(value)) return { ok: true, value: value as T.ResourceLink };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `EmbeddedResourceResource` (as `validate.EmbeddedResourceResource`); with `all`, every issue that collector finds.
- */
-function first_EmbeddedResourceResource(value: unknown, all?: Collector): Result<T.EmbeddedResourceResource> {
-  if (v_EmbeddedResourceResource(value)) return { ok: true, value: value as T.EmbeddedResourceResource };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TextResourceContents` (as `validate.TextResourceContents`); with `all`, every issue that collector finds.
- */
-function first_TextResourceContents(value: unknown, all?: Collector): Result<T.TextResourceContents> {
-  if (v_TextResourceContents(value)) return { ok: true, value: value as T.TextResourceContents };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `BlobResourceContents` (as `validate.BlobResourceContents`); with `all`, every issue that collector finds.
- */
-function first_BlobResourceContents(value: unknown, all?: Collector): Result<T.BlobResourceContents> {
-  if (v_BlobResourceContents(value)) return { ok: true, value: value as T.BlobResourceContents };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `EmbeddedResource` (as `validate.EmbeddedResource`); with `all`, every issue that collector finds.
- */
-function first_EmbeddedResource(value: unknown, all?: Collector): Result<T.EmbeddedResource> {
-  if (v_EmbeddedResource(value)) return { ok: true, value: value as T.EmbeddedResource };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Content` (as `validate.Content`); with `all`, every issue that collector finds.
- */
-function first_Content(value: unknown, all?: Collector): Result<T.Content> {
-  if (v_Content(value)) return { ok: true, value: value as T.Content };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Diff` (as `validate.Diff`); with `all`, every issue that collector finds.
- */
-function first_Diff(value: unknown, all?: Collector): Result<T.Diff> {
-  if (v_Diff(value)) return { ok: true, value: value as T.Diff };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalId` (as `validate.TerminalId`); with `all`, every issue that collector finds.
- */
-function first_TerminalId(value: unknown, all?: Collector): Result<T.TerminalId> {
-  if (v_TerminalId(value)) return { ok: true, value: value as T.TerminalId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Terminal` (as `validate.Terminal`); with `all`, every issue that collector finds.
- */
-function first_Terminal(value: unknown, all?: Collector): Result<T.Terminal> {
-  if (v_Terminal(value)) return { ok: true, value: value as T.Terminal };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallLocation` (as `validate.ToolCallLocation`); with `all`, every issue that collector finds.
- */
-function first_ToolCallLocation(value: unknown, all?: Collector): Result<T.ToolCallLocation> {
-  if (v_ToolCallLocation(value)) return { ok: true, value: value as T.ToolCallLocation };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PermissionOption` (as `validate.PermissionOption`); with `all`, every issue that collector finds.
- */
-function first_PermissionOption(value: unknown, all?: Collector): Result<T.PermissionOption> {
-  if (v_PermissionOption(value)) return { ok: true, value: value as T.PermissionOption };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PermissionOptionId` (as `validate.PermissionOptionId`); with `all`, every issue that collector finds.
- */
-function first_PermissionOptionId(value: unknown, all?: Collector): Result<T.PermissionOptionId> {
-  if (v_PermissionOptionId(value)) return { ok: true, value: value as T.PermissionOptionId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PermissionOptionKind` (as `validate.PermissionOptionKind`); with `all`, every issue that collector finds.
- */
-function first_PermissionOptionKind(value: unknown, all?: Collector): Result<T.PermissionOptionKind> {
-  if (v_PermissionOptionKind(value)) return { ok: true, value: value as T.PermissionOptionKind };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CreateTerminalRequest` (as `validate.CreateTerminalRequest`); with `all`, every issue that collector finds.
- */
-function first_CreateTerminalRequest(value: unknown, all?: Collector): Result<T.CreateTerminalRequest> {
-  if (v_CreateTerminalRequest(value)) return { ok: true, value: value as T.CreateTerminalRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `EnvVariable` (as `validate.EnvVariable`); with `all`, every issue that collector finds.
- */
-function first_EnvVariable(value: unknown, all?: Collector): Result<T.EnvVariable> {
-  if (v_EnvVariable(value)) return { ok: true, value: value as T.EnvVariable };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalOutputRequest` (as `validate.TerminalOutputRequest`); with `all`, every issue that collector finds.
- */
-function first_TerminalOutputRequest(value: unknown, all?: Collector): Result<T.TerminalOutputRequest> {
-  if (v_TerminalOutputRequest(value)) return { ok: true, value: value as T.TerminalOutputRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ReleaseTerminalRequest` (as `validate.ReleaseTerminalRequest`); with `all`, every issue that collector finds.
- */
-function first_ReleaseTerminalRequest(value: unknown, all?: Collector): Result<T.ReleaseTerminalRequest> {
-  if (v_ReleaseTerminalRequest(value)) return { ok: true, value: value as T.ReleaseTerminalRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `WaitForTerminalExitRequest` (as `validate.WaitForTerminalExitRequest`); with `all`, every issue that collector finds.
- */
-function first_WaitForTerminalExitRequest(value: unknown, all?: Collector): Result<T.WaitForTerminalExitRequest> {
-  if (v_WaitForTerminalExitRequest(value)) return { ok: true, value: value as T.WaitForTerminalExitRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `KillTerminalRequest` (as `validate.KillTerminalRequest`); with `all`, every issue that collector finds.
- */
-function first_KillTerminalRequest(value: unknown, all?: Collector): Result<T.KillTerminalRequest> {
-  if (v_KillTerminalRequest(value)) return { ok: true, value: value as T.KillTerminalRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CreateElicitationRequest` (as `validate.CreateElicitationRequest`); with `all`, every issue that collector finds.
- */
-function first_CreateElicitationRequest(value: unknown, all?: Collector): Result<T.CreateElicitationRequest> {
-  if (v_CreateElicitationRequest(value)) return { ok: true, value: value as T.CreateElicitationRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationSessionScope` (as `validate.ElicitationSessionScope`); with `all`, every issue that collector finds.
- */
-function first_ElicitationSessionScope(value: unknown, all?: Collector): Result<T.ElicitationSessionScope> {
-  if (v_ElicitationSessionScope(value)) return { ok: true, value: value as T.ElicitationSessionScope };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationRequestScope` (as `validate.ElicitationRequestScope`); with `all`, every issue that collector finds.
- */
-function first_ElicitationRequestScope(value: unknown, all?: Collector): Result<T.ElicitationRequestScope> {
-  if (v_ElicitationRequestScope(value)) return { ok: true, value: value as T.ElicitationRequestScope };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationSchema` (as `validate.ElicitationSchema`); with `all`, every issue that collector finds.
- */
-function first_ElicitationSchema(value: unknown, all?: Collector): Result<T.ElicitationSchema> {
-  if (v_ElicitationSchema(value)) return { ok: true, value: value as T.ElicitationSchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationSchemaType` (as `validate.ElicitationSchemaType`); with `all`, every issue that collector finds.
- */
-function first_ElicitationSchemaType(value: unknown, all?: Collector): Result<T.ElicitationSchemaType> {
-  if (v_ElicitationSchemaType(value)) return { ok: true, value: value as T.ElicitationSchemaType };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationPropertySchema` (as `validate.ElicitationPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_ElicitationPropertySchema(value: unknown, all?: Collector): Result<T.ElicitationPropertySchema> {
-  if (v_ElicitationPropertySchema(value)) return { ok: true, value: value as T.ElicitationPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `StringFormat` (as `validate.StringFormat`); with `all`, every issue that collector finds.
- */
-function first_StringFormat(value: unknown, all?: Collector): Result<T.StringFormat> {
-  if (v_StringFormat(value)) return { ok: true, value: value as T.StringFormat };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `EnumOption` (as `validate.EnumOption`); with `all`, every issue that collector finds.
- */
-function first_EnumOption(value: unknown, all?: Collector): Result<T.EnumOption> {
-  if (v_EnumOption(value)) return { ok: true, value: value as T.EnumOption };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `StringPropertySchema` (as `validate.StringPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_StringPropertySchema(value: unknown, all?: Collector): Result<T.StringPropertySchema> {
-  if (v_StringPropertySchema(value)) return { ok: true, value: value as T.StringPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `NumberPropertySchema` (as `validate.NumberPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_NumberPropertySchema(value: unknown, all?: Collector): Result<T.NumberPropertySchema> {
-  if (v_NumberPropertySchema(value)) return { ok: true, value: value as T.NumberPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `IntegerPropertySchema` (as `validate.IntegerPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_IntegerPropertySchema(value: unknown, all?: Collector): Result<T.IntegerPropertySchema> {
-  if (v_IntegerPropertySchema(value)) return { ok: true, value: value as T.IntegerPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `BooleanPropertySchema` (as `validate.BooleanPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_BooleanPropertySchema(value: unknown, all?: Collector): Result<T.BooleanPropertySchema> {
-  if (v_BooleanPropertySchema(value)) return { ok: true, value: value as T.BooleanPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `MultiSelectItems` (as `validate.MultiSelectItems`); with `all`, every issue that collector finds.
- */
-function first_MultiSelectItems(value: unknown, all?: Collector): Result<T.MultiSelectItems> {
-  if (v_MultiSelectItems(value)) return { ok: true, value: value as T.MultiSelectItems };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `StringMultiSelectItems` (as `validate.StringMultiSelectItems`); with `all`, every issue that collector finds.
- */
-function first_StringMultiSelectItems(value: unknown, all?: Collector): Result<T.StringMultiSelectItems> {
-  if (v_StringMultiSelectItems(value)) return { ok: true, value: value as T.StringMultiSelectItems };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TitledMultiSelectItems` (as `validate.TitledMultiSelectItems`); with `all`, every issue that collector finds.
- */
-function first_TitledMultiSelectItems(value: unknown, all?: Collector): Result<T.TitledMultiSelectItems> {
-  if (v_TitledMultiSelectItems(value)) return { ok: true, value: value as T.TitledMultiSelectItems };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `MultiSelectPropertySchema` (as `validate.MultiSelectPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_MultiSelectPropertySchema(value: unknown, all?: Collector): Result<T.MultiSelectPropertySchema> {
-  if (v_MultiSelectPropertySchema(value)) return { ok: true, value: value as T.MultiSelectPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationFormMode` (as `validate.ElicitationFormMode`); with `all`, every issue that collector finds.
- */
-function first_ElicitationFormMode(value: unknown, all?: Collector): Result<T.ElicitationFormMode> {
-  if (v_ElicitationFormMode(value)) return { ok: true, value: value as T.ElicitationFormMode };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationId` (as `validate.ElicitationId`); with `all`, every issue that collector finds.
- */
-function first_ElicitationId(value: unknown, all?: Collector): Result<T.ElicitationId> {
-  if (v_ElicitationId(value)) return { ok: true, value: value as T.ElicitationId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationUrlMode` (as `validate.ElicitationUrlMode`); with `all`, every issue that collector finds.
- */
-function first_ElicitationUrlMode(value: unknown, all?: Collector): Result<T.ElicitationUrlMode> {
-  if (v_ElicitationUrlMode(value)) return { ok: true, value: value as T.ElicitationUrlMode };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ExtRequest` (as `validate.ExtRequest`); with `all`, every issue that collector finds.
- */
-function first_ExtRequest(value: unknown, all?: Collector): Result<T.ExtRequest> {
-  if (v_ExtRequest(value)) return { ok: true, value: value as T.ExtRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AgentResponse` (as `validate.AgentResponse`); with `all`, every issue that collector finds.
- */
-function first_AgentResponse(value: unknown, all?: Collector): Result<T.AgentResponse> {
-  if (v_AgentResponse(value)) return { ok: true, value: value as T.AgentResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `InitializeResponse` (as `validate.InitializeResponse`); with `all`, every issue that collector finds.
- */
-function first_InitializeResponse(value: unknown, all?: Collector): Result<T.InitializeResponse> {
-  if (v_InitializeResponse(value)) return { ok: true, value: value as T.InitializeResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ProtocolVersion` (as `validate.ProtocolVersion`); with `all`, every issue that collector finds.
- */
-function first_ProtocolVersion(value: unknown, all?: Collector): Result<T.ProtocolVersion> {
-  if (v_ProtocolVersion(value)) return { ok: true, value: value as T.ProtocolVersion };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AgentCapabilities` (as `validate.AgentCapabilities`); with `all`, every issue that collector finds.
- */
-function first_AgentCapabilities(value: unknown, all?: Collector): Result<T.AgentCapabilities> {
-  if (v_AgentCapabilities(value)) return { ok: true, value: value as T.AgentCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PromptCapabilities` (as `validate.PromptCapabilities`); with `all`, every issue that collector finds.
- */
-function first_PromptCapabilities(value: unknown, all?: Collector): Result<T.PromptCapabilities> {
-  if (v_PromptCapabilities(value)) return { ok: true, value: value as T.PromptCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpCapabilities` (as `validate.McpCapabilities`); with `all`, every issue that collector finds.
- */
-function first_McpCapabilities(value: unknown, all?: Collector): Result<T.McpCapabilities> {
-  if (v_McpCapabilities(value)) return { ok: true, value: value as T.McpCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionCapabilities` (as `validate.SessionCapabilities`); with `all`, every issue that collector finds.
- */
-function first_SessionCapabilities(value: unknown, all?: Collector): Result<T.SessionCapabilities> {
-  if (v_SessionCapabilities(value)) return { ok: true, value: value as T.SessionCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionListCapabilities` (as `validate.SessionListCapabilities`); with `all`, every issue that collector finds.
- */
-function first_SessionListCapabilities(value: unknown, all?: Collector): Result<T.SessionListCapabilities> {
-  if (v_SessionListCapabilities(value)) return { ok: true, value: value as T.SessionListCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionDeleteCapabilities` (as `validate.SessionDeleteCapabilities`); with `all`, every issue that collector finds.
- */
-function first_SessionDeleteCapabilities(value: unknown, all?: Collector): Result<T.SessionDeleteCapabilities> {
-  if (v_SessionDeleteCapabilities(value)) return { ok: true, value: value as T.SessionDeleteCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionAdditionalDirectoriesCapabilities` (as `validate.SessionAdditionalDirectoriesCapabilities`); with `all`, every issue that collector finds.
- */
-function first_SessionAdditionalDirectoriesCapabilities(value: unknown, all?: Collector): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  if (v_SessionAdditionalDirectoriesCapabilities(value)) return { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionResumeCapabilities` (as `validate.SessionResumeCapabilities`); with `all`, every issue that collector finds.
- */
-function first_SessionResumeCapabilities(value: unknown, all?: Collector): Result<T.SessionResumeCapabilities> {
-  if (v_SessionResumeCapabilities(value)) return { ok: true, value: value as T.SessionResumeCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionCloseCapabilities` (as `validate.SessionCloseCapabilities`); with `all`, every issue that collector finds.
- */
-function first_SessionCloseCapabilities(value: unknown, all?: Collector): Result<T.SessionCloseCapabilities> {
-  if (v_SessionCloseCapabilities(value)) return { ok: true, value: value as T.SessionCloseCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AgentAuthCapabilities` (as `validate.AgentAuthCapabilities`); with `all`, every issue that collector finds.
- */
-function first_AgentAuthCapabilities(value: unknown, all?: Collector): Result<T.AgentAuthCapabilities> {
-  if (v_AgentAuthCapabilities(value)) return { ok: true, value: value as T.AgentAuthCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `LogoutCapabilities` (as `validate.LogoutCapabilities`); with `all`, every issue that collector finds.
- */
-function first_LogoutCapabilities(value: unknown, all?: Collector): Result<T.LogoutCapabilities> {
-  if (v_LogoutCapabilities(value)) return { ok: true, value: value as T.LogoutCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthMethod` (as `validate.AuthMethod`); with `all`, every issue that collector finds.
- */
-function first_AuthMethod(value: unknown, all?: Collector): Result<T.AuthMethod> {
-  if (v_AuthMethod(value)) return { ok: true, value: value as T.AuthMethod };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthMethodId` (as `validate.AuthMethodId`); with `all`, every issue that collector finds.
- */
-function first_AuthMethodId(value: unknown, all?: Collector): Result<T.AuthMethodId> {
-  if (v_AuthMethodId(value)) return { ok: true, value: value as T.AuthMethodId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthMethodTerminal` (as `validate.AuthMethodTerminal`); with `all`, every issue that collector finds.
- */
-function first_AuthMethodTerminal(value: unknown, all?: Collector): Result<T.AuthMethodTerminal> {
-  if (v_AuthMethodTerminal(value)) return { ok: true, value: value as T.AuthMethodTerminal };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthMethodAgent` (as `validate.AuthMethodAgent`); with `all`, every issue that collector finds.
- */
-function first_AuthMethodAgent(value: unknown, all?: Collector): Result<T.AuthMethodAgent> {
-  if (v_AuthMethodAgent(value)) return { ok: true, value: value as T.AuthMethodAgent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Implementation` (as `validate.Implementation`); with `all`, every issue that collector finds.
- */
-function first_Implementation(value: unknown, all?: Collector): Result<T.Implementation> {
-  if (v_Implementation(value)) return { ok: true, value: value as T.Implementation };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthenticateResponse` (as `validate.AuthenticateResponse`); with `all`, every issue that collector finds.
- */
-function first_AuthenticateResponse(value: unknown, all?: Collector): Result<T.AuthenticateResponse> {
-  if (v_AuthenticateResponse(value)) return { ok: true, value: value as T.AuthenticateResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `LogoutResponse` (as `validate.LogoutResponse`); with `all`, every issue that collector finds.
- */
-function first_LogoutResponse(value: unknown, all?: Collector): Result<T.LogoutResponse> {
-  if (v_LogoutResponse(value)) return { ok: true, value: value as T.LogoutResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `NewSessionResponse` (as `validate.NewSessionResponse`); with `all`, every issue that collector finds.
- */
-function first_NewSessionResponse(value: unknown, all?: Collector): Result<T.NewSessionResponse> {
-  if (v_NewSessionResponse(value)) return { ok: true, value: value as T.NewSessionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionModeState` (as `validate.SessionModeState`); with `all`, every issue that collector finds.
- */
-function first_SessionModeState(value: unknown, all?: Collector): Result<T.SessionModeState> {
-  if (v_SessionModeState(value)) return { ok: true, value: value as T.SessionModeState };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionModeId` (as `validate.SessionModeId`); with `all`, every issue that collector finds.
- */
-function first_SessionModeId(value: unknown, all?: Collector): Result<T.SessionModeId> {
-  if (v_SessionModeId(value)) return { ok: true, value: value as T.SessionModeId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionMode` (as `validate.SessionMode`); with `all`, every issue that collector finds.
- */
-function first_SessionMode(value: unknown, all?: Collector): Result<T.SessionMode> {
-  if (v_SessionMode(value)) return { ok: true, value: value as T.SessionMode };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigOption` (as `validate.SessionConfigOption`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigOption(value: unknown, all?: Collector): Result<T.SessionConfigOption> {
-  if (v_SessionConfigOption(value)) return { ok: true, value: value as T.SessionConfigOption };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigId` (as `validate.SessionConfigId`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigId(value: unknown, all?: Collector): Result<T.SessionConfigId> {
-  if (v_SessionConfigId(value)) return { ok: true, value: value as T.SessionConfigId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigOptionCategory` (as `validate.SessionConfigOptionCategory`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigOptionCategory(value: unknown, all?: Collector): Result<T.SessionConfigOptionCategory> {
-  if (v_SessionConfigOptionCategory(value)) return { ok: true, value: value as T.SessionConfigOptionCategory };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigValueId` (as `validate.SessionConfigValueId`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigValueId(value: unknown, all?: Collector): Result<T.SessionConfigValueId> {
-  if (v_SessionConfigValueId(value)) return { ok: true, value: value as T.SessionConfigValueId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigSelectOptions` (as `validate.SessionConfigSelectOptions`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigSelectOptions(value: unknown, all?: Collector): Result<T.SessionConfigSelectOptions> {
-  if (v_SessionConfigSelectOptions(value)) return { ok: true, value: value as T.SessionConfigSelectOptions };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigSelectOption` (as `validate.SessionConfigSelectOption`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigSelectOption(value: unknown, all?: Collector): Result<T.SessionConfigSelectOption> {
-  if (v_SessionConfigSelectOption(value)) return { ok: true, value: value as T.SessionConfigSelectOption };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigSelectGroup` (as `validate.SessionConfigSelectGroup`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigSelectGroup(value: unknown, all?: Collector): Result<T.SessionConfigSelectGroup> {
-  if (v_SessionConfigSelectGroup(value)) return { ok: true, value: value as T.SessionConfigSelectGroup };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigGroupId` (as `validate.SessionConfigGroupId`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigGroupId(value: unknown, all?: Collector): Result<T.SessionConfigGroupId> {
-  if (v_SessionConfigGroupId(value)) return { ok: true, value: value as T.SessionConfigGroupId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigSelect` (as `validate.SessionConfigSelect`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigSelect(value: unknown, all?: Collector): Result<T.SessionConfigSelect> {
-  if (v_SessionConfigSelect(value)) return { ok: true, value: value as T.SessionConfigSelect };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigBoolean` (as `validate.SessionConfigBoolean`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigBoolean(value: unknown, all?: Collector): Result<T.SessionConfigBoolean> {
-  if (v_SessionConfigBoolean(value)) return { ok: true, value: value as T.SessionConfigBoolean };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `LoadSessionResponse` (as `validate.LoadSessionResponse`); with `all`, every issue that collector finds.
- */
-function first_LoadSessionResponse(value: unknown, all?: Collector): Result<T.LoadSessionResponse> {
-  if (v_LoadSessionResponse(value)) return { ok: true, value: value as T.LoadSessionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ListSessionsResponse` (as `validate.ListSessionsResponse`); with `all`, every issue that collector finds.
- */
-function first_ListSessionsResponse(value: unknown, all?: Collector): Result<T.ListSessionsResponse> {
-  if (v_ListSessionsResponse(value)) return { ok: true, value: value as T.ListSessionsResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionInfo` (as `validate.SessionInfo`); with `all`, every issue that collector finds.
- */
-function first_SessionInfo(value: unknown, all?: Collector): Result<T.SessionInfo> {
-  if (v_SessionInfo(value)) return { ok: true, value: value as T.SessionInfo };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `DeleteSessionResponse` (as `validate.DeleteSessionResponse`); with `all`, every issue that collector finds.
- */
-function first_DeleteSessionResponse(value: unknown, all?: Collector): Result<T.DeleteSessionResponse> {
-  if (v_DeleteSessionResponse(value)) return { ok: true, value: value as T.DeleteSessionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ResumeSessionResponse` (as `validate.ResumeSessionResponse`); with `all`, every issue that collector finds.
- */
-function first_ResumeSessionResponse(value: unknown, all?: Collector): Result<T.ResumeSessionResponse> {
-  if (v_ResumeSessionResponse(value)) return { ok: true, value: value as T.ResumeSessionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CloseSessionResponse` (as `validate.CloseSessionResponse`); with `all`, every issue that collector finds.
- */
-function first_CloseSessionResponse(value: unknown, all?: Collector): Result<T.CloseSessionResponse> {
-  if (v_CloseSessionResponse(value)) return { ok: true, value: value as T.CloseSessionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SetSessionModeResponse` (as `validate.SetSessionModeResponse`); with `all`, every issue that collector finds.
- */
-function first_SetSessionModeResponse(value: unknown, all?: Collector): Result<T.SetSessionModeResponse> {
-  if (v_SetSessionModeResponse(value)) return { ok: true, value: value as T.SetSessionModeResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SetSessionConfigOptionResponse` (as `validate.SetSessionConfigOptionResponse`); with `all`, every issue that collector finds.
- */
-function first_SetSessionConfigOptionResponse(value: unknown, all?: Collector): Result<T.SetSessionConfigOptionResponse> {
-  if (v_SetSessionConfigOptionResponse(value)) return { ok: true, value: value as T.SetSessionConfigOptionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PromptResponse` (as `validate.PromptResponse`); with `all`, every issue that collector finds.
- */
-function first_PromptResponse(value: unknown, all?: Collector): Result<T.PromptResponse> {
-  if (v_PromptResponse(value)) return { ok: true, value: value as T.PromptResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `StopReason` (as `validate.StopReason`); with `all`, every issue that collector finds.
- */
-function first_StopReason(value: unknown, all?: Collector): Result<T.StopReason> {
-  if (v_StopReason(value)) return { ok: true, value: value as T.StopReason };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ExtResponse` (as `validate.ExtResponse`); with `all`, every issue that collector finds.
- */
-function first_ExtResponse(value: unknown, all?: Collector): Result<T.ExtResponse> {
-  if (v_ExtResponse(value)) return { ok: true, value: value as T.ExtResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Error` (as `validate.Error`); with `all`, every issue that collector finds.
- */
-function first_Error(value: unknown, all?: Collector): Result<T.Error> {
-  if (v_Error(value)) return { ok: true, value: value as T.Error };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ErrorCode` (as `validate.ErrorCode`); with `all`, every issue that collector finds.
- */
-function first_ErrorCode(value: unknown, all?: Collector): Result<T.ErrorCode> {
-  if (v_ErrorCode(value)) return { ok: true, value: value as T.ErrorCode };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AgentNotification` (as `validate.AgentNotification`); with `all`, every issue that collector finds.
- */
-function first_AgentNotification(value: unknown, all?: Collector): Result<T.AgentNotification> {
-  if (v_AgentNotification(value)) return { ok: true, value: value as T.AgentNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionNotification` (as `validate.SessionNotification`); with `all`, every issue that collector finds.
- */
-function first_SessionNotification(value: unknown, all?: Collector): Result<T.SessionNotification> {
-  if (v_SessionNotification(value)) return { ok: true, value: value as T.SessionNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionUpdate` (as `validate.SessionUpdate`); with `all`, every issue that collector finds.
- */
-function first_SessionUpdate(value: unknown, all?: Collector): Result<T.SessionUpdate> {
-  if (v_SessionUpdate(value)) return { ok: true, value: value as T.SessionUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `MessageId` (as `validate.MessageId`); with `all`, every issue that collector finds.
- */
-function first_MessageId(value: unknown, all?: Collector): Result<T.MessageId> {
-  if (v_MessageId(value)) return { ok: true, value: value as T.MessageId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ContentChunk` (as `validate.ContentChunk`); with `all`, every issue that collector finds.
- */
-function first_ContentChunk(value: unknown, all?: Collector): Result<T.ContentChunk> {
-  if (v_ContentChunk(value)) return { ok: true, value: value as T.ContentChunk };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCall` (as `validate.ToolCall`); with `all`, every issue that collector finds.
- */
-function first_ToolCall(value: unknown, all?: Collector): Result<T.ToolCall> {
-  if (v_ToolCall(value)) return { ok: true, value: value as T.ToolCall };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PlanEntry` (as `validate.PlanEntry`); with `all`, every issue that collector finds.
- */
-function first_PlanEntry(value: unknown, all?: Collector): Result<T.PlanEntry> {
-  if (v_PlanEntry(value)) return { ok: true, value: value as T.PlanEntry };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PlanEntryPriority` (as `validate.PlanEntryPriority`); with `all`, every issue that collector finds.
- */
-function first_PlanEntryPriority(value: unknown, all?: Collector): Result<T.PlanEntryPriority> {
-  if (v_PlanEntryPriority(value)) return { ok: true, value: value as T.PlanEntryPriority };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PlanEntryStatus` (as `validate.PlanEntryStatus`); with `all`, every issue that collector finds.
- */
-function first_PlanEntryStatus(value: unknown, all?: Collector): Result<T.PlanEntryStatus> {
-  if (v_PlanEntryStatus(value)) return { ok: true, value: value as T.PlanEntryStatus };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Plan` (as `validate.Plan`); with `all`, every issue that collector finds.
- */
-function first_Plan(value: unknown, all?: Collector): Result<T.Plan> {
-  if (v_Plan(value)) return { ok: true, value: value as T.Plan };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AvailableCommand` (as `validate.AvailableCommand`); with `all`, every issue that collector finds.
- */
-function first_AvailableCommand(value: unknown, all?: Collector): Result<T.AvailableCommand> {
-  if (v_AvailableCommand(value)) return { ok: true, value: value as T.AvailableCommand };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AvailableCommandInput` (as `validate.AvailableCommandInput`); with `all`, every issue that collector finds.
- */
-function first_AvailableCommandInput(value: unknown, all?: Collector): Result<T.AvailableCommandInput> {
-  if (v_AvailableCommandInput(value)) return { ok: true, value: value as T.AvailableCommandInput };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `UnstructuredCommandInput` (as `validate.UnstructuredCommandInput`); with `all`, every issue that collector finds.
- */
-function first_UnstructuredCommandInput(value: unknown, all?: Collector): Result<T.UnstructuredCommandInput> {
-  if (v_UnstructuredCommandInput(value)) return { ok: true, value: value as T.UnstructuredCommandInput };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AvailableCommandsUpdate` (as `validate.AvailableCommandsUpdate`); with `all`, every issue that collector finds.
- */
-function first_AvailableCommandsUpdate(value: unknown, all?: Collector): Result<T.AvailableCommandsUpdate> {
-  if (v_AvailableCommandsUpdate(value)) return { ok: true, value: value as T.AvailableCommandsUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CurrentModeUpdate` (as `validate.CurrentModeUpdate`); with `all`, every issue that collector finds.
- */
-function first_CurrentModeUpdate(value: unknown, all?: Collector): Result<T.CurrentModeUpdate> {
-  if (v_CurrentModeUpdate(value)) return { ok: true, value: value as T.CurrentModeUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ConfigOptionUpdate` (as `validate.ConfigOptionUpdate`); with `all`, every issue that collector finds.
- */
-function first_ConfigOptionUpdate(value: unknown, all?: Collector): Result<T.ConfigOptionUpdate> {
-  if (v_ConfigOptionUpdate(value)) return { ok: true, value: value as T.ConfigOptionUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionInfoUpdate` (as `validate.SessionInfoUpdate`); with `all`, every issue that collector finds.
- */
-function first_SessionInfoUpdate(value: unknown, all?: Collector): Result<T.SessionInfoUpdate> {
-  if (v_SessionInfoUpdate(value)) return { ok: true, value: value as T.SessionInfoUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Cost` (as `validate.Cost`); with `all`, every issue that collector finds.
- */
-function first_Cost(value: unknown, all?: Collector): Result<T.Cost> {
-  if (v_Cost(value)) return { ok: true, value: value as T.Cost };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `UsageUpdate` (as `validate.UsageUpdate`); with `all`, every issue that collector finds.
- */
-function first_UsageUpdate(value: unknown, all?: Collector): Result<T.UsageUpdate> {
-  if (v_UsageUpdate(value)) return { ok: true, value: value as T.UsageUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `NoticeSeverity` (as `validate.NoticeSeverity`); with `all`, every issue that collector finds.
- */
-function first_NoticeSeverity(value: unknown, all?: Collector): Result<T.NoticeSeverity> {
-  if (v_NoticeSeverity(value)) return { ok: true, value: value as T.NoticeSeverity };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Notice` (as `validate.Notice`); with `all`, every issue that collector finds.
- */
-function first_Notice(value: unknown, all?: Collector): Result<T.Notice> {
-  if (v_Notice(value)) return { ok: true, value: value as T.Notice };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompactionId` (as `validate.CompactionId`); with `all`, every issue that collector finds.
- */
-function first_CompactionId(value: unknown, all?: Collector): Result<T.CompactionId> {
-  if (v_CompactionId(value)) return { ok: true, value: value as T.CompactionId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompactionStatus` (as `validate.CompactionStatus`); with `all`, every issue that collector finds.
- */
-function first_CompactionStatus(value: unknown, all?: Collector): Result<T.CompactionStatus> {
-  if (v_CompactionStatus(value)) return { ok: true, value: value as T.CompactionStatus };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompactionUpdate` (as `validate.CompactionUpdate`); with `all`, every issue that collector finds.
- */
-function first_CompactionUpdate(value: unknown, all?: Collector): Result<T.CompactionUpdate> {
-  if (v_CompactionUpdate(value)) return { ok: true, value: value as T.CompactionUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompactionSummaryChunk` (as `validate.CompactionSummaryChunk`); with `all`, every issue that collector finds.
- */
-function first_CompactionSummaryChunk(value: unknown, all?: Collector): Result<T.CompactionSummaryChunk> {
-  if (v_CompactionSummaryChunk(value)) return { ok: true, value: value as T.CompactionSummaryChunk };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompleteElicitationNotification` (as `validate.CompleteElicitationNotification`); with `all`, every issue that collector finds.
- */
-function first_CompleteElicitationNotification(value: unknown, all?: Collector): Result<T.CompleteElicitationNotification> {
-  if (v_CompleteElicitationNotification(value)) return { ok: true, value: value as T.CompleteElicitationNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ExtNotification` (as `validate.ExtNotification`); with `all`, every issue that collector finds.
- */
-function first_ExtNotification(value: unknown, all?: Collector): Result<T.ExtNotification> {
-  if (v_ExtNotification(value)) return { ok: true, value: value as T.ExtNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ClientRequest` (as `validate.ClientRequest`); with `all`, every issue that collector finds.
- */
-function first_ClientRequest(value: unknown, all?: Collector): Result<T.ClientRequest> {
-  if (v_ClientRequest(value)) return { ok: true, value: value as T.ClientRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `InitializeRequest` (as `validate.InitializeRequest`); with `all`, every issue that collector finds.
- */
-function first_InitializeRequest(value: unknown, all?: Collector): Result<T.InitializeRequest> {
-  if (v_InitializeRequest(value)) return { ok: true, value: value as T.InitializeRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ClientCapabilities` (as `validate.ClientCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ClientCapabilities(value: unknown, all?: Collector): Result<T.ClientCapabilities> {
-  if (v_ClientCapabilities(value)) return { ok: true, value: value as T.ClientCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `FileSystemCapabilities` (as `validate.FileSystemCapabilities`); with `all`, every issue that collector finds.
- */
-function first_FileSystemCapabilities(value: unknown, all?: Collector): Result<T.FileSystemCapabilities> {
-  if (v_FileSystemCapabilities(value)) return { ok: true, value: value as T.FileSystemCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ClientSessionCapabilities` (as `validate.ClientSessionCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ClientSessionCapabilities(value: unknown, all?: Collector): Result<T.ClientSessionCapabilities> {
-  if (v_ClientSessionCapabilities(value)) return { ok: true, value: value as T.ClientSessionCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompactionCapabilities` (as `validate.CompactionCapabilities`); with `all`, every issue that collector finds.
- */
-function first_CompactionCapabilities(value: unknown, all?: Collector): Result<T.CompactionCapabilities> {
-  if (v_CompactionCapabilities(value)) return { ok: true, value: value as T.CompactionCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigOptionsCapabilities` (as `validate.SessionConfigOptionsCapabilities`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigOptionsCapabilities(value: unknown, all?: Collector): Result<T.SessionConfigOptionsCapabilities> {
-  if (v_SessionConfigOptionsCapabilities(value)) return { ok: true, value: value as T.SessionConfigOptionsCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `BooleanConfigOptionCapabilities` (as `validate.BooleanConfigOptionCapabilities`); with `all`, every issue that collector finds.
- */
-function first_BooleanConfigOptionCapabilities(value: unknown, all?: Collector): Result<T.BooleanConfigOptionCapabilities> {
-  if (v_BooleanConfigOptionCapabilities(value)) return { ok: true, value: value as T.BooleanConfigOptionCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `NoticeCapabilities` (as `validate.NoticeCapabilities`); with `all`, every issue that collector finds.
- */
-function first_NoticeCapabilities(value: unknown, all?: Collector): Result<T.NoticeCapabilities> {
-  if (v_NoticeCapabilities(value)) return { ok: true, value: value as T.NoticeCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthCapabilities` (as `validate.AuthCapabilities`); with `all`, every issue that collector finds.
- */
-function first_AuthCapabilities(value: unknown, all?: Collector): Result<T.AuthCapabilities> {
-  if (v_AuthCapabilities(value)) return { ok: true, value: value as T.AuthCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationCapabilities` (as `validate.ElicitationCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ElicitationCapabilities(value: unknown, all?: Collector): Result<T.ElicitationCapabilities> {
-  if (v_ElicitationCapabilities(value)) return { ok: true, value: value as T.ElicitationCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationFormCapabilities` (as `validate.ElicitationFormCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ElicitationFormCapabilities(value: unknown, all?: Collector): Result<T.ElicitationFormCapabilities> {
-  if (v_ElicitationFormCapabilities(value)) return { ok: true, value: value as T.ElicitationFormCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationUrlCapabilities` (as `validate.ElicitationUrlCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ElicitationUrlCapabilities(value: unknown, all?: Collector): Result<T.ElicitationUrlCapabilities> {
-  if (v_ElicitationUrlCapabilities(value)) return { ok: true, value: value as T.ElicitationUrlCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthenticateRequest` (as `validate.AuthenticateRequest`); with `all`, every issue that collector finds.
- */
-function first_AuthenticateRequest(value: unknown, all?: Collector): Result<T.AuthenticateRequest> {
-  if (v_AuthenticateRequest(value)) return { ok: true, value: value as T.AuthenticateRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `LogoutRequest` (as `validate.LogoutRequest`); with `all`, every issue that collector finds.
- */
-function first_LogoutRequest(value: unknown, all?: Collector): Result<T.LogoutRequest> {
-  if (v_LogoutRequest(value)) return { ok: true, value: value as T.LogoutRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `NewSessionRequest` (as `validate.NewSessionRequest`); with `all`, every issue that collector finds.
- */
-function first_NewSessionRequest(value: unknown, all?: Collector): Result<T.NewSessionRequest> {
-  if (v_NewSessionRequest(value)) return { ok: true, value: value as T.NewSessionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpServer` (as `validate.McpServer`); with `all`, every issue that collector finds.
- */
-function first_McpServer(value: unknown, all?: Collector): Result<T.McpServer> {
-  if (v_McpServer(value)) return { ok: true, value: value as T.McpServer };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `HttpHeader` (as `validate.HttpHeader`); with `all`, every issue that collector finds.
- */
-function first_HttpHeader(value: unknown, all?: Collector): Result<T.HttpHeader> {
-  if (v_HttpHeader(value)) return { ok: true, value: value as T.HttpHeader };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpServerHttp` (as `validate.McpServerHttp`); with `all`, every issue that collector finds.
- */
-function first_McpServerHttp(value: unknown, all?: Collector): Result<T.McpServerHttp> {
-  if (v_McpServerHttp(value)) return { ok: true, value: value as T.McpServerHttp };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpServerSse` (as `validate.McpServerSse`); with `all`, every issue that collector finds.
- */
-function first_McpServerSse(value: unknown, all?: Collector): Result<T.McpServerSse> {
-  if (v_McpServerSse(value)) return { ok: true, value: value as T.McpServerSse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpServerStdio` (as `validate.McpServerStdio`); with `all`, every issue that collector finds.
- */
-function first_McpServerStdio(value: unknown, all?: Collector): Result<T.McpServerStdio> {
-  if (v_McpServerStdio(value)) return { ok: true, value: value as T.McpServerStdio };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `LoadSessionRequest` (as `validate.LoadSessionRequest`); with `all`, every issue that collector finds.
- */
-function first_LoadSessionRequest(value: unknown, all?: Collector): Result<T.LoadSessionRequest> {
-  if (v_LoadSessionRequest(value)) return { ok: true, value: value as T.LoadSessionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ListSessionsRequest` (as `validate.ListSessionsRequest`); with `all`, every issue that collector finds.
- */
-function first_ListSessionsRequest(value: unknown, all?: Collector): Result<T.ListSessionsRequest> {
-  if (v_ListSessionsRequest(value)) return { ok: true, value: value as T.ListSessionsRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `DeleteSessionRequest` (as `validate.DeleteSessionRequest`); with `all`, every issue that collector finds.
- */
-function first_DeleteSessionRequest(value: unknown, all?: Collector): Result<T.DeleteSessionRequest> {
-  if (v_DeleteSessionRequest(value)) return { ok: true, value: value as T.DeleteSessionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ResumeSessionRequest` (as `validate.ResumeSessionRequest`); with `all`, every issue that collector finds.
- */
-function first_ResumeSessionRequest(value: unknown, all?: Collector): Result<T.ResumeSessionRequest> {
-  if (v_ResumeSessionRequest(value)) return { ok: true, value: value as T.ResumeSessionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CloseSessionRequest` (as `validate.CloseSessionRequest`); with `all`, every issue that collector finds.
- */
-function first_CloseSessionRequest(value: unknown, all?: Collector): Result<T.CloseSessionRequest> {
-  if (v_CloseSessionRequest(value)) return { ok: true, value: value as T.CloseSessionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SetSessionModeRequest` (as `validate.SetSessionModeRequest`); with `all`, every issue that collector finds.
- */
-function first_SetSessionModeRequest(value: unknown, all?: Collector): Result<T.SetSessionModeRequest> {
-  if (v_SetSessionModeRequest(value)) return { ok: true, value: value as T.SetSessionModeRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SetSessionConfigOptionRequest` (as `validate.SetSessionConfigOptionRequest`); with `all`, every issue that collector finds.
- */
-function first_SetSessionConfigOptionRequest(value: unknown, all?: Collector): Result<T.SetSessionConfigOptionRequest> {
-  if (v_SetSessionConfigOptionRequest(value)) return { ok: true, value: value as T.SetSessionConfigOptionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PromptRequest` (as `validate.PromptRequest`); with `all`, every issue that collector finds.
- */
-function first_PromptRequest(value: unknown, all?: Collector): Result<T.PromptRequest> {
-  if (v_PromptRequest(value)) return { ok: true, value: value as T.PromptRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ClientResponse` (as `validate.ClientResponse`); with `all`, every issue that collector finds.
- */
-function first_ClientResponse(value: unknown, all?: Collector): Result<T.ClientResponse> {
-  if (v_ClientResponse(value)) return { ok: true, value: value as T.ClientResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `WriteTextFileResponse` (as `validate.WriteTextFileResponse`); with `all`, every issue that collector finds.
- */
-function first_WriteTextFileResponse(value: unknown, all?: Collector): Result<T.WriteTextFileResponse> {
-  if (v_WriteTextFileResponse(value)) return { ok: true, value: value as T.WriteTextFileResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ReadTextFileResponse` (as `validate.ReadTextFileResponse`); with `all`, every issue that collector finds.
- */
-function first_ReadTextFileResponse(value: unknown, all?: Collector): Result<T.ReadTextFileResponse> {
-  if (v_ReadTextFileResponse(value)) return { ok: true, value: value as T.ReadTextFileResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RequestPermissionResponse` (as `validate.RequestPermissionResponse`); with `all`, every issue that collector finds.
- */
-function first_RequestPermissionResponse(value: unknown, all?: Collector): Result<T.RequestPermissionResponse> {
-  if (v_RequestPermissionResponse(value)) return { ok: true, value: value as T.RequestPermissionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RequestPermissionOutcome` (as `validate.RequestPermissionOutcome`); with `all`, every issue that collector finds.
- */
-function first_RequestPermissionOutcome(value: unknown, all?: Collector): Result<T.RequestPermissionOutcome> {
-  if (v_RequestPermissionOutcome(value)) return { ok: true, value: value as T.RequestPermissionOutcome };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SelectedPermissionOutcome` (as `validate.SelectedPermissionOutcome`); with `all`, every issue that collector finds.
- */
-function first_SelectedPermissionOutcome(value: unknown, all?: Collector): Result<T.SelectedPermissionOutcome> {
-  if (v_SelectedPermissionOutcome(value)) return { ok: true, value: value as T.SelectedPermissionOutcome };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CreateTerminalResponse` (as `validate.CreateTerminalResponse`); with `all`, every issue that collector finds.
- */
-function first_CreateTerminalResponse(value: unknown, all?: Collector): Result<T.CreateTerminalResponse> {
-  if (v_CreateTerminalResponse(value)) return { ok: true, value: value as T.CreateTerminalResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalOutputResponse` (as `validate.TerminalOutputResponse`); with `all`, every issue that collector finds.
- */
-function first_TerminalOutputResponse(value: unknown, all?: Collector): Result<T.TerminalOutputResponse> {
-  if (v_TerminalOutputResponse(value)) return { ok: true, value: value as T.TerminalOutputResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalExitStatus` (as `validate.TerminalExitStatus`); with `all`, every issue that collector finds.
- */
-function first_TerminalExitStatus(value: unknown, all?: Collector): Result<T.TerminalExitStatus> {
-  if (v_TerminalExitStatus(value)) return { ok: true, value: value as T.TerminalExitStatus };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ReleaseTerminalResponse` (as `validate.ReleaseTerminalResponse`); with `all`, every issue that collector finds.
- */
-function first_ReleaseTerminalResponse(value: unknown, all?: Collector): Result<T.ReleaseTerminalResponse> {
-  if (v_ReleaseTerminalResponse(value)) return { ok: true, value: value as T.ReleaseTerminalResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `WaitForTerminalExitResponse` (as `validate.WaitForTerminalExitResponse`); with `all`, every issue that collector finds.
- */
-function first_WaitForTerminalExitResponse(value: unknown, all?: Collector): Result<T.WaitForTerminalExitResponse> {
-  if (v_WaitForTerminalExitResponse(value)) return { ok: true, value: value as T.WaitForTerminalExitResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `KillTerminalResponse` (as `validate.KillTerminalResponse`); with `all`, every issue that collector finds.
- */
-function first_KillTerminalResponse(value: unknown, all?: Collector): Result<T.KillTerminalResponse> {
-  if (v_KillTerminalResponse(value)) return { ok: true, value: value as T.KillTerminalResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CreateElicitationResponse` (as `validate.CreateElicitationResponse`); with `all`, every issue that collector finds.
- */
-function first_CreateElicitationResponse(value: unknown, all?: Collector): Result<T.CreateElicitationResponse> {
-  if (v_CreateElicitationResponse(value)) return { ok: true, value: value as T.CreateElicitationResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationContentValue` (as `validate.ElicitationContentValue`); with `all`, every issue that collector finds.
- */
-function first_ElicitationContentValue(value: unknown, all?: Collector): Result<T.ElicitationContentValue> {
-  if (v_ElicitationContentValue(value)) return { ok: true, value: value as T.ElicitationContentValue };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationAcceptAction` (as `validate.ElicitationAcceptAction`); with `all`, every issue that collector finds.
- */
-function first_ElicitationAcceptAction(value: unknown, all?: Collector): Result<T.ElicitationAcceptAction> {
-  if (v_ElicitationAcceptAction(value)) return { ok: true, value: value as T.ElicitationAcceptAction };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ClientNotification` (as `validate.ClientNotification`); with `all`, every issue that collector finds.
- */
-function first_ClientNotification(value: unknown, all?: Collector): Result<T.ClientNotification> {
-  if (v_ClientNotification(value)) return { ok: true, value: value as T.ClientNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CancelNotification` (as `validate.CancelNotification`); with `all`, every issue that collector finds.
- */
-function first_CancelNotification(value: unknown, all?: Collector): Result<T.CancelNotification> {
-  if (v_CancelNotification(value)) return { ok: true, value: value as T.CancelNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CancelRequestNotification` (as `validate.CancelRequestNotification`); with `all`, every issue that collector finds.
- */
-function first_CancelRequestNotification(value: unknown, all?: Collector): Result<T.CancelRequestNotification> {
-  if (v_CancelRequestNotification(value)) return { ok: true, value: value as T.CancelRequestNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
 export {
-  first_AgentRequest as AgentRequest,
-  first_RequestId as RequestId,
-  first_WriteTextFileRequest as WriteTextFileRequest,
-  first_SessionId as SessionId,
-  first_ReadTextFileRequest as ReadTextFileRequest,
-  first_RequestPermissionRequest as RequestPermissionRequest,
-  first_ToolCallUpdate as ToolCallUpdate,
-  first_ToolCallId as ToolCallId,
-  first_ToolKind as ToolKind,
-  first_ToolCallStatus as ToolCallStatus,
-  first_ToolCallContent as ToolCallContent,
-  first_ContentBlock as ContentBlock,
-  first_Annotations as Annotations,
-  first_Role as Role,
-  first_TextContent as TextContent,
-  first_ImageContent as ImageContent,
-  first_AudioContent as AudioContent,
-  first_ResourceLink as ResourceLink,
-  first_EmbeddedResourceResource as EmbeddedResourceResource,
-  first_TextResourceContents as TextResourceContents,
-  first_BlobResourceContents as BlobResourceContents,
-  first_EmbeddedResource as EmbeddedResource,
-  first_Content as Content,
-  first_Diff as Diff,
-  first_TerminalId as TerminalId,
-  first_Terminal as Terminal,
-  first_ToolCallLocation as ToolCallLocation,
-  first_PermissionOption as PermissionOption,
-  first_PermissionOptionId as PermissionOptionId,
-  first_PermissionOptionKind as PermissionOptionKind,
-  first_CreateTerminalRequest as CreateTerminalRequest,
-  first_EnvVariable as EnvVariable,
-  first_TerminalOutputRequest as TerminalOutputRequest,
-  first_ReleaseTerminalRequest as ReleaseTerminalRequest,
-  first_WaitForTerminalExitRequest as WaitForTerminalExitRequest,
-  first_KillTerminalRequest as KillTerminalRequest,
-  first_CreateElicitationRequest as CreateElicitationRequest,
-  first_ElicitationSessionScope as ElicitationSessionScope,
-  first_ElicitationRequestScope as ElicitationRequestScope,
-  first_ElicitationSchema as ElicitationSchema,
-  first_ElicitationSchemaType as ElicitationSchemaType,
-  first_ElicitationPropertySchema as ElicitationPropertySchema,
-  first_StringFormat as StringFormat,
-  first_EnumOption as EnumOption,
-  first_StringPropertySchema as StringPropertySchema,
-  first_NumberPropertySchema as NumberPropertySchema,
-  first_IntegerPropertySchema as IntegerPropertySchema,
-  first_BooleanPropertySchema as BooleanPropertySchema,
-  first_MultiSelectItems as MultiSelectItems,
-  first_StringMultiSelectItems as StringMultiSelectItems,
-  first_TitledMultiSelectItems as TitledMultiSelectItems,
-  first_MultiSelectPropertySchema as MultiSelectPropertySchema,
-  first_ElicitationFormMode as ElicitationFormMode,
-  first_ElicitationId as ElicitationId,
-  first_ElicitationUrlMode as ElicitationUrlMode,
-  first_ExtRequest as ExtRequest,
-  first_AgentResponse as AgentResponse,
-  first_InitializeResponse as InitializeResponse,
-  first_ProtocolVersion as ProtocolVersion,
-  first_AgentCapabilities as AgentCapabilities,
-  first_PromptCapabilities as PromptCapabilities,
-  first_McpCapabilities as McpCapabilities,
-  first_SessionCapabilities as SessionCapabilities,
-  first_SessionListCapabilities as SessionListCapabilities,
-  first_SessionDeleteCapabilities as SessionDeleteCapabilities,
-  first_SessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities,
-  first_SessionResumeCapabilities as SessionResumeCapabilities,
-  first_SessionCloseCapabilities as SessionCloseCapabilities,
-  first_AgentAuthCapabilities as AgentAuthCapabilities,
-  first_LogoutCapabilities as LogoutCapabilities,
-  first_AuthMethod as AuthMethod,
-  first_AuthMethodId as AuthMethodId,
-  first_AuthMethodTerminal as AuthMethodTerminal,
-  first_AuthMethodAgent as AuthMethodAgent,
-  first_Implementation as Implementation,
-  first_AuthenticateResponse as AuthenticateResponse,
-  first_LogoutResponse as LogoutResponse,
-  first_NewSessionResponse as NewSessionResponse,
-  first_SessionModeState as SessionModeState,
-  first_SessionModeId as SessionModeId,
-  first_SessionMode as SessionMode,
-  first_SessionConfigOption as SessionConfigOption,
-  first_SessionConfigId as SessionConfigId,
-  first_SessionConfigOptionCategory as SessionConfigOptionCategory,
-  first_SessionConfigValueId as SessionConfigValueId,
-  first_SessionConfigSelectOptions as SessionConfigSelectOptions,
-  first_SessionConfigSelectOption as SessionConfigSelectOption,
-  first_SessionConfigSelectGroup as SessionConfigSelectGroup,
-  first_SessionConfigGroupId as SessionConfigGroupId,
-  first_SessionConfigSelect as SessionConfigSelect,
-  first_SessionConfigBoolean as SessionConfigBoolean,
-  first_LoadSessionResponse as LoadSessionResponse,
-  first_ListSessionsResponse as ListSessionsResponse,
-  first_SessionInfo as SessionInfo,
-  first_DeleteSessionResponse as DeleteSessionResponse,
-  first_ResumeSessionResponse as ResumeSessionResponse,
-  first_CloseSessionResponse as CloseSessionResponse,
-  first_SetSessionModeResponse as SetSessionModeResponse,
-  first_SetSessionConfigOptionResponse as SetSessionConfigOptionResponse,
-  first_PromptResponse as PromptResponse,
-  first_StopReason as StopReason,
-  first_ExtResponse as ExtResponse,
-  first_Error as Error,
-  first_ErrorCode as ErrorCode,
-  first_AgentNotification as AgentNotification,
-  first_SessionNotification as SessionNotification,
-  first_SessionUpdate as SessionUpdate,
-  first_MessageId as MessageId,
-  first_ContentChunk as ContentChunk,
-  first_ToolCall as ToolCall,
-  first_PlanEntry as PlanEntry,
-  first_PlanEntryPriority as PlanEntryPriority,
-  first_PlanEntryStatus as PlanEntryStatus,
-  first_Plan as Plan,
-  first_AvailableCommand as AvailableCommand,
-  first_AvailableCommandInput as AvailableCommandInput,
-  first_UnstructuredCommandInput as UnstructuredCommandInput,
-  first_AvailableCommandsUpdate as AvailableCommandsUpdate,
-  first_CurrentModeUpdate as CurrentModeUpdate,
-  first_ConfigOptionUpdate as ConfigOptionUpdate,
-  first_SessionInfoUpdate as SessionInfoUpdate,
-  first_Cost as Cost,
-  first_UsageUpdate as UsageUpdate,
-  first_NoticeSeverity as NoticeSeverity,
-  first_Notice as Notice,
-  first_CompactionId as CompactionId,
-  first_CompactionStatus as CompactionStatus,
-  first_CompactionUpdate as CompactionUpdate,
-  first_CompactionSummaryChunk as CompactionSummaryChunk,
-  first_CompleteElicitationNotification as CompleteElicitationNotification,
-  first_ExtNotification as ExtNotification,
-  first_ClientRequest as ClientRequest,
-  first_InitializeRequest as InitializeRequest,
-  first_ClientCapabilities as ClientCapabilities,
-  first_FileSystemCapabilities as FileSystemCapabilities,
-  first_ClientSessionCapabilities as ClientSessionCapabilities,
-  first_CompactionCapabilities as CompactionCapabilities,
-  first_SessionConfigOptionsCapabilities as SessionConfigOptionsCapabilities,
-  first_BooleanConfigOptionCapabilities as BooleanConfigOptionCapabilities,
-  first_NoticeCapabilities as NoticeCapabilities,
-  first_AuthCapabilities as AuthCapabilities,
-  first_ElicitationCapabilities as ElicitationCapabilities,
-  first_ElicitationFormCapabilities as ElicitationFormCapabilities,
-  first_ElicitationUrlCapabilities as ElicitationUrlCapabilities,
-  first_AuthenticateRequest as AuthenticateRequest,
-  first_LogoutRequest as LogoutRequest,
-  first_NewSessionRequest as NewSessionRequest,
-  first_McpServer as McpServer,
-  first_HttpHeader as HttpHeader,
-  first_McpServerHttp as McpServerHttp,
-  first_McpServerSse as McpServerSse,
-  first_McpServerStdio as McpServerStdio,
-  first_LoadSessionRequest as LoadSessionRequest,
-  first_ListSessionsRequest as ListSessionsRequest,
-  first_DeleteSessionRequest as DeleteSessionRequest,
-  first_ResumeSessionRequest as ResumeSessionRequest,
-  first_CloseSessionRequest as CloseSessionRequest,
-  first_SetSessionModeRequest as SetSessionModeRequest,
-  first_SetSessionConfigOptionRequest as SetSessionConfigOptionRequest,
-  first_PromptRequest as PromptRequest,
-  first_ClientResponse as ClientResponse,
-  first_WriteTextFileResponse as WriteTextFileResponse,
-  first_ReadTextFileResponse as ReadTextFileResponse,
-  first_RequestPermissionResponse as RequestPermissionResponse,
-  first_RequestPermissionOutcome as RequestPermissionOutcome,
-  first_SelectedPermissionOutcome as SelectedPermissionOutcome,
-  first_CreateTerminalResponse as CreateTerminalResponse,
-  first_TerminalOutputResponse as TerminalOutputResponse,
-  first_TerminalExitStatus as TerminalExitStatus,
-  first_ReleaseTerminalResponse as ReleaseTerminalResponse,
-  first_WaitForTerminalExitResponse as WaitForTerminalExitResponse,
-  first_KillTerminalResponse as KillTerminalResponse,
-  first_CreateElicitationResponse as CreateElicitationResponse,
-  first_ElicitationContentValue as ElicitationContentValue,
-  first_ElicitationAcceptAction as ElicitationAcceptAction,
-  first_ClientNotification as ClientNotification,
-  first_CancelNotification as CancelNotification,
-  first_CancelRequestNotification as CancelRequestNotification,
+  v_AgentRequest as AgentRequest,
+  v_RequestId as RequestId,
+  v_WriteTextFileRequest as WriteTextFileRequest,
+  v_SessionId as SessionId,
+  v_ReadTextFileRequest as ReadTextFileRequest,
+  v_RequestPermissionRequest as RequestPermissionRequest,
+  v_ToolCallUpdate as ToolCallUpdate,
+  v_ToolCallId as ToolCallId,
+  v_ToolKind as ToolKind,
+  v_ToolCallStatus as ToolCallStatus,
+  v_ToolCallContent as ToolCallContent,
+  v_ContentBlock as ContentBlock,
+  v_Annotations as Annotations,
+  v_Role as Role,
+  v_TextContent as TextContent,
+  v_ImageContent as ImageContent,
+  v_AudioContent as AudioContent,
+  v_ResourceLink as ResourceLink,
+  v_EmbeddedResourceResource as EmbeddedResourceResource,
+  v_TextResourceContents as TextResourceContents,
+  v_BlobResourceContents as BlobResourceContents,
+  v_EmbeddedResource as EmbeddedResource,
+  v_Content as Content,
+  v_Diff as Diff,
+  v_TerminalId as TerminalId,
+  v_Terminal as Terminal,
+  v_ToolCallLocation as ToolCallLocation,
+  v_PermissionOption as PermissionOption,
+  v_PermissionOptionId as PermissionOptionId,
+  v_PermissionOptionKind as PermissionOptionKind,
+  v_CreateTerminalRequest as CreateTerminalRequest,
+  v_EnvVariable as EnvVariable,
+  v_TerminalOutputRequest as TerminalOutputRequest,
+  v_ReleaseTerminalRequest as ReleaseTerminalRequest,
+  v_WaitForTerminalExitRequest as WaitForTerminalExitRequest,
+  v_KillTerminalRequest as KillTerminalRequest,
+  v_CreateElicitationRequest as CreateElicitationRequest,
+  v_ElicitationSessionScope as ElicitationSessionScope,
+  v_ElicitationRequestScope as ElicitationRequestScope,
+  v_ElicitationSchema as ElicitationSchema,
+  v_ElicitationSchemaType as ElicitationSchemaType,
+  v_ElicitationPropertySchema as ElicitationPropertySchema,
+  v_StringFormat as StringFormat,
+  v_EnumOption as EnumOption,
+  v_StringPropertySchema as StringPropertySchema,
+  v_NumberPropertySchema as NumberPropertySchema,
+  v_IntegerPropertySchema as IntegerPropertySchema,
+  v_BooleanPropertySchema as BooleanPropertySchema,
+  v_MultiSelectItems as MultiSelectItems,
+  v_StringMultiSelectItems as StringMultiSelectItems,
+  v_TitledMultiSelectItems as TitledMultiSelectItems,
+  v_MultiSelectPropertySchema as MultiSelectPropertySchema,
+  v_ElicitationFormMode as ElicitationFormMode,
+  v_ElicitationId as ElicitationId,
+  v_ElicitationUrlMode as ElicitationUrlMode,
+  v_ExtRequest as ExtRequest,
+  v_AgentResponse as AgentResponse,
+  v_InitializeResponse as InitializeResponse,
+  v_ProtocolVersion as ProtocolVersion,
+  v_AgentCapabilities as AgentCapabilities,
+  v_PromptCapabilities as PromptCapabilities,
+  v_McpCapabilities as McpCapabilities,
+  v_SessionCapabilities as SessionCapabilities,
+  v_SessionListCapabilities as SessionListCapabilities,
+  v_SessionDeleteCapabilities as SessionDeleteCapabilities,
+  v_SessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities,
+  v_SessionResumeCapabilities as SessionResumeCapabilities,
+  v_SessionCloseCapabilities as SessionCloseCapabilities,
+  v_AgentAuthCapabilities as AgentAuthCapabilities,
+  v_LogoutCapabilities as LogoutCapabilities,
+  v_AuthMethod as AuthMethod,
+  v_AuthMethodId as AuthMethodId,
+  v_AuthMethodTerminal as AuthMethodTerminal,
+  v_AuthMethodAgent as AuthMethodAgent,
+  v_Implementation as Implementation,
+  v_AuthenticateResponse as AuthenticateResponse,
+  v_LogoutResponse as LogoutResponse,
+  v_NewSessionResponse as NewSessionResponse,
+  v_SessionModeState as SessionModeState,
+  v_SessionModeId as SessionModeId,
+  v_SessionMode as SessionMode,
+  v_SessionConfigOption as SessionConfigOption,
+  v_SessionConfigId as SessionConfigId,
+  v_SessionConfigOptionCategory as SessionConfigOptionCategory,
+  v_SessionConfigValueId as SessionConfigValueId,
+  v_SessionConfigSelectOptions as SessionConfigSelectOptions,
+  v_SessionConfigSelectOption as SessionConfigSelectOption,
+  v_SessionConfigSelectGroup as SessionConfigSelectGroup,
+  v_SessionConfigGroupId as SessionConfigGroupId,
+  v_SessionConfigSelect as SessionConfigSelect,
+  v_SessionConfigBoolean as SessionConfigBoolean,
+  v_LoadSessionResponse as LoadSessionResponse,
+  v_ListSessionsResponse as ListSessionsResponse,
+  v_SessionInfo as SessionInfo,
+  v_DeleteSessionResponse as DeleteSessionResponse,
+  v_ResumeSessionResponse as ResumeSessionResponse,
+  v_CloseSessionResponse as CloseSessionResponse,
+  v_SetSessionModeResponse as SetSessionModeResponse,
+  v_SetSessionConfigOptionResponse as SetSessionConfigOptionResponse,
+  v_PromptResponse as PromptResponse,
+  v_StopReason as StopReason,
+  v_ExtResponse as ExtResponse,
+  v_Error as Error,
+  v_ErrorCode as ErrorCode,
+  v_AgentNotification as AgentNotification,
+  v_SessionNotification as SessionNotification,
+  v_SessionUpdate as SessionUpdate,
+  v_MessageId as MessageId,
+  v_ContentChunk as ContentChunk,
+  v_ToolCall as ToolCall,
+  v_PlanEntry as PlanEntry,
+  v_PlanEntryPriority as PlanEntryPriority,
+  v_PlanEntryStatus as PlanEntryStatus,
+  v_Plan as Plan,
+  v_AvailableCommand as AvailableCommand,
+  v_AvailableCommandInput as AvailableCommandInput,
+  v_UnstructuredCommandInput as UnstructuredCommandInput,
+  v_AvailableCommandsUpdate as AvailableCommandsUpdate,
+  v_CurrentModeUpdate as CurrentModeUpdate,
+  v_ConfigOptionUpdate as ConfigOptionUpdate,
+  v_SessionInfoUpdate as SessionInfoUpdate,
+  v_Cost as Cost,
+  v_UsageUpdate as UsageUpdate,
+  v_NoticeSeverity as NoticeSeverity,
+  v_Notice as Notice,
+  v_CompactionId as CompactionId,
+  v_CompactionStatus as CompactionStatus,
+  v_CompactionUpdate as CompactionUpdate,
+  v_CompactionSummaryChunk as CompactionSummaryChunk,
+  v_CompleteElicitationNotification as CompleteElicitationNotification,
+  v_ExtNotification as ExtNotification,
+  v_ClientRequest as ClientRequest,
+  v_InitializeRequest as InitializeRequest,
+  v_ClientCapabilities as ClientCapabilities,
+  v_FileSystemCapabilities as FileSystemCapabilities,
+  v_ClientSessionCapabilities as ClientSessionCapabilities,
+  v_CompactionCapabilities as CompactionCapabilities,
+  v_SessionConfigOptionsCapabilities as SessionConfigOptionsCapabilities,
+  v_BooleanConfigOptionCapabilities as BooleanConfigOptionCapabilities,
+  v_NoticeCapabilities as NoticeCapabilities,
+  v_AuthCapabilities as AuthCapabilities,
+  v_ElicitationCapabilities as ElicitationCapabilities,
+  v_ElicitationFormCapabilities as ElicitationFormCapabilities,
+  v_ElicitationUrlCapabilities as ElicitationUrlCapabilities,
+  v_AuthenticateRequest as AuthenticateRequest,
+  v_LogoutRequest as LogoutRequest,
+  v_NewSessionRequest as NewSessionRequest,
+  v_McpServer as McpServer,
+  v_HttpHeader as HttpHeader,
+  v_McpServerHttp as McpServerHttp,
+  v_McpServerSse as McpServerSse,
+  v_McpServerStdio as McpServerStdio,
+  v_LoadSessionRequest as LoadSessionRequest,
+  v_ListSessionsRequest as ListSessionsRequest,
+  v_DeleteSessionRequest as DeleteSessionRequest,
+  v_ResumeSessionRequest as ResumeSessionRequest,
+  v_CloseSessionRequest as CloseSessionRequest,
+  v_SetSessionModeRequest as SetSessionModeRequest,
+  v_SetSessionConfigOptionRequest as SetSessionConfigOptionRequest,
+  v_PromptRequest as PromptRequest,
+  v_ClientResponse as ClientResponse,
+  v_WriteTextFileResponse as WriteTextFileResponse,
+  v_ReadTextFileResponse as ReadTextFileResponse,
+  v_RequestPermissionResponse as RequestPermissionResponse,
+  v_RequestPermissionOutcome as RequestPermissionOutcome,
+  v_SelectedPermissionOutcome as SelectedPermissionOutcome,
+  v_CreateTerminalResponse as CreateTerminalResponse,
+  v_TerminalOutputResponse as TerminalOutputResponse,
+  v_TerminalExitStatus as TerminalExitStatus,
+  v_ReleaseTerminalResponse as ReleaseTerminalResponse,
+  v_WaitForTerminalExitResponse as WaitForTerminalExitResponse,
+  v_KillTerminalResponse as KillTerminalResponse,
+  v_CreateElicitationResponse as CreateElicitationResponse,
+  v_ElicitationContentValue as ElicitationContentValue,
+  v_ElicitationAcceptAction as ElicitationAcceptAction,
+  v_ClientNotification as ClientNotification,
+  v_CancelNotification as CancelNotification,
+  v_CancelRequestNotification as CancelRequestNotification,
 };

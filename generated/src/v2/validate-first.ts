@@ -2,20 +2,14 @@
 // (sha256 b6c91055df549d6f1db1d76d692d0561dad433e03d8ed114ea9b5baed9da72c5). Do not edit: run `npm run generate`.
 
 /**
- * First-issue validators, one per `$defs` type: the checks behind `validate.X` without the
- * all-issues collectors of `{ all: true }`, so that code calling only these (the connection)
- * bundles none of them. Same verdict and the same first issue as `validate.X`.
+ * First-issue checks, one per `$defs` type: `X(value)` is `true` when `validate.X` accepts the value, else
+ * `undefined` after recording the first issue, which the decode runtime's `finish` turns into a `Result`
+ * (call it at once). `validate.ts` wraps these; code that needs no `{ all: true }` (the connection) imports
+ * this module and bundles none of the all-issues collectors. Not re-exported by the entry point.
  * @module
  */
 
-import type * as T from "./types.js";
-import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
-
-/**
- * What `validate.ts` hands a first-issue validator for `{ all: true }`: the all-issues collector of its type.
- */
-export type Collector = (v: any, p: string, out: rt.Issue[]) => void;
 
 function v_0(v: any): true | undefined {
   let best: rt.Failure;
@@ -3286,1778 +3280,202 @@ function v_CancelRequestNotification(v: any): true | undefined {
   return true;
 }
 
-/**
- * First-issue check of `AgentRequest` (as `validate.AgentRequest`); with `all`, every issue that collector finds.
- */
-function first_AgentRequest(value: unknown, all?: Collector): Result<T.AgentRequest> {
-  if (v_AgentRequest(value)) return { ok: true, value: value as T.AgentRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RequestId` (as `validate.RequestId`); with `all`, every issue that collector finds.
- */
-function first_RequestId(value: unknown, all?: Collector): Result<T.RequestId> {
-  if (v_RequestId(value)) return { ok: true, value: value as T.RequestId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RequestPermissionRequest` (as `validate.RequestPermissionRequest`); with `all`, every issue that collector finds.
- */
-function first_RequestPermissionRequest(value: unknown, all?: Collector): Result<T.RequestPermissionRequest> {
-  if (v_RequestPermissionRequest(value)) return { ok: true, value: value as T.RequestPermissionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionId` (as `validate.SessionId`); with `all`, every issue that collector finds.
- */
-function first_SessionId(value: unknown, all?: Collector): Result<T.SessionId> {
-  if (v_SessionId(value)) return { ok: true, value: value as T.SessionId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RequestPermissionSubject` (as `validate.RequestPermissionSubject`); with `all`, every issue that collector finds.
- */
-function first_RequestPermissionSubject(value: unknown, all?: Collector): Result<T.RequestPermissionSubject> {
-  if (v_RequestPermissionSubject(value)) return { ok: true, value: value as T.RequestPermissionSubject };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallUpdate` (as `validate.ToolCallUpdate`); with `all`, every issue that collector finds.
- */
-function first_ToolCallUpdate(value: unknown, all?: Collector): Result<T.ToolCallUpdate> {
-  if (v_ToolCallUpdate(value)) return { ok: true, value: value as T.ToolCallUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallId` (as `validate.ToolCallId`); with `all`, every issue that collector finds.
- */
-function first_ToolCallId(value: unknown, all?: Collector): Result<T.ToolCallId> {
-  if (v_ToolCallId(value)) return { ok: true, value: value as T.ToolCallId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolKind` (as `validate.ToolKind`); with `all`, every issue that collector finds.
- */
-function first_ToolKind(value: unknown, all?: Collector): Result<T.ToolKind> {
-  if (v_ToolKind(value)) return { ok: true, value: value as T.ToolKind };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallStatus` (as `validate.ToolCallStatus`); with `all`, every issue that collector finds.
- */
-function first_ToolCallStatus(value: unknown, all?: Collector): Result<T.ToolCallStatus> {
-  if (v_ToolCallStatus(value)) return { ok: true, value: value as T.ToolCallStatus };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallContent` (as `validate.ToolCallContent`); with `all`, every issue that collector finds.
- */
-function first_ToolCallContent(value: unknown, all?: Collector): Result<T.ToolCallContent> {
-  if (v_ToolCallContent(value)) return { ok: true, value: value as T.ToolCallContent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ContentBlock` (as `validate.ContentBlock`); with `all`, every issue that collector finds.
- */
-function first_ContentBlock(value: unknown, all?: Collector): Result<T.ContentBlock> {
-  if (v_ContentBlock(value)) return { ok: true, value: value as T.ContentBlock };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Annotations` (as `validate.Annotations`); with `all`, every issue that collector finds.
- */
-function first_Annotations(value: unknown, all?: Collector): Result<T.Annotations> {
-  if (v_Annotations(value)) return { ok: true, value: value as T.Annotations };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Role` (as `validate.Role`); with `all`, every issue that collector finds.
- */
-function first_Role(value: unknown, all?: Collector): Result<T.Role> {
-  if (v_Role(value)) return { ok: true, value: value as T.Role };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TextContent` (as `validate.TextContent`); with `all`, every issue that collector finds.
- */
-function first_TextContent(value: unknown, all?: Collector): Result<T.TextContent> {
-  if (v_TextContent(value)) return { ok: true, value: value as T.TextContent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `MediaType` (as `validate.MediaType`); with `all`, every issue that collector finds.
- */
-function first_MediaType(value: unknown, all?: Collector): Result<T.MediaType> {
-  if (v_MediaType(value)) return { ok: true, value: value as T.MediaType };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ImageContent` (as `validate.ImageContent`); with `all`, every issue that collector finds.
- */
-function first_ImageContent(value: unknown, all?: Collector): Result<T.ImageContent> {
-  if (v_ImageContent(value)) return { ok: true, value: value as T.ImageContent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AudioContent` (as `validate.AudioContent`); with `all`, every issue that collector finds.
- */
-function first_AudioContent(value: unknown, all?: Collector): Result<T.AudioContent> {
-  if (v_AudioContent(value)) return { ok: true, value: value as T.AudioContent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Icon` (as `validate.Icon`); with `all`, every issue that collector finds.
- */
-function first_Icon(value: unknown, all?: Collector): Result<T.Icon> {
-  if (v_Icon(value)) return { ok: true, value: value as T.Icon };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `IconTheme` (as `validate.IconTheme`); with `all`, every issue that collector finds.
- */
-function first_IconTheme(value: unknown, all?: Collector): Result<T.IconTheme> {
-  if (v_IconTheme(value)) return { ok: true, value: value as T.IconTheme };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ResourceLink` (as `validate.ResourceLink`); with `all`, every issue that collector finds.
- */
-function first_ResourceLink(value: unknown, all?: Collector): Result<T.ResourceLink> {
-  if (v_ResourceLink(value)) return { ok: true, value: value as T.ResourceLink };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `EmbeddedResourceResource` (as `validate.EmbeddedResourceResource`); with `all`, every issue that collector finds.
- */
-function first_EmbeddedResourceResource(value: unknown, all?: Collector): Result<T.EmbeddedResourceResource> {
-  if (v_EmbeddedResourceResource(value)) return { ok: true, value: value as T.EmbeddedResourceResource };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TextResourceContents` (as `validate.TextResourceContents`); with `all`, every issue that collector finds.
- */
-function first_TextResourceContents(value: unknown, all?: Collector): Result<T.TextResourceContents> {
-  if (v_TextResourceContents(value)) return { ok: true, value: value as T.TextResourceContents };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `BlobResourceContents` (as `validate.BlobResourceContents`); with `all`, every issue that collector finds.
- */
-function first_BlobResourceContents(value: unknown, all?: Collector): Result<T.BlobResourceContents> {
-  if (v_BlobResourceContents(value)) return { ok: true, value: value as T.BlobResourceContents };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `EmbeddedResource` (as `validate.EmbeddedResource`); with `all`, every issue that collector finds.
- */
-function first_EmbeddedResource(value: unknown, all?: Collector): Result<T.EmbeddedResource> {
-  if (v_EmbeddedResource(value)) return { ok: true, value: value as T.EmbeddedResource };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Content` (as `validate.Content`); with `all`, every issue that collector finds.
- */
-function first_Content(value: unknown, all?: Collector): Result<T.Content> {
-  if (v_Content(value)) return { ok: true, value: value as T.Content };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `DiffChange` (as `validate.DiffChange`); with `all`, every issue that collector finds.
- */
-function first_DiffChange(value: unknown, all?: Collector): Result<T.DiffChange> {
-  if (v_DiffChange(value)) return { ok: true, value: value as T.DiffChange };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `DiffFileType` (as `validate.DiffFileType`); with `all`, every issue that collector finds.
- */
-function first_DiffFileType(value: unknown, all?: Collector): Result<T.DiffFileType> {
-  if (v_DiffFileType(value)) return { ok: true, value: value as T.DiffFileType };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AbsolutePath` (as `validate.AbsolutePath`); with `all`, every issue that collector finds.
- */
-function first_AbsolutePath(value: unknown, all?: Collector): Result<T.AbsolutePath> {
-  if (v_AbsolutePath(value)) return { ok: true, value: value as T.AbsolutePath };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `DiffPathChange` (as `validate.DiffPathChange`); with `all`, every issue that collector finds.
- */
-function first_DiffPathChange(value: unknown, all?: Collector): Result<T.DiffPathChange> {
-  if (v_DiffPathChange(value)) return { ok: true, value: value as T.DiffPathChange };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `DiffPathPairChange` (as `validate.DiffPathPairChange`); with `all`, every issue that collector finds.
- */
-function first_DiffPathPairChange(value: unknown, all?: Collector): Result<T.DiffPathPairChange> {
-  if (v_DiffPathPairChange(value)) return { ok: true, value: value as T.DiffPathPairChange };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `DiffPatch` (as `validate.DiffPatch`); with `all`, every issue that collector finds.
- */
-function first_DiffPatch(value: unknown, all?: Collector): Result<T.DiffPatch> {
-  if (v_DiffPatch(value)) return { ok: true, value: value as T.DiffPatch };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `DiffPatchFormat` (as `validate.DiffPatchFormat`); with `all`, every issue that collector finds.
- */
-function first_DiffPatchFormat(value: unknown, all?: Collector): Result<T.DiffPatchFormat> {
-  if (v_DiffPatchFormat(value)) return { ok: true, value: value as T.DiffPatchFormat };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Diff` (as `validate.Diff`); with `all`, every issue that collector finds.
- */
-function first_Diff(value: unknown, all?: Collector): Result<T.Diff> {
-  if (v_Diff(value)) return { ok: true, value: value as T.Diff };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalId` (as `validate.TerminalId`); with `all`, every issue that collector finds.
- */
-function first_TerminalId(value: unknown, all?: Collector): Result<T.TerminalId> {
-  if (v_TerminalId(value)) return { ok: true, value: value as T.TerminalId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Terminal` (as `validate.Terminal`); with `all`, every issue that collector finds.
- */
-function first_Terminal(value: unknown, all?: Collector): Result<T.Terminal> {
-  if (v_Terminal(value)) return { ok: true, value: value as T.Terminal };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallLocation` (as `validate.ToolCallLocation`); with `all`, every issue that collector finds.
- */
-function first_ToolCallLocation(value: unknown, all?: Collector): Result<T.ToolCallLocation> {
-  if (v_ToolCallLocation(value)) return { ok: true, value: value as T.ToolCallLocation };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallCapabilities` (as `validate.ToolCallCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ToolCallCapabilities(value: unknown, all?: Collector): Result<T.ToolCallCapabilities> {
-  if (v_ToolCallCapabilities(value)) return { ok: true, value: value as T.ToolCallCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallCancelCapabilities` (as `validate.ToolCallCancelCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ToolCallCancelCapabilities(value: unknown, all?: Collector): Result<T.ToolCallCancelCapabilities> {
-  if (v_ToolCallCancelCapabilities(value)) return { ok: true, value: value as T.ToolCallCancelCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallPermissionSubject` (as `validate.ToolCallPermissionSubject`); with `all`, every issue that collector finds.
- */
-function first_ToolCallPermissionSubject(value: unknown, all?: Collector): Result<T.ToolCallPermissionSubject> {
-  if (v_ToolCallPermissionSubject(value)) return { ok: true, value: value as T.ToolCallPermissionSubject };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CommandPermissionSubject` (as `validate.CommandPermissionSubject`); with `all`, every issue that collector finds.
- */
-function first_CommandPermissionSubject(value: unknown, all?: Collector): Result<T.CommandPermissionSubject> {
-  if (v_CommandPermissionSubject(value)) return { ok: true, value: value as T.CommandPermissionSubject };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PermissionOption` (as `validate.PermissionOption`); with `all`, every issue that collector finds.
- */
-function first_PermissionOption(value: unknown, all?: Collector): Result<T.PermissionOption> {
-  if (v_PermissionOption(value)) return { ok: true, value: value as T.PermissionOption };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PermissionOptionId` (as `validate.PermissionOptionId`); with `all`, every issue that collector finds.
- */
-function first_PermissionOptionId(value: unknown, all?: Collector): Result<T.PermissionOptionId> {
-  if (v_PermissionOptionId(value)) return { ok: true, value: value as T.PermissionOptionId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PermissionOptionKind` (as `validate.PermissionOptionKind`); with `all`, every issue that collector finds.
- */
-function first_PermissionOptionKind(value: unknown, all?: Collector): Result<T.PermissionOptionKind> {
-  if (v_PermissionOptionKind(value)) return { ok: true, value: value as T.PermissionOptionKind };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CreateElicitationRequest` (as `validate.CreateElicitationRequest`); with `all`, every issue that collector finds.
- */
-function first_CreateElicitationRequest(value: unknown, all?: Collector): Result<T.CreateElicitationRequest> {
-  if (v_CreateElicitationRequest(value)) return { ok: true, value: value as T.CreateElicitationRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationSessionScope` (as `validate.ElicitationSessionScope`); with `all`, every issue that collector finds.
- */
-function first_ElicitationSessionScope(value: unknown, all?: Collector): Result<T.ElicitationSessionScope> {
-  if (v_ElicitationSessionScope(value)) return { ok: true, value: value as T.ElicitationSessionScope };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationRequestScope` (as `validate.ElicitationRequestScope`); with `all`, every issue that collector finds.
- */
-function first_ElicitationRequestScope(value: unknown, all?: Collector): Result<T.ElicitationRequestScope> {
-  if (v_ElicitationRequestScope(value)) return { ok: true, value: value as T.ElicitationRequestScope };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationSchema` (as `validate.ElicitationSchema`); with `all`, every issue that collector finds.
- */
-function first_ElicitationSchema(value: unknown, all?: Collector): Result<T.ElicitationSchema> {
-  if (v_ElicitationSchema(value)) return { ok: true, value: value as T.ElicitationSchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationSchemaType` (as `validate.ElicitationSchemaType`); with `all`, every issue that collector finds.
- */
-function first_ElicitationSchemaType(value: unknown, all?: Collector): Result<T.ElicitationSchemaType> {
-  if (v_ElicitationSchemaType(value)) return { ok: true, value: value as T.ElicitationSchemaType };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationPropertySchema` (as `validate.ElicitationPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_ElicitationPropertySchema(value: unknown, all?: Collector): Result<T.ElicitationPropertySchema> {
-  if (v_ElicitationPropertySchema(value)) return { ok: true, value: value as T.ElicitationPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `StringFormat` (as `validate.StringFormat`); with `all`, every issue that collector finds.
- */
-function first_StringFormat(value: unknown, all?: Collector): Result<T.StringFormat> {
-  if (v_StringFormat(value)) return { ok: true, value: value as T.StringFormat };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `EnumOption` (as `validate.EnumOption`); with `all`, every issue that collector finds.
- */
-function first_EnumOption(value: unknown, all?: Collector): Result<T.EnumOption> {
-  if (v_EnumOption(value)) return { ok: true, value: value as T.EnumOption };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `StringPropertySchema` (as `validate.StringPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_StringPropertySchema(value: unknown, all?: Collector): Result<T.StringPropertySchema> {
-  if (v_StringPropertySchema(value)) return { ok: true, value: value as T.StringPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `NumberPropertySchema` (as `validate.NumberPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_NumberPropertySchema(value: unknown, all?: Collector): Result<T.NumberPropertySchema> {
-  if (v_NumberPropertySchema(value)) return { ok: true, value: value as T.NumberPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `IntegerPropertySchema` (as `validate.IntegerPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_IntegerPropertySchema(value: unknown, all?: Collector): Result<T.IntegerPropertySchema> {
-  if (v_IntegerPropertySchema(value)) return { ok: true, value: value as T.IntegerPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `BooleanPropertySchema` (as `validate.BooleanPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_BooleanPropertySchema(value: unknown, all?: Collector): Result<T.BooleanPropertySchema> {
-  if (v_BooleanPropertySchema(value)) return { ok: true, value: value as T.BooleanPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `MultiSelectItems` (as `validate.MultiSelectItems`); with `all`, every issue that collector finds.
- */
-function first_MultiSelectItems(value: unknown, all?: Collector): Result<T.MultiSelectItems> {
-  if (v_MultiSelectItems(value)) return { ok: true, value: value as T.MultiSelectItems };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `StringMultiSelectItems` (as `validate.StringMultiSelectItems`); with `all`, every issue that collector finds.
- */
-function first_StringMultiSelectItems(value: unknown, all?: Collector): Result<T.StringMultiSelectItems> {
-  if (v_StringMultiSelectItems(value)) return { ok: true, value: value as T.StringMultiSelectItems };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TitledMultiSelectItems` (as `validate.TitledMultiSelectItems`); with `all`, every issue that collector finds.
- */
-function first_TitledMultiSelectItems(value: unknown, all?: Collector): Result<T.TitledMultiSelectItems> {
-  if (v_TitledMultiSelectItems(value)) return { ok: true, value: value as T.TitledMultiSelectItems };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `MultiSelectPropertySchema` (as `validate.MultiSelectPropertySchema`); with `all`, every issue that collector finds.
- */
-function first_MultiSelectPropertySchema(value: unknown, all?: Collector): Result<T.MultiSelectPropertySchema> {
-  if (v_MultiSelectPropertySchema(value)) return { ok: true, value: value as T.MultiSelectPropertySchema };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationFormMode` (as `validate.ElicitationFormMode`); with `all`, every issue that collector finds.
- */
-function first_ElicitationFormMode(value: unknown, all?: Collector): Result<T.ElicitationFormMode> {
-  if (v_ElicitationFormMode(value)) return { ok: true, value: value as T.ElicitationFormMode };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationId` (as `validate.ElicitationId`); with `all`, every issue that collector finds.
- */
-function first_ElicitationId(value: unknown, all?: Collector): Result<T.ElicitationId> {
-  if (v_ElicitationId(value)) return { ok: true, value: value as T.ElicitationId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationUrlMode` (as `validate.ElicitationUrlMode`); with `all`, every issue that collector finds.
- */
-function first_ElicitationUrlMode(value: unknown, all?: Collector): Result<T.ElicitationUrlMode> {
-  if (v_ElicitationUrlMode(value)) return { ok: true, value: value as T.ElicitationUrlMode };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ExtRequest` (as `validate.ExtRequest`); with `all`, every issue that collector finds.
- */
-function first_ExtRequest(value: unknown, all?: Collector): Result<T.ExtRequest> {
-  if (v_ExtRequest(value)) return { ok: true, value: value as T.ExtRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AgentResponse` (as `validate.AgentResponse`); with `all`, every issue that collector finds.
- */
-function first_AgentResponse(value: unknown, all?: Collector): Result<T.AgentResponse> {
-  if (v_AgentResponse(value)) return { ok: true, value: value as T.AgentResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `InitializeResponse` (as `validate.InitializeResponse`); with `all`, every issue that collector finds.
- */
-function first_InitializeResponse(value: unknown, all?: Collector): Result<T.InitializeResponse> {
-  if (v_InitializeResponse(value)) return { ok: true, value: value as T.InitializeResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ProtocolVersion` (as `validate.ProtocolVersion`); with `all`, every issue that collector finds.
- */
-function first_ProtocolVersion(value: unknown, all?: Collector): Result<T.ProtocolVersion> {
-  if (v_ProtocolVersion(value)) return { ok: true, value: value as T.ProtocolVersion };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Implementation` (as `validate.Implementation`); with `all`, every issue that collector finds.
- */
-function first_Implementation(value: unknown, all?: Collector): Result<T.Implementation> {
-  if (v_Implementation(value)) return { ok: true, value: value as T.Implementation };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AgentCapabilities` (as `validate.AgentCapabilities`); with `all`, every issue that collector finds.
- */
-function first_AgentCapabilities(value: unknown, all?: Collector): Result<T.AgentCapabilities> {
-  if (v_AgentCapabilities(value)) return { ok: true, value: value as T.AgentCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionCapabilities` (as `validate.SessionCapabilities`); with `all`, every issue that collector finds.
- */
-function first_SessionCapabilities(value: unknown, all?: Collector): Result<T.SessionCapabilities> {
-  if (v_SessionCapabilities(value)) return { ok: true, value: value as T.SessionCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PromptCapabilities` (as `validate.PromptCapabilities`); with `all`, every issue that collector finds.
- */
-function first_PromptCapabilities(value: unknown, all?: Collector): Result<T.PromptCapabilities> {
-  if (v_PromptCapabilities(value)) return { ok: true, value: value as T.PromptCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PromptImageCapabilities` (as `validate.PromptImageCapabilities`); with `all`, every issue that collector finds.
- */
-function first_PromptImageCapabilities(value: unknown, all?: Collector): Result<T.PromptImageCapabilities> {
-  if (v_PromptImageCapabilities(value)) return { ok: true, value: value as T.PromptImageCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PromptAudioCapabilities` (as `validate.PromptAudioCapabilities`); with `all`, every issue that collector finds.
- */
-function first_PromptAudioCapabilities(value: unknown, all?: Collector): Result<T.PromptAudioCapabilities> {
-  if (v_PromptAudioCapabilities(value)) return { ok: true, value: value as T.PromptAudioCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PromptEmbeddedContextCapabilities` (as `validate.PromptEmbeddedContextCapabilities`); with `all`, every issue that collector finds.
- */
-function first_PromptEmbeddedContextCapabilities(value: unknown, all?: Collector): Result<T.PromptEmbeddedContextCapabilities> {
-  if (v_PromptEmbeddedContextCapabilities(value)) return { ok: true, value: value as T.PromptEmbeddedContextCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpCapabilities` (as `validate.McpCapabilities`); with `all`, every issue that collector finds.
- */
-function first_McpCapabilities(value: unknown, all?: Collector): Result<T.McpCapabilities> {
-  if (v_McpCapabilities(value)) return { ok: true, value: value as T.McpCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpStdioCapabilities` (as `validate.McpStdioCapabilities`); with `all`, every issue that collector finds.
- */
-function first_McpStdioCapabilities(value: unknown, all?: Collector): Result<T.McpStdioCapabilities> {
-  if (v_McpStdioCapabilities(value)) return { ok: true, value: value as T.McpStdioCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpHttpCapabilities` (as `validate.McpHttpCapabilities`); with `all`, every issue that collector finds.
- */
-function first_McpHttpCapabilities(value: unknown, all?: Collector): Result<T.McpHttpCapabilities> {
-  if (v_McpHttpCapabilities(value)) return { ok: true, value: value as T.McpHttpCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionDeleteCapabilities` (as `validate.SessionDeleteCapabilities`); with `all`, every issue that collector finds.
- */
-function first_SessionDeleteCapabilities(value: unknown, all?: Collector): Result<T.SessionDeleteCapabilities> {
-  if (v_SessionDeleteCapabilities(value)) return { ok: true, value: value as T.SessionDeleteCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionAdditionalDirectoriesCapabilities` (as `validate.SessionAdditionalDirectoriesCapabilities`); with `all`, every issue that collector finds.
- */
-function first_SessionAdditionalDirectoriesCapabilities(value: unknown, all?: Collector): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  if (v_SessionAdditionalDirectoriesCapabilities(value)) return { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AgentAuthCapabilities` (as `validate.AgentAuthCapabilities`); with `all`, every issue that collector finds.
- */
-function first_AgentAuthCapabilities(value: unknown, all?: Collector): Result<T.AgentAuthCapabilities> {
-  if (v_AgentAuthCapabilities(value)) return { ok: true, value: value as T.AgentAuthCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthMethod` (as `validate.AuthMethod`); with `all`, every issue that collector finds.
- */
-function first_AuthMethod(value: unknown, all?: Collector): Result<T.AuthMethod> {
-  if (v_AuthMethod(value)) return { ok: true, value: value as T.AuthMethod };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthMethodId` (as `validate.AuthMethodId`); with `all`, every issue that collector finds.
- */
-function first_AuthMethodId(value: unknown, all?: Collector): Result<T.AuthMethodId> {
-  if (v_AuthMethodId(value)) return { ok: true, value: value as T.AuthMethodId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `EnvVariable` (as `validate.EnvVariable`); with `all`, every issue that collector finds.
- */
-function first_EnvVariable(value: unknown, all?: Collector): Result<T.EnvVariable> {
-  if (v_EnvVariable(value)) return { ok: true, value: value as T.EnvVariable };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthMethodTerminal` (as `validate.AuthMethodTerminal`); with `all`, every issue that collector finds.
- */
-function first_AuthMethodTerminal(value: unknown, all?: Collector): Result<T.AuthMethodTerminal> {
-  if (v_AuthMethodTerminal(value)) return { ok: true, value: value as T.AuthMethodTerminal };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AuthMethodAgent` (as `validate.AuthMethodAgent`); with `all`, every issue that collector finds.
- */
-function first_AuthMethodAgent(value: unknown, all?: Collector): Result<T.AuthMethodAgent> {
-  if (v_AuthMethodAgent(value)) return { ok: true, value: value as T.AuthMethodAgent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `LoginAuthResponse` (as `validate.LoginAuthResponse`); with `all`, every issue that collector finds.
- */
-function first_LoginAuthResponse(value: unknown, all?: Collector): Result<T.LoginAuthResponse> {
-  if (v_LoginAuthResponse(value)) return { ok: true, value: value as T.LoginAuthResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `LogoutAuthResponse` (as `validate.LogoutAuthResponse`); with `all`, every issue that collector finds.
- */
-function first_LogoutAuthResponse(value: unknown, all?: Collector): Result<T.LogoutAuthResponse> {
-  if (v_LogoutAuthResponse(value)) return { ok: true, value: value as T.LogoutAuthResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `NewSessionResponse` (as `validate.NewSessionResponse`); with `all`, every issue that collector finds.
- */
-function first_NewSessionResponse(value: unknown, all?: Collector): Result<T.NewSessionResponse> {
-  if (v_NewSessionResponse(value)) return { ok: true, value: value as T.NewSessionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigOption` (as `validate.SessionConfigOption`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigOption(value: unknown, all?: Collector): Result<T.SessionConfigOption> {
-  if (v_SessionConfigOption(value)) return { ok: true, value: value as T.SessionConfigOption };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigId` (as `validate.SessionConfigId`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigId(value: unknown, all?: Collector): Result<T.SessionConfigId> {
-  if (v_SessionConfigId(value)) return { ok: true, value: value as T.SessionConfigId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigOptionCategory` (as `validate.SessionConfigOptionCategory`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigOptionCategory(value: unknown, all?: Collector): Result<T.SessionConfigOptionCategory> {
-  if (v_SessionConfigOptionCategory(value)) return { ok: true, value: value as T.SessionConfigOptionCategory };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigValueId` (as `validate.SessionConfigValueId`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigValueId(value: unknown, all?: Collector): Result<T.SessionConfigValueId> {
-  if (v_SessionConfigValueId(value)) return { ok: true, value: value as T.SessionConfigValueId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigSelectOptions` (as `validate.SessionConfigSelectOptions`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigSelectOptions(value: unknown, all?: Collector): Result<T.SessionConfigSelectOptions> {
-  if (v_SessionConfigSelectOptions(value)) return { ok: true, value: value as T.SessionConfigSelectOptions };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigSelectOption` (as `validate.SessionConfigSelectOption`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigSelectOption(value: unknown, all?: Collector): Result<T.SessionConfigSelectOption> {
-  if (v_SessionConfigSelectOption(value)) return { ok: true, value: value as T.SessionConfigSelectOption };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigSelectGroup` (as `validate.SessionConfigSelectGroup`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigSelectGroup(value: unknown, all?: Collector): Result<T.SessionConfigSelectGroup> {
-  if (v_SessionConfigSelectGroup(value)) return { ok: true, value: value as T.SessionConfigSelectGroup };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigGroupId` (as `validate.SessionConfigGroupId`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigGroupId(value: unknown, all?: Collector): Result<T.SessionConfigGroupId> {
-  if (v_SessionConfigGroupId(value)) return { ok: true, value: value as T.SessionConfigGroupId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigSelect` (as `validate.SessionConfigSelect`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigSelect(value: unknown, all?: Collector): Result<T.SessionConfigSelect> {
-  if (v_SessionConfigSelect(value)) return { ok: true, value: value as T.SessionConfigSelect };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionConfigBoolean` (as `validate.SessionConfigBoolean`); with `all`, every issue that collector finds.
- */
-function first_SessionConfigBoolean(value: unknown, all?: Collector): Result<T.SessionConfigBoolean> {
-  if (v_SessionConfigBoolean(value)) return { ok: true, value: value as T.SessionConfigBoolean };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AvailableCommand` (as `validate.AvailableCommand`); with `all`, every issue that collector finds.
- */
-function first_AvailableCommand(value: unknown, all?: Collector): Result<T.AvailableCommand> {
-  if (v_AvailableCommand(value)) return { ok: true, value: value as T.AvailableCommand };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AvailableCommandInput` (as `validate.AvailableCommandInput`); with `all`, every issue that collector finds.
- */
-function first_AvailableCommandInput(value: unknown, all?: Collector): Result<T.AvailableCommandInput> {
-  if (v_AvailableCommandInput(value)) return { ok: true, value: value as T.AvailableCommandInput };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TextCommandInput` (as `validate.TextCommandInput`); with `all`, every issue that collector finds.
- */
-function first_TextCommandInput(value: unknown, all?: Collector): Result<T.TextCommandInput> {
-  if (v_TextCommandInput(value)) return { ok: true, value: value as T.TextCommandInput };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Command` (as `validate.Command`); with `all`, every issue that collector finds.
- */
-function first_Command(value: unknown, all?: Collector): Result<T.Command> {
-  if (v_Command(value)) return { ok: true, value: value as T.Command };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ListSessionsResponse` (as `validate.ListSessionsResponse`); with `all`, every issue that collector finds.
- */
-function first_ListSessionsResponse(value: unknown, all?: Collector): Result<T.ListSessionsResponse> {
-  if (v_ListSessionsResponse(value)) return { ok: true, value: value as T.ListSessionsResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionInfo` (as `validate.SessionInfo`); with `all`, every issue that collector finds.
- */
-function first_SessionInfo(value: unknown, all?: Collector): Result<T.SessionInfo> {
-  if (v_SessionInfo(value)) return { ok: true, value: value as T.SessionInfo };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionListCursor` (as `validate.SessionListCursor`); with `all`, every issue that collector finds.
- */
-function first_SessionListCursor(value: unknown, all?: Collector): Result<T.SessionListCursor> {
-  if (v_SessionListCursor(value)) return { ok: true, value: value as T.SessionListCursor };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `DeleteSessionResponse` (as `validate.DeleteSessionResponse`); with `all`, every issue that collector finds.
- */
-function first_DeleteSessionResponse(value: unknown, all?: Collector): Result<T.DeleteSessionResponse> {
-  if (v_DeleteSessionResponse(value)) return { ok: true, value: value as T.DeleteSessionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ResumeSessionResponse` (as `validate.ResumeSessionResponse`); with `all`, every issue that collector finds.
- */
-function first_ResumeSessionResponse(value: unknown, all?: Collector): Result<T.ResumeSessionResponse> {
-  if (v_ResumeSessionResponse(value)) return { ok: true, value: value as T.ResumeSessionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CloseSessionResponse` (as `validate.CloseSessionResponse`); with `all`, every issue that collector finds.
- */
-function first_CloseSessionResponse(value: unknown, all?: Collector): Result<T.CloseSessionResponse> {
-  if (v_CloseSessionResponse(value)) return { ok: true, value: value as T.CloseSessionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CancelToolCallResponse` (as `validate.CancelToolCallResponse`); with `all`, every issue that collector finds.
- */
-function first_CancelToolCallResponse(value: unknown, all?: Collector): Result<T.CancelToolCallResponse> {
-  if (v_CancelToolCallResponse(value)) return { ok: true, value: value as T.CancelToolCallResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CancelTerminalResponse` (as `validate.CancelTerminalResponse`); with `all`, every issue that collector finds.
- */
-function first_CancelTerminalResponse(value: unknown, all?: Collector): Result<T.CancelTerminalResponse> {
-  if (v_CancelTerminalResponse(value)) return { ok: true, value: value as T.CancelTerminalResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SetSessionConfigOptionResponse` (as `validate.SetSessionConfigOptionResponse`); with `all`, every issue that collector finds.
- */
-function first_SetSessionConfigOptionResponse(value: unknown, all?: Collector): Result<T.SetSessionConfigOptionResponse> {
-  if (v_SetSessionConfigOptionResponse(value)) return { ok: true, value: value as T.SetSessionConfigOptionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PromptResponse` (as `validate.PromptResponse`); with `all`, every issue that collector finds.
- */
-function first_PromptResponse(value: unknown, all?: Collector): Result<T.PromptResponse> {
-  if (v_PromptResponse(value)) return { ok: true, value: value as T.PromptResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `MessageId` (as `validate.MessageId`); with `all`, every issue that collector finds.
- */
-function first_MessageId(value: unknown, all?: Collector): Result<T.MessageId> {
-  if (v_MessageId(value)) return { ok: true, value: value as T.MessageId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ExtResponse` (as `validate.ExtResponse`); with `all`, every issue that collector finds.
- */
-function first_ExtResponse(value: unknown, all?: Collector): Result<T.ExtResponse> {
-  if (v_ExtResponse(value)) return { ok: true, value: value as T.ExtResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Error` (as `validate.Error`); with `all`, every issue that collector finds.
- */
-function first_Error(value: unknown, all?: Collector): Result<T.Error> {
-  if (v_Error(value)) return { ok: true, value: value as T.Error };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ErrorCode` (as `validate.ErrorCode`); with `all`, every issue that collector finds.
- */
-function first_ErrorCode(value: unknown, all?: Collector): Result<T.ErrorCode> {
-  if (v_ErrorCode(value)) return { ok: true, value: value as T.ErrorCode };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ErrorData` (as `validate.ErrorData`); with `all`, every issue that collector finds.
- */
-function first_ErrorData(value: unknown, all?: Collector): Result<T.ErrorData> {
-  if (v_ErrorData(value)) return { ok: true, value: value as T.ErrorData };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `UnsupportedProtocolVersionErrorData` (as `validate.UnsupportedProtocolVersionErrorData`); with `all`, every issue that collector finds.
- */
-function first_UnsupportedProtocolVersionErrorData(value: unknown, all?: Collector): Result<T.UnsupportedProtocolVersionErrorData> {
-  if (v_UnsupportedProtocolVersionErrorData(value)) return { ok: true, value: value as T.UnsupportedProtocolVersionErrorData };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionNotFoundErrorData` (as `validate.SessionNotFoundErrorData`); with `all`, every issue that collector finds.
- */
-function first_SessionNotFoundErrorData(value: unknown, all?: Collector): Result<T.SessionNotFoundErrorData> {
-  if (v_SessionNotFoundErrorData(value)) return { ok: true, value: value as T.SessionNotFoundErrorData };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AgentNotification` (as `validate.AgentNotification`); with `all`, every issue that collector finds.
- */
-function first_AgentNotification(value: unknown, all?: Collector): Result<T.AgentNotification> {
-  if (v_AgentNotification(value)) return { ok: true, value: value as T.AgentNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `UpdateSessionNotification` (as `validate.UpdateSessionNotification`); with `all`, every issue that collector finds.
- */
-function first_UpdateSessionNotification(value: unknown, all?: Collector): Result<T.UpdateSessionNotification> {
-  if (v_UpdateSessionNotification(value)) return { ok: true, value: value as T.UpdateSessionNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionUpdate` (as `validate.SessionUpdate`); with `all`, every issue that collector finds.
- */
-function first_SessionUpdate(value: unknown, all?: Collector): Result<T.SessionUpdate> {
-  if (v_SessionUpdate(value)) return { ok: true, value: value as T.SessionUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ContentChunk` (as `validate.ContentChunk`); with `all`, every issue that collector finds.
- */
-function first_ContentChunk(value: unknown, all?: Collector): Result<T.ContentChunk> {
-  if (v_ContentChunk(value)) return { ok: true, value: value as T.ContentChunk };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `UserMessage` (as `validate.UserMessage`); with `all`, every issue that collector finds.
- */
-function first_UserMessage(value: unknown, all?: Collector): Result<T.UserMessage> {
-  if (v_UserMessage(value)) return { ok: true, value: value as T.UserMessage };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AgentMessage` (as `validate.AgentMessage`); with `all`, every issue that collector finds.
- */
-function first_AgentMessage(value: unknown, all?: Collector): Result<T.AgentMessage> {
-  if (v_AgentMessage(value)) return { ok: true, value: value as T.AgentMessage };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AgentThought` (as `validate.AgentThought`); with `all`, every issue that collector finds.
- */
-function first_AgentThought(value: unknown, all?: Collector): Result<T.AgentThought> {
-  if (v_AgentThought(value)) return { ok: true, value: value as T.AgentThought };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `BackgroundWork` (as `validate.BackgroundWork`); with `all`, every issue that collector finds.
- */
-function first_BackgroundWork(value: unknown, all?: Collector): Result<T.BackgroundWork> {
-  if (v_BackgroundWork(value)) return { ok: true, value: value as T.BackgroundWork };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `BackgroundTerminal` (as `validate.BackgroundTerminal`); with `all`, every issue that collector finds.
- */
-function first_BackgroundTerminal(value: unknown, all?: Collector): Result<T.BackgroundTerminal> {
-  if (v_BackgroundTerminal(value)) return { ok: true, value: value as T.BackgroundTerminal };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `BackgroundToolCall` (as `validate.BackgroundToolCall`); with `all`, every issue that collector finds.
- */
-function first_BackgroundToolCall(value: unknown, all?: Collector): Result<T.BackgroundToolCall> {
-  if (v_BackgroundToolCall(value)) return { ok: true, value: value as T.BackgroundToolCall };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RunningStateUpdate` (as `validate.RunningStateUpdate`); with `all`, every issue that collector finds.
- */
-function first_RunningStateUpdate(value: unknown, all?: Collector): Result<T.RunningStateUpdate> {
-  if (v_RunningStateUpdate(value)) return { ok: true, value: value as T.RunningStateUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ErrorStopReason` (as `validate.ErrorStopReason`); with `all`, every issue that collector finds.
- */
-function first_ErrorStopReason(value: unknown, all?: Collector): Result<T.ErrorStopReason> {
-  if (v_ErrorStopReason(value)) return { ok: true, value: value as T.ErrorStopReason };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `IdleStateUpdate` (as `validate.IdleStateUpdate`); with `all`, every issue that collector finds.
- */
-function first_IdleStateUpdate(value: unknown, all?: Collector): Result<T.IdleStateUpdate> {
-  if (v_IdleStateUpdate(value)) return { ok: true, value: value as T.IdleStateUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RequiresActionStateUpdate` (as `validate.RequiresActionStateUpdate`); with `all`, every issue that collector finds.
- */
-function first_RequiresActionStateUpdate(value: unknown, all?: Collector): Result<T.RequiresActionStateUpdate> {
-  if (v_RequiresActionStateUpdate(value)) return { ok: true, value: value as T.RequiresActionStateUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `StateUpdate` (as `validate.StateUpdate`); with `all`, every issue that collector finds.
- */
-function first_StateUpdate(value: unknown, all?: Collector): Result<T.StateUpdate> {
-  if (v_StateUpdate(value)) return { ok: true, value: value as T.StateUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ToolCallContentChunk` (as `validate.ToolCallContentChunk`); with `all`, every issue that collector finds.
- */
-function first_ToolCallContentChunk(value: unknown, all?: Collector): Result<T.ToolCallContentChunk> {
-  if (v_ToolCallContentChunk(value)) return { ok: true, value: value as T.ToolCallContentChunk };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalOutput` (as `validate.TerminalOutput`); with `all`, every issue that collector finds.
- */
-function first_TerminalOutput(value: unknown, all?: Collector): Result<T.TerminalOutput> {
-  if (v_TerminalOutput(value)) return { ok: true, value: value as T.TerminalOutput };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalExitStatus` (as `validate.TerminalExitStatus`); with `all`, every issue that collector finds.
- */
-function first_TerminalExitStatus(value: unknown, all?: Collector): Result<T.TerminalExitStatus> {
-  if (v_TerminalExitStatus(value)) return { ok: true, value: value as T.TerminalExitStatus };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalSize` (as `validate.TerminalSize`); with `all`, every issue that collector finds.
- */
-function first_TerminalSize(value: unknown, all?: Collector): Result<T.TerminalSize> {
-  if (v_TerminalSize(value)) return { ok: true, value: value as T.TerminalSize };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalCapabilities` (as `validate.TerminalCapabilities`); with `all`, every issue that collector finds.
- */
-function first_TerminalCapabilities(value: unknown, all?: Collector): Result<T.TerminalCapabilities> {
-  if (v_TerminalCapabilities(value)) return { ok: true, value: value as T.TerminalCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalCancelCapabilities` (as `validate.TerminalCancelCapabilities`); with `all`, every issue that collector finds.
- */
-function first_TerminalCancelCapabilities(value: unknown, all?: Collector): Result<T.TerminalCancelCapabilities> {
-  if (v_TerminalCancelCapabilities(value)) return { ok: true, value: value as T.TerminalCancelCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalUpdate` (as `validate.TerminalUpdate`); with `all`, every issue that collector finds.
- */
-function first_TerminalUpdate(value: unknown, all?: Collector): Result<T.TerminalUpdate> {
-  if (v_TerminalUpdate(value)) return { ok: true, value: value as T.TerminalUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalOutputChunk` (as `validate.TerminalOutputChunk`); with `all`, every issue that collector finds.
- */
-function first_TerminalOutputChunk(value: unknown, all?: Collector): Result<T.TerminalOutputChunk> {
-  if (v_TerminalOutputChunk(value)) return { ok: true, value: value as T.TerminalOutputChunk };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PlanUpdateContent` (as `validate.PlanUpdateContent`); with `all`, every issue that collector finds.
- */
-function first_PlanUpdateContent(value: unknown, all?: Collector): Result<T.PlanUpdateContent> {
-  if (v_PlanUpdateContent(value)) return { ok: true, value: value as T.PlanUpdateContent };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PlanId` (as `validate.PlanId`); with `all`, every issue that collector finds.
- */
-function first_PlanId(value: unknown, all?: Collector): Result<T.PlanId> {
-  if (v_PlanId(value)) return { ok: true, value: value as T.PlanId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PlanEntry` (as `validate.PlanEntry`); with `all`, every issue that collector finds.
- */
-function first_PlanEntry(value: unknown, all?: Collector): Result<T.PlanEntry> {
-  if (v_PlanEntry(value)) return { ok: true, value: value as T.PlanEntry };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PlanEntryPriority` (as `validate.PlanEntryPriority`); with `all`, every issue that collector finds.
- */
-function first_PlanEntryPriority(value: unknown, all?: Collector): Result<T.PlanEntryPriority> {
-  if (v_PlanEntryPriority(value)) return { ok: true, value: value as T.PlanEntryPriority };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PlanEntryStatus` (as `validate.PlanEntryStatus`); with `all`, every issue that collector finds.
- */
-function first_PlanEntryStatus(value: unknown, all?: Collector): Result<T.PlanEntryStatus> {
-  if (v_PlanEntryStatus(value)) return { ok: true, value: value as T.PlanEntryStatus };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PlanItems` (as `validate.PlanItems`); with `all`, every issue that collector finds.
- */
-function first_PlanItems(value: unknown, all?: Collector): Result<T.PlanItems> {
-  if (v_PlanItems(value)) return { ok: true, value: value as T.PlanItems };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PlanUpdate` (as `validate.PlanUpdate`); with `all`, every issue that collector finds.
- */
-function first_PlanUpdate(value: unknown, all?: Collector): Result<T.PlanUpdate> {
-  if (v_PlanUpdate(value)) return { ok: true, value: value as T.PlanUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `AvailableCommandsUpdate` (as `validate.AvailableCommandsUpdate`); with `all`, every issue that collector finds.
- */
-function first_AvailableCommandsUpdate(value: unknown, all?: Collector): Result<T.AvailableCommandsUpdate> {
-  if (v_AvailableCommandsUpdate(value)) return { ok: true, value: value as T.AvailableCommandsUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ConfigOptionUpdate` (as `validate.ConfigOptionUpdate`); with `all`, every issue that collector finds.
- */
-function first_ConfigOptionUpdate(value: unknown, all?: Collector): Result<T.ConfigOptionUpdate> {
-  if (v_ConfigOptionUpdate(value)) return { ok: true, value: value as T.ConfigOptionUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SessionInfoUpdate` (as `validate.SessionInfoUpdate`); with `all`, every issue that collector finds.
- */
-function first_SessionInfoUpdate(value: unknown, all?: Collector): Result<T.SessionInfoUpdate> {
-  if (v_SessionInfoUpdate(value)) return { ok: true, value: value as T.SessionInfoUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Cost` (as `validate.Cost`); with `all`, every issue that collector finds.
- */
-function first_Cost(value: unknown, all?: Collector): Result<T.Cost> {
-  if (v_Cost(value)) return { ok: true, value: value as T.Cost };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `UsageUpdate` (as `validate.UsageUpdate`); with `all`, every issue that collector finds.
- */
-function first_UsageUpdate(value: unknown, all?: Collector): Result<T.UsageUpdate> {
-  if (v_UsageUpdate(value)) return { ok: true, value: value as T.UsageUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `NoticeSeverity` (as `validate.NoticeSeverity`); with `all`, every issue that collector finds.
- */
-function first_NoticeSeverity(value: unknown, all?: Collector): Result<T.NoticeSeverity> {
-  if (v_NoticeSeverity(value)) return { ok: true, value: value as T.NoticeSeverity };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `Notice` (as `validate.Notice`); with `all`, every issue that collector finds.
- */
-function first_Notice(value: unknown, all?: Collector): Result<T.Notice> {
-  if (v_Notice(value)) return { ok: true, value: value as T.Notice };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompactionId` (as `validate.CompactionId`); with `all`, every issue that collector finds.
- */
-function first_CompactionId(value: unknown, all?: Collector): Result<T.CompactionId> {
-  if (v_CompactionId(value)) return { ok: true, value: value as T.CompactionId };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompactionStatus` (as `validate.CompactionStatus`); with `all`, every issue that collector finds.
- */
-function first_CompactionStatus(value: unknown, all?: Collector): Result<T.CompactionStatus> {
-  if (v_CompactionStatus(value)) return { ok: true, value: value as T.CompactionStatus };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompactionUpdate` (as `validate.CompactionUpdate`); with `all`, every issue that collector finds.
- */
-function first_CompactionUpdate(value: unknown, all?: Collector): Result<T.CompactionUpdate> {
-  if (v_CompactionUpdate(value)) return { ok: true, value: value as T.CompactionUpdate };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompactionSummaryChunk` (as `validate.CompactionSummaryChunk`); with `all`, every issue that collector finds.
- */
-function first_CompactionSummaryChunk(value: unknown, all?: Collector): Result<T.CompactionSummaryChunk> {
-  if (v_CompactionSummaryChunk(value)) return { ok: true, value: value as T.CompactionSummaryChunk };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CompleteElicitationNotification` (as `validate.CompleteElicitationNotification`); with `all`, every issue that collector finds.
- */
-function first_CompleteElicitationNotification(value: unknown, all?: Collector): Result<T.CompleteElicitationNotification> {
-  if (v_CompleteElicitationNotification(value)) return { ok: true, value: value as T.CompleteElicitationNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ExtNotification` (as `validate.ExtNotification`); with `all`, every issue that collector finds.
- */
-function first_ExtNotification(value: unknown, all?: Collector): Result<T.ExtNotification> {
-  if (v_ExtNotification(value)) return { ok: true, value: value as T.ExtNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ClientRequest` (as `validate.ClientRequest`); with `all`, every issue that collector finds.
- */
-function first_ClientRequest(value: unknown, all?: Collector): Result<T.ClientRequest> {
-  if (v_ClientRequest(value)) return { ok: true, value: value as T.ClientRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `InitializeRequest` (as `validate.InitializeRequest`); with `all`, every issue that collector finds.
- */
-function first_InitializeRequest(value: unknown, all?: Collector): Result<T.InitializeRequest> {
-  if (v_InitializeRequest(value)) return { ok: true, value: value as T.InitializeRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ClientCapabilities` (as `validate.ClientCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ClientCapabilities(value: unknown, all?: Collector): Result<T.ClientCapabilities> {
-  if (v_ClientCapabilities(value)) return { ok: true, value: value as T.ClientCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ClientAuthCapabilities` (as `validate.ClientAuthCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ClientAuthCapabilities(value: unknown, all?: Collector): Result<T.ClientAuthCapabilities> {
-  if (v_ClientAuthCapabilities(value)) return { ok: true, value: value as T.ClientAuthCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `TerminalAuthCapabilities` (as `validate.TerminalAuthCapabilities`); with `all`, every issue that collector finds.
- */
-function first_TerminalAuthCapabilities(value: unknown, all?: Collector): Result<T.TerminalAuthCapabilities> {
-  if (v_TerminalAuthCapabilities(value)) return { ok: true, value: value as T.TerminalAuthCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationCapabilities` (as `validate.ElicitationCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ElicitationCapabilities(value: unknown, all?: Collector): Result<T.ElicitationCapabilities> {
-  if (v_ElicitationCapabilities(value)) return { ok: true, value: value as T.ElicitationCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationFormCapabilities` (as `validate.ElicitationFormCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ElicitationFormCapabilities(value: unknown, all?: Collector): Result<T.ElicitationFormCapabilities> {
-  if (v_ElicitationFormCapabilities(value)) return { ok: true, value: value as T.ElicitationFormCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationUrlCapabilities` (as `validate.ElicitationUrlCapabilities`); with `all`, every issue that collector finds.
- */
-function first_ElicitationUrlCapabilities(value: unknown, all?: Collector): Result<T.ElicitationUrlCapabilities> {
-  if (v_ElicitationUrlCapabilities(value)) return { ok: true, value: value as T.ElicitationUrlCapabilities };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `LoginAuthRequest` (as `validate.LoginAuthRequest`); with `all`, every issue that collector finds.
- */
-function first_LoginAuthRequest(value: unknown, all?: Collector): Result<T.LoginAuthRequest> {
-  if (v_LoginAuthRequest(value)) return { ok: true, value: value as T.LoginAuthRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `LogoutAuthRequest` (as `validate.LogoutAuthRequest`); with `all`, every issue that collector finds.
- */
-function first_LogoutAuthRequest(value: unknown, all?: Collector): Result<T.LogoutAuthRequest> {
-  if (v_LogoutAuthRequest(value)) return { ok: true, value: value as T.LogoutAuthRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `NewSessionRequest` (as `validate.NewSessionRequest`); with `all`, every issue that collector finds.
- */
-function first_NewSessionRequest(value: unknown, all?: Collector): Result<T.NewSessionRequest> {
-  if (v_NewSessionRequest(value)) return { ok: true, value: value as T.NewSessionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpServer` (as `validate.McpServer`); with `all`, every issue that collector finds.
- */
-function first_McpServer(value: unknown, all?: Collector): Result<T.McpServer> {
-  if (v_McpServer(value)) return { ok: true, value: value as T.McpServer };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `HttpHeader` (as `validate.HttpHeader`); with `all`, every issue that collector finds.
- */
-function first_HttpHeader(value: unknown, all?: Collector): Result<T.HttpHeader> {
-  if (v_HttpHeader(value)) return { ok: true, value: value as T.HttpHeader };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpServerHttp` (as `validate.McpServerHttp`); with `all`, every issue that collector finds.
- */
-function first_McpServerHttp(value: unknown, all?: Collector): Result<T.McpServerHttp> {
-  if (v_McpServerHttp(value)) return { ok: true, value: value as T.McpServerHttp };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `McpServerStdio` (as `validate.McpServerStdio`); with `all`, every issue that collector finds.
- */
-function first_McpServerStdio(value: unknown, all?: Collector): Result<T.McpServerStdio> {
-  if (v_McpServerStdio(value)) return { ok: true, value: value as T.McpServerStdio };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ListSessionsRequest` (as `validate.ListSessionsRequest`); with `all`, every issue that collector finds.
- */
-function first_ListSessionsRequest(value: unknown, all?: Collector): Result<T.ListSessionsRequest> {
-  if (v_ListSessionsRequest(value)) return { ok: true, value: value as T.ListSessionsRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `DeleteSessionRequest` (as `validate.DeleteSessionRequest`); with `all`, every issue that collector finds.
- */
-function first_DeleteSessionRequest(value: unknown, all?: Collector): Result<T.DeleteSessionRequest> {
-  if (v_DeleteSessionRequest(value)) return { ok: true, value: value as T.DeleteSessionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ResumeSessionRequest` (as `validate.ResumeSessionRequest`); with `all`, every issue that collector finds.
- */
-function first_ResumeSessionRequest(value: unknown, all?: Collector): Result<T.ResumeSessionRequest> {
-  if (v_ResumeSessionRequest(value)) return { ok: true, value: value as T.ResumeSessionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ReplayFrom` (as `validate.ReplayFrom`); with `all`, every issue that collector finds.
- */
-function first_ReplayFrom(value: unknown, all?: Collector): Result<T.ReplayFrom> {
-  if (v_ReplayFrom(value)) return { ok: true, value: value as T.ReplayFrom };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ReplayFromStart` (as `validate.ReplayFromStart`); with `all`, every issue that collector finds.
- */
-function first_ReplayFromStart(value: unknown, all?: Collector): Result<T.ReplayFromStart> {
-  if (v_ReplayFromStart(value)) return { ok: true, value: value as T.ReplayFromStart };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CloseSessionRequest` (as `validate.CloseSessionRequest`); with `all`, every issue that collector finds.
- */
-function first_CloseSessionRequest(value: unknown, all?: Collector): Result<T.CloseSessionRequest> {
-  if (v_CloseSessionRequest(value)) return { ok: true, value: value as T.CloseSessionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CancelToolCallRequest` (as `validate.CancelToolCallRequest`); with `all`, every issue that collector finds.
- */
-function first_CancelToolCallRequest(value: unknown, all?: Collector): Result<T.CancelToolCallRequest> {
-  if (v_CancelToolCallRequest(value)) return { ok: true, value: value as T.CancelToolCallRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CancelTerminalRequest` (as `validate.CancelTerminalRequest`); with `all`, every issue that collector finds.
- */
-function first_CancelTerminalRequest(value: unknown, all?: Collector): Result<T.CancelTerminalRequest> {
-  if (v_CancelTerminalRequest(value)) return { ok: true, value: value as T.CancelTerminalRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SetSessionConfigOptionRequest` (as `validate.SetSessionConfigOptionRequest`); with `all`, every issue that collector finds.
- */
-function first_SetSessionConfigOptionRequest(value: unknown, all?: Collector): Result<T.SetSessionConfigOptionRequest> {
-  if (v_SetSessionConfigOptionRequest(value)) return { ok: true, value: value as T.SetSessionConfigOptionRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `PromptRequest` (as `validate.PromptRequest`); with `all`, every issue that collector finds.
- */
-function first_PromptRequest(value: unknown, all?: Collector): Result<T.PromptRequest> {
-  if (v_PromptRequest(value)) return { ok: true, value: value as T.PromptRequest };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ClientResponse` (as `validate.ClientResponse`); with `all`, every issue that collector finds.
- */
-function first_ClientResponse(value: unknown, all?: Collector): Result<T.ClientResponse> {
-  if (v_ClientResponse(value)) return { ok: true, value: value as T.ClientResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RequestPermissionResponse` (as `validate.RequestPermissionResponse`); with `all`, every issue that collector finds.
- */
-function first_RequestPermissionResponse(value: unknown, all?: Collector): Result<T.RequestPermissionResponse> {
-  if (v_RequestPermissionResponse(value)) return { ok: true, value: value as T.RequestPermissionResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `RequestPermissionOutcome` (as `validate.RequestPermissionOutcome`); with `all`, every issue that collector finds.
- */
-function first_RequestPermissionOutcome(value: unknown, all?: Collector): Result<T.RequestPermissionOutcome> {
-  if (v_RequestPermissionOutcome(value)) return { ok: true, value: value as T.RequestPermissionOutcome };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CancelledPermissionOutcome` (as `validate.CancelledPermissionOutcome`); with `all`, every issue that collector finds.
- */
-function first_CancelledPermissionOutcome(value: unknown, all?: Collector): Result<T.CancelledPermissionOutcome> {
-  if (v_CancelledPermissionOutcome(value)) return { ok: true, value: value as T.CancelledPermissionOutcome };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `SelectedPermissionOutcome` (as `validate.SelectedPermissionOutcome`); with `all`, every issue that collector finds.
- */
-function first_SelectedPermissionOutcome(value: unknown, all?: Collector): Result<T.SelectedPermissionOutcome> {
-  if (v_SelectedPermissionOutcome(value)) return { ok: true, value: value as T.SelectedPermissionOutcome };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CreateElicitationResponse` (as `validate.CreateElicitationResponse`); with `all`, every issue that collector finds.
- */
-function first_CreateElicitationResponse(value: unknown, all?: Collector): Result<T.CreateElicitationResponse> {
-  if (v_CreateElicitationResponse(value)) return { ok: true, value: value as T.CreateElicitationResponse };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationContentValue` (as `validate.ElicitationContentValue`); with `all`, every issue that collector finds.
- */
-function first_ElicitationContentValue(value: unknown, all?: Collector): Result<T.ElicitationContentValue> {
-  if (v_ElicitationContentValue(value)) return { ok: true, value: value as T.ElicitationContentValue };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ElicitationAcceptAction` (as `validate.ElicitationAcceptAction`); with `all`, every issue that collector finds.
- */
-function first_ElicitationAcceptAction(value: unknown, all?: Collector): Result<T.ElicitationAcceptAction> {
-  if (v_ElicitationAcceptAction(value)) return { ok: true, value: value as T.ElicitationAcceptAction };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `ClientNotification` (as `validate.ClientNotification`); with `all`, every issue that collector finds.
- */
-function first_ClientNotification(value: unknown, all?: Collector): Result<T.ClientNotification> {
-  if (v_ClientNotification(value)) return { ok: true, value: value as T.ClientNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CancelSessionNotification` (as `validate.CancelSessionNotification`); with `all`, every issue that collector finds.
- */
-function first_CancelSessionNotification(value: unknown, all?: Collector): Result<T.CancelSessionNotification> {
-  if (v_CancelSessionNotification(value)) return { ok: true, value: value as T.CancelSessionNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
-/**
- * First-issue check of `CancelRequestNotification` (as `validate.CancelRequestNotification`); with `all`, every issue that collector finds.
- */
-function first_CancelRequestNotification(value: unknown, all?: Collector): Result<T.CancelRequestNotification> {
-  if (v_CancelRequestNotification(value)) return { ok: true, value: value as T.CancelRequestNotification };
-  return all ? rt.allIssues(value, all) : rt.finish(undefined);
-}
-
 export {
-  first_AgentRequest as AgentRequest,
-  first_RequestId as RequestId,
-  first_RequestPermissionRequest as RequestPermissionRequest,
-  first_SessionId as SessionId,
-  first_RequestPermissionSubject as RequestPermissionSubject,
-  first_ToolCallUpdate as ToolCallUpdate,
-  first_ToolCallId as ToolCallId,
-  first_ToolKind as ToolKind,
-  first_ToolCallStatus as ToolCallStatus,
-  first_ToolCallContent as ToolCallContent,
-  first_ContentBlock as ContentBlock,
-  first_Annotations as Annotations,
-  first_Role as Role,
-  first_TextContent as TextContent,
-  first_MediaType as MediaType,
-  first_ImageContent as ImageContent,
-  first_AudioContent as AudioContent,
-  first_Icon as Icon,
-  first_IconTheme as IconTheme,
-  first_ResourceLink as ResourceLink,
-  first_EmbeddedResourceResource as EmbeddedResourceResource,
-  first_TextResourceContents as TextResourceContents,
-  first_BlobResourceContents as BlobResourceContents,
-  first_EmbeddedResource as EmbeddedResource,
-  first_Content as Content,
-  first_DiffChange as DiffChange,
-  first_DiffFileType as DiffFileType,
-  first_AbsolutePath as AbsolutePath,
-  first_DiffPathChange as DiffPathChange,
-  first_DiffPathPairChange as DiffPathPairChange,
-  first_DiffPatch as DiffPatch,
-  first_DiffPatchFormat as DiffPatchFormat,
-  first_Diff as Diff,
-  first_TerminalId as TerminalId,
-  first_Terminal as Terminal,
-  first_ToolCallLocation as ToolCallLocation,
-  first_ToolCallCapabilities as ToolCallCapabilities,
-  first_ToolCallCancelCapabilities as ToolCallCancelCapabilities,
-  first_ToolCallPermissionSubject as ToolCallPermissionSubject,
-  first_CommandPermissionSubject as CommandPermissionSubject,
-  first_PermissionOption as PermissionOption,
-  first_PermissionOptionId as PermissionOptionId,
-  first_PermissionOptionKind as PermissionOptionKind,
-  first_CreateElicitationRequest as CreateElicitationRequest,
-  first_ElicitationSessionScope as ElicitationSessionScope,
-  first_ElicitationRequestScope as ElicitationRequestScope,
-  first_ElicitationSchema as ElicitationSchema,
-  first_ElicitationSchemaType as ElicitationSchemaType,
-  first_ElicitationPropertySchema as ElicitationPropertySchema,
-  first_StringFormat as StringFormat,
-  first_EnumOption as EnumOption,
-  first_StringPropertySchema as StringPropertySchema,
-  first_NumberPropertySchema as NumberPropertySchema,
-  first_IntegerPropertySchema as IntegerPropertySchema,
-  first_BooleanPropertySchema as BooleanPropertySchema,
-  first_MultiSelectItems as MultiSelectItems,
-  first_StringMultiSelectItems as StringMultiSelectItems,
-  first_TitledMultiSelectItems as TitledMultiSelectItems,
-  first_MultiSelectPropertySchema as MultiSelectPropertySchema,
-  first_ElicitationFormMode as ElicitationFormMode,
-  first_ElicitationId as ElicitationId,
-  first_ElicitationUrlMode as ElicitationUrlMode,
-  first_ExtRequest as ExtRequest,
-  first_AgentResponse as AgentResponse,
-  first_InitializeResponse as InitializeResponse,
-  first_ProtocolVersion as ProtocolVersion,
-  first_Implementation as Implementation,
-  first_AgentCapabilities as AgentCapabilities,
-  first_SessionCapabilities as SessionCapabilities,
-  first_PromptCapabilities as PromptCapabilities,
-  first_PromptImageCapabilities as PromptImageCapabilities,
-  first_PromptAudioCapabilities as PromptAudioCapabilities,
-  first_PromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities,
-  first_McpCapabilities as McpCapabilities,
-  first_McpStdioCapabilities as McpStdioCapabilities,
-  first_McpHttpCapabilities as McpHttpCapabilities,
-  first_SessionDeleteCapabilities as SessionDeleteCapabilities,
-  first_SessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities,
-  first_AgentAuthCapabilities as AgentAuthCapabilities,
-  first_AuthMethod as AuthMethod,
-  first_AuthMethodId as AuthMethodId,
-  first_EnvVariable as EnvVariable,
-  first_AuthMethodTerminal as AuthMethodTerminal,
-  first_AuthMethodAgent as AuthMethodAgent,
-  first_LoginAuthResponse as LoginAuthResponse,
-  first_LogoutAuthResponse as LogoutAuthResponse,
-  first_NewSessionResponse as NewSessionResponse,
-  first_SessionConfigOption as SessionConfigOption,
-  first_SessionConfigId as SessionConfigId,
-  first_SessionConfigOptionCategory as SessionConfigOptionCategory,
-  first_SessionConfigValueId as SessionConfigValueId,
-  first_SessionConfigSelectOptions as SessionConfigSelectOptions,
-  first_SessionConfigSelectOption as SessionConfigSelectOption,
-  first_SessionConfigSelectGroup as SessionConfigSelectGroup,
-  first_SessionConfigGroupId as SessionConfigGroupId,
-  first_SessionConfigSelect as SessionConfigSelect,
-  first_SessionConfigBoolean as SessionConfigBoolean,
-  first_AvailableCommand as AvailableCommand,
-  first_AvailableCommandInput as AvailableCommandInput,
-  first_TextCommandInput as TextCommandInput,
-  first_Command as Command,
-  first_ListSessionsResponse as ListSessionsResponse,
-  first_SessionInfo as SessionInfo,
-  first_SessionListCursor as SessionListCursor,
-  first_DeleteSessionResponse as DeleteSessionResponse,
-  first_ResumeSessionResponse as ResumeSessionResponse,
-  first_CloseSessionResponse as CloseSessionResponse,
-  first_CancelToolCallResponse as CancelToolCallResponse,
-  first_CancelTerminalResponse as CancelTerminalResponse,
-  first_SetSessionConfigOptionResponse as SetSessionConfigOptionResponse,
-  first_PromptResponse as PromptResponse,
-  first_MessageId as MessageId,
-  first_ExtResponse as ExtResponse,
-  first_Error as Error,
-  first_ErrorCode as ErrorCode,
-  first_ErrorData as ErrorData,
-  first_UnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData,
-  first_SessionNotFoundErrorData as SessionNotFoundErrorData,
-  first_AgentNotification as AgentNotification,
-  first_UpdateSessionNotification as UpdateSessionNotification,
-  first_SessionUpdate as SessionUpdate,
-  first_ContentChunk as ContentChunk,
-  first_UserMessage as UserMessage,
-  first_AgentMessage as AgentMessage,
-  first_AgentThought as AgentThought,
-  first_BackgroundWork as BackgroundWork,
-  first_BackgroundTerminal as BackgroundTerminal,
-  first_BackgroundToolCall as BackgroundToolCall,
-  first_RunningStateUpdate as RunningStateUpdate,
-  first_ErrorStopReason as ErrorStopReason,
-  first_IdleStateUpdate as IdleStateUpdate,
-  first_RequiresActionStateUpdate as RequiresActionStateUpdate,
-  first_StateUpdate as StateUpdate,
-  first_ToolCallContentChunk as ToolCallContentChunk,
-  first_TerminalOutput as TerminalOutput,
-  first_TerminalExitStatus as TerminalExitStatus,
-  first_TerminalSize as TerminalSize,
-  first_TerminalCapabilities as TerminalCapabilities,
-  first_TerminalCancelCapabilities as TerminalCancelCapabilities,
-  first_TerminalUpdate as TerminalUpdate,
-  first_TerminalOutputChunk as TerminalOutputChunk,
-  first_PlanUpdateContent as PlanUpdateContent,
-  first_PlanId as PlanId,
-  first_PlanEntry as PlanEntry,
-  first_PlanEntryPriority as PlanEntryPriority,
-  first_PlanEntryStatus as PlanEntryStatus,
-  first_PlanItems as PlanItems,
-  first_PlanUpdate as PlanUpdate,
-  first_AvailableCommandsUpdate as AvailableCommandsUpdate,
-  first_ConfigOptionUpdate as ConfigOptionUpdate,
-  first_SessionInfoUpdate as SessionInfoUpdate,
-  first_Cost as Cost,
-  first_UsageUpdate as UsageUpdate,
-  first_NoticeSeverity as NoticeSeverity,
-  first_Notice as Notice,
-  first_CompactionId as CompactionId,
-  first_CompactionStatus as CompactionStatus,
-  first_CompactionUpdate as CompactionUpdate,
-  first_CompactionSummaryChunk as CompactionSummaryChunk,
-  first_CompleteElicitationNotification as CompleteElicitationNotification,
-  first_ExtNotification as ExtNotification,
-  first_ClientRequest as ClientRequest,
-  first_InitializeRequest as InitializeRequest,
-  first_ClientCapabilities as ClientCapabilities,
-  first_ClientAuthCapabilities as ClientAuthCapabilities,
-  first_TerminalAuthCapabilities as TerminalAuthCapabilities,
-  first_ElicitationCapabilities as ElicitationCapabilities,
-  first_ElicitationFormCapabilities as ElicitationFormCapabilities,
-  first_ElicitationUrlCapabilities as ElicitationUrlCapabilities,
-  first_LoginAuthRequest as LoginAuthRequest,
-  first_LogoutAuthRequest as LogoutAuthRequest,
-  first_NewSessionRequest as NewSessionRequest,
-  first_McpServer as McpServer,
-  first_HttpHeader as HttpHeader,
-  first_McpServerHttp as McpServerHttp,
-  first_McpServerStdio as McpServerStdio,
-  first_ListSessionsRequest as ListSessionsRequest,
-  first_DeleteSessionRequest as DeleteSessionRequest,
-  first_ResumeSessionRequest as ResumeSessionRequest,
-  first_ReplayFrom as ReplayFrom,
-  first_ReplayFromStart as ReplayFromStart,
-  first_CloseSessionRequest as CloseSessionRequest,
-  first_CancelToolCallRequest as CancelToolCallRequest,
-  first_CancelTerminalRequest as CancelTerminalRequest,
-  first_SetSessionConfigOptionRequest as SetSessionConfigOptionRequest,
-  first_PromptRequest as PromptRequest,
-  first_ClientResponse as ClientResponse,
-  first_RequestPermissionResponse as RequestPermissionResponse,
-  first_RequestPermissionOutcome as RequestPermissionOutcome,
-  first_CancelledPermissionOutcome as CancelledPermissionOutcome,
-  first_SelectedPermissionOutcome as SelectedPermissionOutcome,
-  first_CreateElicitationResponse as CreateElicitationResponse,
-  first_ElicitationContentValue as ElicitationContentValue,
-  first_ElicitationAcceptAction as ElicitationAcceptAction,
-  first_ClientNotification as ClientNotification,
-  first_CancelSessionNotification as CancelSessionNotification,
-  first_CancelRequestNotification as CancelRequestNotification,
+  v_AgentRequest as AgentRequest,
+  v_RequestId as RequestId,
+  v_RequestPermissionRequest as RequestPermissionRequest,
+  v_SessionId as SessionId,
+  v_RequestPermissionSubject as RequestPermissionSubject,
+  v_ToolCallUpdate as ToolCallUpdate,
+  v_ToolCallId as ToolCallId,
+  v_ToolKind as ToolKind,
+  v_ToolCallStatus as ToolCallStatus,
+  v_ToolCallContent as ToolCallContent,
+  v_ContentBlock as ContentBlock,
+  v_Annotations as Annotations,
+  v_Role as Role,
+  v_TextContent as TextContent,
+  v_MediaType as MediaType,
+  v_ImageContent as ImageContent,
+  v_AudioContent as AudioContent,
+  v_Icon as Icon,
+  v_IconTheme as IconTheme,
+  v_ResourceLink as ResourceLink,
+  v_EmbeddedResourceResource as EmbeddedResourceResource,
+  v_TextResourceContents as TextResourceContents,
+  v_BlobResourceContents as BlobResourceContents,
+  v_EmbeddedResource as EmbeddedResource,
+  v_Content as Content,
+  v_DiffChange as DiffChange,
+  v_DiffFileType as DiffFileType,
+  v_AbsolutePath as AbsolutePath,
+  v_DiffPathChange as DiffPathChange,
+  v_DiffPathPairChange as DiffPathPairChange,
+  v_DiffPatch as DiffPatch,
+  v_DiffPatchFormat as DiffPatchFormat,
+  v_Diff as Diff,
+  v_TerminalId as TerminalId,
+  v_Terminal as Terminal,
+  v_ToolCallLocation as ToolCallLocation,
+  v_ToolCallCapabilities as ToolCallCapabilities,
+  v_ToolCallCancelCapabilities as ToolCallCancelCapabilities,
+  v_ToolCallPermissionSubject as ToolCallPermissionSubject,
+  v_CommandPermissionSubject as CommandPermissionSubject,
+  v_PermissionOption as PermissionOption,
+  v_PermissionOptionId as PermissionOptionId,
+  v_PermissionOptionKind as PermissionOptionKind,
+  v_CreateElicitationRequest as CreateElicitationRequest,
+  v_ElicitationSessionScope as ElicitationSessionScope,
+  v_ElicitationRequestScope as ElicitationRequestScope,
+  v_ElicitationSchema as ElicitationSchema,
+  v_ElicitationSchemaType as ElicitationSchemaType,
+  v_ElicitationPropertySchema as ElicitationPropertySchema,
+  v_StringFormat as StringFormat,
+  v_EnumOption as EnumOption,
+  v_StringPropertySchema as StringPropertySchema,
+  v_NumberPropertySchema as NumberPropertySchema,
+  v_IntegerPropertySchema as IntegerPropertySchema,
+  v_BooleanPropertySchema as BooleanPropertySchema,
+  v_MultiSelectItems as MultiSelectItems,
+  v_StringMultiSelectItems as StringMultiSelectItems,
+  v_TitledMultiSelectItems as TitledMultiSelectItems,
+  v_MultiSelectPropertySchema as MultiSelectPropertySchema,
+  v_ElicitationFormMode as ElicitationFormMode,
+  v_ElicitationId as ElicitationId,
+  v_ElicitationUrlMode as ElicitationUrlMode,
+  v_ExtRequest as ExtRequest,
+  v_AgentResponse as AgentResponse,
+  v_InitializeResponse as InitializeResponse,
+  v_ProtocolVersion as ProtocolVersion,
+  v_Implementation as Implementation,
+  v_AgentCapabilities as AgentCapabilities,
+  v_SessionCapabilities as SessionCapabilities,
+  v_PromptCapabilities as PromptCapabilities,
+  v_PromptImageCapabilities as PromptImageCapabilities,
+  v_PromptAudioCapabilities as PromptAudioCapabilities,
+  v_PromptEmbeddedContextCapabilities as PromptEmbeddedContextCapabilities,
+  v_McpCapabilities as McpCapabilities,
+  v_McpStdioCapabilities as McpStdioCapabilities,
+  v_McpHttpCapabilities as McpHttpCapabilities,
+  v_SessionDeleteCapabilities as SessionDeleteCapabilities,
+  v_SessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities,
+  v_AgentAuthCapabilities as AgentAuthCapabilities,
+  v_AuthMethod as AuthMethod,
+  v_AuthMethodId as AuthMethodId,
+  v_EnvVariable as EnvVariable,
+  v_AuthMethodTerminal as AuthMethodTerminal,
+  v_AuthMethodAgent as AuthMethodAgent,
+  v_LoginAuthResponse as LoginAuthResponse,
+  v_LogoutAuthResponse as LogoutAuthResponse,
+  v_NewSessionResponse as NewSessionResponse,
+  v_SessionConfigOption as SessionConfigOption,
+  v_SessionConfigId as SessionConfigId,
+  v_SessionConfigOptionCategory as SessionConfigOptionCategory,
+  v_SessionConfigValueId as SessionConfigValueId,
+  v_SessionConfigSelectOptions as SessionConfigSelectOptions,
+  v_SessionConfigSelectOption as SessionConfigSelectOption,
+  v_SessionConfigSelectGroup as SessionConfigSelectGroup,
+  v_SessionConfigGroupId as SessionConfigGroupId,
+  v_SessionConfigSelect as SessionConfigSelect,
+  v_SessionConfigBoolean as SessionConfigBoolean,
+  v_AvailableCommand as AvailableCommand,
+  v_AvailableCommandInput as AvailableCommandInput,
+  v_TextCommandInput as TextCommandInput,
+  v_Command as Command,
+  v_ListSessionsResponse as ListSessionsResponse,
+  v_SessionInfo as SessionInfo,
+  v_SessionListCursor as SessionListCursor,
+  v_DeleteSessionResponse as DeleteSessionResponse,
+  v_ResumeSessionResponse as ResumeSessionResponse,
+  v_CloseSessionResponse as CloseSessionResponse,
+  v_CancelToolCallResponse as CancelToolCallResponse,
+  v_CancelTerminalResponse as CancelTerminalResponse,
+  v_SetSessionConfigOptionResponse as SetSessionConfigOptionResponse,
+  v_PromptResponse as PromptResponse,
+  v_MessageId as MessageId,
+  v_ExtResponse as ExtResponse,
+  v_Error as Error,
+  v_ErrorCode as ErrorCode,
+  v_ErrorData as ErrorData,
+  v_UnsupportedProtocolVersionErrorData as UnsupportedProtocolVersionErrorData,
+  v_SessionNotFoundErrorData as SessionNotFoundErrorData,
+  v_AgentNotification as AgentNotification,
+  v_UpdateSessionNotification as UpdateSessionNotification,
+  v_SessionUpdate as SessionUpdate,
+  v_ContentChunk as ContentChunk,
+  v_UserMessage as UserMessage,
+  v_AgentMessage as AgentMessage,
+  v_AgentThought as AgentThought,
+  v_BackgroundWork as BackgroundWork,
+  v_BackgroundTerminal as BackgroundTerminal,
+  v_BackgroundToolCall as BackgroundToolCall,
+  v_RunningStateUpdate as RunningStateUpdate,
+  v_ErrorStopReason as ErrorStopReason,
+  v_IdleStateUpdate as IdleStateUpdate,
+  v_RequiresActionStateUpdate as RequiresActionStateUpdate,
+  v_StateUpdate as StateUpdate,
+  v_ToolCallContentChunk as ToolCallContentChunk,
+  v_TerminalOutput as TerminalOutput,
+  v_TerminalExitStatus as TerminalExitStatus,
+  v_TerminalSize as TerminalSize,
+  v_TerminalCapabilities as TerminalCapabilities,
+  v_TerminalCancelCapabilities as TerminalCancelCapabilities,
+  v_TerminalUpdate as TerminalUpdate,
+  v_TerminalOutputChunk as TerminalOutputChunk,
+  v_PlanUpdateContent as PlanUpdateContent,
+  v_PlanId as PlanId,
+  v_PlanEntry as PlanEntry,
+  v_PlanEntryPriority as PlanEntryPriority,
+  v_PlanEntryStatus as PlanEntryStatus,
+  v_PlanItems as PlanItems,
+  v_PlanUpdate as PlanUpdate,
+  v_AvailableCommandsUpdate as AvailableCommandsUpdate,
+  v_ConfigOptionUpdate as ConfigOptionUpdate,
+  v_SessionInfoUpdate as SessionInfoUpdate,
+  v_Cost as Cost,
+  v_UsageUpdate as UsageUpdate,
+  v_NoticeSeverity as NoticeSeverity,
+  v_Notice as Notice,
+  v_CompactionId as CompactionId,
+  v_CompactionStatus as CompactionStatus,
+  v_CompactionUpdate as CompactionUpdate,
+  v_CompactionSummaryChunk as CompactionSummaryChunk,
+  v_CompleteElicitationNotification as CompleteElicitationNotification,
+  v_ExtNotification as ExtNotification,
+  v_ClientRequest as ClientRequest,
+  v_InitializeRequest as InitializeRequest,
+  v_ClientCapabilities as ClientCapabilities,
+  v_ClientAuthCapabilities as ClientAuthCapabilities,
+  v_TerminalAuthCapabilities as TerminalAuthCapabilities,
+  v_ElicitationCapabilities as ElicitationCapabilities,
+  v_ElicitationFormCapabilities as ElicitationFormCapabilities,
+  v_ElicitationUrlCapabilities as ElicitationUrlCapabilities,
+  v_LoginAuthRequest as LoginAuthRequest,
+  v_LogoutAuthRequest as LogoutAuthRequest,
+  v_NewSessionRequest as NewSessionRequest,
+  v_McpServer as McpServer,
+  v_HttpHeader as HttpHeader,
+  v_McpServerHttp as McpServerHttp,
+  v_McpServerStdio as McpServerStdio,
+  v_ListSessionsRequest as ListSessionsRequest,
+  v_DeleteSessionRequest as DeleteSessionRequest,
+  v_ResumeSessionRequest as ResumeSessionRequest,
+  v_ReplayFrom as ReplayFrom,
+  v_ReplayFromStart as ReplayFromStart,
+  v_CloseSessionRequest as CloseSessionRequest,
+  v_CancelToolCallRequest as CancelToolCallRequest,
+  v_CancelTerminalRequest as CancelTerminalRequest,
+  v_SetSessionConfigOptionRequest as SetSessionConfigOptionRequest,
+  v_PromptRequest as PromptRequest,
+  v_ClientResponse as ClientResponse,
+  v_RequestPermissionResponse as RequestPermissionResponse,
+  v_RequestPermissionOutcome as RequestPermissionOutcome,
+  v_CancelledPermissionOutcome as CancelledPermissionOutcome,
+  v_SelectedPermissionOutcome as SelectedPermissionOutcome,
+  v_CreateElicitationResponse as CreateElicitationResponse,
+  v_ElicitationContentValue as ElicitationContentValue,
+  v_ElicitationAcceptAction as ElicitationAcceptAction,
+  v_ClientNotification as ClientNotification,
+  v_CancelSessionNotification as CancelSessionNotification,
+  v_CancelRequestNotification as CancelRequestNotification,
 };

@@ -4064,1379 +4064,1576 @@ function c_CancelRequestNotification(v: any, p: string, out: rt.Issue[]): void {
  * Strict check of `AgentRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentRequest(value: unknown, options?: rt.ValidateOptions): Result<T.AgentRequest> {
-  return first.AgentRequest(value, options?.all ? c_AgentRequest : undefined);
+  if (first.AgentRequest(value)) return { ok: true, value: value as T.AgentRequest };
+  return options?.all ? rt.allIssues(value, c_AgentRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestId(value: unknown, options?: rt.ValidateOptions): Result<T.RequestId> {
-  return first.RequestId(value, options?.all ? c_RequestId : undefined);
+  if (first.RequestId(value)) return { ok: true, value: value as T.RequestId };
+  return options?.all ? rt.allIssues(value, c_RequestId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionRequest> {
-  return first.RequestPermissionRequest(value, options?.all ? c_RequestPermissionRequest : undefined);
+  if (first.RequestPermissionRequest(value)) return { ok: true, value: value as T.RequestPermissionRequest };
+  return options?.all ? rt.allIssues(value, c_RequestPermissionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionId> {
-  return first.SessionId(value, options?.all ? c_SessionId : undefined);
+  if (first.SessionId(value)) return { ok: true, value: value as T.SessionId };
+  return options?.all ? rt.allIssues(value, c_SessionId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionSubject` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionSubject(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionSubject> {
-  return first.RequestPermissionSubject(value, options?.all ? c_RequestPermissionSubject : undefined);
+  if (first.RequestPermissionSubject(value)) return { ok: true, value: value as T.RequestPermissionSubject };
+  return options?.all ? rt.allIssues(value, c_RequestPermissionSubject) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallUpdate> {
-  return first.ToolCallUpdate(value, options?.all ? c_ToolCallUpdate : undefined);
+  if (first.ToolCallUpdate(value)) return { ok: true, value: value as T.ToolCallUpdate };
+  return options?.all ? rt.allIssues(value, c_ToolCallUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallId(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallId> {
-  return first.ToolCallId(value, options?.all ? c_ToolCallId : undefined);
+  if (first.ToolCallId(value)) return { ok: true, value: value as T.ToolCallId };
+  return options?.all ? rt.allIssues(value, c_ToolCallId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolKind` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolKind(value: unknown, options?: rt.ValidateOptions): Result<T.ToolKind> {
-  return first.ToolKind(value, options?.all ? c_ToolKind : undefined);
+  if (first.ToolKind(value)) return { ok: true, value: value as T.ToolKind };
+  return options?.all ? rt.allIssues(value, c_ToolKind) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallStatus(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallStatus> {
-  return first.ToolCallStatus(value, options?.all ? c_ToolCallStatus : undefined);
+  if (first.ToolCallStatus(value)) return { ok: true, value: value as T.ToolCallStatus };
+  return options?.all ? rt.allIssues(value, c_ToolCallStatus) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallContent(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallContent> {
-  return first.ToolCallContent(value, options?.all ? c_ToolCallContent : undefined);
+  if (first.ToolCallContent(value)) return { ok: true, value: value as T.ToolCallContent };
+  return options?.all ? rt.allIssues(value, c_ToolCallContent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ContentBlock` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ContentBlock(value: unknown, options?: rt.ValidateOptions): Result<T.ContentBlock> {
-  return first.ContentBlock(value, options?.all ? c_ContentBlock : undefined);
+  if (first.ContentBlock(value)) return { ok: true, value: value as T.ContentBlock };
+  return options?.all ? rt.allIssues(value, c_ContentBlock) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Annotations` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Annotations(value: unknown, options?: rt.ValidateOptions): Result<T.Annotations> {
-  return first.Annotations(value, options?.all ? c_Annotations : undefined);
+  if (first.Annotations(value)) return { ok: true, value: value as T.Annotations };
+  return options?.all ? rt.allIssues(value, c_Annotations) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Role` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Role(value: unknown, options?: rt.ValidateOptions): Result<T.Role> {
-  return first.Role(value, options?.all ? c_Role : undefined);
+  if (first.Role(value)) return { ok: true, value: value as T.Role };
+  return options?.all ? rt.allIssues(value, c_Role) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TextContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TextContent(value: unknown, options?: rt.ValidateOptions): Result<T.TextContent> {
-  return first.TextContent(value, options?.all ? c_TextContent : undefined);
+  if (first.TextContent(value)) return { ok: true, value: value as T.TextContent };
+  return options?.all ? rt.allIssues(value, c_TextContent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MediaType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MediaType(value: unknown, options?: rt.ValidateOptions): Result<T.MediaType> {
-  return first.MediaType(value, options?.all ? c_MediaType : undefined);
+  if (first.MediaType(value)) return { ok: true, value: value as T.MediaType };
+  return options?.all ? rt.allIssues(value, c_MediaType) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ImageContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ImageContent(value: unknown, options?: rt.ValidateOptions): Result<T.ImageContent> {
-  return first.ImageContent(value, options?.all ? c_ImageContent : undefined);
+  if (first.ImageContent(value)) return { ok: true, value: value as T.ImageContent };
+  return options?.all ? rt.allIssues(value, c_ImageContent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AudioContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AudioContent(value: unknown, options?: rt.ValidateOptions): Result<T.AudioContent> {
-  return first.AudioContent(value, options?.all ? c_AudioContent : undefined);
+  if (first.AudioContent(value)) return { ok: true, value: value as T.AudioContent };
+  return options?.all ? rt.allIssues(value, c_AudioContent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Icon` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Icon(value: unknown, options?: rt.ValidateOptions): Result<T.Icon> {
-  return first.Icon(value, options?.all ? c_Icon : undefined);
+  if (first.Icon(value)) return { ok: true, value: value as T.Icon };
+  return options?.all ? rt.allIssues(value, c_Icon) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `IconTheme` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_IconTheme(value: unknown, options?: rt.ValidateOptions): Result<T.IconTheme> {
-  return first.IconTheme(value, options?.all ? c_IconTheme : undefined);
+  if (first.IconTheme(value)) return { ok: true, value: value as T.IconTheme };
+  return options?.all ? rt.allIssues(value, c_IconTheme) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ResourceLink` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResourceLink(value: unknown, options?: rt.ValidateOptions): Result<T.ResourceLink> {
-  return first.ResourceLink(value, options?.all ? c_ResourceLink : undefined);
+  if (first.ResourceLink(value)) return { ok: true, value: value as T.ResourceLink };
+  return options?.all ? rt.allIssues(value, c_ResourceLink) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EmbeddedResourceResource` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EmbeddedResourceResource(value: unknown, options?: rt.ValidateOptions): Result<T.EmbeddedResourceResource> {
-  return first.EmbeddedResourceResource(value, options?.all ? c_EmbeddedResourceResource : undefined);
+  if (first.EmbeddedResourceResource(value)) return { ok: true, value: value as T.EmbeddedResourceResource };
+  return options?.all ? rt.allIssues(value, c_EmbeddedResourceResource) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TextResourceContents` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TextResourceContents(value: unknown, options?: rt.ValidateOptions): Result<T.TextResourceContents> {
-  return first.TextResourceContents(value, options?.all ? c_TextResourceContents : undefined);
+  if (first.TextResourceContents(value)) return { ok: true, value: value as T.TextResourceContents };
+  return options?.all ? rt.allIssues(value, c_TextResourceContents) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BlobResourceContents` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BlobResourceContents(value: unknown, options?: rt.ValidateOptions): Result<T.BlobResourceContents> {
-  return first.BlobResourceContents(value, options?.all ? c_BlobResourceContents : undefined);
+  if (first.BlobResourceContents(value)) return { ok: true, value: value as T.BlobResourceContents };
+  return options?.all ? rt.allIssues(value, c_BlobResourceContents) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EmbeddedResource` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EmbeddedResource(value: unknown, options?: rt.ValidateOptions): Result<T.EmbeddedResource> {
-  return first.EmbeddedResource(value, options?.all ? c_EmbeddedResource : undefined);
+  if (first.EmbeddedResource(value)) return { ok: true, value: value as T.EmbeddedResource };
+  return options?.all ? rt.allIssues(value, c_EmbeddedResource) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Content` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Content(value: unknown, options?: rt.ValidateOptions): Result<T.Content> {
-  return first.Content(value, options?.all ? c_Content : undefined);
+  if (first.Content(value)) return { ok: true, value: value as T.Content };
+  return options?.all ? rt.allIssues(value, c_Content) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffChange` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffChange(value: unknown, options?: rt.ValidateOptions): Result<T.DiffChange> {
-  return first.DiffChange(value, options?.all ? c_DiffChange : undefined);
+  if (first.DiffChange(value)) return { ok: true, value: value as T.DiffChange };
+  return options?.all ? rt.allIssues(value, c_DiffChange) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffFileType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffFileType(value: unknown, options?: rt.ValidateOptions): Result<T.DiffFileType> {
-  return first.DiffFileType(value, options?.all ? c_DiffFileType : undefined);
+  if (first.DiffFileType(value)) return { ok: true, value: value as T.DiffFileType };
+  return options?.all ? rt.allIssues(value, c_DiffFileType) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AbsolutePath` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AbsolutePath(value: unknown, options?: rt.ValidateOptions): Result<T.AbsolutePath> {
-  return first.AbsolutePath(value, options?.all ? c_AbsolutePath : undefined);
+  if (first.AbsolutePath(value)) return { ok: true, value: value as T.AbsolutePath };
+  return options?.all ? rt.allIssues(value, c_AbsolutePath) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffPathChange` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffPathChange(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPathChange> {
-  return first.DiffPathChange(value, options?.all ? c_DiffPathChange : undefined);
+  if (first.DiffPathChange(value)) return { ok: true, value: value as T.DiffPathChange };
+  return options?.all ? rt.allIssues(value, c_DiffPathChange) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffPathPairChange` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffPathPairChange(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPathPairChange> {
-  return first.DiffPathPairChange(value, options?.all ? c_DiffPathPairChange : undefined);
+  if (first.DiffPathPairChange(value)) return { ok: true, value: value as T.DiffPathPairChange };
+  return options?.all ? rt.allIssues(value, c_DiffPathPairChange) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffPatch` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffPatch(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPatch> {
-  return first.DiffPatch(value, options?.all ? c_DiffPatch : undefined);
+  if (first.DiffPatch(value)) return { ok: true, value: value as T.DiffPatch };
+  return options?.all ? rt.allIssues(value, c_DiffPatch) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DiffPatchFormat` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffPatchFormat(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPatchFormat> {
-  return first.DiffPatchFormat(value, options?.all ? c_DiffPatchFormat : undefined);
+  if (first.DiffPatchFormat(value)) return { ok: true, value: value as T.DiffPatchFormat };
+  return options?.all ? rt.allIssues(value, c_DiffPatchFormat) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Diff` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Diff(value: unknown, options?: rt.ValidateOptions): Result<T.Diff> {
-  return first.Diff(value, options?.all ? c_Diff : undefined);
+  if (first.Diff(value)) return { ok: true, value: value as T.Diff };
+  return options?.all ? rt.allIssues(value, c_Diff) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalId(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalId> {
-  return first.TerminalId(value, options?.all ? c_TerminalId : undefined);
+  if (first.TerminalId(value)) return { ok: true, value: value as T.TerminalId };
+  return options?.all ? rt.allIssues(value, c_TerminalId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Terminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Terminal(value: unknown, options?: rt.ValidateOptions): Result<T.Terminal> {
-  return first.Terminal(value, options?.all ? c_Terminal : undefined);
+  if (first.Terminal(value)) return { ok: true, value: value as T.Terminal };
+  return options?.all ? rt.allIssues(value, c_Terminal) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallLocation` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallLocation(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallLocation> {
-  return first.ToolCallLocation(value, options?.all ? c_ToolCallLocation : undefined);
+  if (first.ToolCallLocation(value)) return { ok: true, value: value as T.ToolCallLocation };
+  return options?.all ? rt.allIssues(value, c_ToolCallLocation) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallCapabilities> {
-  return first.ToolCallCapabilities(value, options?.all ? c_ToolCallCapabilities : undefined);
+  if (first.ToolCallCapabilities(value)) return { ok: true, value: value as T.ToolCallCapabilities };
+  return options?.all ? rt.allIssues(value, c_ToolCallCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallCancelCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallCancelCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallCancelCapabilities> {
-  return first.ToolCallCancelCapabilities(value, options?.all ? c_ToolCallCancelCapabilities : undefined);
+  if (first.ToolCallCancelCapabilities(value)) return { ok: true, value: value as T.ToolCallCancelCapabilities };
+  return options?.all ? rt.allIssues(value, c_ToolCallCancelCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallPermissionSubject` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallPermissionSubject(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallPermissionSubject> {
-  return first.ToolCallPermissionSubject(value, options?.all ? c_ToolCallPermissionSubject : undefined);
+  if (first.ToolCallPermissionSubject(value)) return { ok: true, value: value as T.ToolCallPermissionSubject };
+  return options?.all ? rt.allIssues(value, c_ToolCallPermissionSubject) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CommandPermissionSubject` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CommandPermissionSubject(value: unknown, options?: rt.ValidateOptions): Result<T.CommandPermissionSubject> {
-  return first.CommandPermissionSubject(value, options?.all ? c_CommandPermissionSubject : undefined);
+  if (first.CommandPermissionSubject(value)) return { ok: true, value: value as T.CommandPermissionSubject };
+  return options?.all ? rt.allIssues(value, c_CommandPermissionSubject) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PermissionOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOption(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOption> {
-  return first.PermissionOption(value, options?.all ? c_PermissionOption : undefined);
+  if (first.PermissionOption(value)) return { ok: true, value: value as T.PermissionOption };
+  return options?.all ? rt.allIssues(value, c_PermissionOption) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PermissionOptionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOptionId(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOptionId> {
-  return first.PermissionOptionId(value, options?.all ? c_PermissionOptionId : undefined);
+  if (first.PermissionOptionId(value)) return { ok: true, value: value as T.PermissionOptionId };
+  return options?.all ? rt.allIssues(value, c_PermissionOptionId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PermissionOptionKind` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOptionKind(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOptionKind> {
-  return first.PermissionOptionKind(value, options?.all ? c_PermissionOptionKind : undefined);
+  if (first.PermissionOptionKind(value)) return { ok: true, value: value as T.PermissionOptionKind };
+  return options?.all ? rt.allIssues(value, c_PermissionOptionKind) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CreateElicitationRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateElicitationRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CreateElicitationRequest> {
-  return first.CreateElicitationRequest(value, options?.all ? c_CreateElicitationRequest : undefined);
+  if (first.CreateElicitationRequest(value)) return { ok: true, value: value as T.CreateElicitationRequest };
+  return options?.all ? rt.allIssues(value, c_CreateElicitationRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationSessionScope` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSessionScope(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSessionScope> {
-  return first.ElicitationSessionScope(value, options?.all ? c_ElicitationSessionScope : undefined);
+  if (first.ElicitationSessionScope(value)) return { ok: true, value: value as T.ElicitationSessionScope };
+  return options?.all ? rt.allIssues(value, c_ElicitationSessionScope) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationRequestScope` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationRequestScope(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationRequestScope> {
-  return first.ElicitationRequestScope(value, options?.all ? c_ElicitationRequestScope : undefined);
+  if (first.ElicitationRequestScope(value)) return { ok: true, value: value as T.ElicitationRequestScope };
+  return options?.all ? rt.allIssues(value, c_ElicitationRequestScope) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationSchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSchema(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSchema> {
-  return first.ElicitationSchema(value, options?.all ? c_ElicitationSchema : undefined);
+  if (first.ElicitationSchema(value)) return { ok: true, value: value as T.ElicitationSchema };
+  return options?.all ? rt.allIssues(value, c_ElicitationSchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationSchemaType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSchemaType(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSchemaType> {
-  return first.ElicitationSchemaType(value, options?.all ? c_ElicitationSchemaType : undefined);
+  if (first.ElicitationSchemaType(value)) return { ok: true, value: value as T.ElicitationSchemaType };
+  return options?.all ? rt.allIssues(value, c_ElicitationSchemaType) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationPropertySchema> {
-  return first.ElicitationPropertySchema(value, options?.all ? c_ElicitationPropertySchema : undefined);
+  if (first.ElicitationPropertySchema(value)) return { ok: true, value: value as T.ElicitationPropertySchema };
+  return options?.all ? rt.allIssues(value, c_ElicitationPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StringFormat` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringFormat(value: unknown, options?: rt.ValidateOptions): Result<T.StringFormat> {
-  return first.StringFormat(value, options?.all ? c_StringFormat : undefined);
+  if (first.StringFormat(value)) return { ok: true, value: value as T.StringFormat };
+  return options?.all ? rt.allIssues(value, c_StringFormat) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EnumOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EnumOption(value: unknown, options?: rt.ValidateOptions): Result<T.EnumOption> {
-  return first.EnumOption(value, options?.all ? c_EnumOption : undefined);
+  if (first.EnumOption(value)) return { ok: true, value: value as T.EnumOption };
+  return options?.all ? rt.allIssues(value, c_EnumOption) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StringPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.StringPropertySchema> {
-  return first.StringPropertySchema(value, options?.all ? c_StringPropertySchema : undefined);
+  if (first.StringPropertySchema(value)) return { ok: true, value: value as T.StringPropertySchema };
+  return options?.all ? rt.allIssues(value, c_StringPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NumberPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NumberPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.NumberPropertySchema> {
-  return first.NumberPropertySchema(value, options?.all ? c_NumberPropertySchema : undefined);
+  if (first.NumberPropertySchema(value)) return { ok: true, value: value as T.NumberPropertySchema };
+  return options?.all ? rt.allIssues(value, c_NumberPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `IntegerPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_IntegerPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.IntegerPropertySchema> {
-  return first.IntegerPropertySchema(value, options?.all ? c_IntegerPropertySchema : undefined);
+  if (first.IntegerPropertySchema(value)) return { ok: true, value: value as T.IntegerPropertySchema };
+  return options?.all ? rt.allIssues(value, c_IntegerPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BooleanPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BooleanPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.BooleanPropertySchema> {
-  return first.BooleanPropertySchema(value, options?.all ? c_BooleanPropertySchema : undefined);
+  if (first.BooleanPropertySchema(value)) return { ok: true, value: value as T.BooleanPropertySchema };
+  return options?.all ? rt.allIssues(value, c_BooleanPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.MultiSelectItems> {
-  return first.MultiSelectItems(value, options?.all ? c_MultiSelectItems : undefined);
+  if (first.MultiSelectItems(value)) return { ok: true, value: value as T.MultiSelectItems };
+  return options?.all ? rt.allIssues(value, c_MultiSelectItems) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StringMultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringMultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.StringMultiSelectItems> {
-  return first.StringMultiSelectItems(value, options?.all ? c_StringMultiSelectItems : undefined);
+  if (first.StringMultiSelectItems(value)) return { ok: true, value: value as T.StringMultiSelectItems };
+  return options?.all ? rt.allIssues(value, c_StringMultiSelectItems) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TitledMultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TitledMultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.TitledMultiSelectItems> {
-  return first.TitledMultiSelectItems(value, options?.all ? c_TitledMultiSelectItems : undefined);
+  if (first.TitledMultiSelectItems(value)) return { ok: true, value: value as T.TitledMultiSelectItems };
+  return options?.all ? rt.allIssues(value, c_TitledMultiSelectItems) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MultiSelectPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MultiSelectPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.MultiSelectPropertySchema> {
-  return first.MultiSelectPropertySchema(value, options?.all ? c_MultiSelectPropertySchema : undefined);
+  if (first.MultiSelectPropertySchema(value)) return { ok: true, value: value as T.MultiSelectPropertySchema };
+  return options?.all ? rt.allIssues(value, c_MultiSelectPropertySchema) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationFormMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationFormMode(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationFormMode> {
-  return first.ElicitationFormMode(value, options?.all ? c_ElicitationFormMode : undefined);
+  if (first.ElicitationFormMode(value)) return { ok: true, value: value as T.ElicitationFormMode };
+  return options?.all ? rt.allIssues(value, c_ElicitationFormMode) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationId(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationId> {
-  return first.ElicitationId(value, options?.all ? c_ElicitationId : undefined);
+  if (first.ElicitationId(value)) return { ok: true, value: value as T.ElicitationId };
+  return options?.all ? rt.allIssues(value, c_ElicitationId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationUrlMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationUrlMode(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationUrlMode> {
-  return first.ElicitationUrlMode(value, options?.all ? c_ElicitationUrlMode : undefined);
+  if (first.ElicitationUrlMode(value)) return { ok: true, value: value as T.ElicitationUrlMode };
+  return options?.all ? rt.allIssues(value, c_ElicitationUrlMode) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ExtRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ExtRequest> {
-  return first.ExtRequest(value, options?.all ? c_ExtRequest : undefined);
+  if (first.ExtRequest(value)) return { ok: true, value: value as T.ExtRequest };
+  return options?.all ? rt.allIssues(value, c_ExtRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentResponse(value: unknown, options?: rt.ValidateOptions): Result<T.AgentResponse> {
-  return first.AgentResponse(value, options?.all ? c_AgentResponse : undefined);
+  if (first.AgentResponse(value)) return { ok: true, value: value as T.AgentResponse };
+  return options?.all ? rt.allIssues(value, c_AgentResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `InitializeResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_InitializeResponse(value: unknown, options?: rt.ValidateOptions): Result<T.InitializeResponse> {
-  return first.InitializeResponse(value, options?.all ? c_InitializeResponse : undefined);
+  if (first.InitializeResponse(value)) return { ok: true, value: value as T.InitializeResponse };
+  return options?.all ? rt.allIssues(value, c_InitializeResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ProtocolVersion` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ProtocolVersion(value: unknown, options?: rt.ValidateOptions): Result<T.ProtocolVersion> {
-  return first.ProtocolVersion(value, options?.all ? c_ProtocolVersion : undefined);
+  if (first.ProtocolVersion(value)) return { ok: true, value: value as T.ProtocolVersion };
+  return options?.all ? rt.allIssues(value, c_ProtocolVersion) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Implementation` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Implementation(value: unknown, options?: rt.ValidateOptions): Result<T.Implementation> {
-  return first.Implementation(value, options?.all ? c_Implementation : undefined);
+  if (first.Implementation(value)) return { ok: true, value: value as T.Implementation };
+  return options?.all ? rt.allIssues(value, c_Implementation) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.AgentCapabilities> {
-  return first.AgentCapabilities(value, options?.all ? c_AgentCapabilities : undefined);
+  if (first.AgentCapabilities(value)) return { ok: true, value: value as T.AgentCapabilities };
+  return options?.all ? rt.allIssues(value, c_AgentCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionCapabilities> {
-  return first.SessionCapabilities(value, options?.all ? c_SessionCapabilities : undefined);
+  if (first.SessionCapabilities(value)) return { ok: true, value: value as T.SessionCapabilities };
+  return options?.all ? rt.allIssues(value, c_SessionCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptCapabilities> {
-  return first.PromptCapabilities(value, options?.all ? c_PromptCapabilities : undefined);
+  if (first.PromptCapabilities(value)) return { ok: true, value: value as T.PromptCapabilities };
+  return options?.all ? rt.allIssues(value, c_PromptCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptImageCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptImageCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptImageCapabilities> {
-  return first.PromptImageCapabilities(value, options?.all ? c_PromptImageCapabilities : undefined);
+  if (first.PromptImageCapabilities(value)) return { ok: true, value: value as T.PromptImageCapabilities };
+  return options?.all ? rt.allIssues(value, c_PromptImageCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptAudioCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptAudioCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptAudioCapabilities> {
-  return first.PromptAudioCapabilities(value, options?.all ? c_PromptAudioCapabilities : undefined);
+  if (first.PromptAudioCapabilities(value)) return { ok: true, value: value as T.PromptAudioCapabilities };
+  return options?.all ? rt.allIssues(value, c_PromptAudioCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptEmbeddedContextCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptEmbeddedContextCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptEmbeddedContextCapabilities> {
-  return first.PromptEmbeddedContextCapabilities(value, options?.all ? c_PromptEmbeddedContextCapabilities : undefined);
+  if (first.PromptEmbeddedContextCapabilities(value)) return { ok: true, value: value as T.PromptEmbeddedContextCapabilities };
+  return options?.all ? rt.allIssues(value, c_PromptEmbeddedContextCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.McpCapabilities> {
-  return first.McpCapabilities(value, options?.all ? c_McpCapabilities : undefined);
+  if (first.McpCapabilities(value)) return { ok: true, value: value as T.McpCapabilities };
+  return options?.all ? rt.allIssues(value, c_McpCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpStdioCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpStdioCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.McpStdioCapabilities> {
-  return first.McpStdioCapabilities(value, options?.all ? c_McpStdioCapabilities : undefined);
+  if (first.McpStdioCapabilities(value)) return { ok: true, value: value as T.McpStdioCapabilities };
+  return options?.all ? rt.allIssues(value, c_McpStdioCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpHttpCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpHttpCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.McpHttpCapabilities> {
-  return first.McpHttpCapabilities(value, options?.all ? c_McpHttpCapabilities : undefined);
+  if (first.McpHttpCapabilities(value)) return { ok: true, value: value as T.McpHttpCapabilities };
+  return options?.all ? rt.allIssues(value, c_McpHttpCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionDeleteCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionDeleteCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionDeleteCapabilities> {
-  return first.SessionDeleteCapabilities(value, options?.all ? c_SessionDeleteCapabilities : undefined);
+  if (first.SessionDeleteCapabilities(value)) return { ok: true, value: value as T.SessionDeleteCapabilities };
+  return options?.all ? rt.allIssues(value, c_SessionDeleteCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionAdditionalDirectoriesCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionAdditionalDirectoriesCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  return first.SessionAdditionalDirectoriesCapabilities(value, options?.all ? c_SessionAdditionalDirectoriesCapabilities : undefined);
+  if (first.SessionAdditionalDirectoriesCapabilities(value)) return { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities };
+  return options?.all ? rt.allIssues(value, c_SessionAdditionalDirectoriesCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentAuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.AgentAuthCapabilities> {
-  return first.AgentAuthCapabilities(value, options?.all ? c_AgentAuthCapabilities : undefined);
+  if (first.AgentAuthCapabilities(value)) return { ok: true, value: value as T.AgentAuthCapabilities };
+  return options?.all ? rt.allIssues(value, c_AgentAuthCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethod` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethod(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethod> {
-  return first.AuthMethod(value, options?.all ? c_AuthMethod : undefined);
+  if (first.AuthMethod(value)) return { ok: true, value: value as T.AuthMethod };
+  return options?.all ? rt.allIssues(value, c_AuthMethod) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethodId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodId(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodId> {
-  return first.AuthMethodId(value, options?.all ? c_AuthMethodId : undefined);
+  if (first.AuthMethodId(value)) return { ok: true, value: value as T.AuthMethodId };
+  return options?.all ? rt.allIssues(value, c_AuthMethodId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `EnvVariable` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EnvVariable(value: unknown, options?: rt.ValidateOptions): Result<T.EnvVariable> {
-  return first.EnvVariable(value, options?.all ? c_EnvVariable : undefined);
+  if (first.EnvVariable(value)) return { ok: true, value: value as T.EnvVariable };
+  return options?.all ? rt.allIssues(value, c_EnvVariable) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethodTerminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodTerminal(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodTerminal> {
-  return first.AuthMethodTerminal(value, options?.all ? c_AuthMethodTerminal : undefined);
+  if (first.AuthMethodTerminal(value)) return { ok: true, value: value as T.AuthMethodTerminal };
+  return options?.all ? rt.allIssues(value, c_AuthMethodTerminal) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AuthMethodAgent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodAgent(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodAgent> {
-  return first.AuthMethodAgent(value, options?.all ? c_AuthMethodAgent : undefined);
+  if (first.AuthMethodAgent(value)) return { ok: true, value: value as T.AuthMethodAgent };
+  return options?.all ? rt.allIssues(value, c_AuthMethodAgent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LoginAuthResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LoginAuthResponse(value: unknown, options?: rt.ValidateOptions): Result<T.LoginAuthResponse> {
-  return first.LoginAuthResponse(value, options?.all ? c_LoginAuthResponse : undefined);
+  if (first.LoginAuthResponse(value)) return { ok: true, value: value as T.LoginAuthResponse };
+  return options?.all ? rt.allIssues(value, c_LoginAuthResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LogoutAuthResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LogoutAuthResponse(value: unknown, options?: rt.ValidateOptions): Result<T.LogoutAuthResponse> {
-  return first.LogoutAuthResponse(value, options?.all ? c_LogoutAuthResponse : undefined);
+  if (first.LogoutAuthResponse(value)) return { ok: true, value: value as T.LogoutAuthResponse };
+  return options?.all ? rt.allIssues(value, c_LogoutAuthResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NewSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NewSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.NewSessionResponse> {
-  return first.NewSessionResponse(value, options?.all ? c_NewSessionResponse : undefined);
+  if (first.NewSessionResponse(value)) return { ok: true, value: value as T.NewSessionResponse };
+  return options?.all ? rt.allIssues(value, c_NewSessionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigOption(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigOption> {
-  return first.SessionConfigOption(value, options?.all ? c_SessionConfigOption : undefined);
+  if (first.SessionConfigOption(value)) return { ok: true, value: value as T.SessionConfigOption };
+  return options?.all ? rt.allIssues(value, c_SessionConfigOption) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigId> {
-  return first.SessionConfigId(value, options?.all ? c_SessionConfigId : undefined);
+  if (first.SessionConfigId(value)) return { ok: true, value: value as T.SessionConfigId };
+  return options?.all ? rt.allIssues(value, c_SessionConfigId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigOptionCategory` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigOptionCategory(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigOptionCategory> {
-  return first.SessionConfigOptionCategory(value, options?.all ? c_SessionConfigOptionCategory : undefined);
+  if (first.SessionConfigOptionCategory(value)) return { ok: true, value: value as T.SessionConfigOptionCategory };
+  return options?.all ? rt.allIssues(value, c_SessionConfigOptionCategory) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigValueId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigValueId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigValueId> {
-  return first.SessionConfigValueId(value, options?.all ? c_SessionConfigValueId : undefined);
+  if (first.SessionConfigValueId(value)) return { ok: true, value: value as T.SessionConfigValueId };
+  return options?.all ? rt.allIssues(value, c_SessionConfigValueId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelectOptions` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectOptions(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectOptions> {
-  return first.SessionConfigSelectOptions(value, options?.all ? c_SessionConfigSelectOptions : undefined);
+  if (first.SessionConfigSelectOptions(value)) return { ok: true, value: value as T.SessionConfigSelectOptions };
+  return options?.all ? rt.allIssues(value, c_SessionConfigSelectOptions) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelectOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectOption(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectOption> {
-  return first.SessionConfigSelectOption(value, options?.all ? c_SessionConfigSelectOption : undefined);
+  if (first.SessionConfigSelectOption(value)) return { ok: true, value: value as T.SessionConfigSelectOption };
+  return options?.all ? rt.allIssues(value, c_SessionConfigSelectOption) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelectGroup` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectGroup(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectGroup> {
-  return first.SessionConfigSelectGroup(value, options?.all ? c_SessionConfigSelectGroup : undefined);
+  if (first.SessionConfigSelectGroup(value)) return { ok: true, value: value as T.SessionConfigSelectGroup };
+  return options?.all ? rt.allIssues(value, c_SessionConfigSelectGroup) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigGroupId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigGroupId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigGroupId> {
-  return first.SessionConfigGroupId(value, options?.all ? c_SessionConfigGroupId : undefined);
+  if (first.SessionConfigGroupId(value)) return { ok: true, value: value as T.SessionConfigGroupId };
+  return options?.all ? rt.allIssues(value, c_SessionConfigGroupId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigSelect` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelect(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelect> {
-  return first.SessionConfigSelect(value, options?.all ? c_SessionConfigSelect : undefined);
+  if (first.SessionConfigSelect(value)) return { ok: true, value: value as T.SessionConfigSelect };
+  return options?.all ? rt.allIssues(value, c_SessionConfigSelect) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionConfigBoolean` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigBoolean(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigBoolean> {
-  return first.SessionConfigBoolean(value, options?.all ? c_SessionConfigBoolean : undefined);
+  if (first.SessionConfigBoolean(value)) return { ok: true, value: value as T.SessionConfigBoolean };
+  return options?.all ? rt.allIssues(value, c_SessionConfigBoolean) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AvailableCommand` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommand(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommand> {
-  return first.AvailableCommand(value, options?.all ? c_AvailableCommand : undefined);
+  if (first.AvailableCommand(value)) return { ok: true, value: value as T.AvailableCommand };
+  return options?.all ? rt.allIssues(value, c_AvailableCommand) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AvailableCommandInput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommandInput(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommandInput> {
-  return first.AvailableCommandInput(value, options?.all ? c_AvailableCommandInput : undefined);
+  if (first.AvailableCommandInput(value)) return { ok: true, value: value as T.AvailableCommandInput };
+  return options?.all ? rt.allIssues(value, c_AvailableCommandInput) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TextCommandInput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TextCommandInput(value: unknown, options?: rt.ValidateOptions): Result<T.TextCommandInput> {
-  return first.TextCommandInput(value, options?.all ? c_TextCommandInput : undefined);
+  if (first.TextCommandInput(value)) return { ok: true, value: value as T.TextCommandInput };
+  return options?.all ? rt.allIssues(value, c_TextCommandInput) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Command` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Command(value: unknown, options?: rt.ValidateOptions): Result<T.Command> {
-  return first.Command(value, options?.all ? c_Command : undefined);
+  if (first.Command(value)) return { ok: true, value: value as T.Command };
+  return options?.all ? rt.allIssues(value, c_Command) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ListSessionsResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ListSessionsResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ListSessionsResponse> {
-  return first.ListSessionsResponse(value, options?.all ? c_ListSessionsResponse : undefined);
+  if (first.ListSessionsResponse(value)) return { ok: true, value: value as T.ListSessionsResponse };
+  return options?.all ? rt.allIssues(value, c_ListSessionsResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionInfo` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionInfo(value: unknown, options?: rt.ValidateOptions): Result<T.SessionInfo> {
-  return first.SessionInfo(value, options?.all ? c_SessionInfo : undefined);
+  if (first.SessionInfo(value)) return { ok: true, value: value as T.SessionInfo };
+  return options?.all ? rt.allIssues(value, c_SessionInfo) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionListCursor` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionListCursor(value: unknown, options?: rt.ValidateOptions): Result<T.SessionListCursor> {
-  return first.SessionListCursor(value, options?.all ? c_SessionListCursor : undefined);
+  if (first.SessionListCursor(value)) return { ok: true, value: value as T.SessionListCursor };
+  return options?.all ? rt.allIssues(value, c_SessionListCursor) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DeleteSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DeleteSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.DeleteSessionResponse> {
-  return first.DeleteSessionResponse(value, options?.all ? c_DeleteSessionResponse : undefined);
+  if (first.DeleteSessionResponse(value)) return { ok: true, value: value as T.DeleteSessionResponse };
+  return options?.all ? rt.allIssues(value, c_DeleteSessionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ResumeSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResumeSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ResumeSessionResponse> {
-  return first.ResumeSessionResponse(value, options?.all ? c_ResumeSessionResponse : undefined);
+  if (first.ResumeSessionResponse(value)) return { ok: true, value: value as T.ResumeSessionResponse };
+  return options?.all ? rt.allIssues(value, c_ResumeSessionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CloseSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CloseSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CloseSessionResponse> {
-  return first.CloseSessionResponse(value, options?.all ? c_CloseSessionResponse : undefined);
+  if (first.CloseSessionResponse(value)) return { ok: true, value: value as T.CloseSessionResponse };
+  return options?.all ? rt.allIssues(value, c_CloseSessionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelToolCallResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelToolCallResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CancelToolCallResponse> {
-  return first.CancelToolCallResponse(value, options?.all ? c_CancelToolCallResponse : undefined);
+  if (first.CancelToolCallResponse(value)) return { ok: true, value: value as T.CancelToolCallResponse };
+  return options?.all ? rt.allIssues(value, c_CancelToolCallResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelTerminalResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelTerminalResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CancelTerminalResponse> {
-  return first.CancelTerminalResponse(value, options?.all ? c_CancelTerminalResponse : undefined);
+  if (first.CancelTerminalResponse(value)) return { ok: true, value: value as T.CancelTerminalResponse };
+  return options?.all ? rt.allIssues(value, c_CancelTerminalResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SetSessionConfigOptionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionConfigOptionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.SetSessionConfigOptionResponse> {
-  return first.SetSessionConfigOptionResponse(value, options?.all ? c_SetSessionConfigOptionResponse : undefined);
+  if (first.SetSessionConfigOptionResponse(value)) return { ok: true, value: value as T.SetSessionConfigOptionResponse };
+  return options?.all ? rt.allIssues(value, c_SetSessionConfigOptionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptResponse(value: unknown, options?: rt.ValidateOptions): Result<T.PromptResponse> {
-  return first.PromptResponse(value, options?.all ? c_PromptResponse : undefined);
+  if (first.PromptResponse(value)) return { ok: true, value: value as T.PromptResponse };
+  return options?.all ? rt.allIssues(value, c_PromptResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `MessageId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MessageId(value: unknown, options?: rt.ValidateOptions): Result<T.MessageId> {
-  return first.MessageId(value, options?.all ? c_MessageId : undefined);
+  if (first.MessageId(value)) return { ok: true, value: value as T.MessageId };
+  return options?.all ? rt.allIssues(value, c_MessageId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ExtResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ExtResponse> {
-  return first.ExtResponse(value, options?.all ? c_ExtResponse : undefined);
+  if (first.ExtResponse(value)) return { ok: true, value: value as T.ExtResponse };
+  return options?.all ? rt.allIssues(value, c_ExtResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Error` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Error(value: unknown, options?: rt.ValidateOptions): Result<T.Error> {
-  return first.Error(value, options?.all ? c_Error : undefined);
+  if (first.Error(value)) return { ok: true, value: value as T.Error };
+  return options?.all ? rt.allIssues(value, c_Error) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ErrorCode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ErrorCode(value: unknown, options?: rt.ValidateOptions): Result<T.ErrorCode> {
-  return first.ErrorCode(value, options?.all ? c_ErrorCode : undefined);
+  if (first.ErrorCode(value)) return { ok: true, value: value as T.ErrorCode };
+  return options?.all ? rt.allIssues(value, c_ErrorCode) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ErrorData` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ErrorData(value: unknown, options?: rt.ValidateOptions): Result<T.ErrorData> {
-  return first.ErrorData(value, options?.all ? c_ErrorData : undefined);
+  if (first.ErrorData(value)) return { ok: true, value: value as T.ErrorData };
+  return options?.all ? rt.allIssues(value, c_ErrorData) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `UnsupportedProtocolVersionErrorData` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UnsupportedProtocolVersionErrorData(value: unknown, options?: rt.ValidateOptions): Result<T.UnsupportedProtocolVersionErrorData> {
-  return first.UnsupportedProtocolVersionErrorData(value, options?.all ? c_UnsupportedProtocolVersionErrorData : undefined);
+  if (first.UnsupportedProtocolVersionErrorData(value)) return { ok: true, value: value as T.UnsupportedProtocolVersionErrorData };
+  return options?.all ? rt.allIssues(value, c_UnsupportedProtocolVersionErrorData) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionNotFoundErrorData` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionNotFoundErrorData(value: unknown, options?: rt.ValidateOptions): Result<T.SessionNotFoundErrorData> {
-  return first.SessionNotFoundErrorData(value, options?.all ? c_SessionNotFoundErrorData : undefined);
+  if (first.SessionNotFoundErrorData(value)) return { ok: true, value: value as T.SessionNotFoundErrorData };
+  return options?.all ? rt.allIssues(value, c_SessionNotFoundErrorData) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentNotification(value: unknown, options?: rt.ValidateOptions): Result<T.AgentNotification> {
-  return first.AgentNotification(value, options?.all ? c_AgentNotification : undefined);
+  if (first.AgentNotification(value)) return { ok: true, value: value as T.AgentNotification };
+  return options?.all ? rt.allIssues(value, c_AgentNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `UpdateSessionNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UpdateSessionNotification(value: unknown, options?: rt.ValidateOptions): Result<T.UpdateSessionNotification> {
-  return first.UpdateSessionNotification(value, options?.all ? c_UpdateSessionNotification : undefined);
+  if (first.UpdateSessionNotification(value)) return { ok: true, value: value as T.UpdateSessionNotification };
+  return options?.all ? rt.allIssues(value, c_UpdateSessionNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.SessionUpdate> {
-  return first.SessionUpdate(value, options?.all ? c_SessionUpdate : undefined);
+  if (first.SessionUpdate(value)) return { ok: true, value: value as T.SessionUpdate };
+  return options?.all ? rt.allIssues(value, c_SessionUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ContentChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ContentChunk(value: unknown, options?: rt.ValidateOptions): Result<T.ContentChunk> {
-  return first.ContentChunk(value, options?.all ? c_ContentChunk : undefined);
+  if (first.ContentChunk(value)) return { ok: true, value: value as T.ContentChunk };
+  return options?.all ? rt.allIssues(value, c_ContentChunk) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `UserMessage` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UserMessage(value: unknown, options?: rt.ValidateOptions): Result<T.UserMessage> {
-  return first.UserMessage(value, options?.all ? c_UserMessage : undefined);
+  if (first.UserMessage(value)) return { ok: true, value: value as T.UserMessage };
+  return options?.all ? rt.allIssues(value, c_UserMessage) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentMessage` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentMessage(value: unknown, options?: rt.ValidateOptions): Result<T.AgentMessage> {
-  return first.AgentMessage(value, options?.all ? c_AgentMessage : undefined);
+  if (first.AgentMessage(value)) return { ok: true, value: value as T.AgentMessage };
+  return options?.all ? rt.allIssues(value, c_AgentMessage) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AgentThought` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentThought(value: unknown, options?: rt.ValidateOptions): Result<T.AgentThought> {
-  return first.AgentThought(value, options?.all ? c_AgentThought : undefined);
+  if (first.AgentThought(value)) return { ok: true, value: value as T.AgentThought };
+  return options?.all ? rt.allIssues(value, c_AgentThought) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BackgroundWork` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BackgroundWork(value: unknown, options?: rt.ValidateOptions): Result<T.BackgroundWork> {
-  return first.BackgroundWork(value, options?.all ? c_BackgroundWork : undefined);
+  if (first.BackgroundWork(value)) return { ok: true, value: value as T.BackgroundWork };
+  return options?.all ? rt.allIssues(value, c_BackgroundWork) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BackgroundTerminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BackgroundTerminal(value: unknown, options?: rt.ValidateOptions): Result<T.BackgroundTerminal> {
-  return first.BackgroundTerminal(value, options?.all ? c_BackgroundTerminal : undefined);
+  if (first.BackgroundTerminal(value)) return { ok: true, value: value as T.BackgroundTerminal };
+  return options?.all ? rt.allIssues(value, c_BackgroundTerminal) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `BackgroundToolCall` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BackgroundToolCall(value: unknown, options?: rt.ValidateOptions): Result<T.BackgroundToolCall> {
-  return first.BackgroundToolCall(value, options?.all ? c_BackgroundToolCall : undefined);
+  if (first.BackgroundToolCall(value)) return { ok: true, value: value as T.BackgroundToolCall };
+  return options?.all ? rt.allIssues(value, c_BackgroundToolCall) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RunningStateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RunningStateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.RunningStateUpdate> {
-  return first.RunningStateUpdate(value, options?.all ? c_RunningStateUpdate : undefined);
+  if (first.RunningStateUpdate(value)) return { ok: true, value: value as T.RunningStateUpdate };
+  return options?.all ? rt.allIssues(value, c_RunningStateUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ErrorStopReason` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ErrorStopReason(value: unknown, options?: rt.ValidateOptions): Result<T.ErrorStopReason> {
-  return first.ErrorStopReason(value, options?.all ? c_ErrorStopReason : undefined);
+  if (first.ErrorStopReason(value)) return { ok: true, value: value as T.ErrorStopReason };
+  return options?.all ? rt.allIssues(value, c_ErrorStopReason) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `IdleStateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_IdleStateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.IdleStateUpdate> {
-  return first.IdleStateUpdate(value, options?.all ? c_IdleStateUpdate : undefined);
+  if (first.IdleStateUpdate(value)) return { ok: true, value: value as T.IdleStateUpdate };
+  return options?.all ? rt.allIssues(value, c_IdleStateUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequiresActionStateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequiresActionStateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.RequiresActionStateUpdate> {
-  return first.RequiresActionStateUpdate(value, options?.all ? c_RequiresActionStateUpdate : undefined);
+  if (first.RequiresActionStateUpdate(value)) return { ok: true, value: value as T.RequiresActionStateUpdate };
+  return options?.all ? rt.allIssues(value, c_RequiresActionStateUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `StateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.StateUpdate> {
-  return first.StateUpdate(value, options?.all ? c_StateUpdate : undefined);
+  if (first.StateUpdate(value)) return { ok: true, value: value as T.StateUpdate };
+  return options?.all ? rt.allIssues(value, c_StateUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ToolCallContentChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallContentChunk(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallContentChunk> {
-  return first.ToolCallContentChunk(value, options?.all ? c_ToolCallContentChunk : undefined);
+  if (first.ToolCallContentChunk(value)) return { ok: true, value: value as T.ToolCallContentChunk };
+  return options?.all ? rt.allIssues(value, c_ToolCallContentChunk) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalOutput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalOutput(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalOutput> {
-  return first.TerminalOutput(value, options?.all ? c_TerminalOutput : undefined);
+  if (first.TerminalOutput(value)) return { ok: true, value: value as T.TerminalOutput };
+  return options?.all ? rt.allIssues(value, c_TerminalOutput) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalExitStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalExitStatus(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalExitStatus> {
-  return first.TerminalExitStatus(value, options?.all ? c_TerminalExitStatus : undefined);
+  if (first.TerminalExitStatus(value)) return { ok: true, value: value as T.TerminalExitStatus };
+  return options?.all ? rt.allIssues(value, c_TerminalExitStatus) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalSize` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalSize(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalSize> {
-  return first.TerminalSize(value, options?.all ? c_TerminalSize : undefined);
+  if (first.TerminalSize(value)) return { ok: true, value: value as T.TerminalSize };
+  return options?.all ? rt.allIssues(value, c_TerminalSize) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalCapabilities> {
-  return first.TerminalCapabilities(value, options?.all ? c_TerminalCapabilities : undefined);
+  if (first.TerminalCapabilities(value)) return { ok: true, value: value as T.TerminalCapabilities };
+  return options?.all ? rt.allIssues(value, c_TerminalCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalCancelCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalCancelCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalCancelCapabilities> {
-  return first.TerminalCancelCapabilities(value, options?.all ? c_TerminalCancelCapabilities : undefined);
+  if (first.TerminalCancelCapabilities(value)) return { ok: true, value: value as T.TerminalCancelCapabilities };
+  return options?.all ? rt.allIssues(value, c_TerminalCancelCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalUpdate> {
-  return first.TerminalUpdate(value, options?.all ? c_TerminalUpdate : undefined);
+  if (first.TerminalUpdate(value)) return { ok: true, value: value as T.TerminalUpdate };
+  return options?.all ? rt.allIssues(value, c_TerminalUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalOutputChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalOutputChunk(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalOutputChunk> {
-  return first.TerminalOutputChunk(value, options?.all ? c_TerminalOutputChunk : undefined);
+  if (first.TerminalOutputChunk(value)) return { ok: true, value: value as T.TerminalOutputChunk };
+  return options?.all ? rt.allIssues(value, c_TerminalOutputChunk) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanUpdateContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanUpdateContent(value: unknown, options?: rt.ValidateOptions): Result<T.PlanUpdateContent> {
-  return first.PlanUpdateContent(value, options?.all ? c_PlanUpdateContent : undefined);
+  if (first.PlanUpdateContent(value)) return { ok: true, value: value as T.PlanUpdateContent };
+  return options?.all ? rt.allIssues(value, c_PlanUpdateContent) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanId(value: unknown, options?: rt.ValidateOptions): Result<T.PlanId> {
-  return first.PlanId(value, options?.all ? c_PlanId : undefined);
+  if (first.PlanId(value)) return { ok: true, value: value as T.PlanId };
+  return options?.all ? rt.allIssues(value, c_PlanId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanEntry` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntry(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntry> {
-  return first.PlanEntry(value, options?.all ? c_PlanEntry : undefined);
+  if (first.PlanEntry(value)) return { ok: true, value: value as T.PlanEntry };
+  return options?.all ? rt.allIssues(value, c_PlanEntry) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanEntryPriority` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntryPriority(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntryPriority> {
-  return first.PlanEntryPriority(value, options?.all ? c_PlanEntryPriority : undefined);
+  if (first.PlanEntryPriority(value)) return { ok: true, value: value as T.PlanEntryPriority };
+  return options?.all ? rt.allIssues(value, c_PlanEntryPriority) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanEntryStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntryStatus(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntryStatus> {
-  return first.PlanEntryStatus(value, options?.all ? c_PlanEntryStatus : undefined);
+  if (first.PlanEntryStatus(value)) return { ok: true, value: value as T.PlanEntryStatus };
+  return options?.all ? rt.allIssues(value, c_PlanEntryStatus) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanItems(value: unknown, options?: rt.ValidateOptions): Result<T.PlanItems> {
-  return first.PlanItems(value, options?.all ? c_PlanItems : undefined);
+  if (first.PlanItems(value)) return { ok: true, value: value as T.PlanItems };
+  return options?.all ? rt.allIssues(value, c_PlanItems) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PlanUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.PlanUpdate> {
-  return first.PlanUpdate(value, options?.all ? c_PlanUpdate : undefined);
+  if (first.PlanUpdate(value)) return { ok: true, value: value as T.PlanUpdate };
+  return options?.all ? rt.allIssues(value, c_PlanUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `AvailableCommandsUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommandsUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommandsUpdate> {
-  return first.AvailableCommandsUpdate(value, options?.all ? c_AvailableCommandsUpdate : undefined);
+  if (first.AvailableCommandsUpdate(value)) return { ok: true, value: value as T.AvailableCommandsUpdate };
+  return options?.all ? rt.allIssues(value, c_AvailableCommandsUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ConfigOptionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ConfigOptionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.ConfigOptionUpdate> {
-  return first.ConfigOptionUpdate(value, options?.all ? c_ConfigOptionUpdate : undefined);
+  if (first.ConfigOptionUpdate(value)) return { ok: true, value: value as T.ConfigOptionUpdate };
+  return options?.all ? rt.allIssues(value, c_ConfigOptionUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SessionInfoUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionInfoUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.SessionInfoUpdate> {
-  return first.SessionInfoUpdate(value, options?.all ? c_SessionInfoUpdate : undefined);
+  if (first.SessionInfoUpdate(value)) return { ok: true, value: value as T.SessionInfoUpdate };
+  return options?.all ? rt.allIssues(value, c_SessionInfoUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Cost` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Cost(value: unknown, options?: rt.ValidateOptions): Result<T.Cost> {
-  return first.Cost(value, options?.all ? c_Cost : undefined);
+  if (first.Cost(value)) return { ok: true, value: value as T.Cost };
+  return options?.all ? rt.allIssues(value, c_Cost) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `UsageUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UsageUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.UsageUpdate> {
-  return first.UsageUpdate(value, options?.all ? c_UsageUpdate : undefined);
+  if (first.UsageUpdate(value)) return { ok: true, value: value as T.UsageUpdate };
+  return options?.all ? rt.allIssues(value, c_UsageUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NoticeSeverity` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NoticeSeverity(value: unknown, options?: rt.ValidateOptions): Result<T.NoticeSeverity> {
-  return first.NoticeSeverity(value, options?.all ? c_NoticeSeverity : undefined);
+  if (first.NoticeSeverity(value)) return { ok: true, value: value as T.NoticeSeverity };
+  return options?.all ? rt.allIssues(value, c_NoticeSeverity) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `Notice` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Notice(value: unknown, options?: rt.ValidateOptions): Result<T.Notice> {
-  return first.Notice(value, options?.all ? c_Notice : undefined);
+  if (first.Notice(value)) return { ok: true, value: value as T.Notice };
+  return options?.all ? rt.allIssues(value, c_Notice) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionId(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionId> {
-  return first.CompactionId(value, options?.all ? c_CompactionId : undefined);
+  if (first.CompactionId(value)) return { ok: true, value: value as T.CompactionId };
+  return options?.all ? rt.allIssues(value, c_CompactionId) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionStatus(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionStatus> {
-  return first.CompactionStatus(value, options?.all ? c_CompactionStatus : undefined);
+  if (first.CompactionStatus(value)) return { ok: true, value: value as T.CompactionStatus };
+  return options?.all ? rt.allIssues(value, c_CompactionStatus) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionUpdate> {
-  return first.CompactionUpdate(value, options?.all ? c_CompactionUpdate : undefined);
+  if (first.CompactionUpdate(value)) return { ok: true, value: value as T.CompactionUpdate };
+  return options?.all ? rt.allIssues(value, c_CompactionUpdate) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompactionSummaryChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionSummaryChunk(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionSummaryChunk> {
-  return first.CompactionSummaryChunk(value, options?.all ? c_CompactionSummaryChunk : undefined);
+  if (first.CompactionSummaryChunk(value)) return { ok: true, value: value as T.CompactionSummaryChunk };
+  return options?.all ? rt.allIssues(value, c_CompactionSummaryChunk) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CompleteElicitationNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompleteElicitationNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CompleteElicitationNotification> {
-  return first.CompleteElicitationNotification(value, options?.all ? c_CompleteElicitationNotification : undefined);
+  if (first.CompleteElicitationNotification(value)) return { ok: true, value: value as T.CompleteElicitationNotification };
+  return options?.all ? rt.allIssues(value, c_CompleteElicitationNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ExtNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtNotification(value: unknown, options?: rt.ValidateOptions): Result<T.ExtNotification> {
-  return first.ExtNotification(value, options?.all ? c_ExtNotification : undefined);
+  if (first.ExtNotification(value)) return { ok: true, value: value as T.ExtNotification };
+  return options?.all ? rt.allIssues(value, c_ExtNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ClientRequest> {
-  return first.ClientRequest(value, options?.all ? c_ClientRequest : undefined);
+  if (first.ClientRequest(value)) return { ok: true, value: value as T.ClientRequest };
+  return options?.all ? rt.allIssues(value, c_ClientRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `InitializeRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_InitializeRequest(value: unknown, options?: rt.ValidateOptions): Result<T.InitializeRequest> {
-  return first.InitializeRequest(value, options?.all ? c_InitializeRequest : undefined);
+  if (first.InitializeRequest(value)) return { ok: true, value: value as T.InitializeRequest };
+  return options?.all ? rt.allIssues(value, c_InitializeRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ClientCapabilities> {
-  return first.ClientCapabilities(value, options?.all ? c_ClientCapabilities : undefined);
+  if (first.ClientCapabilities(value)) return { ok: true, value: value as T.ClientCapabilities };
+  return options?.all ? rt.allIssues(value, c_ClientCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientAuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ClientAuthCapabilities> {
-  return first.ClientAuthCapabilities(value, options?.all ? c_ClientAuthCapabilities : undefined);
+  if (first.ClientAuthCapabilities(value)) return { ok: true, value: value as T.ClientAuthCapabilities };
+  return options?.all ? rt.allIssues(value, c_ClientAuthCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `TerminalAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalAuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalAuthCapabilities> {
-  return first.TerminalAuthCapabilities(value, options?.all ? c_TerminalAuthCapabilities : undefined);
+  if (first.TerminalAuthCapabilities(value)) return { ok: true, value: value as T.TerminalAuthCapabilities };
+  return options?.all ? rt.allIssues(value, c_TerminalAuthCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationCapabilities> {
-  return first.ElicitationCapabilities(value, options?.all ? c_ElicitationCapabilities : undefined);
+  if (first.ElicitationCapabilities(value)) return { ok: true, value: value as T.ElicitationCapabilities };
+  return options?.all ? rt.allIssues(value, c_ElicitationCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationFormCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationFormCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationFormCapabilities> {
-  return first.ElicitationFormCapabilities(value, options?.all ? c_ElicitationFormCapabilities : undefined);
+  if (first.ElicitationFormCapabilities(value)) return { ok: true, value: value as T.ElicitationFormCapabilities };
+  return options?.all ? rt.allIssues(value, c_ElicitationFormCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationUrlCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationUrlCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationUrlCapabilities> {
-  return first.ElicitationUrlCapabilities(value, options?.all ? c_ElicitationUrlCapabilities : undefined);
+  if (first.ElicitationUrlCapabilities(value)) return { ok: true, value: value as T.ElicitationUrlCapabilities };
+  return options?.all ? rt.allIssues(value, c_ElicitationUrlCapabilities) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LoginAuthRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LoginAuthRequest(value: unknown, options?: rt.ValidateOptions): Result<T.LoginAuthRequest> {
-  return first.LoginAuthRequest(value, options?.all ? c_LoginAuthRequest : undefined);
+  if (first.LoginAuthRequest(value)) return { ok: true, value: value as T.LoginAuthRequest };
+  return options?.all ? rt.allIssues(value, c_LoginAuthRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `LogoutAuthRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LogoutAuthRequest(value: unknown, options?: rt.ValidateOptions): Result<T.LogoutAuthRequest> {
-  return first.LogoutAuthRequest(value, options?.all ? c_LogoutAuthRequest : undefined);
+  if (first.LogoutAuthRequest(value)) return { ok: true, value: value as T.LogoutAuthRequest };
+  return options?.all ? rt.allIssues(value, c_LogoutAuthRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `NewSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NewSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.NewSessionRequest> {
-  return first.NewSessionRequest(value, options?.all ? c_NewSessionRequest : undefined);
+  if (first.NewSessionRequest(value)) return { ok: true, value: value as T.NewSessionRequest };
+  return options?.all ? rt.allIssues(value, c_NewSessionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpServer` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServer(value: unknown, options?: rt.ValidateOptions): Result<T.McpServer> {
-  return first.McpServer(value, options?.all ? c_McpServer : undefined);
+  if (first.McpServer(value)) return { ok: true, value: value as T.McpServer };
+  return options?.all ? rt.allIssues(value, c_McpServer) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `HttpHeader` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_HttpHeader(value: unknown, options?: rt.ValidateOptions): Result<T.HttpHeader> {
-  return first.HttpHeader(value, options?.all ? c_HttpHeader : undefined);
+  if (first.HttpHeader(value)) return { ok: true, value: value as T.HttpHeader };
+  return options?.all ? rt.allIssues(value, c_HttpHeader) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpServerHttp` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServerHttp(value: unknown, options?: rt.ValidateOptions): Result<T.McpServerHttp> {
-  return first.McpServerHttp(value, options?.all ? c_McpServerHttp : undefined);
+  if (first.McpServerHttp(value)) return { ok: true, value: value as T.McpServerHttp };
+  return options?.all ? rt.allIssues(value, c_McpServerHttp) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `McpServerStdio` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServerStdio(value: unknown, options?: rt.ValidateOptions): Result<T.McpServerStdio> {
-  return first.McpServerStdio(value, options?.all ? c_McpServerStdio : undefined);
+  if (first.McpServerStdio(value)) return { ok: true, value: value as T.McpServerStdio };
+  return options?.all ? rt.allIssues(value, c_McpServerStdio) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ListSessionsRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ListSessionsRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ListSessionsRequest> {
-  return first.ListSessionsRequest(value, options?.all ? c_ListSessionsRequest : undefined);
+  if (first.ListSessionsRequest(value)) return { ok: true, value: value as T.ListSessionsRequest };
+  return options?.all ? rt.allIssues(value, c_ListSessionsRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `DeleteSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DeleteSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.DeleteSessionRequest> {
-  return first.DeleteSessionRequest(value, options?.all ? c_DeleteSessionRequest : undefined);
+  if (first.DeleteSessionRequest(value)) return { ok: true, value: value as T.DeleteSessionRequest };
+  return options?.all ? rt.allIssues(value, c_DeleteSessionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ResumeSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResumeSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ResumeSessionRequest> {
-  return first.ResumeSessionRequest(value, options?.all ? c_ResumeSessionRequest : undefined);
+  if (first.ResumeSessionRequest(value)) return { ok: true, value: value as T.ResumeSessionRequest };
+  return options?.all ? rt.allIssues(value, c_ResumeSessionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ReplayFrom` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReplayFrom(value: unknown, options?: rt.ValidateOptions): Result<T.ReplayFrom> {
-  return first.ReplayFrom(value, options?.all ? c_ReplayFrom : undefined);
+  if (first.ReplayFrom(value)) return { ok: true, value: value as T.ReplayFrom };
+  return options?.all ? rt.allIssues(value, c_ReplayFrom) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ReplayFromStart` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReplayFromStart(value: unknown, options?: rt.ValidateOptions): Result<T.ReplayFromStart> {
-  return first.ReplayFromStart(value, options?.all ? c_ReplayFromStart : undefined);
+  if (first.ReplayFromStart(value)) return { ok: true, value: value as T.ReplayFromStart };
+  return options?.all ? rt.allIssues(value, c_ReplayFromStart) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CloseSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CloseSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CloseSessionRequest> {
-  return first.CloseSessionRequest(value, options?.all ? c_CloseSessionRequest : undefined);
+  if (first.CloseSessionRequest(value)) return { ok: true, value: value as T.CloseSessionRequest };
+  return options?.all ? rt.allIssues(value, c_CloseSessionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelToolCallRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelToolCallRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CancelToolCallRequest> {
-  return first.CancelToolCallRequest(value, options?.all ? c_CancelToolCallRequest : undefined);
+  if (first.CancelToolCallRequest(value)) return { ok: true, value: value as T.CancelToolCallRequest };
+  return options?.all ? rt.allIssues(value, c_CancelToolCallRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelTerminalRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelTerminalRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CancelTerminalRequest> {
-  return first.CancelTerminalRequest(value, options?.all ? c_CancelTerminalRequest : undefined);
+  if (first.CancelTerminalRequest(value)) return { ok: true, value: value as T.CancelTerminalRequest };
+  return options?.all ? rt.allIssues(value, c_CancelTerminalRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SetSessionConfigOptionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionConfigOptionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.SetSessionConfigOptionRequest> {
-  return first.SetSessionConfigOptionRequest(value, options?.all ? c_SetSessionConfigOptionRequest : undefined);
+  if (first.SetSessionConfigOptionRequest(value)) return { ok: true, value: value as T.SetSessionConfigOptionRequest };
+  return options?.all ? rt.allIssues(value, c_SetSessionConfigOptionRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `PromptRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptRequest(value: unknown, options?: rt.ValidateOptions): Result<T.PromptRequest> {
-  return first.PromptRequest(value, options?.all ? c_PromptRequest : undefined);
+  if (first.PromptRequest(value)) return { ok: true, value: value as T.PromptRequest };
+  return options?.all ? rt.allIssues(value, c_PromptRequest) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ClientResponse> {
-  return first.ClientResponse(value, options?.all ? c_ClientResponse : undefined);
+  if (first.ClientResponse(value)) return { ok: true, value: value as T.ClientResponse };
+  return options?.all ? rt.allIssues(value, c_ClientResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionResponse> {
-  return first.RequestPermissionResponse(value, options?.all ? c_RequestPermissionResponse : undefined);
+  if (first.RequestPermissionResponse(value)) return { ok: true, value: value as T.RequestPermissionResponse };
+  return options?.all ? rt.allIssues(value, c_RequestPermissionResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `RequestPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionOutcome> {
-  return first.RequestPermissionOutcome(value, options?.all ? c_RequestPermissionOutcome : undefined);
+  if (first.RequestPermissionOutcome(value)) return { ok: true, value: value as T.RequestPermissionOutcome };
+  return options?.all ? rt.allIssues(value, c_RequestPermissionOutcome) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelledPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelledPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.CancelledPermissionOutcome> {
-  return first.CancelledPermissionOutcome(value, options?.all ? c_CancelledPermissionOutcome : undefined);
+  if (first.CancelledPermissionOutcome(value)) return { ok: true, value: value as T.CancelledPermissionOutcome };
+  return options?.all ? rt.allIssues(value, c_CancelledPermissionOutcome) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `SelectedPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SelectedPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.SelectedPermissionOutcome> {
-  return first.SelectedPermissionOutcome(value, options?.all ? c_SelectedPermissionOutcome : undefined);
+  if (first.SelectedPermissionOutcome(value)) return { ok: true, value: value as T.SelectedPermissionOutcome };
+  return options?.all ? rt.allIssues(value, c_SelectedPermissionOutcome) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CreateElicitationResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateElicitationResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CreateElicitationResponse> {
-  return first.CreateElicitationResponse(value, options?.all ? c_CreateElicitationResponse : undefined);
+  if (first.CreateElicitationResponse(value)) return { ok: true, value: value as T.CreateElicitationResponse };
+  return options?.all ? rt.allIssues(value, c_CreateElicitationResponse) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationContentValue` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationContentValue(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationContentValue> {
-  return first.ElicitationContentValue(value, options?.all ? c_ElicitationContentValue : undefined);
+  if (first.ElicitationContentValue(value)) return { ok: true, value: value as T.ElicitationContentValue };
+  return options?.all ? rt.allIssues(value, c_ElicitationContentValue) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ElicitationAcceptAction` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationAcceptAction(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationAcceptAction> {
-  return first.ElicitationAcceptAction(value, options?.all ? c_ElicitationAcceptAction : undefined);
+  if (first.ElicitationAcceptAction(value)) return { ok: true, value: value as T.ElicitationAcceptAction };
+  return options?.all ? rt.allIssues(value, c_ElicitationAcceptAction) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `ClientNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientNotification(value: unknown, options?: rt.ValidateOptions): Result<T.ClientNotification> {
-  return first.ClientNotification(value, options?.all ? c_ClientNotification : undefined);
+  if (first.ClientNotification(value)) return { ok: true, value: value as T.ClientNotification };
+  return options?.all ? rt.allIssues(value, c_ClientNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelSessionNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelSessionNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CancelSessionNotification> {
-  return first.CancelSessionNotification(value, options?.all ? c_CancelSessionNotification : undefined);
+  if (first.CancelSessionNotification(value)) return { ok: true, value: value as T.CancelSessionNotification };
+  return options?.all ? rt.allIssues(value, c_CancelSessionNotification) : rt.finish(undefined);
 }
 
 /**
  * Strict check of `CancelRequestNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelRequestNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CancelRequestNotification> {
-  return first.CancelRequestNotification(value, options?.all ? c_CancelRequestNotification : undefined);
+  if (first.CancelRequestNotification(value)) return { ok: true, value: value as T.CancelRequestNotification };
+  return options?.all ? rt.allIssues(value, c_CancelRequestNotification) : rt.finish(undefined);
 }
 
 export {
