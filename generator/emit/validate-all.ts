@@ -6,7 +6,7 @@
  * verdict; collectors only run after it said no, so the default path costs
  * nothing more. Collectors need none of the fast checks (which live in
  * validate-first.ts, bundled without them): an alternative of a union holds
- * when its collector finds nothing (runtime `holding`), and when none holds
+ * when its collector finds nothing (runtime `collect.holding`), and when none holds
  * the alternative whose issues go deepest is reported.
  */
 import { block, code, join, name, own, type Code } from "../code.js";
@@ -104,7 +104,7 @@ export class CollectorWriter {
     ];
     const untagged = node.untagged ?? [];
     if (untagged.length === 0) return dispatch;
-    const holding = code`holding(${this.alternatives(untagged.map((o) => o.node))})`;
+    const holding = code`collect.holding(${this.alternatives(untagged.map((o) => o.node))})`;
     if (!node.exclusive) return [...dispatch, code`if (out.length > mark && ${holding} > 0) out.length = mark;`];
     return [
       ...dispatch,
@@ -131,7 +131,7 @@ export class CollectorWriter {
   private union(node: UnionNode): Code[] {
     return [
       code`const alternatives = ${this.alternatives(node.options.map((o) => o.node))};`,
-      code`const n = holding(alternatives);`,
+      code`const n = collect.holding(alternatives);`,
       ...(node.exclusive ? [code`if (n > 1) return rt.issue(out, p, "matches more than one alternative (oneOf)");`] : []),
       code`if (n > 0) return;`,
       code`rt.deepestIssues(out, p, v, alternatives);`,

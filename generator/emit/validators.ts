@@ -201,6 +201,6 @@ export function emitValidators(ir: SchemaIR): string {
     "The first issue is reported; `validate.X(value, { all: true })` reports every issue, in document order.",
   ];
   // decodeModule takes further imports as statements (checks.ts is not on the printer's import registry yet).
-  const imports = [code`import * as first from ${FIRST_ISSUE_MODULE};`, code`import { holding } from ${`${runtimeDir(ir)}/collect.js`};`];
+  const imports = [code`import * as first from ${FIRST_ISSUE_MODULE};`, code`import * as collect from ${`${runtimeDir(ir)}/collect.js`};`];
   return decodeModule(ir, { doc: moduleDoc, pool, wrappers, prefix: "validate", imports: imports.map((i) => i.text) });
 }

@@ -12,11 +12,11 @@ import type * as T from "./types.js";
 import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
 import * as first from "./validate-first.js";
-import { holding } from "../runtime/collect.js";
+import * as collect from "../runtime/collect.js";
 
 function c_0(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_WriteTextFileRequest(v, p, q); }, (q: rt.Issue[]) => { c_ReadTextFileRequest(v, p, q); }, (q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_TerminalOutputRequest(v, p, q); }, (q: rt.Issue[]) => { c_ReleaseTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_WaitForTerminalExitRequest(v, p, q); }, (q: rt.Issue[]) => { c_KillTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -45,7 +45,7 @@ function c_AgentRequest(v: any, p: string, out: rt.Issue[]): void {
 
 function c_RequestId(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { if (!(v === null)) rt.issue(q, p, "expected null", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -460,7 +460,7 @@ function c_ResourceLink(v: any, p: string, out: rt.Issue[]): void {
 
 function c_EmbeddedResourceResource(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_TextResourceContents(v, p, q); }, (q: rt.Issue[]) => { c_BlobResourceContents(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -841,7 +841,7 @@ function c_17(v: any, p: string, out: rt.Issue[]): void {
 
 function c_18(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -1210,7 +1210,7 @@ function c_MultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
     case "string": c_29(v, p, out); break;
     default: if (typeof t === "string") c_27(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && holding([(q: rt.Issue[]) => { c_TitledMultiSelectItems(v, p, q); }]) > 0) out.length = mark;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_TitledMultiSelectItems(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_StringMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
@@ -1329,7 +1329,7 @@ function c_ExtRequest(v: any, p: string, out: rt.Issue[]): void {
 
 function c_30(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_AuthenticateResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoadSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionModeResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -1368,7 +1368,7 @@ function c_32(v: any, p: string, out: rt.Issue[]): void {
 
 function c_AgentResponse(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_31(v, p, q); }, (q: rt.Issue[]) => { c_32(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -1634,7 +1634,7 @@ function c_AuthMethod(v: any, p: string, out: rt.Issue[]): void {
     case "terminal": c_34(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && holding([(q: rt.Issue[]) => { c_AuthMethodAgent(v, p, q); }]) > 0) out.length = mark;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_AuthMethodAgent(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_AuthMethodId(v: any, p: string, out: rt.Issue[]): void {
@@ -1932,7 +1932,7 @@ function c_42(v: any, p: string, out: rt.Issue[]): void {
 
 function c_SessionConfigSelectOptions(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_41(v, p, q); }, (q: rt.Issue[]) => { c_42(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -2226,7 +2226,7 @@ function c_ErrorCode(v: any, p: string, out: rt.Issue[]): void {
 
 function c_44(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_SessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -2505,7 +2505,7 @@ function c_AvailableCommand(v: any, p: string, out: rt.Issue[]): void {
 
 function c_AvailableCommandInput(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_UnstructuredCommandInput(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -2774,7 +2774,7 @@ function c_ExtNotification(v: any, p: string, out: rt.Issue[]): void {
 
 function c_60(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_AuthenticateRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoadSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionModeRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -3087,7 +3087,7 @@ function c_McpServer(v: any, p: string, out: rt.Issue[]): void {
     case "sse": c_63(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && holding([(q: rt.Issue[]) => { c_McpServerStdio(v, p, q); }]) > 0) out.length = mark;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_McpServerStdio(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_HttpHeader(v: any, p: string, out: rt.Issue[]): void {
@@ -3378,7 +3378,7 @@ function c_67(v: any, p: string, out: rt.Issue[]): void {
     case "boolean": c_65(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && holding([(q: rt.Issue[]) => { c_66(v, p, q); }]) > 0) out.length = mark;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_66(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_SetSessionConfigOptionRequest(v: any, p: string, out: rt.Issue[]): void {
@@ -3428,7 +3428,7 @@ function c_PromptRequest(v: any, p: string, out: rt.Issue[]): void {
 
 function c_68(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_WriteTextFileResponse(v, p, q); }, (q: rt.Issue[]) => { c_ReadTextFileResponse(v, p, q); }, (q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_TerminalOutputResponse(v, p, q); }, (q: rt.Issue[]) => { c_ReleaseTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_WaitForTerminalExitResponse(v, p, q); }, (q: rt.Issue[]) => { c_KillTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -3451,7 +3451,7 @@ function c_69(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ClientResponse(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_69(v, p, q); }, (q: rt.Issue[]) => { c_32(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -3666,7 +3666,7 @@ function c_CreateElicitationResponse(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ElicitationContentValue(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_14(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -3688,7 +3688,7 @@ function c_ElicitationAcceptAction(v: any, p: string, out: rt.Issue[]): void {
 
 function c_74(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_CancelNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }

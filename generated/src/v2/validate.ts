@@ -12,11 +12,11 @@ import type * as T from "./types.js";
 import type { Result } from "../runtime/result.js";
 import * as rt from "../runtime/decode.js";
 import * as first from "./validate-first.js";
-import { holding } from "../runtime/collect.js";
+import * as collect from "../runtime/collect.js";
 
 function c_0(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -45,7 +45,7 @@ function c_AgentRequest(v: any, p: string, out: rt.Issue[]): void {
 
 function c_RequestId(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -496,7 +496,7 @@ function c_ResourceLink(v: any, p: string, out: rt.Issue[]): void {
 
 function c_EmbeddedResourceResource(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_TextResourceContents(v, p, q); }, (q: rt.Issue[]) => { c_BlobResourceContents(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -891,7 +891,7 @@ function c_24(v: any, p: string, out: rt.Issue[]): void {
 
 function c_25(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 1) return rt.issue(out, p, "matches more than one alternative (oneOf)");
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
@@ -1266,7 +1266,7 @@ function c_MultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
     case "string": c_36(v, p, out); break;
     default: if (typeof t === "string") c_5(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && holding([(q: rt.Issue[]) => { c_TitledMultiSelectItems(v, p, q); }]) > 0) out.length = mark;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_TitledMultiSelectItems(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_StringMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
@@ -1385,7 +1385,7 @@ function c_ExtRequest(v: any, p: string, out: rt.Issue[]): void {
 
 function c_37(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -1408,7 +1408,7 @@ function c_38(v: any, p: string, out: rt.Issue[]): void {
 
 function c_39(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -1431,7 +1431,7 @@ function c_40(v: any, p: string, out: rt.Issue[]): void {
 
 function c_AgentResponse(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_38(v, p, q); }, (q: rt.Issue[]) => { c_40(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -1964,7 +1964,7 @@ function c_52(v: any, p: string, out: rt.Issue[]): void {
 
 function c_SessionConfigSelectOptions(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_51(v, p, q); }, (q: rt.Issue[]) => { c_52(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -2348,7 +2348,7 @@ function c_ErrorCode(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ErrorData(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_UnsupportedProtocolVersionErrorData(v, p, q); }, (q: rt.Issue[]) => { c_SessionNotFoundErrorData(v, p, q); }, (q: rt.Issue[]) => {  }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -2398,7 +2398,7 @@ function c_SessionNotFoundErrorData(v: any, p: string, out: rt.Issue[]): void {
 
 function c_59(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_UpdateSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -3304,7 +3304,7 @@ function c_ExtNotification(v: any, p: string, out: rt.Issue[]): void {
 
 function c_89(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -3867,7 +3867,7 @@ function c_PromptRequest(v: any, p: string, out: rt.Issue[]): void {
 
 function c_100(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -3890,7 +3890,7 @@ function c_101(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ClientResponse(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_101(v, p, q); }, (q: rt.Issue[]) => { c_40(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -3985,7 +3985,7 @@ function c_CreateElicitationResponse(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ElicitationContentValue(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_17(v, p, q); }, (q: rt.Issue[]) => {  }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -4007,7 +4007,7 @@ function c_ElicitationAcceptAction(v: any, p: string, out: rt.Issue[]): void {
 
 function c_107(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_CancelSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }

@@ -12,11 +12,11 @@ import type * as T from "./types.js";
 import type { Result } from "../../runtime/result.js";
 import * as rt from "../../runtime/decode.js";
 import * as first from "./validate-first.js";
-import { holding } from "../../runtime/collect.js";
+import * as collect from "../../runtime/collect.js";
 
 function c_0(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_WriteTextFileRequest(v, p, q); }, (q: rt.Issue[]) => { c_ReadTextFileRequest(v, p, q); }, (q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_TerminalOutputRequest(v, p, q); }, (q: rt.Issue[]) => { c_ReleaseTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_WaitForTerminalExitRequest(v, p, q); }, (q: rt.Issue[]) => { c_KillTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -45,7 +45,7 @@ function c_AgentRequest(v: any, p: string, out: rt.Issue[]): void {
 
 function c_RequestId(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { if (!(v === null)) rt.issue(q, p, "expected null", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -460,7 +460,7 @@ function c_ResourceLink(v: any, p: string, out: rt.Issue[]): void {
 
 function c_EmbeddedResourceResource(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_TextResourceContents(v, p, q); }, (q: rt.Issue[]) => { c_BlobResourceContents(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -841,7 +841,7 @@ function c_17(v: any, p: string, out: rt.Issue[]): void {
 
 function c_18(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -1210,7 +1210,7 @@ function c_MultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
     case "string": c_29(v, p, out); break;
     default: if (typeof t === "string") c_27(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && holding([(q: rt.Issue[]) => { c_TitledMultiSelectItems(v, p, q); }]) > 0) out.length = mark;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_TitledMultiSelectItems(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_StringMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
@@ -1371,7 +1371,7 @@ function c_ExtRequest(v: any, p: string, out: rt.Issue[]): void {
 
 function c_30(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_AuthenticateResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListProvidersResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetProviderResponse(v, p, q); }, (q: rt.Issue[]) => { c_DisableProviderResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutResponse(v, p, q); }, (q: rt.Issue[]) => { c_AuthStatusResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoadSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ForkSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ArchiveSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_UnarchiveSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_SessionStatusResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionTitleResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionModeResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -1410,7 +1410,7 @@ function c_32(v: any, p: string, out: rt.Issue[]): void {
 
 function c_AgentResponse(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_31(v, p, q); }, (q: rt.Issue[]) => { c_32(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -1826,7 +1826,7 @@ function c_AuthMethod(v: any, p: string, out: rt.Issue[]): void {
     case "terminal": c_34(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && holding([(q: rt.Issue[]) => { c_AuthMethodAgent(v, p, q); }]) > 0) out.length = mark;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_AuthMethodAgent(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_AuthMethodId(v: any, p: string, out: rt.Issue[]): void {
@@ -2305,7 +2305,7 @@ function c_45(v: any, p: string, out: rt.Issue[]): void {
 
 function c_SessionConfigSelectOptions(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_44(v, p, q); }, (q: rt.Issue[]) => { c_45(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -2741,7 +2741,7 @@ function c_ErrorCode(v: any, p: string, out: rt.Issue[]): void {
 
 function c_47(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_SessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_AuthStatusUpdateNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -3171,7 +3171,7 @@ function c_AvailableCommand(v: any, p: string, out: rt.Issue[]): void {
 
 function c_AvailableCommandInput(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_UnstructuredCommandInput(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -3719,7 +3719,7 @@ function c_ExtNotification(v: any, p: string, out: rt.Issue[]): void {
 
 function c_77(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_AuthenticateRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListProvidersRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetProviderRequest(v, p, q); }, (q: rt.Issue[]) => { c_DisableProviderRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutRequest(v, p, q); }, (q: rt.Issue[]) => { c_AuthStatusRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoadSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ForkSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ArchiveSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_UnarchiveSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_SessionStatusRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionTitleRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionModeRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -4145,7 +4145,7 @@ function c_McpServer(v: any, p: string, out: rt.Issue[]): void {
     case "acp": c_81(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && holding([(q: rt.Issue[]) => { c_McpServerStdio(v, p, q); }]) > 0) out.length = mark;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_McpServerStdio(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_HttpHeader(v: any, p: string, out: rt.Issue[]): void {
@@ -4616,7 +4616,7 @@ function c_85(v: any, p: string, out: rt.Issue[]): void {
     case "boolean": c_83(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && holding([(q: rt.Issue[]) => { c_84(v, p, q); }]) > 0) out.length = mark;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_84(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_SetSessionConfigOptionRequest(v: any, p: string, out: rt.Issue[]): void {
@@ -4666,7 +4666,7 @@ function c_PromptRequest(v: any, p: string, out: rt.Issue[]): void {
 
 function c_86(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_WriteTextFileResponse(v, p, q); }, (q: rt.Issue[]) => { c_ReadTextFileResponse(v, p, q); }, (q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_TerminalOutputResponse(v, p, q); }, (q: rt.Issue[]) => { c_ReleaseTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_WaitForTerminalExitResponse(v, p, q); }, (q: rt.Issue[]) => { c_KillTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -4689,7 +4689,7 @@ function c_87(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ClientResponse(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_87(v, p, q); }, (q: rt.Issue[]) => { c_32(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -4904,7 +4904,7 @@ function c_CreateElicitationResponse(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ElicitationContentValue(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_14(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -4956,7 +4956,7 @@ function c_93(v: any, p: string, out: rt.Issue[]): void {
 
 function c_MessageMcpResponse(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_92(v, p, q); }, (q: rt.Issue[]) => { c_93(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -4979,7 +4979,7 @@ function c_McpError(v: any, p: string, out: rt.Issue[]): void {
 
 function c_94(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_CancelNotification(v, p, q); }, (q: rt.Issue[]) => { c_MessageMcpNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -5068,7 +5068,7 @@ function c_CancelRequestNotification(v: any, p: string, out: rt.Issue[]): void {
 
 function c_95(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_InitializeProxyRequest(v, p, q); }, (q: rt.Issue[]) => { c_ProxySuccessorRequest(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -5117,7 +5117,7 @@ function c_ProxySuccessorRequest(v: any, p: string, out: rt.Issue[]): void {
 
 function c_96(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_InitializeProxyResponse(v, p, q); }, (q: rt.Issue[]) => { c_ProxySuccessorResponse(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -5140,7 +5140,7 @@ function c_97(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ProxyResponse(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_97(v, p, q); }, (q: rt.Issue[]) => { c_32(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
@@ -5155,7 +5155,7 @@ function c_ProxySuccessorResponse(v: any, p: string, out: rt.Issue[]): void {
 
 function c_98(v: any, p: string, out: rt.Issue[]): void {
   const alternatives = [(q: rt.Issue[]) => { c_ProxySuccessorNotification(v, p, q); }];
-  const n = holding(alternatives);
+  const n = collect.holding(alternatives);
   if (n > 0) return;
   rt.deepestIssues(out, p, v, alternatives);
 }
