@@ -174,7 +174,14 @@ function table(title: string, unit: string, perSample: number, rows: { transport
   }
 }
 
-async function bundleSize(entry: string): Promise<{ minified: number; gzipped: number }> {
+/** A bundle's size, and the minified bytes each source module contributes (largest first). */
+interface BundleSize {
+  readonly minified: number;
+  readonly gzipped: number;
+  readonly modules: readonly (readonly [string, number])[];
+}
+
+async function bundleSize(entry: string): Promise<BundleSize> {
   const result = await build({
     entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
     bundle: true,
@@ -183,10 +190,15 @@ async function bundleSize(entry: string): Promise<{ minified: number; gzipped: n
     platform: "neutral",
     mainFields: ["module", "main"],
     write: false,
+    metafile: true,
     logLevel: "error",
   });
   const code = result.outputFiles[0]!.contents;
-  return { minified: code.length, gzipped: gzipSync(code, { level: 9 }).length };
+  const inputs = Object.values(result.metafile.outputs)[0]!.inputs;
+  const modules = Object.entries(inputs)
+    .map(([file, input]) => [file, input.bytesInOutput] as const)
+    .sort((a, b) => b[1] - a[1]);
+  return { minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, modules };
 }
 
 async function main(): Promise<void> {
@@ -220,6 +232,8 @@ async function main(): Promise<void> {
   for (const [name, size] of [["ours: bench/connection/client-ours.ts", ours], ["SDK: bench/connection/client-sdk.ts", theirs]] as const) {
     console.log(`| ${name} | ${fmt(size.minified / 1024, 1)} KiB | ${fmt(size.gzipped / 1024, 1)} KiB | ${fmt(size.gzipped / theirs.gzipped, 2)}× |`);
   }
+  const largest = ours.modules.slice(0, 6).map(([file, bytes]) => `${file} ${fmt(bytes / 1024, 1)} KiB`);
+  console.log(`\nours, minified bytes by module (largest): ${largest.join(", ")}`);
   for (const c of [...clients.memory, ...clients.stdio]) c.close();
 }
 

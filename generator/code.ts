@@ -103,7 +103,7 @@ export interface Code {
 }
 
 function makeCode(text: string): Code {
-  return { [BRAND]: true, text, toString: () => text } as Code;
+  return { [BRAND]: true, text };
 }
 
 /** True for a `Code` value (as opposed to data to be escaped). */
@@ -144,14 +144,6 @@ export function key(property: string): Code {
 /** A JSDoc block as code (`jsDoc`), ending in a newline; empty when there are no lines. */
 export function doc(lines: readonly string[]): Code {
   return makeCode(jsDoc(lines));
-}
-
-/**
- * Text an emitter printed without the printer, taken as code unchanged: only
- * for string-built emitters handing text to printer-based helpers.
- */
-export function verbatim(text: string): Code {
-  return makeCode(text);
 }
 
 /** An own-property read of a JSON object as code (`ownRead`: S34-safe for prototype keys). */

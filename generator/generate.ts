@@ -23,7 +23,7 @@ import { emitMethods } from "./emit/methods.js";
 import { emitPackage } from "./emit/package.js";
 import { emitParseOwned } from "./emit/parse-owned.js";
 import { emitParsers } from "./emit/parsers.js";
-import { emitValidators } from "./emit/validators.js";
+import { emitFirstIssueValidators, emitValidators } from "./emit/validators.js";
 import type { SchemaIR, Surface } from "./ir.js";
 import { SchemaError } from "./errors.js";
 import { loadSchema, loadSchemaLock } from "./load.js";
@@ -122,7 +122,16 @@ function irEmitter(name: string, exports: ExportStyle, emit: (ir: SchemaIR) => s
 /** The built-in emitters, in index.ts order: registered through the same API as a project's (api.ts). */
 export const BUILTIN_EMITTERS: readonly Emitter[] = [
   { apiVersion: 1, name: "types", files: [{ path: "types.ts", exports: "types", emit: emitTypes }] },
-  irEmitter("validate", { namespace: "validate" }, emitValidators, { requires: ["types"], runtime: ["decode", "result"] }),
+  {
+    apiVersion: 1,
+    name: "validate",
+    requires: ["types"],
+    runtime: ["collect", "decode", "result"],
+    files: [
+      { path: "validate-first.ts", exports: "none", emit: (model) => emitFirstIssueValidators(model.ir) },
+      { path: "validate.ts", exports: { namespace: "validate" }, emit: (model) => emitValidators(model.ir) },
+    ],
+  },
   irEmitter("parse", { namespace: "parse" }, emitParsers, { requires: ["types"], runtime: ["decode", "result"] }),
   irEmitter("parse-owned", { namespace: "parseOwned" }, emitParseOwned, { requires: ["types", "parse"], runtime: ["decode", "result"] }),
   { apiVersion: 1, name: "methods", requires: ["types"], files: [{ path: "methods.ts", exports: "flat", emit: emitMethods }] },

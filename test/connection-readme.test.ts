@@ -2,7 +2,8 @@
  * The README's "Connection" section cannot drift: its method tables are the
  * generated `methods` of each surface, and each command in its `sh` blocks is
  * one the tests run exactly as written (the examples in test/interop.test.ts;
- * the quick benchmark run here, which also checks the tables it prints).
+ * the quick benchmark run here, which also checks the tables it prints and the
+ * bundle's largest modules).
  */
 import { exec } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -31,5 +32,6 @@ describe("README: Connection", () => {
     expect(stdout).toMatch(/\| memory \| ours: connectClient \| [\d,]+ \|/);
     expect(stdout).toMatch(/\| stdio \| SDK: client\(\) \| [\d,]+ \|/);
     expect(stdout).toMatch(/\| ours: bench\/connection\/client-ours\.ts \| [\d.]+ KiB \| [\d.]+ KiB \|/);
+    expect(stdout).toMatch(/ours, minified bytes by module \(largest\): generated\/src\/v2\/\S+\.ts [\d.]+ KiB, /);
   }, 180_000);
 });

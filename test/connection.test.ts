@@ -71,6 +71,27 @@ describe("wire errors", () => {
     expect(await raw.next()).toMatchObject({ id: 8, error: { code: -32600 } });
   });
 
+  // Each surface's schema says which request ids it admits: v1's RequestId is null, an int64 or a string; v2's
+  // excludes null ("Unlike base JSON-RPC, it MUST NOT be `null`"). An id outside it is not a valid request.
+  const ADMITS_NULL_ID = { v1: true, "v1/unstable": true, v2: false, "v2/unstable": false } as const;
+  for (const [surface, admitsNull] of Object.entries(ADMITS_NULL_ID)) {
+    it(`${surface}: answers a request whose id its RequestId does not admit with -32600 and id null`, async () => {
+      const [near, far] = inMemoryTransports();
+      ENTRIES[surface as keyof typeof ENTRIES].connectAgent(near, {});
+      const raw = rawPeer(far);
+      await raw.sendJson({ jsonrpc: "2.0", id: null, method: "no/such", params: {} });
+      expect(await raw.next()).toMatchObject({ id: null, error: { code: admitsNull ? -32601 : -32600 } });
+      for (const id of [1.5, 2 ** 70, -(2 ** 70)]) {
+        await raw.sendJson({ jsonrpc: "2.0", id, method: "no/such", params: {} });
+        expect(await raw.next()).toMatchObject({ id: null, error: { code: -32600 } });
+      }
+      for (const id of [9, "nine", -(2 ** 53)]) {
+        await raw.sendJson({ jsonrpc: "2.0", id, method: "no/such", params: {} });
+        expect(await raw.next()).toMatchObject({ id, error: { code: -32601 } });
+      }
+    });
+  }
+
   it("answers an unknown method, a method without handler and a method of the other side with -32601", async () => {
     const { raw } = agentWithRawClient({ initialize: () => INIT_RESULT });
     for (const [id, method] of [[1, "no/such"], [2, "session/new"], [3, "session/request_permission"], [4, "__proto__"], [5, "constructor"]] as const) {

@@ -88,7 +88,7 @@ describe("the emitter snapshots", () => {
     const [, command] = readmeBlocks("Writing an emitter", "sh");
     expect(command).toBe("npx vitest run test/emitter-snapshots.test.ts -u\n");
     const before = snapshotTree(join(ROOT, "test", "snapshots", "emitters"));
-    expect(before.size).toBe(69);
+    expect(before.size).toBe(77);
     const update = run("sh", ["-c", command!], ROOT);
     expect(update.code, update.stdout + update.stderr).toBe(0);
     expect(snapshotTree(join(ROOT, "test", "snapshots", "emitters"))).toEqual(before);

@@ -3,7 +3,7 @@
  * scalar IR node, its failure message, JSON-pointer segments, and a pool of
  * hoisted helper functions with unique names.
  */
-import { block, chain, clause, code, doc, GeneratedFile, join, name, own, verbatim, wrapped, type Code } from "../code.js";
+import { block, chain, clause, code, doc, GeneratedFile, join, name, own, wrapped, type Code } from "../code.js";
 import { INT_RANGES, type Def, type IntFormat, type Node, type SchemaIR } from "../ir.js";
 import type { MethodDispatch } from "./envelopes.js";
 import { pointerSegment } from "../load.js";
@@ -16,9 +16,8 @@ export function isScalar(node: Node): node is ScalarNode {
   return ["null", "boolean", "string", "integer", "number", "const", "enum"].includes(node.kind);
 }
 
-/** A boolean expression that is true when `x` (a simple identifier) fits the scalar node. */
-export function scalarTest(node: ScalarNode, x: Code | string): Code {
-  const v = typeof x === "string" ? verbatim(x) : x;
+/** A boolean expression that is true when `v` (a simple identifier) fits the scalar node. */
+export function scalarTest(node: ScalarNode, v: Code): Code {
   switch (node.kind) {
     case "null":
       return code`${v} === null`;
@@ -141,35 +140,35 @@ export class FunctionPool {
     }
   }
 
-  /** Claims `names` (the functions of every def) so that no hoisted helper takes one of them. */
+  /** Claims `names` (the functions of every def) so that no hoisted helper takes one of them; a name already in use stays as it is. */
   reserve(names: readonly string[]): void {
-    for (const n of names) this.taken.set(n, "");
+    for (const n of names) if (!this.taken.has(n)) this.taken.set(n, "");
   }
 
   /** Adds a declaration under a fixed name; the same name twice must be the same declaration. */
-  define(fixed: string, declaration: Code | string): Code {
-    const text = String(declaration);
+  define(fixed: string, declaration: Code): Code {
+    const text = declaration.text;
     const known = this.taken.get(fixed);
     if (known === text) return name(fixed);
     if (known || this.hoisted.has(fixed)) throw new Error(`two different helpers named ${fixed}`);
     this.taken.set(fixed, text);
-    this.declarations.push(typeof declaration === "string" ? verbatim(declaration) : declaration);
+    this.declarations.push(declaration);
     return name(fixed);
   }
 
   /** Adds a complete declaration that declares no pooled name (a module variable). */
-  add(declaration: Code | string): void {
-    this.declarations.push(typeof declaration === "string" ? verbatim(declaration) : declaration);
+  add(declaration: Code): void {
+    this.declarations.push(declaration);
   }
 
   /** Declares `function <name><rest>` under a name made of `prefix` and the naming path, or returns an identical helper's. */
-  intern(prefix: string, rest: Code | string): Code {
-    return this.declare(prefix, String(rest), (fresh) => code`function ${fresh}${verbatim(String(rest))}`);
+  intern(prefix: string, rest: Code): Code {
+    return this.declare(prefix, rest.text, (fresh) => code`function ${fresh}${rest}`);
   }
 
   /** A module-level `const` holding `expression` (evaluated once, shared by identical uses). */
-  internConst(prefix: string, expression: Code | string): Code {
-    return this.declare(prefix, String(expression), (fresh) => code`const ${fresh} = ${verbatim(String(expression))};`);
+  internConst(prefix: string, expression: Code): Code {
+    return this.declare(prefix, expression.text, (fresh) => code`const ${fresh} = ${expression};`);
   }
 
   private declare(prefix: string, text: string, declaration: (fresh: Code) => Code): Code {
@@ -202,7 +201,7 @@ export interface DecodeModule {
   readonly doc: readonly string[];
   readonly pool: FunctionPool;
   /** One exported wrapper per def, named `<prefix>_X`. */
-  readonly wrappers: readonly (Code | string)[];
+  readonly wrappers: readonly Code[];
   readonly prefix: string;
   /** Further wrapper names (`<prefix>_<name>`), exported as `<name>` after the defs. */
   readonly extra?: readonly string[];
@@ -223,7 +222,7 @@ export function decodeModule(ir: SchemaIR, module: DecodeModule): string {
   f.importAll(`${runtime}/decode.js`, "rt");
   for (const [alias, from] of module.imports ?? []) f.importAll(from, alias);
   const names = [...ir.defs.map((d) => d.name), ...(module.extra ?? [])];
-  f.print(...module.pool.all(), ...module.wrappers.map((w) => (typeof w === "string" ? verbatim(w) : w)));
+  f.print(...module.pool.all(), ...module.wrappers);
   f.print(wrapped(code`export {`, names.map((n) => code`${name(`${module.prefix}_${n}`)} as ${name(n)},`), code`};`));
   return f.toString();
 }

@@ -17,6 +17,7 @@ import type { MethodEntry } from "../methods.js";
 import type { SessionModel, SurfaceModel } from "../model.js";
 import { pascalCase } from "../naming.js";
 import { handledInterfaceName, typeRef } from "./methods.js";
+import { FIRST_ISSUE_MODULE } from "./validators.js";
 
 /** One end of a connection: the sides whose methods it handles and the sides whose methods it calls. */
 interface End {
@@ -32,6 +33,9 @@ const ENDS: readonly End[] = [
   { fn: "connectClient", role: "Client", handles: ["client"], calls: ["agent"], peer: "agent" },
   { fn: "connectProxy", role: "Proxy", handles: ["agent", "proxy"], calls: ["client", "proxy"], peer: "conductor" },
 ];
+
+/** The schema type of a JSON-RPC request id. */
+const REQUEST_ID_TYPE = "RequestId";
 
 /** JSON-RPC's cancellation notification (not an ACP method of the overlay). */
 const CANCEL_METHOD = "$/cancel_request";
@@ -60,7 +64,8 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     M: f.importAll("./methods.js", "M", { type: true }),
     T: f.importAll("./types.js", "T", { type: true }),
     parse: f.importAll("./parse.js", "parse"),
-    validate: f.importAll("./validate.js", "validate"),
+    // The first-issue checks behind `validate.X`, without the `{ all: true }` collectors a bundle would carry.
+    validate: f.importAll(FIRST_ISSUE_MODULE, "validate"),
   };
   f.import(transport, "Transport", { type: true });
   f.print(
@@ -73,6 +78,7 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     requestErrorClass(errorCodes(model), names),
     ...usedSides.flatMap((side) => sideTables(side, table, names)),
     cancelSpec(cancel, names),
+    requestIdSpec(model, names),
     ...ends.flatMap((end) => endFunctions(end, table, names)),
     ...sessionStore(model.session, f, context.runtime, names),
   );
@@ -117,12 +123,12 @@ function sideTables(side: string, table: readonly MethodEntry[], names: Names): 
   const { parse, validate } = names;
   const handled = (m: MethodEntry): Code =>
     m.kind === "request"
-      ? code`{ parseParams: ${decoder(parse, m.params, names)}, validateResult: ${decoder(validate, m.result, names)} }`
+      ? code`{ parseParams: ${decoder(parse, m.params, names)}, validateResult: ${check(validate, m.result, names)} }`
       : code`{ parseParams: ${decoder(parse, m.params, names)} }`;
   const called = (m: MethodEntry): Code =>
     m.kind === "request"
-      ? code`{ validateParams: ${decoder(validate, m.params, names)}, parseResult: ${decoder(parse, m.result, names)} }`
-      : code`{ validateParams: ${decoder(validate, m.params, names)} }`;
+      ? code`{ validateParams: ${check(validate, m.params, names)}, parseResult: ${decoder(parse, m.result, names)} }`
+      : code`{ validateParams: ${check(validate, m.params, names)} }`;
   return [
     methodTableFunction(side, "handled", "HandledSpec", `The methods the ${side} side handles, as its own end decodes them.`, handled, table, names),
     methodTableFunction(side, "called", "CalledSpec", `The methods the ${side} side handles, as the end calling them checks them.`, called, table, names),
@@ -144,14 +150,25 @@ function tableFunction(side: string, role: "handled" | "called"): Code {
   return name(`${camelCase(side)}${pascalCase(role)}`);
 }
 
-/** `parse.X` / `validate.X`, or a pass-through when the schema names no type. */
+/** `parse.X`, or a pass-through when the schema names no type. */
 function decoder(module: Code, def: string | undefined, { rt }: Names): Code {
   return def === undefined ? code`${rt}.anyValue` : code`${module}.${name(def)}`;
+}
+
+/** The first-issue check of `X` (validate-first.ts), or one that passes anything when the schema names no type. */
+function check(module: Code, def: string | undefined, { rt }: Names): Code {
+  return def === undefined ? code`${rt}.anyValid` : code`${module}.${name(def)}`;
 }
 
 function cancelSpec(cancel: MethodEntry | undefined, names: Names): Code {
   const value = cancel === undefined ? code`undefined` : decoder(names.parse, cancel.params, names);
   return code`${doc([`The params parser of \`${CANCEL_METHOD}\`, when this surface has it.`])}const CANCEL: ${names.rt}.Decoder | undefined = ${value};`;
+}
+
+/** The check of an incoming request's id: the surface's `RequestId` (v2 excludes `null`, v1 admits it). */
+function requestIdSpec(model: SurfaceModel, names: Names): Code {
+  const value = model.defsByName.has(REQUEST_ID_TYPE) ? check(names.validate, REQUEST_ID_TYPE, names) : code`undefined`;
+  return code`${doc([`The ids this surface admits in a request (its schema's \`${REQUEST_ID_TYPE}\`), when it has the type.`])}const REQUEST_ID: ${names.rt}.Check | undefined = ${value};`;
 }
 
 /** The handlers type, the peer type and the connect function of one end. */
@@ -169,7 +186,8 @@ function endFunctions(end: End, table: readonly MethodEntry[], names: Names): Co
     "(params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side",
     "(params and handler results checked by `validate` unless `options.validateOutgoing` is false).",
   ]);
-  const connect = code`return ${rt}.connect(transport, { inbound: ${merge(end.handles, "handled")}, outbound: ${merge(end.calls, "called")}, cancel: CANCEL, error: requestError }, handlers, options);`;
+  const spec = code`{ inbound: ${merge(end.handles, "handled")}, outbound: ${merge(end.calls, "called")}, cancel: CANCEL, requestId: REQUEST_ID, error: requestError }`;
+  const connect = code`return ${rt}.connect(transport, ${spec}, handlers, options);`;
   return [
     code`${doc([`Handlers of the ${end.role.toLowerCase()} end: any subset of the methods with ${handlesDoc}, each typed from the method table.`])}export type ${handlers} = ${rt}.Handlers<${iface(end.handles, "request")}, ${iface(end.handles, "notification")}>;`,
     code`${doc([`The ${end.peer}, as the ${end.role.toLowerCase()} end sees it: \`request\` and \`notify\` the methods with ${callsDoc}.`])}export type ${peer} = ${rt}.Peer<${iface(end.calls, "request")}, ${iface(end.calls, "notification")}>;`,

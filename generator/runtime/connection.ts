@@ -6,7 +6,8 @@
  * (`connectAgent`, `connectClient`, ...). Nothing here throws at its caller:
  * bad input becomes a JSON-RPC error or an `onError` report.
  */
-import type { Result } from "./result.js";
+import { finish } from "./decode.js";
+import type { Issue, Result } from "./result.js";
 import type { Transport } from "./transport.js";
 
 /** A JSON-RPC request id. */
@@ -76,19 +77,26 @@ export interface Peer<Req, Notif> {
 type ParamsOf<E> = E extends { params: infer P } ? P : never;
 type ResultOf<E> = E extends { result: infer R } ? R : never;
 
-/** A `parse.X` or `validate.X` function. */
+/** A `parse.X` function. */
 export type Decoder = (value: unknown) => Result<unknown>;
+
+/**
+ * A first-issue check (the surface's validate-first.ts: what `validate.X` runs
+ * before its all-issues collectors): `true`, or `undefined` after recording
+ * the first issue, which `failedIssues` reads.
+ */
+export type Check = (value: unknown) => true | undefined;
 
 /** How the end that handles a method decodes its params (tolerant `parse`) and checks a request's result (strict `validate`). */
 export interface HandledSpec {
   readonly parseParams: Decoder;
   /** Absent for notifications. */
-  readonly validateResult?: Decoder;
+  readonly validateResult?: Check;
 }
 
 /** How the end that calls a method checks its params (strict `validate`) and decodes a request's result (tolerant `parse`). */
 export interface CalledSpec {
-  readonly validateParams: Decoder;
+  readonly validateParams: Check;
   /** Absent for notifications. */
   readonly parseResult?: Decoder;
 }
@@ -111,6 +119,8 @@ export interface ConnectionSpec {
   readonly outbound: MethodTable<CalledSpec>;
   /** The params parser of `$/cancel_request`, when the surface has it. */
   readonly cancel: Decoder | undefined;
+  /** The surface's check of an incoming request's id (its schema's `RequestId`); any JSON-RPC id when absent. */
+  readonly requestId: Check | undefined;
   /** Makes the surface's `RequestError`. */
   readonly error: (code: number, message: string, data?: unknown) => RpcError;
 }
@@ -118,6 +128,17 @@ export interface ConnectionSpec {
 /** The decoder of a role the schema gives no type: accepts any value as it is. */
 export function anyValue(value: unknown): Result<unknown> {
   return { ok: true, value };
+}
+
+/** The check of a role the schema gives no type: any value passes. */
+export function anyValid(): true {
+  return true;
+}
+
+/** The issue a `Check` recorded when it said no; read it at once, before any other check runs. */
+function failedIssues(): Issue[] {
+  const failed = finish(undefined);
+  return failed.ok ? [] : failed.issues;
 }
 
 /** One table made of several sides' (a proxy handles agent and proxy methods). */
@@ -264,10 +285,9 @@ class Connection {
     this.markClosed();
   }
 
-  private checkOutgoing(validate: Decoder, value: unknown, what: string): RpcError | undefined {
-    if (!this.validateOutgoing) return undefined;
-    const checked = validate(value);
-    return checked.ok ? undefined : this.spec.error(INVALID_PARAMS, `invalid ${what}`, { issues: checked.issues });
+  private checkOutgoing(check: Check, value: unknown, what: string): RpcError | undefined {
+    if (!this.validateOutgoing || check(value)) return undefined;
+    return this.spec.error(INVALID_PARAMS, `invalid ${what}`, { issues: failedIssues() });
   }
 
   private settle(id: number): Pending | undefined {
@@ -314,6 +334,9 @@ class Connection {
     const { jsonrpc, id, method } = message;
     const hasId = id !== undefined;
     if (hasId && !isRequestId(id)) return this.answerError(null, INVALID_REQUEST, "Invalid request: id must be a string, a number or null");
+    if (hasId && typeof method === "string" && this.spec.requestId !== undefined && !this.spec.requestId(id)) {
+      return this.answerError(null, INVALID_REQUEST, "Invalid request: the id is not a RequestId of this protocol version", { issues: failedIssues() });
+    }
     if (jsonrpc !== "2.0") return this.answerError(hasId ? id : null, INVALID_REQUEST, 'Invalid request: jsonrpc must be "2.0"');
     if (typeof method === "string") {
       if (hasId) void this.handleRequest(id, method, message.params);
@@ -361,9 +384,8 @@ class Connection {
     this.inflight.set(id, ctx);
     try {
       const result = await handler.call(this.handlers, input, ctx);
-      const invalid = spec?.validateResult !== undefined && this.validateOutgoing ? spec.validateResult(result) : undefined;
-      if (invalid !== undefined && !invalid.ok) {
-        this.answerError(id, INTERNAL_ERROR, `Internal error: the handler of ${method} returned an invalid result`, { issues: invalid.issues });
+      if (spec?.validateResult !== undefined && this.validateOutgoing && !spec.validateResult(result)) {
+        this.answerError(id, INTERNAL_ERROR, `Internal error: the handler of ${method} returned an invalid result`, { issues: failedIssues() });
       } else {
         this.answer(id, { jsonrpc: "2.0", id, result: result === undefined ? null : result });
       }

@@ -9,1322 +9,1322 @@
  * tag and a field map. A value with a union-typed part takes that part whole as the last argument.
  */
 
-import type * as T from "./types.js";
 import * as rt from "../runtime/build.js";
 import type { Builder, BuilderSpec, Rest } from "../runtime/build.js";
+import type * as T from "./types.js";
 
-const B0: BuilderSpec = { keys: ["sessionId", "path", "content", "_meta"], setters: ["_meta"] };
-const B1: BuilderSpec = { keys: ["sessionId", "path", "line", "limit", "_meta"], setters: ["line", "limit", "_meta"] };
-const B2: BuilderSpec = { keys: ["sessionId", "toolCall", "options", "_meta"], setters: ["_meta"] };
-const B3: BuilderSpec = { keys: ["toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"] };
-const B4: BuilderSpec = { keys: ["type", "content", "_meta"], setters: ["_meta"] };
-const B5: BuilderSpec = { keys: ["type", "path", "oldText", "newText", "_meta"], setters: ["oldText", "_meta"] };
-const B6: BuilderSpec = { keys: ["type", "terminalId", "_meta"], setters: ["_meta"] };
-const B7: BuilderSpec = { keys: ["type", "annotations", "text", "_meta"], setters: ["annotations", "_meta"] };
-const B8: BuilderSpec = { keys: ["type", "annotations", "data", "mimeType", "uri", "_meta"], setters: ["annotations", "uri", "_meta"] };
-const B9: BuilderSpec = { keys: ["type", "annotations", "data", "mimeType", "_meta"], setters: ["annotations", "_meta"] };
-const B10: BuilderSpec = { keys: ["type", "annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta"], setters: ["annotations", "description", "mimeType", "size", "title", "_meta"] };
-const B11: BuilderSpec = { keys: ["type", "annotations", "resource", "_meta"], setters: ["annotations", "_meta"] };
-const B12: BuilderSpec = { keys: ["audience", "lastModified", "priority", "_meta"], setters: ["audience", "lastModified", "priority", "_meta"] };
-const B13: BuilderSpec = { keys: ["annotations", "text", "_meta"], setters: ["annotations", "_meta"] };
-const B14: BuilderSpec = { keys: ["annotations", "data", "mimeType", "uri", "_meta"], setters: ["annotations", "uri", "_meta"] };
-const B15: BuilderSpec = { keys: ["annotations", "data", "mimeType", "_meta"], setters: ["annotations", "_meta"] };
-const B16: BuilderSpec = { keys: ["annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta"], setters: ["annotations", "description", "mimeType", "size", "title", "_meta"] };
-const B17: BuilderSpec = { keys: ["mimeType", "text", "uri", "_meta"], setters: ["mimeType", "_meta"] };
-const B18: BuilderSpec = { keys: ["blob", "mimeType", "uri", "_meta"], setters: ["mimeType", "_meta"] };
-const B19: BuilderSpec = { keys: ["annotations", "resource", "_meta"], setters: ["annotations", "_meta"] };
-const B20: BuilderSpec = { keys: ["content", "_meta"], setters: ["_meta"] };
-const B21: BuilderSpec = { keys: ["path", "oldText", "newText", "_meta"], setters: ["oldText", "_meta"] };
-const B22: BuilderSpec = { keys: ["terminalId", "_meta"], setters: ["_meta"] };
-const B23: BuilderSpec = { keys: ["path", "line", "_meta"], setters: ["line", "_meta"] };
-const B24: BuilderSpec = { keys: ["optionId", "name", "kind", "_meta"], setters: ["_meta"] };
-const B25: BuilderSpec = { keys: ["sessionId", "command", "args", "env", "cwd", "outputByteLimit", "_meta"], setters: ["args", "env", "cwd", "outputByteLimit", "_meta"] };
-const B26: BuilderSpec = { keys: ["name", "value", "_meta"], setters: ["_meta"] };
-const B27: BuilderSpec = { keys: ["sessionId", "terminalId", "_meta"], setters: ["_meta"] };
-const B28: BuilderSpec = { keys: ["mode", "message", "_meta", "requestedSchema"], setters: ["_meta"] };
-const B29: BuilderSpec = { keys: ["mode", "message", "_meta", "elicitationId", "url"], setters: ["_meta"] };
-const B30: BuilderSpec = { keys: ["mode"], setters: [] };
-const B31: BuilderSpec = { keys: ["sessionId", "toolCallId"], setters: ["toolCallId"] };
-const B32: BuilderSpec = { keys: ["requestId"], setters: [] };
-const B33: BuilderSpec = { keys: ["type", "title", "properties", "required", "description", "_meta"], setters: ["type", "title", "properties", "required", "description", "_meta"] };
-const B34: BuilderSpec = { keys: ["type", "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
-const B35: BuilderSpec = { keys: ["type", "title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
-const B36: BuilderSpec = { keys: ["type", "title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
-const B37: BuilderSpec = { keys: ["type", "title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
-const B38: BuilderSpec = { keys: ["type"], setters: [] };
-const B39: BuilderSpec = { keys: ["const", "title", "description", "_meta"], setters: ["description", "_meta"] };
-const B40: BuilderSpec = { keys: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
-const B41: BuilderSpec = { keys: ["title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
-const B42: BuilderSpec = { keys: ["title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
-const B43: BuilderSpec = { keys: ["type", "enum", "_meta"], setters: ["_meta"] };
-const B44: BuilderSpec = { keys: ["enum", "_meta"], setters: ["_meta"] };
-const B45: BuilderSpec = { keys: ["anyOf", "_meta"], setters: ["_meta"] };
-const B46: BuilderSpec = { keys: ["title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
-const B47: BuilderSpec = { keys: ["requestedSchema"], setters: [] };
-const B48: BuilderSpec = { keys: ["elicitationId", "url"], setters: [] };
-const B49: BuilderSpec = { keys: ["protocolVersion", "agentCapabilities", "authMethods", "agentInfo", "_meta"], setters: ["agentCapabilities", "authMethods", "agentInfo", "_meta"] };
-const B50: BuilderSpec = { keys: ["loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "_meta"], setters: ["loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "_meta"] };
-const B51: BuilderSpec = { keys: ["image", "audio", "embeddedContext", "_meta"], setters: ["image", "audio", "embeddedContext", "_meta"] };
-const B52: BuilderSpec = { keys: ["http", "sse", "_meta"], setters: ["http", "sse", "_meta"] };
-const B53: BuilderSpec = { keys: ["list", "delete", "additionalDirectories", "resume", "close", "_meta"], setters: ["list", "delete", "additionalDirectories", "resume", "close", "_meta"] };
-const B54: BuilderSpec = { keys: ["_meta"], setters: ["_meta"] };
-const B55: BuilderSpec = { keys: ["logout", "_meta"], setters: ["logout", "_meta"] };
-const B56: BuilderSpec = { keys: ["type", "id", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
-const B57: BuilderSpec = { keys: ["id", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
-const B58: BuilderSpec = { keys: ["id", "name", "description", "_meta"], setters: ["description", "_meta"] };
-const B59: BuilderSpec = { keys: ["name", "title", "version", "_meta"], setters: ["title", "_meta"] };
-const B60: BuilderSpec = { keys: ["sessionId", "modes", "configOptions", "_meta"], setters: ["modes", "configOptions", "_meta"] };
-const B61: BuilderSpec = { keys: ["currentModeId", "availableModes", "_meta"], setters: ["_meta"] };
-const B62: BuilderSpec = { keys: ["type", "id", "name", "description", "category", "_meta", "currentValue", "options"], setters: ["description", "category", "_meta"] };
-const B63: BuilderSpec = { keys: ["type", "id", "name", "description", "category", "_meta", "currentValue"], setters: ["description", "category", "_meta"] };
-const B64: BuilderSpec = { keys: ["value", "name", "description", "_meta"], setters: ["description", "_meta"] };
-const B65: BuilderSpec = { keys: ["group", "name", "options", "_meta"], setters: ["_meta"] };
-const B66: BuilderSpec = { keys: ["currentValue", "options"], setters: [] };
-const B67: BuilderSpec = { keys: ["currentValue"], setters: [] };
-const B68: BuilderSpec = { keys: ["modes", "configOptions", "_meta"], setters: ["modes", "configOptions", "_meta"] };
-const B69: BuilderSpec = { keys: ["sessions", "nextCursor", "_meta"], setters: ["nextCursor", "_meta"] };
-const B70: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "_meta"], setters: ["additionalDirectories", "title", "updatedAt", "_meta"] };
-const B71: BuilderSpec = { keys: ["configOptions", "_meta"], setters: ["_meta"] };
-const B72: BuilderSpec = { keys: ["stopReason", "_meta"], setters: ["_meta"] };
-const B73: BuilderSpec = { keys: ["code", "message", "data"], setters: ["data"] };
-const B74: BuilderSpec = { keys: ["sessionId", "update", "_meta"], setters: ["_meta"] };
-const B75: BuilderSpec = { keys: ["sessionUpdate", "content", "messageId", "_meta"], setters: ["messageId", "_meta"] };
-const B76: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"] };
-const B77: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"] };
-const B78: BuilderSpec = { keys: ["sessionUpdate", "entries", "_meta"], setters: ["_meta"] };
-const B79: BuilderSpec = { keys: ["sessionUpdate", "availableCommands", "_meta"], setters: ["_meta"] };
-const B80: BuilderSpec = { keys: ["sessionUpdate", "currentModeId", "_meta"], setters: ["_meta"] };
-const B81: BuilderSpec = { keys: ["sessionUpdate", "configOptions", "_meta"], setters: ["_meta"] };
-const B82: BuilderSpec = { keys: ["sessionUpdate", "title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
-const B83: BuilderSpec = { keys: ["sessionUpdate", "used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
-const B84: BuilderSpec = { keys: ["sessionUpdate", "severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
-const B85: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
-const B86: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "content", "_meta"], setters: ["_meta"] };
-const B87: BuilderSpec = { keys: ["content", "messageId", "_meta"], setters: ["messageId", "_meta"] };
-const B88: BuilderSpec = { keys: ["toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"] };
-const B89: BuilderSpec = { keys: ["content", "priority", "status", "_meta"], setters: ["_meta"] };
-const B90: BuilderSpec = { keys: ["entries", "_meta"], setters: ["_meta"] };
-const B91: BuilderSpec = { keys: ["name", "description", "input", "_meta"], setters: ["input", "_meta"] };
-const B92: BuilderSpec = { keys: ["hint", "_meta"], setters: ["_meta"] };
-const B93: BuilderSpec = { keys: ["availableCommands", "_meta"], setters: ["_meta"] };
-const B94: BuilderSpec = { keys: ["currentModeId", "_meta"], setters: ["_meta"] };
-const B95: BuilderSpec = { keys: ["title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
-const B96: BuilderSpec = { keys: ["amount", "currency", "_meta"], setters: ["_meta"] };
-const B97: BuilderSpec = { keys: ["used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
-const B98: BuilderSpec = { keys: ["severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
-const B99: BuilderSpec = { keys: ["compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
-const B100: BuilderSpec = { keys: ["compactionId", "content", "_meta"], setters: ["_meta"] };
-const B101: BuilderSpec = { keys: ["elicitationId", "_meta"], setters: ["_meta"] };
-const B102: BuilderSpec = { keys: ["protocolVersion", "clientCapabilities", "clientInfo", "_meta"], setters: ["clientCapabilities", "clientInfo", "_meta"] };
-const B103: BuilderSpec = { keys: ["fs", "terminal", "session", "auth", "elicitation", "_meta"], setters: ["fs", "terminal", "session", "auth", "elicitation", "_meta"] };
-const B104: BuilderSpec = { keys: ["readTextFile", "writeTextFile", "_meta"], setters: ["readTextFile", "writeTextFile", "_meta"] };
-const B105: BuilderSpec = { keys: ["compaction", "configOptions", "notices", "_meta"], setters: ["compaction", "configOptions", "notices", "_meta"] };
-const B106: BuilderSpec = { keys: ["boolean", "_meta"], setters: ["boolean", "_meta"] };
-const B107: BuilderSpec = { keys: ["terminal", "_meta"], setters: ["terminal", "_meta"] };
-const B108: BuilderSpec = { keys: ["form", "url", "_meta"], setters: ["form", "url", "_meta"] };
-const B109: BuilderSpec = { keys: ["methodId", "_meta"], setters: ["_meta"] };
-const B110: BuilderSpec = { keys: ["cwd", "additionalDirectories", "mcpServers", "_meta"], setters: ["additionalDirectories", "_meta"] };
-const B111: BuilderSpec = { keys: ["type", "name", "url", "headers", "_meta"], setters: ["_meta"] };
-const B112: BuilderSpec = { keys: ["name", "url", "headers", "_meta"], setters: ["_meta"] };
-const B113: BuilderSpec = { keys: ["name", "command", "args", "env", "_meta"], setters: ["_meta"] };
-const B114: BuilderSpec = { keys: ["mcpServers", "cwd", "additionalDirectories", "sessionId", "_meta"], setters: ["additionalDirectories", "_meta"] };
-const B115: BuilderSpec = { keys: ["cwd", "cursor", "_meta"], setters: ["cwd", "cursor", "_meta"] };
-const B116: BuilderSpec = { keys: ["sessionId", "_meta"], setters: ["_meta"] };
-const B117: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "mcpServers", "_meta"], setters: ["additionalDirectories", "mcpServers", "_meta"] };
-const B118: BuilderSpec = { keys: ["sessionId", "modeId", "_meta"], setters: ["_meta"] };
-const B119: BuilderSpec = { keys: ["type", "sessionId", "configId", "_meta", "value"], setters: ["_meta"] };
-const B120: BuilderSpec = { keys: ["sessionId", "prompt", "_meta"], setters: ["_meta"] };
-const B121: BuilderSpec = { keys: ["outcome", "_meta"], setters: ["_meta"] };
-const B122: BuilderSpec = { keys: ["outcome"], setters: [] };
-const B123: BuilderSpec = { keys: ["outcome", "optionId", "_meta"], setters: ["_meta"] };
-const B124: BuilderSpec = { keys: ["optionId", "_meta"], setters: ["_meta"] };
-const B125: BuilderSpec = { keys: ["output", "truncated", "exitStatus", "_meta"], setters: ["exitStatus", "_meta"] };
-const B126: BuilderSpec = { keys: ["exitCode", "signal", "_meta"], setters: ["exitCode", "signal", "_meta"] };
-const B127: BuilderSpec = { keys: ["action", "_meta", "content"], setters: ["_meta", "content"] };
-const B128: BuilderSpec = { keys: ["action", "_meta"], setters: ["_meta"] };
-const B129: BuilderSpec = { keys: ["action"], setters: [] };
-const B130: BuilderSpec = { keys: ["content"], setters: ["content"] };
-const B131: BuilderSpec = { keys: ["requestId", "_meta"], setters: ["_meta"] };
+const B_WriteTextFileRequest: BuilderSpec = { keys: ["sessionId", "path", "content", "_meta"], setters: ["_meta"] };
+const B_ReadTextFileRequest: BuilderSpec = { keys: ["sessionId", "path", "line", "limit", "_meta"], setters: ["line", "limit", "_meta"] };
+const B_RequestPermissionRequest: BuilderSpec = { keys: ["sessionId", "toolCall", "options", "_meta"], setters: ["_meta"] };
+const B_ToolCallUpdate: BuilderSpec = { keys: ["toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"] };
+const B_ToolCallContentContent: BuilderSpec = { keys: ["type", "content", "_meta"], setters: ["_meta"] };
+const B_ToolCallContentDiff: BuilderSpec = { keys: ["type", "path", "oldText", "newText", "_meta"], setters: ["oldText", "_meta"] };
+const B_ToolCallContentTerminal: BuilderSpec = { keys: ["type", "terminalId", "_meta"], setters: ["_meta"] };
+const B_ContentBlockText: BuilderSpec = { keys: ["type", "annotations", "text", "_meta"], setters: ["annotations", "_meta"] };
+const B_ContentBlockImage: BuilderSpec = { keys: ["type", "annotations", "data", "mimeType", "uri", "_meta"], setters: ["annotations", "uri", "_meta"] };
+const B_ContentBlockAudio: BuilderSpec = { keys: ["type", "annotations", "data", "mimeType", "_meta"], setters: ["annotations", "_meta"] };
+const B_ContentBlockResourceLink: BuilderSpec = { keys: ["type", "annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta"], setters: ["annotations", "description", "mimeType", "size", "title", "_meta"] };
+const B_ContentBlockResource: BuilderSpec = { keys: ["type", "annotations", "resource", "_meta"], setters: ["annotations", "_meta"] };
+const B_Annotations: BuilderSpec = { keys: ["audience", "lastModified", "priority", "_meta"], setters: ["audience", "lastModified", "priority", "_meta"] };
+const B_TextContent: BuilderSpec = { keys: ["annotations", "text", "_meta"], setters: ["annotations", "_meta"] };
+const B_ImageContent: BuilderSpec = { keys: ["annotations", "data", "mimeType", "uri", "_meta"], setters: ["annotations", "uri", "_meta"] };
+const B_AudioContent: BuilderSpec = { keys: ["annotations", "data", "mimeType", "_meta"], setters: ["annotations", "_meta"] };
+const B_ResourceLink: BuilderSpec = { keys: ["annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta"], setters: ["annotations", "description", "mimeType", "size", "title", "_meta"] };
+const B_TextResourceContents: BuilderSpec = { keys: ["mimeType", "text", "uri", "_meta"], setters: ["mimeType", "_meta"] };
+const B_BlobResourceContents: BuilderSpec = { keys: ["blob", "mimeType", "uri", "_meta"], setters: ["mimeType", "_meta"] };
+const B_EmbeddedResource: BuilderSpec = { keys: ["annotations", "resource", "_meta"], setters: ["annotations", "_meta"] };
+const B_Content: BuilderSpec = { keys: ["content", "_meta"], setters: ["_meta"] };
+const B_Diff: BuilderSpec = { keys: ["path", "oldText", "newText", "_meta"], setters: ["oldText", "_meta"] };
+const B_Terminal: BuilderSpec = { keys: ["terminalId", "_meta"], setters: ["_meta"] };
+const B_ToolCallLocation: BuilderSpec = { keys: ["path", "line", "_meta"], setters: ["line", "_meta"] };
+const B_PermissionOption: BuilderSpec = { keys: ["optionId", "name", "kind", "_meta"], setters: ["_meta"] };
+const B_CreateTerminalRequest: BuilderSpec = { keys: ["sessionId", "command", "args", "env", "cwd", "outputByteLimit", "_meta"], setters: ["args", "env", "cwd", "outputByteLimit", "_meta"] };
+const B_EnvVariable: BuilderSpec = { keys: ["name", "value", "_meta"], setters: ["_meta"] };
+const B_TerminalOutputRequest: BuilderSpec = { keys: ["sessionId", "terminalId", "_meta"], setters: ["_meta"] };
+const B_CreateElicitationRequestForm: BuilderSpec = { keys: ["mode", "message", "_meta", "requestedSchema"], setters: ["_meta"] };
+const B_CreateElicitationRequestUrl: BuilderSpec = { keys: ["mode", "message", "_meta", "elicitationId", "url"], setters: ["_meta"] };
+const B_CreateElicitationRequestOther: BuilderSpec = { keys: ["mode"], setters: [] };
+const B_ElicitationSessionScope: BuilderSpec = { keys: ["sessionId", "toolCallId"], setters: ["toolCallId"] };
+const B_ElicitationRequestScope: BuilderSpec = { keys: ["requestId"], setters: [] };
+const B_ElicitationSchema: BuilderSpec = { keys: ["type", "title", "properties", "required", "description", "_meta"], setters: ["type", "title", "properties", "required", "description", "_meta"] };
+const B_ElicitationPropertySchemaString: BuilderSpec = { keys: ["type", "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
+const B_ElicitationPropertySchemaNumber: BuilderSpec = { keys: ["type", "title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
+const B_ElicitationPropertySchemaBoolean: BuilderSpec = { keys: ["type", "title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
+const B_ElicitationPropertySchemaArray: BuilderSpec = { keys: ["type", "title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
+const B_ElicitationPropertySchemaOther: BuilderSpec = { keys: ["type"], setters: [] };
+const B_EnumOption: BuilderSpec = { keys: ["const", "title", "description", "_meta"], setters: ["description", "_meta"] };
+const B_StringPropertySchema: BuilderSpec = { keys: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
+const B_NumberPropertySchema: BuilderSpec = { keys: ["title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
+const B_BooleanPropertySchema: BuilderSpec = { keys: ["title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
+const B_MultiSelectItemsString: BuilderSpec = { keys: ["type", "enum", "_meta"], setters: ["_meta"] };
+const B_StringMultiSelectItems: BuilderSpec = { keys: ["enum", "_meta"], setters: ["_meta"] };
+const B_TitledMultiSelectItems: BuilderSpec = { keys: ["anyOf", "_meta"], setters: ["_meta"] };
+const B_MultiSelectPropertySchema: BuilderSpec = { keys: ["title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
+const B_ElicitationFormMode: BuilderSpec = { keys: ["requestedSchema"], setters: [] };
+const B_ElicitationUrlMode: BuilderSpec = { keys: ["elicitationId", "url"], setters: [] };
+const B_InitializeResponse: BuilderSpec = { keys: ["protocolVersion", "agentCapabilities", "authMethods", "agentInfo", "_meta"], setters: ["agentCapabilities", "authMethods", "agentInfo", "_meta"] };
+const B_AgentCapabilities: BuilderSpec = { keys: ["loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "_meta"], setters: ["loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "_meta"] };
+const B_PromptCapabilities: BuilderSpec = { keys: ["image", "audio", "embeddedContext", "_meta"], setters: ["image", "audio", "embeddedContext", "_meta"] };
+const B_McpCapabilities: BuilderSpec = { keys: ["http", "sse", "_meta"], setters: ["http", "sse", "_meta"] };
+const B_SessionCapabilities: BuilderSpec = { keys: ["list", "delete", "additionalDirectories", "resume", "close", "_meta"], setters: ["list", "delete", "additionalDirectories", "resume", "close", "_meta"] };
+const B_SessionListCapabilities: BuilderSpec = { keys: ["_meta"], setters: ["_meta"] };
+const B_AgentAuthCapabilities: BuilderSpec = { keys: ["logout", "_meta"], setters: ["logout", "_meta"] };
+const B_AuthMethodTerminalVariant: BuilderSpec = { keys: ["type", "id", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
+const B_AuthMethodTerminal: BuilderSpec = { keys: ["id", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
+const B_AuthMethodAgent: BuilderSpec = { keys: ["id", "name", "description", "_meta"], setters: ["description", "_meta"] };
+const B_Implementation: BuilderSpec = { keys: ["name", "title", "version", "_meta"], setters: ["title", "_meta"] };
+const B_NewSessionResponse: BuilderSpec = { keys: ["sessionId", "modes", "configOptions", "_meta"], setters: ["modes", "configOptions", "_meta"] };
+const B_SessionModeState: BuilderSpec = { keys: ["currentModeId", "availableModes", "_meta"], setters: ["_meta"] };
+const B_SessionConfigOptionSelect: BuilderSpec = { keys: ["type", "id", "name", "description", "category", "_meta", "currentValue", "options"], setters: ["description", "category", "_meta"] };
+const B_SessionConfigOptionBoolean: BuilderSpec = { keys: ["type", "id", "name", "description", "category", "_meta", "currentValue"], setters: ["description", "category", "_meta"] };
+const B_SessionConfigSelectOption: BuilderSpec = { keys: ["value", "name", "description", "_meta"], setters: ["description", "_meta"] };
+const B_SessionConfigSelectGroup: BuilderSpec = { keys: ["group", "name", "options", "_meta"], setters: ["_meta"] };
+const B_SessionConfigSelect: BuilderSpec = { keys: ["currentValue", "options"], setters: [] };
+const B_SessionConfigBoolean: BuilderSpec = { keys: ["currentValue"], setters: [] };
+const B_LoadSessionResponse: BuilderSpec = { keys: ["modes", "configOptions", "_meta"], setters: ["modes", "configOptions", "_meta"] };
+const B_ListSessionsResponse: BuilderSpec = { keys: ["sessions", "nextCursor", "_meta"], setters: ["nextCursor", "_meta"] };
+const B_SessionInfo: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "_meta"], setters: ["additionalDirectories", "title", "updatedAt", "_meta"] };
+const B_SetSessionConfigOptionResponse: BuilderSpec = { keys: ["configOptions", "_meta"], setters: ["_meta"] };
+const B_PromptResponse: BuilderSpec = { keys: ["stopReason", "_meta"], setters: ["_meta"] };
+const B_Error: BuilderSpec = { keys: ["code", "message", "data"], setters: ["data"] };
+const B_SessionNotification: BuilderSpec = { keys: ["sessionId", "update", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateUserMessageChunk: BuilderSpec = { keys: ["sessionUpdate", "content", "messageId", "_meta"], setters: ["messageId", "_meta"] };
+const B_SessionUpdateToolCall: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"] };
+const B_SessionUpdateToolCallUpdate: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"] };
+const B_SessionUpdatePlan: BuilderSpec = { keys: ["sessionUpdate", "entries", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateAvailableCommandsUpdate: BuilderSpec = { keys: ["sessionUpdate", "availableCommands", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateCurrentModeUpdate: BuilderSpec = { keys: ["sessionUpdate", "currentModeId", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateConfigOptionUpdate: BuilderSpec = { keys: ["sessionUpdate", "configOptions", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateSessionInfoUpdate: BuilderSpec = { keys: ["sessionUpdate", "title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
+const B_SessionUpdateUsageUpdate: BuilderSpec = { keys: ["sessionUpdate", "used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
+const B_SessionUpdateNotice: BuilderSpec = { keys: ["sessionUpdate", "severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
+const B_SessionUpdateCompactionUpdate: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
+const B_SessionUpdateCompactionSummaryChunk: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "content", "_meta"], setters: ["_meta"] };
+const B_ContentChunk: BuilderSpec = { keys: ["content", "messageId", "_meta"], setters: ["messageId", "_meta"] };
+const B_ToolCall: BuilderSpec = { keys: ["toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"] };
+const B_PlanEntry: BuilderSpec = { keys: ["content", "priority", "status", "_meta"], setters: ["_meta"] };
+const B_Plan: BuilderSpec = { keys: ["entries", "_meta"], setters: ["_meta"] };
+const B_AvailableCommand: BuilderSpec = { keys: ["name", "description", "input", "_meta"], setters: ["input", "_meta"] };
+const B_UnstructuredCommandInput: BuilderSpec = { keys: ["hint", "_meta"], setters: ["_meta"] };
+const B_AvailableCommandsUpdate: BuilderSpec = { keys: ["availableCommands", "_meta"], setters: ["_meta"] };
+const B_CurrentModeUpdate: BuilderSpec = { keys: ["currentModeId", "_meta"], setters: ["_meta"] };
+const B_SessionInfoUpdate: BuilderSpec = { keys: ["title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
+const B_Cost: BuilderSpec = { keys: ["amount", "currency", "_meta"], setters: ["_meta"] };
+const B_UsageUpdate: BuilderSpec = { keys: ["used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
+const B_Notice: BuilderSpec = { keys: ["severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
+const B_CompactionUpdate: BuilderSpec = { keys: ["compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
+const B_CompactionSummaryChunk: BuilderSpec = { keys: ["compactionId", "content", "_meta"], setters: ["_meta"] };
+const B_CompleteElicitationNotification: BuilderSpec = { keys: ["elicitationId", "_meta"], setters: ["_meta"] };
+const B_InitializeRequest: BuilderSpec = { keys: ["protocolVersion", "clientCapabilities", "clientInfo", "_meta"], setters: ["clientCapabilities", "clientInfo", "_meta"] };
+const B_ClientCapabilities: BuilderSpec = { keys: ["fs", "terminal", "session", "auth", "elicitation", "_meta"], setters: ["fs", "terminal", "session", "auth", "elicitation", "_meta"] };
+const B_FileSystemCapabilities: BuilderSpec = { keys: ["readTextFile", "writeTextFile", "_meta"], setters: ["readTextFile", "writeTextFile", "_meta"] };
+const B_ClientSessionCapabilities: BuilderSpec = { keys: ["compaction", "configOptions", "notices", "_meta"], setters: ["compaction", "configOptions", "notices", "_meta"] };
+const B_SessionConfigOptionsCapabilities: BuilderSpec = { keys: ["boolean", "_meta"], setters: ["boolean", "_meta"] };
+const B_AuthCapabilities: BuilderSpec = { keys: ["terminal", "_meta"], setters: ["terminal", "_meta"] };
+const B_ElicitationCapabilities: BuilderSpec = { keys: ["form", "url", "_meta"], setters: ["form", "url", "_meta"] };
+const B_AuthenticateRequest: BuilderSpec = { keys: ["methodId", "_meta"], setters: ["_meta"] };
+const B_NewSessionRequest: BuilderSpec = { keys: ["cwd", "additionalDirectories", "mcpServers", "_meta"], setters: ["additionalDirectories", "_meta"] };
+const B_McpServerHttpVariant: BuilderSpec = { keys: ["type", "name", "url", "headers", "_meta"], setters: ["_meta"] };
+const B_McpServerHttp: BuilderSpec = { keys: ["name", "url", "headers", "_meta"], setters: ["_meta"] };
+const B_McpServerStdio: BuilderSpec = { keys: ["name", "command", "args", "env", "_meta"], setters: ["_meta"] };
+const B_LoadSessionRequest: BuilderSpec = { keys: ["mcpServers", "cwd", "additionalDirectories", "sessionId", "_meta"], setters: ["additionalDirectories", "_meta"] };
+const B_ListSessionsRequest: BuilderSpec = { keys: ["cwd", "cursor", "_meta"], setters: ["cwd", "cursor", "_meta"] };
+const B_DeleteSessionRequest: BuilderSpec = { keys: ["sessionId", "_meta"], setters: ["_meta"] };
+const B_ResumeSessionRequest: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "mcpServers", "_meta"], setters: ["additionalDirectories", "mcpServers", "_meta"] };
+const B_SetSessionModeRequest: BuilderSpec = { keys: ["sessionId", "modeId", "_meta"], setters: ["_meta"] };
+const B_SetSessionConfigOptionRequestBoolean: BuilderSpec = { keys: ["type", "sessionId", "configId", "_meta", "value"], setters: ["_meta"] };
+const B_PromptRequest: BuilderSpec = { keys: ["sessionId", "prompt", "_meta"], setters: ["_meta"] };
+const B_RequestPermissionResponse: BuilderSpec = { keys: ["outcome", "_meta"], setters: ["_meta"] };
+const B_RequestPermissionOutcomeCancelled: BuilderSpec = { keys: ["outcome"], setters: [] };
+const B_RequestPermissionOutcomeSelected: BuilderSpec = { keys: ["outcome", "optionId", "_meta"], setters: ["_meta"] };
+const B_SelectedPermissionOutcome: BuilderSpec = { keys: ["optionId", "_meta"], setters: ["_meta"] };
+const B_TerminalOutputResponse: BuilderSpec = { keys: ["output", "truncated", "exitStatus", "_meta"], setters: ["exitStatus", "_meta"] };
+const B_TerminalExitStatus: BuilderSpec = { keys: ["exitCode", "signal", "_meta"], setters: ["exitCode", "signal", "_meta"] };
+const B_CreateElicitationResponseAccept: BuilderSpec = { keys: ["action", "_meta", "content"], setters: ["_meta", "content"] };
+const B_CreateElicitationResponseDecline: BuilderSpec = { keys: ["action", "_meta"], setters: ["_meta"] };
+const B_CreateElicitationResponseOther: BuilderSpec = { keys: ["action"], setters: [] };
+const B_ElicitationAcceptAction: BuilderSpec = { keys: ["content"], setters: ["content"] };
+const B_CancelRequestNotification: BuilderSpec = { keys: ["requestId", "_meta"], setters: ["_meta"] };
 
 /**
  * Builder of `WriteTextFileRequest` (S33).
  */
 export function WriteTextFileRequest(sessionId: T.WriteTextFileRequest["sessionId"], path: T.WriteTextFileRequest["path"], content: T.WriteTextFileRequest["content"]): Builder<T.WriteTextFileRequest> {
-  return rt.start(B0, { sessionId, path, content });
+  return rt.start(B_WriteTextFileRequest, { sessionId, path, content });
 }
 
 /**
  * Builder of `ReadTextFileRequest` (S33).
  */
 export function ReadTextFileRequest(sessionId: T.ReadTextFileRequest["sessionId"], path: T.ReadTextFileRequest["path"]): Builder<T.ReadTextFileRequest> {
-  return rt.start(B1, { sessionId, path });
+  return rt.start(B_ReadTextFileRequest, { sessionId, path });
 }
 
 /**
  * Builder of `RequestPermissionRequest` (S33).
  */
 export function RequestPermissionRequest(sessionId: T.RequestPermissionRequest["sessionId"], toolCall: T.RequestPermissionRequest["toolCall"], options: T.RequestPermissionRequest["options"]): Builder<T.RequestPermissionRequest> {
-  return rt.start(B2, { sessionId, toolCall, options });
+  return rt.start(B_RequestPermissionRequest, { sessionId, toolCall, options });
 }
 
 /**
  * Builder of `ToolCallUpdate` (S33).
  */
 export function ToolCallUpdate(toolCallId: T.ToolCallUpdate["toolCallId"]): Builder<T.ToolCallUpdate> {
-  return rt.start(B3, { toolCallId });
+  return rt.start(B_ToolCallUpdate, { toolCallId });
 }
 
 /**
  * Builder of `ToolCallContentContent` with `type: "content"` (S33).
  */
 export function ToolCallContentContent(content: T.ToolCallContentContent["content"]): Builder<T.ToolCallContentContent> {
-  return rt.start(B4, { type: "content", content });
+  return rt.start(B_ToolCallContentContent, { type: "content", content });
 }
 
 /**
  * Builder of `ToolCallContentDiff` with `type: "diff"` (S33).
  */
 export function ToolCallContentDiff(path: T.ToolCallContentDiff["path"], newText: T.ToolCallContentDiff["newText"]): Builder<T.ToolCallContentDiff> {
-  return rt.start(B5, { type: "diff", path, newText });
+  return rt.start(B_ToolCallContentDiff, { type: "diff", path, newText });
 }
 
 /**
  * Builder of `ToolCallContentTerminal` with `type: "terminal"` (S33).
  */
 export function ToolCallContentTerminal(terminalId: T.ToolCallContentTerminal["terminalId"]): Builder<T.ToolCallContentTerminal> {
-  return rt.start(B6, { type: "terminal", terminalId });
+  return rt.start(B_ToolCallContentTerminal, { type: "terminal", terminalId });
 }
 
 /**
  * Builder of `ContentBlockText` with `type: "text"` (S33).
  */
 export function ContentBlockText(text: T.ContentBlockText["text"]): Builder<T.ContentBlockText> {
-  return rt.start(B7, { type: "text", text });
+  return rt.start(B_ContentBlockText, { type: "text", text });
 }
 
 /**
  * Builder of `ContentBlockImage` with `type: "image"` (S33).
  */
 export function ContentBlockImage(data: T.ContentBlockImage["data"], mimeType: T.ContentBlockImage["mimeType"]): Builder<T.ContentBlockImage> {
-  return rt.start(B8, { type: "image", data, mimeType });
+  return rt.start(B_ContentBlockImage, { type: "image", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockAudio` with `type: "audio"` (S33).
  */
 export function ContentBlockAudio(data: T.ContentBlockAudio["data"], mimeType: T.ContentBlockAudio["mimeType"]): Builder<T.ContentBlockAudio> {
-  return rt.start(B9, { type: "audio", data, mimeType });
+  return rt.start(B_ContentBlockAudio, { type: "audio", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockResourceLink` with `type: "resource_link"` (S33).
  */
 export function ContentBlockResourceLink(name: T.ContentBlockResourceLink["name"], uri: T.ContentBlockResourceLink["uri"]): Builder<T.ContentBlockResourceLink> {
-  return rt.start(B10, { type: "resource_link", name, uri });
+  return rt.start(B_ContentBlockResourceLink, { type: "resource_link", name, uri });
 }
 
 /**
  * Builder of `ContentBlockResource` with `type: "resource"` (S33).
  */
 export function ContentBlockResource(resource: T.ContentBlockResource["resource"]): Builder<T.ContentBlockResource> {
-  return rt.start(B11, { type: "resource", resource });
+  return rt.start(B_ContentBlockResource, { type: "resource", resource });
 }
 
 /**
  * Builder of `Annotations` (S33).
  */
 export function Annotations(): Builder<T.Annotations> {
-  return rt.start(B12, {});
+  return rt.start(B_Annotations, {});
 }
 
 /**
  * Builder of `TextContent` (S33).
  */
 export function TextContent(text: T.TextContent["text"]): Builder<T.TextContent> {
-  return rt.start(B13, { text });
+  return rt.start(B_TextContent, { text });
 }
 
 /**
  * Builder of `ImageContent` (S33).
  */
 export function ImageContent(data: T.ImageContent["data"], mimeType: T.ImageContent["mimeType"]): Builder<T.ImageContent> {
-  return rt.start(B14, { data, mimeType });
+  return rt.start(B_ImageContent, { data, mimeType });
 }
 
 /**
  * Builder of `AudioContent` (S33).
  */
 export function AudioContent(data: T.AudioContent["data"], mimeType: T.AudioContent["mimeType"]): Builder<T.AudioContent> {
-  return rt.start(B15, { data, mimeType });
+  return rt.start(B_AudioContent, { data, mimeType });
 }
 
 /**
  * Builder of `ResourceLink` (S33).
  */
 export function ResourceLink(name: T.ResourceLink["name"], uri: T.ResourceLink["uri"]): Builder<T.ResourceLink> {
-  return rt.start(B16, { name, uri });
+  return rt.start(B_ResourceLink, { name, uri });
 }
 
 /**
  * Builder of `TextResourceContents` (S33).
  */
 export function TextResourceContents(text: T.TextResourceContents["text"], uri: T.TextResourceContents["uri"]): Builder<T.TextResourceContents> {
-  return rt.start(B17, { text, uri });
+  return rt.start(B_TextResourceContents, { text, uri });
 }
 
 /**
  * Builder of `BlobResourceContents` (S33).
  */
 export function BlobResourceContents(blob: T.BlobResourceContents["blob"], uri: T.BlobResourceContents["uri"]): Builder<T.BlobResourceContents> {
-  return rt.start(B18, { blob, uri });
+  return rt.start(B_BlobResourceContents, { blob, uri });
 }
 
 /**
  * Builder of `EmbeddedResource` (S33).
  */
 export function EmbeddedResource(resource: T.EmbeddedResource["resource"]): Builder<T.EmbeddedResource> {
-  return rt.start(B19, { resource });
+  return rt.start(B_EmbeddedResource, { resource });
 }
 
 /**
  * Builder of `Content` (S33).
  */
 export function Content(content: T.Content["content"]): Builder<T.Content> {
-  return rt.start(B20, { content });
+  return rt.start(B_Content, { content });
 }
 
 /**
  * Builder of `Diff` (S33).
  */
 export function Diff(path: T.Diff["path"], newText: T.Diff["newText"]): Builder<T.Diff> {
-  return rt.start(B21, { path, newText });
+  return rt.start(B_Diff, { path, newText });
 }
 
 /**
  * Builder of `Terminal` (S33).
  */
 export function Terminal(terminalId: T.Terminal["terminalId"]): Builder<T.Terminal> {
-  return rt.start(B22, { terminalId });
+  return rt.start(B_Terminal, { terminalId });
 }
 
 /**
  * Builder of `ToolCallLocation` (S33).
  */
 export function ToolCallLocation(path: T.ToolCallLocation["path"]): Builder<T.ToolCallLocation> {
-  return rt.start(B23, { path });
+  return rt.start(B_ToolCallLocation, { path });
 }
 
 /**
  * Builder of `PermissionOption` (S33).
  */
 export function PermissionOption(optionId: T.PermissionOption["optionId"], name: T.PermissionOption["name"], kind: T.PermissionOption["kind"]): Builder<T.PermissionOption> {
-  return rt.start(B24, { optionId, name, kind });
+  return rt.start(B_PermissionOption, { optionId, name, kind });
 }
 
 /**
  * Builder of `CreateTerminalRequest` (S33).
  */
 export function CreateTerminalRequest(sessionId: T.CreateTerminalRequest["sessionId"], command: T.CreateTerminalRequest["command"]): Builder<T.CreateTerminalRequest> {
-  return rt.start(B25, { sessionId, command });
+  return rt.start(B_CreateTerminalRequest, { sessionId, command });
 }
 
 /**
  * Builder of `EnvVariable` (S33).
  */
 export function EnvVariable(name: T.EnvVariable["name"], value: T.EnvVariable["value"]): Builder<T.EnvVariable> {
-  return rt.start(B26, { name, value });
+  return rt.start(B_EnvVariable, { name, value });
 }
 
 /**
  * Builder of `TerminalOutputRequest` (S33).
  */
 export function TerminalOutputRequest(sessionId: T.TerminalOutputRequest["sessionId"], terminalId: T.TerminalOutputRequest["terminalId"]): Builder<T.TerminalOutputRequest> {
-  return rt.start(B27, { sessionId, terminalId });
+  return rt.start(B_TerminalOutputRequest, { sessionId, terminalId });
 }
 
 /**
  * Builder of `ReleaseTerminalRequest` (S33).
  */
 export function ReleaseTerminalRequest(sessionId: T.ReleaseTerminalRequest["sessionId"], terminalId: T.ReleaseTerminalRequest["terminalId"]): Builder<T.ReleaseTerminalRequest> {
-  return rt.start(B27, { sessionId, terminalId });
+  return rt.start(B_TerminalOutputRequest, { sessionId, terminalId });
 }
 
 /**
  * Builder of `WaitForTerminalExitRequest` (S33).
  */
 export function WaitForTerminalExitRequest(sessionId: T.WaitForTerminalExitRequest["sessionId"], terminalId: T.WaitForTerminalExitRequest["terminalId"]): Builder<T.WaitForTerminalExitRequest> {
-  return rt.start(B27, { sessionId, terminalId });
+  return rt.start(B_TerminalOutputRequest, { sessionId, terminalId });
 }
 
 /**
  * Builder of `KillTerminalRequest` (S33).
  */
 export function KillTerminalRequest(sessionId: T.KillTerminalRequest["sessionId"], terminalId: T.KillTerminalRequest["terminalId"]): Builder<T.KillTerminalRequest> {
-  return rt.start(B27, { sessionId, terminalId });
+  return rt.start(B_TerminalOutputRequest, { sessionId, terminalId });
 }
 
 /**
  * Builder of `CreateElicitationRequestForm` with `mode: "form"` (S33).
  */
 export function CreateElicitationRequestForm(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["message"], requestedSchema: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["requestedSchema"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "mode" | "message" | "_meta" | "requestedSchema">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "_meta"> {
-  return rt.start(B28, { mode: "form", message, requestedSchema }, alternative);
+  return rt.start(B_CreateElicitationRequestForm, { mode: "form", message, requestedSchema }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestUrl` with `mode: "url"` (S33).
  */
 export function CreateElicitationRequestUrl(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["message"], elicitationId: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["elicitationId"], url: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["url"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "mode" | "message" | "_meta" | "elicitationId" | "url">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "_meta"> {
-  return rt.start(B29, { mode: "url", message, elicitationId, url }, alternative);
+  return rt.start(B_CreateElicitationRequestUrl, { mode: "url", message, elicitationId, url }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationRequestOther(tag: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>["mode"], fields: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, "mode">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, never> {
-  return rt.start(B30, { mode: tag }, fields);
+  return rt.start(B_CreateElicitationRequestOther, { mode: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationSessionScope` (S33).
  */
 export function ElicitationSessionScope(sessionId: T.ElicitationSessionScope["sessionId"]): Builder<T.ElicitationSessionScope> {
-  return rt.start(B31, { sessionId });
+  return rt.start(B_ElicitationSessionScope, { sessionId });
 }
 
 /**
  * Builder of `ElicitationRequestScope` (S33).
  */
 export function ElicitationRequestScope(requestId: T.ElicitationRequestScope["requestId"]): Builder<T.ElicitationRequestScope> {
-  return rt.start(B32, { requestId });
+  return rt.start(B_ElicitationRequestScope, { requestId });
 }
 
 /**
  * Builder of `ElicitationSchema` (S33).
  */
 export function ElicitationSchema(): Builder<T.ElicitationSchema> {
-  return rt.start(B33, {});
+  return rt.start(B_ElicitationSchema, {});
 }
 
 /**
  * Builder of `ElicitationPropertySchemaString` with `type: "string"` (S33).
  */
 export function ElicitationPropertySchemaString(): Builder<T.ElicitationPropertySchemaString> {
-  return rt.start(B34, { type: "string" });
+  return rt.start(B_ElicitationPropertySchemaString, { type: "string" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaNumber` with `type: "number"` (S33).
  */
 export function ElicitationPropertySchemaNumber(): Builder<T.ElicitationPropertySchemaNumber> {
-  return rt.start(B35, { type: "number" });
+  return rt.start(B_ElicitationPropertySchemaNumber, { type: "number" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaInteger` with `type: "integer"` (S33).
  */
 export function ElicitationPropertySchemaInteger(): Builder<T.ElicitationPropertySchemaInteger> {
-  return rt.start(B35, { type: "integer" });
+  return rt.start(B_ElicitationPropertySchemaNumber, { type: "integer" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaBoolean` with `type: "boolean"` (S33).
  */
 export function ElicitationPropertySchemaBoolean(): Builder<T.ElicitationPropertySchemaBoolean> {
-  return rt.start(B36, { type: "boolean" });
+  return rt.start(B_ElicitationPropertySchemaBoolean, { type: "boolean" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaArray` with `type: "array"` (S33).
  */
 export function ElicitationPropertySchemaArray(items: T.ElicitationPropertySchemaArray["items"]): Builder<T.ElicitationPropertySchemaArray> {
-  return rt.start(B37, { type: "array", items });
+  return rt.start(B_ElicitationPropertySchemaArray, { type: "array", items });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaOther` from a custom tag and its fields (S33).
  */
 export function ElicitationPropertySchemaOther(tag: T.ElicitationPropertySchemaOther["type"], fields?: Rest<T.ElicitationPropertySchemaOther, "type">): Builder<T.ElicitationPropertySchemaOther, never> {
-  return rt.start(B38, { type: tag }, fields);
+  return rt.start(B_ElicitationPropertySchemaOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `EnumOption` (S33).
  */
 export function EnumOption(const_: T.EnumOption["const"], title: T.EnumOption["title"]): Builder<T.EnumOption> {
-  return rt.start(B39, { const: const_, title });
+  return rt.start(B_EnumOption, { const: const_, title });
 }
 
 /**
  * Builder of `StringPropertySchema` (S33).
  */
 export function StringPropertySchema(): Builder<T.StringPropertySchema> {
-  return rt.start(B40, {});
+  return rt.start(B_StringPropertySchema, {});
 }
 
 /**
  * Builder of `NumberPropertySchema` (S33).
  */
 export function NumberPropertySchema(): Builder<T.NumberPropertySchema> {
-  return rt.start(B41, {});
+  return rt.start(B_NumberPropertySchema, {});
 }
 
 /**
  * Builder of `IntegerPropertySchema` (S33).
  */
 export function IntegerPropertySchema(): Builder<T.IntegerPropertySchema> {
-  return rt.start(B41, {});
+  return rt.start(B_NumberPropertySchema, {});
 }
 
 /**
  * Builder of `BooleanPropertySchema` (S33).
  */
 export function BooleanPropertySchema(): Builder<T.BooleanPropertySchema> {
-  return rt.start(B42, {});
+  return rt.start(B_BooleanPropertySchema, {});
 }
 
 /**
  * Builder of `MultiSelectItemsString` with `type: "string"` (S33).
  */
 export function MultiSelectItemsString(enum_: T.MultiSelectItemsString["enum"]): Builder<T.MultiSelectItemsString> {
-  return rt.start(B43, { type: "string", enum: enum_ });
+  return rt.start(B_MultiSelectItemsString, { type: "string", enum: enum_ });
 }
 
 /**
  * Builder of `MultiSelectItemsOther` from a custom tag and its fields (S33).
  */
 export function MultiSelectItemsOther(tag: T.MultiSelectItemsOther["type"], fields?: Rest<T.MultiSelectItemsOther, "type">): Builder<T.MultiSelectItemsOther, never> {
-  return rt.start(B38, { type: tag }, fields);
+  return rt.start(B_ElicitationPropertySchemaOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `StringMultiSelectItems` (S33).
  */
 export function StringMultiSelectItems(enum_: T.StringMultiSelectItems["enum"]): Builder<T.StringMultiSelectItems> {
-  return rt.start(B44, { enum: enum_ });
+  return rt.start(B_StringMultiSelectItems, { enum: enum_ });
 }
 
 /**
  * Builder of `TitledMultiSelectItems` (S33).
  */
 export function TitledMultiSelectItems(anyOf: T.TitledMultiSelectItems["anyOf"]): Builder<T.TitledMultiSelectItems> {
-  return rt.start(B45, { anyOf });
+  return rt.start(B_TitledMultiSelectItems, { anyOf });
 }
 
 /**
  * Builder of `MultiSelectPropertySchema` (S33).
  */
 export function MultiSelectPropertySchema(items: T.MultiSelectPropertySchema["items"]): Builder<T.MultiSelectPropertySchema> {
-  return rt.start(B46, { items });
+  return rt.start(B_MultiSelectPropertySchema, { items });
 }
 
 /**
  * Builder of `ElicitationFormMode` (S33).
  */
 export function ElicitationFormMode(requestedSchema: T.ElicitationFormMode["requestedSchema"], alternative: Rest<T.ElicitationFormMode, "requestedSchema">): Builder<T.ElicitationFormMode, never> {
-  return rt.start(B47, { requestedSchema }, alternative);
+  return rt.start(B_ElicitationFormMode, { requestedSchema }, alternative);
 }
 
 /**
  * Builder of `ElicitationUrlMode` (S33).
  */
 export function ElicitationUrlMode(elicitationId: T.ElicitationUrlMode["elicitationId"], url: T.ElicitationUrlMode["url"], alternative: Rest<T.ElicitationUrlMode, "elicitationId" | "url">): Builder<T.ElicitationUrlMode, never> {
-  return rt.start(B48, { elicitationId, url }, alternative);
+  return rt.start(B_ElicitationUrlMode, { elicitationId, url }, alternative);
 }
 
 /**
  * Builder of `InitializeResponse` (S33).
  */
 export function InitializeResponse(protocolVersion: T.InitializeResponse["protocolVersion"]): Builder<T.InitializeResponse> {
-  return rt.start(B49, { protocolVersion });
+  return rt.start(B_InitializeResponse, { protocolVersion });
 }
 
 /**
  * Builder of `AgentCapabilities` (S33).
  */
 export function AgentCapabilities(): Builder<T.AgentCapabilities> {
-  return rt.start(B50, {});
+  return rt.start(B_AgentCapabilities, {});
 }
 
 /**
  * Builder of `PromptCapabilities` (S33).
  */
 export function PromptCapabilities(): Builder<T.PromptCapabilities> {
-  return rt.start(B51, {});
+  return rt.start(B_PromptCapabilities, {});
 }
 
 /**
  * Builder of `McpCapabilities` (S33).
  */
 export function McpCapabilities(): Builder<T.McpCapabilities> {
-  return rt.start(B52, {});
+  return rt.start(B_McpCapabilities, {});
 }
 
 /**
  * Builder of `SessionCapabilities` (S33).
  */
 export function SessionCapabilities(): Builder<T.SessionCapabilities> {
-  return rt.start(B53, {});
+  return rt.start(B_SessionCapabilities, {});
 }
 
 /**
  * Builder of `SessionListCapabilities` (S33).
  */
 export function SessionListCapabilities(): Builder<T.SessionListCapabilities> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SessionDeleteCapabilities` (S33).
  */
 export function SessionDeleteCapabilities(): Builder<T.SessionDeleteCapabilities> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SessionAdditionalDirectoriesCapabilities` (S33).
  */
 export function SessionAdditionalDirectoriesCapabilities(): Builder<T.SessionAdditionalDirectoriesCapabilities> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SessionResumeCapabilities` (S33).
  */
 export function SessionResumeCapabilities(): Builder<T.SessionResumeCapabilities> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SessionCloseCapabilities` (S33).
  */
 export function SessionCloseCapabilities(): Builder<T.SessionCloseCapabilities> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `AgentAuthCapabilities` (S33).
  */
 export function AgentAuthCapabilities(): Builder<T.AgentAuthCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_AgentAuthCapabilities, {});
 }
 
 /**
  * Builder of `LogoutCapabilities` (S33).
  */
 export function LogoutCapabilities(): Builder<T.LogoutCapabilities> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `AuthMethodTerminalVariant` with `type: "terminal"` (S33).
  */
 export function AuthMethodTerminalVariant(id: T.AuthMethodTerminalVariant["id"], name: T.AuthMethodTerminalVariant["name"]): Builder<T.AuthMethodTerminalVariant> {
-  return rt.start(B56, { type: "terminal", id, name });
+  return rt.start(B_AuthMethodTerminalVariant, { type: "terminal", id, name });
 }
 
 /**
  * Builder of `AuthMethodTerminal` (S33).
  */
 export function AuthMethodTerminal(id: T.AuthMethodTerminal["id"], name: T.AuthMethodTerminal["name"]): Builder<T.AuthMethodTerminal> {
-  return rt.start(B57, { id, name });
+  return rt.start(B_AuthMethodTerminal, { id, name });
 }
 
 /**
  * Builder of `AuthMethodAgent` (S33).
  */
 export function AuthMethodAgent(id: T.AuthMethodAgent["id"], name: T.AuthMethodAgent["name"]): Builder<T.AuthMethodAgent> {
-  return rt.start(B58, { id, name });
+  return rt.start(B_AuthMethodAgent, { id, name });
 }
 
 /**
  * Builder of `Implementation` (S33).
  */
 export function Implementation(name: T.Implementation["name"], version: T.Implementation["version"]): Builder<T.Implementation> {
-  return rt.start(B59, { name, version });
+  return rt.start(B_Implementation, { name, version });
 }
 
 /**
  * Builder of `AuthenticateResponse` (S33).
  */
 export function AuthenticateResponse(): Builder<T.AuthenticateResponse> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `LogoutResponse` (S33).
  */
 export function LogoutResponse(): Builder<T.LogoutResponse> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `NewSessionResponse` (S33).
  */
 export function NewSessionResponse(sessionId: T.NewSessionResponse["sessionId"]): Builder<T.NewSessionResponse> {
-  return rt.start(B60, { sessionId });
+  return rt.start(B_NewSessionResponse, { sessionId });
 }
 
 /**
  * Builder of `SessionModeState` (S33).
  */
 export function SessionModeState(currentModeId: T.SessionModeState["currentModeId"], availableModes: T.SessionModeState["availableModes"]): Builder<T.SessionModeState> {
-  return rt.start(B61, { currentModeId, availableModes });
+  return rt.start(B_SessionModeState, { currentModeId, availableModes });
 }
 
 /**
  * Builder of `SessionMode` (S33).
  */
 export function SessionMode(id: T.SessionMode["id"], name: T.SessionMode["name"]): Builder<T.SessionMode> {
-  return rt.start(B58, { id, name });
+  return rt.start(B_AuthMethodAgent, { id, name });
 }
 
 /**
  * Builder of `SessionConfigOptionSelect` with `type: "select"` (S33).
  */
 export function SessionConfigOptionSelect(id: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["id"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["currentValue"], options: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["options"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>> {
-  return rt.start(B62, { type: "select", id, name, currentValue, options });
+  return rt.start(B_SessionConfigOptionSelect, { type: "select", id, name, currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigOptionBoolean` with `type: "boolean"` (S33).
  */
 export function SessionConfigOptionBoolean(id: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["id"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["currentValue"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>> {
-  return rt.start(B63, { type: "boolean", id, name, currentValue });
+  return rt.start(B_SessionConfigOptionBoolean, { type: "boolean", id, name, currentValue });
 }
 
 /**
  * Builder of `SessionConfigSelectOption` (S33).
  */
 export function SessionConfigSelectOption(value: T.SessionConfigSelectOption["value"], name: T.SessionConfigSelectOption["name"]): Builder<T.SessionConfigSelectOption> {
-  return rt.start(B64, { value, name });
+  return rt.start(B_SessionConfigSelectOption, { value, name });
 }
 
 /**
  * Builder of `SessionConfigSelectGroup` (S33).
  */
 export function SessionConfigSelectGroup(group: T.SessionConfigSelectGroup["group"], name: T.SessionConfigSelectGroup["name"], options: T.SessionConfigSelectGroup["options"]): Builder<T.SessionConfigSelectGroup> {
-  return rt.start(B65, { group, name, options });
+  return rt.start(B_SessionConfigSelectGroup, { group, name, options });
 }
 
 /**
  * Builder of `SessionConfigSelect` (S33).
  */
 export function SessionConfigSelect(currentValue: T.SessionConfigSelect["currentValue"], options: T.SessionConfigSelect["options"]): Builder<T.SessionConfigSelect> {
-  return rt.start(B66, { currentValue, options });
+  return rt.start(B_SessionConfigSelect, { currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigBoolean` (S33).
  */
 export function SessionConfigBoolean(currentValue: T.SessionConfigBoolean["currentValue"]): Builder<T.SessionConfigBoolean> {
-  return rt.start(B67, { currentValue });
+  return rt.start(B_SessionConfigBoolean, { currentValue });
 }
 
 /**
  * Builder of `LoadSessionResponse` (S33).
  */
 export function LoadSessionResponse(): Builder<T.LoadSessionResponse> {
-  return rt.start(B68, {});
+  return rt.start(B_LoadSessionResponse, {});
 }
 
 /**
  * Builder of `ListSessionsResponse` (S33).
  */
 export function ListSessionsResponse(sessions: T.ListSessionsResponse["sessions"]): Builder<T.ListSessionsResponse> {
-  return rt.start(B69, { sessions });
+  return rt.start(B_ListSessionsResponse, { sessions });
 }
 
 /**
  * Builder of `SessionInfo` (S33).
  */
 export function SessionInfo(sessionId: T.SessionInfo["sessionId"], cwd: T.SessionInfo["cwd"]): Builder<T.SessionInfo> {
-  return rt.start(B70, { sessionId, cwd });
+  return rt.start(B_SessionInfo, { sessionId, cwd });
 }
 
 /**
  * Builder of `DeleteSessionResponse` (S33).
  */
 export function DeleteSessionResponse(): Builder<T.DeleteSessionResponse> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `ResumeSessionResponse` (S33).
  */
 export function ResumeSessionResponse(): Builder<T.ResumeSessionResponse> {
-  return rt.start(B68, {});
+  return rt.start(B_LoadSessionResponse, {});
 }
 
 /**
  * Builder of `CloseSessionResponse` (S33).
  */
 export function CloseSessionResponse(): Builder<T.CloseSessionResponse> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SetSessionModeResponse` (S33).
  */
 export function SetSessionModeResponse(): Builder<T.SetSessionModeResponse> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SetSessionConfigOptionResponse` (S33).
  */
 export function SetSessionConfigOptionResponse(configOptions: T.SetSessionConfigOptionResponse["configOptions"]): Builder<T.SetSessionConfigOptionResponse> {
-  return rt.start(B71, { configOptions });
+  return rt.start(B_SetSessionConfigOptionResponse, { configOptions });
 }
 
 /**
  * Builder of `PromptResponse` (S33).
  */
 export function PromptResponse(stopReason: T.PromptResponse["stopReason"]): Builder<T.PromptResponse> {
-  return rt.start(B72, { stopReason });
+  return rt.start(B_PromptResponse, { stopReason });
 }
 
 /**
  * Builder of `Error` (S33).
  */
 export function Error(code: T.Error["code"], message: T.Error["message"]): Builder<T.Error> {
-  return rt.start(B73, { code, message });
+  return rt.start(B_Error, { code, message });
 }
 
 /**
  * Builder of `SessionNotification` (S33).
  */
 export function SessionNotification(sessionId: T.SessionNotification["sessionId"], update: T.SessionNotification["update"]): Builder<T.SessionNotification> {
-  return rt.start(B74, { sessionId, update });
+  return rt.start(B_SessionNotification, { sessionId, update });
 }
 
 /**
  * Builder of `SessionUpdateUserMessageChunk` with `sessionUpdate: "user_message_chunk"` (S33).
  */
 export function SessionUpdateUserMessageChunk(content: T.SessionUpdateUserMessageChunk["content"]): Builder<T.SessionUpdateUserMessageChunk> {
-  return rt.start(B75, { sessionUpdate: "user_message_chunk", content });
+  return rt.start(B_SessionUpdateUserMessageChunk, { sessionUpdate: "user_message_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateAgentMessageChunk` with `sessionUpdate: "agent_message_chunk"` (S33).
  */
 export function SessionUpdateAgentMessageChunk(content: T.SessionUpdateAgentMessageChunk["content"]): Builder<T.SessionUpdateAgentMessageChunk> {
-  return rt.start(B75, { sessionUpdate: "agent_message_chunk", content });
+  return rt.start(B_SessionUpdateUserMessageChunk, { sessionUpdate: "agent_message_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateAgentThoughtChunk` with `sessionUpdate: "agent_thought_chunk"` (S33).
  */
 export function SessionUpdateAgentThoughtChunk(content: T.SessionUpdateAgentThoughtChunk["content"]): Builder<T.SessionUpdateAgentThoughtChunk> {
-  return rt.start(B75, { sessionUpdate: "agent_thought_chunk", content });
+  return rt.start(B_SessionUpdateUserMessageChunk, { sessionUpdate: "agent_thought_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateToolCall` with `sessionUpdate: "tool_call"` (S33).
  */
 export function SessionUpdateToolCall(toolCallId: T.SessionUpdateToolCall["toolCallId"], title: T.SessionUpdateToolCall["title"]): Builder<T.SessionUpdateToolCall> {
-  return rt.start(B76, { sessionUpdate: "tool_call", toolCallId, title });
+  return rt.start(B_SessionUpdateToolCall, { sessionUpdate: "tool_call", toolCallId, title });
 }
 
 /**
  * Builder of `SessionUpdateToolCallUpdate` with `sessionUpdate: "tool_call_update"` (S33).
  */
 export function SessionUpdateToolCallUpdate(toolCallId: T.SessionUpdateToolCallUpdate["toolCallId"]): Builder<T.SessionUpdateToolCallUpdate> {
-  return rt.start(B77, { sessionUpdate: "tool_call_update", toolCallId });
+  return rt.start(B_SessionUpdateToolCallUpdate, { sessionUpdate: "tool_call_update", toolCallId });
 }
 
 /**
  * Builder of `SessionUpdatePlan` with `sessionUpdate: "plan"` (S33).
  */
 export function SessionUpdatePlan(entries: T.SessionUpdatePlan["entries"]): Builder<T.SessionUpdatePlan> {
-  return rt.start(B78, { sessionUpdate: "plan", entries });
+  return rt.start(B_SessionUpdatePlan, { sessionUpdate: "plan", entries });
 }
 
 /**
  * Builder of `SessionUpdateAvailableCommandsUpdate` with `sessionUpdate: "available_commands_update"` (S33).
  */
 export function SessionUpdateAvailableCommandsUpdate(availableCommands: T.SessionUpdateAvailableCommandsUpdate["availableCommands"]): Builder<T.SessionUpdateAvailableCommandsUpdate> {
-  return rt.start(B79, { sessionUpdate: "available_commands_update", availableCommands });
+  return rt.start(B_SessionUpdateAvailableCommandsUpdate, { sessionUpdate: "available_commands_update", availableCommands });
 }
 
 /**
  * Builder of `SessionUpdateCurrentModeUpdate` with `sessionUpdate: "current_mode_update"` (S33).
  */
 export function SessionUpdateCurrentModeUpdate(currentModeId: T.SessionUpdateCurrentModeUpdate["currentModeId"]): Builder<T.SessionUpdateCurrentModeUpdate> {
-  return rt.start(B80, { sessionUpdate: "current_mode_update", currentModeId });
+  return rt.start(B_SessionUpdateCurrentModeUpdate, { sessionUpdate: "current_mode_update", currentModeId });
 }
 
 /**
  * Builder of `SessionUpdateConfigOptionUpdate` with `sessionUpdate: "config_option_update"` (S33).
  */
 export function SessionUpdateConfigOptionUpdate(configOptions: T.SessionUpdateConfigOptionUpdate["configOptions"]): Builder<T.SessionUpdateConfigOptionUpdate> {
-  return rt.start(B81, { sessionUpdate: "config_option_update", configOptions });
+  return rt.start(B_SessionUpdateConfigOptionUpdate, { sessionUpdate: "config_option_update", configOptions });
 }
 
 /**
  * Builder of `SessionUpdateSessionInfoUpdate` with `sessionUpdate: "session_info_update"` (S33).
  */
 export function SessionUpdateSessionInfoUpdate(): Builder<T.SessionUpdateSessionInfoUpdate> {
-  return rt.start(B82, { sessionUpdate: "session_info_update" });
+  return rt.start(B_SessionUpdateSessionInfoUpdate, { sessionUpdate: "session_info_update" });
 }
 
 /**
  * Builder of `SessionUpdateUsageUpdate` with `sessionUpdate: "usage_update"` (S33).
  */
 export function SessionUpdateUsageUpdate(used: T.SessionUpdateUsageUpdate["used"], size: T.SessionUpdateUsageUpdate["size"]): Builder<T.SessionUpdateUsageUpdate> {
-  return rt.start(B83, { sessionUpdate: "usage_update", used, size });
+  return rt.start(B_SessionUpdateUsageUpdate, { sessionUpdate: "usage_update", used, size });
 }
 
 /**
  * Builder of `SessionUpdateNotice` with `sessionUpdate: "notice"` (S33).
  */
 export function SessionUpdateNotice(severity: T.SessionUpdateNotice["severity"], title: T.SessionUpdateNotice["title"]): Builder<T.SessionUpdateNotice> {
-  return rt.start(B84, { sessionUpdate: "notice", severity, title });
+  return rt.start(B_SessionUpdateNotice, { sessionUpdate: "notice", severity, title });
 }
 
 /**
  * Builder of `SessionUpdateCompactionUpdate` with `sessionUpdate: "compaction_update"` (S33).
  */
 export function SessionUpdateCompactionUpdate(compactionId: T.SessionUpdateCompactionUpdate["compactionId"], status: T.SessionUpdateCompactionUpdate["status"]): Builder<T.SessionUpdateCompactionUpdate> {
-  return rt.start(B85, { sessionUpdate: "compaction_update", compactionId, status });
+  return rt.start(B_SessionUpdateCompactionUpdate, { sessionUpdate: "compaction_update", compactionId, status });
 }
 
 /**
  * Builder of `SessionUpdateCompactionSummaryChunk` with `sessionUpdate: "compaction_summary_chunk"` (S33).
  */
 export function SessionUpdateCompactionSummaryChunk(compactionId: T.SessionUpdateCompactionSummaryChunk["compactionId"], content: T.SessionUpdateCompactionSummaryChunk["content"]): Builder<T.SessionUpdateCompactionSummaryChunk> {
-  return rt.start(B86, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
+  return rt.start(B_SessionUpdateCompactionSummaryChunk, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
 }
 
 /**
  * Builder of `ContentChunk` (S33).
  */
 export function ContentChunk(content: T.ContentChunk["content"]): Builder<T.ContentChunk> {
-  return rt.start(B87, { content });
+  return rt.start(B_ContentChunk, { content });
 }
 
 /**
  * Builder of `ToolCall` (S33).
  */
 export function ToolCall(toolCallId: T.ToolCall["toolCallId"], title: T.ToolCall["title"]): Builder<T.ToolCall> {
-  return rt.start(B88, { toolCallId, title });
+  return rt.start(B_ToolCall, { toolCallId, title });
 }
 
 /**
  * Builder of `PlanEntry` (S33).
  */
 export function PlanEntry(content: T.PlanEntry["content"], priority: T.PlanEntry["priority"], status: T.PlanEntry["status"]): Builder<T.PlanEntry> {
-  return rt.start(B89, { content, priority, status });
+  return rt.start(B_PlanEntry, { content, priority, status });
 }
 
 /**
  * Builder of `Plan` (S33).
  */
 export function Plan(entries: T.Plan["entries"]): Builder<T.Plan> {
-  return rt.start(B90, { entries });
+  return rt.start(B_Plan, { entries });
 }
 
 /**
  * Builder of `AvailableCommand` (S33).
  */
 export function AvailableCommand(name: T.AvailableCommand["name"], description: T.AvailableCommand["description"]): Builder<T.AvailableCommand> {
-  return rt.start(B91, { name, description });
+  return rt.start(B_AvailableCommand, { name, description });
 }
 
 /**
  * Builder of `UnstructuredCommandInput` (S33).
  */
 export function UnstructuredCommandInput(hint: T.UnstructuredCommandInput["hint"]): Builder<T.UnstructuredCommandInput> {
-  return rt.start(B92, { hint });
+  return rt.start(B_UnstructuredCommandInput, { hint });
 }
 
 /**
  * Builder of `AvailableCommandsUpdate` (S33).
  */
 export function AvailableCommandsUpdate(availableCommands: T.AvailableCommandsUpdate["availableCommands"]): Builder<T.AvailableCommandsUpdate> {
-  return rt.start(B93, { availableCommands });
+  return rt.start(B_AvailableCommandsUpdate, { availableCommands });
 }
 
 /**
  * Builder of `CurrentModeUpdate` (S33).
  */
 export function CurrentModeUpdate(currentModeId: T.CurrentModeUpdate["currentModeId"]): Builder<T.CurrentModeUpdate> {
-  return rt.start(B94, { currentModeId });
+  return rt.start(B_CurrentModeUpdate, { currentModeId });
 }
 
 /**
  * Builder of `ConfigOptionUpdate` (S33).
  */
 export function ConfigOptionUpdate(configOptions: T.ConfigOptionUpdate["configOptions"]): Builder<T.ConfigOptionUpdate> {
-  return rt.start(B71, { configOptions });
+  return rt.start(B_SetSessionConfigOptionResponse, { configOptions });
 }
 
 /**
  * Builder of `SessionInfoUpdate` (S33).
  */
 export function SessionInfoUpdate(): Builder<T.SessionInfoUpdate> {
-  return rt.start(B95, {});
+  return rt.start(B_SessionInfoUpdate, {});
 }
 
 /**
  * Builder of `Cost` (S33).
  */
 export function Cost(amount: T.Cost["amount"], currency: T.Cost["currency"]): Builder<T.Cost> {
-  return rt.start(B96, { amount, currency });
+  return rt.start(B_Cost, { amount, currency });
 }
 
 /**
  * Builder of `UsageUpdate` (S33).
  */
 export function UsageUpdate(used: T.UsageUpdate["used"], size: T.UsageUpdate["size"]): Builder<T.UsageUpdate> {
-  return rt.start(B97, { used, size });
+  return rt.start(B_UsageUpdate, { used, size });
 }
 
 /**
  * Builder of `Notice` (S33).
  */
 export function Notice(severity: T.Notice["severity"], title: T.Notice["title"]): Builder<T.Notice> {
-  return rt.start(B98, { severity, title });
+  return rt.start(B_Notice, { severity, title });
 }
 
 /**
  * Builder of `CompactionUpdate` (S33).
  */
 export function CompactionUpdate(compactionId: T.CompactionUpdate["compactionId"], status: T.CompactionUpdate["status"]): Builder<T.CompactionUpdate> {
-  return rt.start(B99, { compactionId, status });
+  return rt.start(B_CompactionUpdate, { compactionId, status });
 }
 
 /**
  * Builder of `CompactionSummaryChunk` (S33).
  */
 export function CompactionSummaryChunk(compactionId: T.CompactionSummaryChunk["compactionId"], content: T.CompactionSummaryChunk["content"]): Builder<T.CompactionSummaryChunk> {
-  return rt.start(B100, { compactionId, content });
+  return rt.start(B_CompactionSummaryChunk, { compactionId, content });
 }
 
 /**
  * Builder of `CompleteElicitationNotification` (S33).
  */
 export function CompleteElicitationNotification(elicitationId: T.CompleteElicitationNotification["elicitationId"]): Builder<T.CompleteElicitationNotification> {
-  return rt.start(B101, { elicitationId });
+  return rt.start(B_CompleteElicitationNotification, { elicitationId });
 }
 
 /**
  * Builder of `InitializeRequest` (S33).
  */
 export function InitializeRequest(protocolVersion: T.InitializeRequest["protocolVersion"]): Builder<T.InitializeRequest> {
-  return rt.start(B102, { protocolVersion });
+  return rt.start(B_InitializeRequest, { protocolVersion });
 }
 
 /**
  * Builder of `ClientCapabilities` (S33).
  */
 export function ClientCapabilities(): Builder<T.ClientCapabilities> {
-  return rt.start(B103, {});
+  return rt.start(B_ClientCapabilities, {});
 }
 
 /**
  * Builder of `FileSystemCapabilities` (S33).
  */
 export function FileSystemCapabilities(): Builder<T.FileSystemCapabilities> {
-  return rt.start(B104, {});
+  return rt.start(B_FileSystemCapabilities, {});
 }
 
 /**
  * Builder of `ClientSessionCapabilities` (S33).
  */
 export function ClientSessionCapabilities(): Builder<T.ClientSessionCapabilities> {
-  return rt.start(B105, {});
+  return rt.start(B_ClientSessionCapabilities, {});
 }
 
 /**
  * Builder of `SessionConfigOptionsCapabilities` (S33).
  */
 export function SessionConfigOptionsCapabilities(): Builder<T.SessionConfigOptionsCapabilities> {
-  return rt.start(B106, {});
+  return rt.start(B_SessionConfigOptionsCapabilities, {});
 }
 
 /**
  * Builder of `BooleanConfigOptionCapabilities` (S33).
  */
 export function BooleanConfigOptionCapabilities(): Builder<T.BooleanConfigOptionCapabilities> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `AuthCapabilities` (S33).
  */
 export function AuthCapabilities(): Builder<T.AuthCapabilities> {
-  return rt.start(B107, {});
+  return rt.start(B_AuthCapabilities, {});
 }
 
 /**
  * Builder of `ElicitationCapabilities` (S33).
  */
 export function ElicitationCapabilities(): Builder<T.ElicitationCapabilities> {
-  return rt.start(B108, {});
+  return rt.start(B_ElicitationCapabilities, {});
 }
 
 /**
  * Builder of `ElicitationFormCapabilities` (S33).
  */
 export function ElicitationFormCapabilities(): Builder<T.ElicitationFormCapabilities> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `ElicitationUrlCapabilities` (S33).
  */
 export function ElicitationUrlCapabilities(): Builder<T.ElicitationUrlCapabilities> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `AuthenticateRequest` (S33).
  */
 export function AuthenticateRequest(methodId: T.AuthenticateRequest["methodId"]): Builder<T.AuthenticateRequest> {
-  return rt.start(B109, { methodId });
+  return rt.start(B_AuthenticateRequest, { methodId });
 }
 
 /**
  * Builder of `LogoutRequest` (S33).
  */
 export function LogoutRequest(): Builder<T.LogoutRequest> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `NewSessionRequest` (S33).
  */
 export function NewSessionRequest(cwd: T.NewSessionRequest["cwd"], mcpServers: T.NewSessionRequest["mcpServers"]): Builder<T.NewSessionRequest> {
-  return rt.start(B110, { cwd, mcpServers });
+  return rt.start(B_NewSessionRequest, { cwd, mcpServers });
 }
 
 /**
  * Builder of `McpServerHttpVariant` with `type: "http"` (S33).
  */
 export function McpServerHttpVariant(name: T.McpServerHttpVariant["name"], url: T.McpServerHttpVariant["url"], headers: T.McpServerHttpVariant["headers"]): Builder<T.McpServerHttpVariant> {
-  return rt.start(B111, { type: "http", name, url, headers });
+  return rt.start(B_McpServerHttpVariant, { type: "http", name, url, headers });
 }
 
 /**
  * Builder of `McpServerSseVariant` with `type: "sse"` (S33).
  */
 export function McpServerSseVariant(name: T.McpServerSseVariant["name"], url: T.McpServerSseVariant["url"], headers: T.McpServerSseVariant["headers"]): Builder<T.McpServerSseVariant> {
-  return rt.start(B111, { type: "sse", name, url, headers });
+  return rt.start(B_McpServerHttpVariant, { type: "sse", name, url, headers });
 }
 
 /**
  * Builder of `HttpHeader` (S33).
  */
 export function HttpHeader(name: T.HttpHeader["name"], value: T.HttpHeader["value"]): Builder<T.HttpHeader> {
-  return rt.start(B26, { name, value });
+  return rt.start(B_EnvVariable, { name, value });
 }
 
 /**
  * Builder of `McpServerHttp` (S33).
  */
 export function McpServerHttp(name: T.McpServerHttp["name"], url: T.McpServerHttp["url"], headers: T.McpServerHttp["headers"]): Builder<T.McpServerHttp> {
-  return rt.start(B112, { name, url, headers });
+  return rt.start(B_McpServerHttp, { name, url, headers });
 }
 
 /**
  * Builder of `McpServerSse` (S33).
  */
 export function McpServerSse(name: T.McpServerSse["name"], url: T.McpServerSse["url"], headers: T.McpServerSse["headers"]): Builder<T.McpServerSse> {
-  return rt.start(B112, { name, url, headers });
+  return rt.start(B_McpServerHttp, { name, url, headers });
 }
 
 /**
  * Builder of `McpServerStdio` (S33).
  */
 export function McpServerStdio(name: T.McpServerStdio["name"], command: T.McpServerStdio["command"], args: T.McpServerStdio["args"], env: T.McpServerStdio["env"]): Builder<T.McpServerStdio> {
-  return rt.start(B113, { name, command, args, env });
+  return rt.start(B_McpServerStdio, { name, command, args, env });
 }
 
 /**
  * Builder of `LoadSessionRequest` (S33).
  */
 export function LoadSessionRequest(mcpServers: T.LoadSessionRequest["mcpServers"], cwd: T.LoadSessionRequest["cwd"], sessionId: T.LoadSessionRequest["sessionId"]): Builder<T.LoadSessionRequest> {
-  return rt.start(B114, { mcpServers, cwd, sessionId });
+  return rt.start(B_LoadSessionRequest, { mcpServers, cwd, sessionId });
 }
 
 /**
  * Builder of `ListSessionsRequest` (S33).
  */
 export function ListSessionsRequest(): Builder<T.ListSessionsRequest> {
-  return rt.start(B115, {});
+  return rt.start(B_ListSessionsRequest, {});
 }
 
 /**
  * Builder of `DeleteSessionRequest` (S33).
  */
 export function DeleteSessionRequest(sessionId: T.DeleteSessionRequest["sessionId"]): Builder<T.DeleteSessionRequest> {
-  return rt.start(B116, { sessionId });
+  return rt.start(B_DeleteSessionRequest, { sessionId });
 }
 
 /**
  * Builder of `ResumeSessionRequest` (S33).
  */
 export function ResumeSessionRequest(sessionId: T.ResumeSessionRequest["sessionId"], cwd: T.ResumeSessionRequest["cwd"]): Builder<T.ResumeSessionRequest> {
-  return rt.start(B117, { sessionId, cwd });
+  return rt.start(B_ResumeSessionRequest, { sessionId, cwd });
 }
 
 /**
  * Builder of `CloseSessionRequest` (S33).
  */
 export function CloseSessionRequest(sessionId: T.CloseSessionRequest["sessionId"]): Builder<T.CloseSessionRequest> {
-  return rt.start(B116, { sessionId });
+  return rt.start(B_DeleteSessionRequest, { sessionId });
 }
 
 /**
  * Builder of `SetSessionModeRequest` (S33).
  */
 export function SetSessionModeRequest(sessionId: T.SetSessionModeRequest["sessionId"], modeId: T.SetSessionModeRequest["modeId"]): Builder<T.SetSessionModeRequest> {
-  return rt.start(B118, { sessionId, modeId });
+  return rt.start(B_SetSessionModeRequest, { sessionId, modeId });
 }
 
 /**
  * Builder of `SetSessionConfigOptionRequestBoolean` with `type: "boolean"` (S33).
  */
 export function SetSessionConfigOptionRequestBoolean(sessionId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["sessionId"], configId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["configId"], value: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["value"]): Builder<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>> {
-  return rt.start(B119, { type: "boolean", sessionId, configId, value });
+  return rt.start(B_SetSessionConfigOptionRequestBoolean, { type: "boolean", sessionId, configId, value });
 }
 
 /**
  * Builder of `PromptRequest` (S33).
  */
 export function PromptRequest(sessionId: T.PromptRequest["sessionId"], prompt: T.PromptRequest["prompt"]): Builder<T.PromptRequest> {
-  return rt.start(B120, { sessionId, prompt });
+  return rt.start(B_PromptRequest, { sessionId, prompt });
 }
 
 /**
  * Builder of `WriteTextFileResponse` (S33).
  */
 export function WriteTextFileResponse(): Builder<T.WriteTextFileResponse> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `ReadTextFileResponse` (S33).
  */
 export function ReadTextFileResponse(content: T.ReadTextFileResponse["content"]): Builder<T.ReadTextFileResponse> {
-  return rt.start(B20, { content });
+  return rt.start(B_Content, { content });
 }
 
 /**
  * Builder of `RequestPermissionResponse` (S33).
  */
 export function RequestPermissionResponse(outcome: T.RequestPermissionResponse["outcome"]): Builder<T.RequestPermissionResponse> {
-  return rt.start(B121, { outcome });
+  return rt.start(B_RequestPermissionResponse, { outcome });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeCancelled` with `outcome: "cancelled"` (S33).
  */
 export function RequestPermissionOutcomeCancelled(): Builder<T.RequestPermissionOutcomeCancelled> {
-  return rt.start(B122, { outcome: "cancelled" });
+  return rt.start(B_RequestPermissionOutcomeCancelled, { outcome: "cancelled" });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeSelected` with `outcome: "selected"` (S33).
  */
 export function RequestPermissionOutcomeSelected(optionId: T.RequestPermissionOutcomeSelected["optionId"]): Builder<T.RequestPermissionOutcomeSelected> {
-  return rt.start(B123, { outcome: "selected", optionId });
+  return rt.start(B_RequestPermissionOutcomeSelected, { outcome: "selected", optionId });
 }
 
 /**
  * Builder of `SelectedPermissionOutcome` (S33).
  */
 export function SelectedPermissionOutcome(optionId: T.SelectedPermissionOutcome["optionId"]): Builder<T.SelectedPermissionOutcome> {
-  return rt.start(B124, { optionId });
+  return rt.start(B_SelectedPermissionOutcome, { optionId });
 }
 
 /**
  * Builder of `CreateTerminalResponse` (S33).
  */
 export function CreateTerminalResponse(terminalId: T.CreateTerminalResponse["terminalId"]): Builder<T.CreateTerminalResponse> {
-  return rt.start(B22, { terminalId });
+  return rt.start(B_Terminal, { terminalId });
 }
 
 /**
  * Builder of `TerminalOutputResponse` (S33).
  */
 export function TerminalOutputResponse(output: T.TerminalOutputResponse["output"], truncated: T.TerminalOutputResponse["truncated"]): Builder<T.TerminalOutputResponse> {
-  return rt.start(B125, { output, truncated });
+  return rt.start(B_TerminalOutputResponse, { output, truncated });
 }
 
 /**
  * Builder of `TerminalExitStatus` (S33).
  */
 export function TerminalExitStatus(): Builder<T.TerminalExitStatus> {
-  return rt.start(B126, {});
+  return rt.start(B_TerminalExitStatus, {});
 }
 
 /**
  * Builder of `ReleaseTerminalResponse` (S33).
  */
 export function ReleaseTerminalResponse(): Builder<T.ReleaseTerminalResponse> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `WaitForTerminalExitResponse` (S33).
  */
 export function WaitForTerminalExitResponse(): Builder<T.WaitForTerminalExitResponse> {
-  return rt.start(B126, {});
+  return rt.start(B_TerminalExitStatus, {});
 }
 
 /**
  * Builder of `KillTerminalResponse` (S33).
  */
 export function KillTerminalResponse(): Builder<T.KillTerminalResponse> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `CreateElicitationResponseAccept` with `action: "accept"` (S33).
  */
 export function CreateElicitationResponseAccept(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseAccept>> {
-  return rt.start(B127, { action: "accept" });
+  return rt.start(B_CreateElicitationResponseAccept, { action: "accept" });
 }
 
 /**
  * Builder of `CreateElicitationResponseDecline` with `action: "decline"` (S33).
  */
 export function CreateElicitationResponseDecline(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseDecline>> {
-  return rt.start(B128, { action: "decline" });
+  return rt.start(B_CreateElicitationResponseDecline, { action: "decline" });
 }
 
 /**
  * Builder of `CreateElicitationResponseCancel` with `action: "cancel"` (S33).
  */
 export function CreateElicitationResponseCancel(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseCancel>> {
-  return rt.start(B128, { action: "cancel" });
+  return rt.start(B_CreateElicitationResponseDecline, { action: "cancel" });
 }
 
 /**
  * Builder of `CreateElicitationResponseOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationResponseOther(tag: Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>["action"], fields?: Rest<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, "action">): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, never> {
-  return rt.start(B129, { action: tag }, fields);
+  return rt.start(B_CreateElicitationResponseOther, { action: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationAcceptAction` (S33).
  */
 export function ElicitationAcceptAction(): Builder<T.ElicitationAcceptAction> {
-  return rt.start(B130, {});
+  return rt.start(B_ElicitationAcceptAction, {});
 }
 
 /**
  * Builder of `CancelNotification` (S33).
  */
 export function CancelNotification(sessionId: T.CancelNotification["sessionId"]): Builder<T.CancelNotification> {
-  return rt.start(B116, { sessionId });
+  return rt.start(B_DeleteSessionRequest, { sessionId });
 }
 
 /**
  * Builder of `CancelRequestNotification` (S33).
  */
 export function CancelRequestNotification(requestId: T.CancelRequestNotification["requestId"]): Builder<T.CancelRequestNotification> {
-  return rt.start(B131, { requestId });
+  return rt.start(B_CancelRequestNotification, { requestId });
 }

@@ -8,99 +8,46 @@
  * @module
  */
 
+import * as collect from "../runtime/collect.js";
 import * as rt from "../runtime/decode.js";
 import type { Result } from "../runtime/result.js";
 import type * as T from "./types.js";
-
-function v_AgentRequest_params(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_WriteTextFileRequest(v)) return true;
-  best = rt.failure();
-  if (v_ReadTextFileRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_RequestPermissionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_CreateTerminalRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_TerminalOutputRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_ReleaseTerminalRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_WaitForTerminalExitRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_KillTerminalRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_CreateElicitationRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_ExtRequest(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_AgentRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/id");
-  x = v.method;
-  if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
-  x = v.params;
-  if (x !== undefined && !(x === null || v_AgentRequest_params(x))) return rt.at("/params");
-  return true;
-}
+import * as first from "./validate-first.js";
 
 function c_AgentRequest_params(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_WriteTextFileRequest(v) ? 1 : 0) + (v_ReadTextFileRequest(v) ? 1 : 0) + (v_RequestPermissionRequest(v) ? 1 : 0) + (v_CreateTerminalRequest(v) ? 1 : 0) + (v_TerminalOutputRequest(v) ? 1 : 0) + (v_ReleaseTerminalRequest(v) ? 1 : 0) + (v_WaitForTerminalExitRequest(v) ? 1 : 0) + (v_KillTerminalRequest(v) ? 1 : 0) + (v_CreateElicitationRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_WriteTextFileRequest(v, p, q); }, (q: rt.Issue[]) => { c_ReadTextFileRequest(v, p, q); }, (q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_TerminalOutputRequest(v, p, q); }, (q: rt.Issue[]) => { c_ReleaseTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_WaitForTerminalExitRequest(v, p, q); }, (q: rt.Issue[]) => { c_KillTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_WriteTextFileRequest(v, p, q); }, (q: rt.Issue[]) => { c_ReadTextFileRequest(v, p, q); }, (q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_TerminalOutputRequest(v, p, q); }, (q: rt.Issue[]) => { c_ReleaseTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_WaitForTerminalExitRequest(v, p, q); }, (q: rt.Issue[]) => { c_KillTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_AgentRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_AgentRequest_params(x, p + "/params", out); } }
-}
-
-function v_RequestId(v: any): true | undefined {
-  let best: rt.Failure;
-  if ((v === null || rt.fail("expected null", v))) return true;
-  best = rt.failure();
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
-  best = rt.deeper(best);
-  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.method;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x);
+    } else rt.issue(out, p + "/method", "missing required property");
+  }
+  {
+    const x: any = v.params;
+    if (x !== undefined) {
+      if (x !== null) c_AgentRequest_params(x, p + "/params", out);
+    }
+  }
 }
 
 function c_RequestId(v: any, p: string, out: rt.Issue[]): void {
-  const n = ((v === null || rt.fail("expected null", v)) ? 1 : 0) + ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { if (!(v === null)) rt.issue(q, p, "expected null", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(v === null)) rt.issue(q, p, "expected null", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }]);
-}
-
-function v_WriteTextFileRequest__meta(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  return true;
-}
-
-function v_WriteTextFileRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.path;
-  if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_WriteTextFileRequest__meta(v: any, p: string, out: rt.Issue[]): void {
@@ -109,71 +56,68 @@ function c_WriteTextFileRequest__meta(v: any, p: string, out: rt.Issue[]): void 
 
 function c_WriteTextFileRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.path; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x); } else rt.issue(out, p + "/path", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.path;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x);
+    } else rt.issue(out, p + "/path", "missing required property");
+  }
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x);
+    } else rt.issue(out, p + "/content", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_ReadTextFileRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.path;
-  if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
-  x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/line");
-  x = v.limit;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/limit");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_ReadTextFileRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.path; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x); } else rt.issue(out, p + "/path", "missing required property"); }
-  { const x: any = v.line; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v.limit; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/limit", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_RequestPermissionRequest_options(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_PermissionOption(x)) return rt.atKey(i);
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  return true;
-}
-
-function v_RequestPermissionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.toolCall;
-  if (x === undefined) return rt.failAt("/toolCall", "missing required property");
-  if (!v_ToolCallUpdate(x)) return rt.at("/toolCall");
-  x = v.options;
-  if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_RequestPermissionRequest_options(x)) return rt.at("/options");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.path;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x);
+    } else rt.issue(out, p + "/path", "missing required property");
+  }
+  {
+    const x: any = v.line;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [0, 4294967295] or null", x);
+    }
+  }
+  {
+    const x: any = v.limit;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/limit", "expected an integer (uint32) in [0, 4294967295] or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_RequestPermissionRequest_options(v: any, p: string, out: rt.Issue[]): void {
@@ -183,51 +127,30 @@ function c_RequestPermissionRequest_options(v: any, p: string, out: rt.Issue[]):
 
 function c_RequestPermissionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.toolCall; if (x !== undefined) { c_ToolCallUpdate(x, p + "/toolCall", out); } else rt.issue(out, p + "/toolCall", "missing required property"); }
-  { const x: any = v.options; if (x !== undefined) { c_RequestPermissionRequest_options(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ToolCallUpdate_content(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ToolCallContent(x)) return rt.atKey(i);
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  return true;
-}
-
-function v_ToolCallUpdate_locations(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ToolCallLocation(x)) return rt.atKey(i);
+  {
+    const x: any = v.toolCall;
+    if (x !== undefined) {
+      c_ToolCallUpdate(x, p + "/toolCall", out);
+    } else rt.issue(out, p + "/toolCall", "missing required property");
   }
-  return true;
-}
-
-function v_ToolCallUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.toolCallId;
-  if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
-  if (!v_ToolCallId(x)) return rt.at("/toolCallId");
-  x = v.kind;
-  if (x !== undefined && !(x === null || v_ToolKind(x))) return rt.at("/kind");
-  x = v.status;
-  if (x !== undefined && !(x === null || v_ToolCallStatus(x))) return rt.at("/status");
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
-  x = v.content;
-  if (x !== undefined && !(x === null || v_ToolCallUpdate_content(x))) return rt.at("/content");
-  x = v.locations;
-  if (x !== undefined && !(x === null || v_ToolCallUpdate_locations(x))) return rt.at("/locations");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.options;
+    if (x !== undefined) {
+      c_RequestPermissionRequest_options(x, p + "/options", out);
+    } else rt.issue(out, p + "/options", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ToolCallUpdate_content(v: any, p: string, out: rt.Issue[]): void {
@@ -242,70 +165,66 @@ function c_ToolCallUpdate_locations(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ToolCallUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
-  { const x: any = v.kind; if (x !== undefined) { if (x !== null) c_ToolKind(x, p + "/kind", out); } }
-  { const x: any = v.status; if (x !== undefined) { if (x !== null) c_ToolCallStatus(x, p + "/status", out); } }
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.name; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x); } }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_ToolCallUpdate_content(x, p + "/content", out); } }
-  { const x: any = v.locations; if (x !== undefined) { if (x !== null) c_ToolCallUpdate_locations(x, p + "/locations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ToolCallId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.toolCallId;
+    if (x !== undefined) {
+      c_ToolCallId(x, p + "/toolCallId", out);
+    } else rt.issue(out, p + "/toolCallId", "missing required property");
+  }
+  {
+    const x: any = v.kind;
+    if (x !== undefined) {
+      if (x !== null) c_ToolKind(x, p + "/kind", out);
+    }
+  }
+  {
+    const x: any = v.status;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallStatus(x, p + "/status", out);
+    }
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallUpdate_content(x, p + "/content", out);
+    }
+  }
+  {
+    const x: any = v.locations;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallUpdate_locations(x, p + "/locations", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ToolCallId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_ToolKind(v: any): true | undefined {
-  return ((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other") || rt.fail("expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\"", v));
-}
-
 function c_ToolKind(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "read" || v === "edit" || v === "delete" || v === "move" || v === "search" || v === "execute" || v === "think" || v === "fetch" || v === "switch_mode" || v === "other"))) rt.issue(out, p, "expected one of \"read\", \"edit\", \"delete\", \"move\", \"search\", \"execute\", \"think\", \"fetch\", \"switch_mode\", \"other\"", v);
 }
 
-function v_ToolCallStatus(v: any): true | undefined {
-  return ((v === "pending" || v === "in_progress" || v === "completed" || v === "failed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\", \"failed\"", v));
-}
-
 function c_ToolCallStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "pending" || v === "in_progress" || v === "completed" || v === "failed"))) rt.issue(out, p, "expected one of \"pending\", \"in_progress\", \"completed\", \"failed\"", v);
-}
-
-function v_ToolCallContentContent(v: any): true | undefined {
-  return v_Content(v);
-}
-
-function v_ToolCallContentDiff(v: any): true | undefined {
-  return v_Diff(v);
-}
-
-function v_ToolCallContentTerminal(v: any): true | undefined {
-  return v_Terminal(v);
-}
-
-function v_ToolCallContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "content":
-      ok = v_ToolCallContentContent(v);
-      break;
-    case "diff":
-      ok = v_ToolCallContentDiff(v);
-      break;
-    case "terminal":
-      ok = v_ToolCallContentTerminal(v);
-      break;
-    default:
-      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
-  }
-  return ok;
 }
 
 function c_ToolCallContentContent(v: any, p: string, out: rt.Issue[]): void {
@@ -330,52 +249,6 @@ function c_ToolCallContent(v: any, p: string, out: rt.Issue[]): void {
     case "terminal": c_ToolCallContentTerminal(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-}
-
-function v_ContentBlockText(v: any): true | undefined {
-  return v_TextContent(v);
-}
-
-function v_ContentBlockImage(v: any): true | undefined {
-  return v_ImageContent(v);
-}
-
-function v_ContentBlockAudio(v: any): true | undefined {
-  return v_AudioContent(v);
-}
-
-function v_ContentBlockResourceLink(v: any): true | undefined {
-  return v_ResourceLink(v);
-}
-
-function v_ContentBlockResource(v: any): true | undefined {
-  return v_EmbeddedResource(v);
-}
-
-function v_ContentBlock(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "text":
-      ok = v_ContentBlockText(v);
-      break;
-    case "image":
-      ok = v_ContentBlockImage(v);
-      break;
-    case "audio":
-      ok = v_ContentBlockAudio(v);
-      break;
-    case "resource_link":
-      ok = v_ContentBlockResourceLink(v);
-      break;
-    case "resource":
-      ok = v_ContentBlockResource(v);
-      break;
-    default:
-      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
-  }
-  return ok;
 }
 
 function c_ContentBlockText(v: any, p: string, out: rt.Issue[]): void {
@@ -412,29 +285,6 @@ function c_ContentBlock(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_Annotations_audience(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_Role(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_Annotations(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.audience;
-  if (x !== undefined && !(x === null || v_Annotations_audience(x))) return rt.at("/audience");
-  x = v.lastModified;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/lastModified");
-  x = v.priority;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/priority");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_Annotations_audience(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_Role(v[i], rt.pointer(p, i), out);
@@ -442,375 +292,377 @@ function c_Annotations_audience(v: any, p: string, out: rt.Issue[]): void {
 
 function c_Annotations(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.audience; if (x !== undefined) { if (x !== null) c_Annotations_audience(x, p + "/audience", out); } }
-  { const x: any = v.lastModified; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/lastModified", "expected a string or null", x); } }
-  { const x: any = v.priority; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/priority", "expected a number or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_Role(v: any): true | undefined {
-  return ((v === "assistant" || v === "user") || rt.fail("expected one of \"assistant\", \"user\"", v));
+  {
+    const x: any = v.audience;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations_audience(x, p + "/audience", out);
+    }
+  }
+  {
+    const x: any = v.lastModified;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/lastModified", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.priority;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/priority", "expected a number or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_Role(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "assistant" || v === "user"))) rt.issue(out, p, "expected one of \"assistant\", \"user\"", v);
 }
 
-function v_TextContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
-  x = v.text;
-  if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_TextContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ImageContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
-  x = v.data;
-  if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
-  x = v.mimeType;
-  if (x === undefined) return rt.failAt("/mimeType", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/mimeType");
-  x = v.uri;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/uri");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.annotations;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations(x, p + "/annotations", out);
+    }
+  }
+  {
+    const x: any = v.text;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x);
+    } else rt.issue(out, p + "/text", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ImageContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
-  { const x: any = v.mimeType; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string", x); } else rt.issue(out, p + "/mimeType", "missing required property"); }
-  { const x: any = v.uri; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/uri", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AudioContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
-  x = v.data;
-  if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
-  x = v.mimeType;
-  if (x === undefined) return rt.failAt("/mimeType", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/mimeType");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.annotations;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations(x, p + "/annotations", out);
+    }
+  }
+  {
+    const x: any = v.data;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x);
+    } else rt.issue(out, p + "/data", "missing required property");
+  }
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string", x);
+    } else rt.issue(out, p + "/mimeType", "missing required property");
+  }
+  {
+    const x: any = v.uri;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/uri", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AudioContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
-  { const x: any = v.mimeType; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string", x); } else rt.issue(out, p + "/mimeType", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ResourceLink(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/mimeType");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.size;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/size");
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.uri;
-  if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.annotations;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations(x, p + "/annotations", out);
+    }
+  }
+  {
+    const x: any = v.data;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x);
+    } else rt.issue(out, p + "/data", "missing required property");
+  }
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string", x);
+    } else rt.issue(out, p + "/mimeType", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ResourceLink(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.mimeType; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string or null", x); } }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.size; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/size", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_EmbeddedResourceResource(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_TextResourceContents(v)) return true;
-  best = rt.failure();
-  if (v_BlobResourceContents(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
+  {
+    const x: any = v.annotations;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations(x, p + "/annotations", out);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.size;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/size", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x);
+    }
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.uri;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x);
+    } else rt.issue(out, p + "/uri", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_EmbeddedResourceResource(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_TextResourceContents(v) ? 1 : 0) + (v_BlobResourceContents(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_TextResourceContents(v, p, q); }, (q: rt.Issue[]) => { c_BlobResourceContents(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_TextResourceContents(v, p, q); }, (q: rt.Issue[]) => { c_BlobResourceContents(v, p, q); }]);
-}
-
-function v_TextResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/mimeType");
-  x = v.text;
-  if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
-  x = v.uri;
-  if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_TextResourceContents(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.mimeType; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string or null", x); } }
-  { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
-  { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_BlobResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.blob;
-  if (x === undefined) return rt.failAt("/blob", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/blob");
-  x = v.mimeType;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/mimeType");
-  x = v.uri;
-  if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.text;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x);
+    } else rt.issue(out, p + "/text", "missing required property");
+  }
+  {
+    const x: any = v.uri;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x);
+    } else rt.issue(out, p + "/uri", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_BlobResourceContents(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.blob; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/blob", "expected a string", x); } else rt.issue(out, p + "/blob", "missing required property"); }
-  { const x: any = v.mimeType; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string or null", x); } }
-  { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_EmbeddedResource(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
-  x = v.resource;
-  if (x === undefined) return rt.failAt("/resource", "missing required property");
-  if (!v_EmbeddedResourceResource(x)) return rt.at("/resource");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.blob;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/blob", "expected a string", x);
+    } else rt.issue(out, p + "/blob", "missing required property");
+  }
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/mimeType", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.uri;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x);
+    } else rt.issue(out, p + "/uri", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_EmbeddedResource(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v.resource; if (x !== undefined) { c_EmbeddedResourceResource(x, p + "/resource", out); } else rt.issue(out, p + "/resource", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_Content(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!v_ContentBlock(x)) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.annotations;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations(x, p + "/annotations", out);
+    }
+  }
+  {
+    const x: any = v.resource;
+    if (x !== undefined) {
+      c_EmbeddedResourceResource(x, p + "/resource", out);
+    } else rt.issue(out, p + "/resource", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_Content(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_Diff(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.path;
-  if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
-  x = v.oldText;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/oldText");
-  x = v.newText;
-  if (x === undefined) return rt.failAt("/newText", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/newText");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      c_ContentBlock(x, p + "/content", out);
+    } else rt.issue(out, p + "/content", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_Diff(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.path; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x); } else rt.issue(out, p + "/path", "missing required property"); }
-  { const x: any = v.oldText; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/oldText", "expected a string or null", x); } }
-  { const x: any = v.newText; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/newText", "expected a string", x); } else rt.issue(out, p + "/newText", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.path;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x);
+    } else rt.issue(out, p + "/path", "missing required property");
+  }
+  {
+    const x: any = v.oldText;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/oldText", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.newText;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/newText", "expected a string", x);
+    } else rt.issue(out, p + "/newText", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_Terminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_Terminal(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ToolCallLocation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.path;
-  if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/path");
-  x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/line");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ToolCallLocation(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.path; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x); } else rt.issue(out, p + "/path", "missing required property"); }
-  { const x: any = v.line; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PermissionOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.optionId;
-  if (x === undefined) return rt.failAt("/optionId", "missing required property");
-  if (!v_PermissionOptionId(x)) return rt.at("/optionId");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.kind;
-  if (x === undefined) return rt.failAt("/kind", "missing required property");
-  if (!v_PermissionOptionKind(x)) return rt.at("/kind");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.path;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/path", "expected a string", x);
+    } else rt.issue(out, p + "/path", "missing required property");
+  }
+  {
+    const x: any = v.line;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [0, 4294967295] or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PermissionOption(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.kind; if (x !== undefined) { c_PermissionOptionKind(x, p + "/kind", out); } else rt.issue(out, p + "/kind", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PermissionOptionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.optionId;
+    if (x !== undefined) {
+      c_PermissionOptionId(x, p + "/optionId", out);
+    } else rt.issue(out, p + "/optionId", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.kind;
+    if (x !== undefined) {
+      c_PermissionOptionKind(x, p + "/kind", out);
+    } else rt.issue(out, p + "/kind", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PermissionOptionId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_PermissionOptionKind(v: any): true | undefined {
-  return ((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always") || rt.fail("expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\"", v));
-}
-
 function c_PermissionOptionKind(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "allow_once" || v === "allow_always" || v === "reject_once" || v === "reject_always"))) rt.issue(out, p, "expected one of \"allow_once\", \"allow_always\", \"reject_once\", \"reject_always\"", v);
-}
-
-function v_CreateTerminalRequest_args(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_CreateTerminalRequest_env(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnvVariable(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_CreateTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.command;
-  if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
-  x = v.args;
-  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/args");
-  x = v.env;
-  if (x !== undefined && !v_CreateTerminalRequest_env(x)) return rt.at("/env");
-  x = v.cwd;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cwd");
-  x = v.outputByteLimit;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/outputByteLimit");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_CreateTerminalRequest_args(v: any, p: string, out: rt.Issue[]): void {
@@ -825,167 +677,158 @@ function c_CreateTerminalRequest_env(v: any, p: string, out: rt.Issue[]): void {
 
 function c_CreateTerminalRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.command; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/command", "expected a string", x); } else rt.issue(out, p + "/command", "missing required property"); }
-  { const x: any = v.args; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/args", out); } }
-  { const x: any = v.env; if (x !== undefined) { c_CreateTerminalRequest_env(x, p + "/env", out); } }
-  { const x: any = v.cwd; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string or null", x); } }
-  { const x: any = v.outputByteLimit; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/outputByteLimit", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_EnvVariable(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.command;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/command", "expected a string", x);
+    } else rt.issue(out, p + "/command", "missing required property");
+  }
+  {
+    const x: any = v.args;
+    if (x !== undefined) {
+      c_CreateTerminalRequest_args(x, p + "/args", out);
+    }
+  }
+  {
+    const x: any = v.env;
+    if (x !== undefined) {
+      c_CreateTerminalRequest_env(x, p + "/env", out);
+    }
+  }
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.outputByteLimit;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/outputByteLimit", "expected an integer (uint64) in [0, 18446744073709551615] or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_EnvVariable(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalOutputRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.value;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x);
+    } else rt.issue(out, p + "/value", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalOutputRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ReleaseTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ReleaseTerminalRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_WaitForTerminalExitRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_WaitForTerminalExitRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_KillTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_KillTerminalRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CreateElicitationRequestForm(v: any): true | undefined {
-  return v_ElicitationFormMode(v);
-}
-
-function v_CreateElicitationRequestUrl(v: any): true | undefined {
-  return v_ElicitationUrlMode(v);
-}
-
-function v_CreateElicitationRequest_2(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_ElicitationSessionScope(v)) return true;
-  best = rt.failure();
-  if (v_ElicitationRequestScope(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_CreateElicitationRequestOther(v: any): true | undefined {
-  return v_CreateElicitationRequest_2(v);
-}
-
-function v_CreateElicitationRequest_3(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.mode;
-  let ok: true | undefined;
-  switch (t) {
-    case "form":
-      ok = v_CreateElicitationRequestForm(v);
-      break;
-    case "url":
-      ok = v_CreateElicitationRequestUrl(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_CreateElicitationRequestOther(v) : rt.failAt("/mode", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  return ok;
-}
-
-function v_CreateElicitationRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.message;
-  if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return v_CreateElicitationRequest_3(v);
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CreateElicitationRequestForm(v: any, p: string, out: rt.Issue[]): void {
@@ -996,90 +839,69 @@ function c_CreateElicitationRequestUrl(v: any, p: string, out: rt.Issue[]): void
   c_ElicitationUrlMode(v, p, out);
 }
 
-function c_CreateElicitationRequest_2(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_ElicitationSessionScope(v) ? 1 : 0) + (v_ElicitationRequestScope(v) ? 1 : 0);
-  if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }]);
-}
-
 function c_CreateElicitationRequestOther(v: any, p: string, out: rt.Issue[]): void {
-  c_CreateElicitationRequest_2(v, p, out);
+  const alternatives = [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }];
+  const n = collect.holding(alternatives);
+  if (n > 0) return;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
-function c_CreateElicitationRequest_3(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequestOther_2(v: any, p: string, out: rt.Issue[]): void {
+  c_CreateElicitationRequestOther(v, p, out);
+}
+
+function c_CreateElicitationRequest_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.mode;
   const mark = out.length;
   switch (t) {
     case "form": c_CreateElicitationRequestForm(v, p, out); break;
     case "url": c_CreateElicitationRequestUrl(v, p, out); break;
-    default: if (typeof t === "string") c_CreateElicitationRequestOther(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
+    default: if (typeof t === "string") c_CreateElicitationRequestOther_2(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
 function c_CreateElicitationRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-  c_CreateElicitationRequest_3(v, p, out);
-}
-
-function v_ElicitationSessionScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.toolCallId;
-  if (x !== undefined && !(x === null || v_ToolCallId(x))) return rt.at("/toolCallId");
-  return true;
+  {
+    const x: any = v.message;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x);
+    } else rt.issue(out, p + "/message", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
 function c_ElicitationSessionScope(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.toolCallId; if (x !== undefined) { if (x !== null) c_ToolCallId(x, p + "/toolCallId", out); } }
-}
-
-function v_ElicitationRequestScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.requestId;
-  if (x === undefined) return rt.failAt("/requestId", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/requestId");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.toolCallId;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallId(x, p + "/toolCallId", out);
+    }
+  }
 }
 
 function c_ElicitationRequestScope(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
-}
-
-function v_ElicitationSchema_properties(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!v_ElicitationPropertySchema(x)) return rt.atKey(k);
+  {
+    const x: any = v.requestId;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/requestId", out);
+    } else rt.issue(out, p + "/requestId", "missing required property");
   }
-  return true;
-}
-
-function v_ElicitationSchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.type;
-  if (x !== undefined && !v_ElicitationSchemaType(x)) return rt.at("/type");
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.properties;
-  if (x !== undefined && !v_ElicitationSchema_properties(x)) return rt.at("/properties");
-  x = v.required;
-  if (x !== undefined && !(x === null || v_CreateTerminalRequest_args(x))) return rt.at("/required");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_ElicitationSchema_properties(v: any, p: string, out: rt.Issue[]): void {
@@ -1089,70 +911,46 @@ function c_ElicitationSchema_properties(v: any, p: string, out: rt.Issue[]): voi
 
 function c_ElicitationSchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.type; if (x !== undefined) { c_ElicitationSchemaType(x, p + "/type", out); } }
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.properties; if (x !== undefined) { c_ElicitationSchema_properties(x, p + "/properties", out); } }
-  { const x: any = v.required; if (x !== undefined) { if (x !== null) c_CreateTerminalRequest_args(x, p + "/required", out); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ElicitationSchemaType(v: any): true | undefined {
-  return ((v === "object") || rt.fail("expected one of \"object\"", v));
+  {
+    const x: any = v.type;
+    if (x !== undefined) {
+      c_ElicitationSchemaType(x, p + "/type", out);
+    }
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.properties;
+    if (x !== undefined) {
+      c_ElicitationSchema_properties(x, p + "/properties", out);
+    }
+  }
+  {
+    const x: any = v.required;
+    if (x !== undefined) {
+      if (x !== null) c_CreateTerminalRequest_args(x, p + "/required", out);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ElicitationSchemaType(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "object"))) rt.issue(out, p, "expected one of \"object\"", v);
-}
-
-function v_ElicitationPropertySchemaString(v: any): true | undefined {
-  return v_StringPropertySchema(v);
-}
-
-function v_ElicitationPropertySchemaNumber(v: any): true | undefined {
-  return v_NumberPropertySchema(v);
-}
-
-function v_ElicitationPropertySchemaInteger(v: any): true | undefined {
-  return v_IntegerPropertySchema(v);
-}
-
-function v_ElicitationPropertySchemaBoolean(v: any): true | undefined {
-  return v_BooleanPropertySchema(v);
-}
-
-function v_ElicitationPropertySchemaArray(v: any): true | undefined {
-  return v_MultiSelectPropertySchema(v);
-}
-
-function v_ElicitationPropertySchemaOther(v: any): true | undefined {
-  return true;
-}
-
-function v_ElicitationPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "string":
-      ok = v_ElicitationPropertySchemaString(v);
-      break;
-    case "number":
-      ok = v_ElicitationPropertySchemaNumber(v);
-      break;
-    case "integer":
-      ok = v_ElicitationPropertySchemaInteger(v);
-      break;
-    case "boolean":
-      ok = v_ElicitationPropertySchemaBoolean(v);
-      break;
-    case "array":
-      ok = v_ElicitationPropertySchemaArray(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_ElicitationPropertySchemaOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
-  }
-  return ok;
 }
 
 function c_ElicitationPropertySchemaString(v: any, p: string, out: rt.Issue[]): void {
@@ -1175,8 +973,7 @@ function c_ElicitationPropertySchemaArray(v: any, p: string, out: rt.Issue[]): v
   c_MultiSelectPropertySchema(v, p, out);
 }
 
-function c_ElicitationPropertySchemaOther(v: any, p: string, out: rt.Issue[]): void {
-}
+function c_ElicitationPropertySchemaOther(v: any, p: string, out: rt.Issue[]): void {}
 
 function c_ElicitationPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
@@ -1192,71 +989,36 @@ function c_ElicitationPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_StringFormat(v: any): true | undefined {
-  return ((v === "email" || v === "uri" || v === "date" || v === "date-time") || rt.fail("expected one of \"email\", \"uri\", \"date\", \"date-time\"", v));
-}
-
 function c_StringFormat(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "email" || v === "uri" || v === "date" || v === "date-time"))) rt.issue(out, p, "expected one of \"email\", \"uri\", \"date\", \"date-time\"", v);
 }
 
-function v_EnumOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.const;
-  if (x === undefined) return rt.failAt("/const", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/const");
-  x = v.title;
-  if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_EnumOption(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.const; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/const", "expected a string", x); } else rt.issue(out, p + "/const", "missing required property"); }
-  { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_StringPropertySchema_oneOf(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnumOption(x)) return rt.atKey(i);
+  {
+    const x: any = v.const;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/const", "expected a string", x);
+    } else rt.issue(out, p + "/const", "missing required property");
   }
-  return true;
-}
-
-function v_StringPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.minLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/minLength");
-  x = v.maxLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/maxLength");
-  x = v.pattern;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/pattern");
-  x = v.format;
-  if (x !== undefined && !(x === null || v_StringFormat(x))) return rt.at("/format");
-  x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/default");
-  x = v.enum;
-  if (x !== undefined && !(x === null || v_CreateTerminalRequest_args(x))) return rt.at("/enum");
-  x = v.oneOf;
-  if (x !== undefined && !(x === null || v_StringPropertySchema_oneOf(x))) return rt.at("/oneOf");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x);
+    } else rt.issue(out, p + "/title", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_StringPropertySchema_oneOf(v: any, p: string, out: rt.Issue[]): void {
@@ -1266,118 +1028,174 @@ function c_StringPropertySchema_oneOf(v: any, p: string, out: rt.Issue[]): void 
 
 function c_StringPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.minLength; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/minLength", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v.maxLength; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/maxLength", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v.pattern; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/pattern", "expected a string or null", x); } }
-  { const x: any = v.format; if (x !== undefined) { if (x !== null) c_StringFormat(x, p + "/format", out); } }
-  { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/default", "expected a string or null", x); } }
-  { const x: any = v.enum; if (x !== undefined) { if (x !== null) c_CreateTerminalRequest_args(x, p + "/enum", out); } }
-  { const x: any = v.oneOf; if (x !== undefined) { if (x !== null) c_StringPropertySchema_oneOf(x, p + "/oneOf", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_NumberPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.minimum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/minimum");
-  x = v.maximum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/maximum");
-  x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/default");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.minLength;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/minLength", "expected an integer (uint32) in [0, 4294967295] or null", x);
+    }
+  }
+  {
+    const x: any = v.maxLength;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/maxLength", "expected an integer (uint32) in [0, 4294967295] or null", x);
+    }
+  }
+  {
+    const x: any = v.pattern;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/pattern", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.format;
+    if (x !== undefined) {
+      if (x !== null) c_StringFormat(x, p + "/format", out);
+    }
+  }
+  {
+    const x: any = v.default;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/default", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.enum;
+    if (x !== undefined) {
+      if (x !== null) c_CreateTerminalRequest_args(x, p + "/enum", out);
+    }
+  }
+  {
+    const x: any = v.oneOf;
+    if (x !== undefined) {
+      if (x !== null) c_StringPropertySchema_oneOf(x, p + "/oneOf", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_NumberPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/minimum", "expected a number or null", x); } }
-  { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/maximum", "expected a number or null", x); } }
-  { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/default", "expected a number or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_IntegerPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.minimum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/minimum");
-  x = v.maximum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/maximum");
-  x = v.default;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/default");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.minimum;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/minimum", "expected a number or null", x);
+    }
+  }
+  {
+    const x: any = v.maximum;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/maximum", "expected a number or null", x);
+    }
+  }
+  {
+    const x: any = v.default;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/default", "expected a number or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_IntegerPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/minimum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/maximum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v.default; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/default", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_BooleanPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/default");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.minimum;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/minimum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x);
+    }
+  }
+  {
+    const x: any = v.maximum;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/maximum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x);
+    }
+  }
+  {
+    const x: any = v.default;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/default", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_BooleanPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "boolean")) rt.issue(out, p + "/default", "expected a boolean or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_MultiSelectItemsString(v: any): true | undefined {
-  return v_StringMultiSelectItems(v);
-}
-
-function v_MultiSelectItemsOther(v: any): true | undefined {
-  return true;
-}
-
-function v_MultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "string":
-      ok = v_MultiSelectItemsString(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_MultiSelectItemsOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
   }
-  if (ok) return true;
-  if (v_TitledMultiSelectItems(v)) return true;
-  return rt.fail("matches no variant");
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.default;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "boolean")) rt.issue(out, p + "/default", "expected a boolean or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_MultiSelectItemsString(v: any, p: string, out: rt.Issue[]): void {
@@ -1392,237 +1210,167 @@ function c_MultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
     case "string": c_MultiSelectItemsString(v, p, out); break;
     default: if (typeof t === "string") c_ElicitationPropertySchemaOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && (v_TitledMultiSelectItems(v) ? 1 : 0) === 1) out.length = mark;
-}
-
-function v_StringMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.enum;
-  if (x === undefined) return rt.failAt("/enum", "missing required property");
-  if (!v_CreateTerminalRequest_args(x)) return rt.at("/enum");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_TitledMultiSelectItems(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_StringMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.enum; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/enum", out); } else rt.issue(out, p + "/enum", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TitledMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.anyOf;
-  if (x === undefined) return rt.failAt("/anyOf", "missing required property");
-  if (!v_StringPropertySchema_oneOf(x)) return rt.at("/anyOf");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.enum;
+    if (x !== undefined) {
+      c_CreateTerminalRequest_args(x, p + "/enum", out);
+    } else rt.issue(out, p + "/enum", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TitledMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.anyOf; if (x !== undefined) { c_StringPropertySchema_oneOf(x, p + "/anyOf", out); } else rt.issue(out, p + "/anyOf", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_MultiSelectPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.minItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/minItems");
-  x = v.maxItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/maxItems");
-  x = v.items;
-  if (x === undefined) return rt.failAt("/items", "missing required property");
-  if (!v_MultiSelectItems(x)) return rt.at("/items");
-  x = v.default;
-  if (x !== undefined && !(x === null || v_CreateTerminalRequest_args(x))) return rt.at("/default");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.anyOf;
+    if (x !== undefined) {
+      c_StringPropertySchema_oneOf(x, p + "/anyOf", out);
+    } else rt.issue(out, p + "/anyOf", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_MultiSelectPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.minItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/minItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
-  { const x: any = v.maxItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/maxItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
-  { const x: any = v.items; if (x !== undefined) { c_MultiSelectItems(x, p + "/items", out); } else rt.issue(out, p + "/items", "missing required property"); }
-  { const x: any = v.default; if (x !== undefined) { if (x !== null) c_CreateTerminalRequest_args(x, p + "/default", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ElicitationFormMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.requestedSchema;
-  if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
-  if (!v_ElicitationSchema(x)) return rt.at("/requestedSchema");
-  return v_CreateElicitationRequest_2(v);
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.minItems;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/minItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x);
+    }
+  }
+  {
+    const x: any = v.maxItems;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/maxItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x);
+    }
+  }
+  {
+    const x: any = v.items;
+    if (x !== undefined) {
+      c_MultiSelectItems(x, p + "/items", out);
+    } else rt.issue(out, p + "/items", "missing required property");
+  }
+  {
+    const x: any = v.default;
+    if (x !== undefined) {
+      if (x !== null) c_CreateTerminalRequest_args(x, p + "/default", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ElicitationFormMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.requestedSchema; if (x !== undefined) { c_ElicitationSchema(x, p + "/requestedSchema", out); } else rt.issue(out, p + "/requestedSchema", "missing required property"); }
-  c_CreateElicitationRequest_2(v, p, out);
-}
-
-function v_ElicitationId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.requestedSchema;
+    if (x !== undefined) {
+      c_ElicitationSchema(x, p + "/requestedSchema", out);
+    } else rt.issue(out, p + "/requestedSchema", "missing required property");
+  }
+  c_CreateElicitationRequestOther(v, p, out);
 }
 
 function c_ElicitationId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_ElicitationUrlMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.elicitationId;
-  if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
-  if (!v_ElicitationId(x)) return rt.at("/elicitationId");
-  x = v.url;
-  if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
-  return v_CreateElicitationRequest_2(v);
-}
-
 function c_ElicitationUrlMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
-  { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  c_CreateElicitationRequest_2(v, p, out);
-}
-
-function v_ExtRequest(v: any): true | undefined {
-  return true;
+  {
+    const x: any = v.elicitationId;
+    if (x !== undefined) {
+      c_ElicitationId(x, p + "/elicitationId", out);
+    } else rt.issue(out, p + "/elicitationId", "missing required property");
+  }
+  {
+    const x: any = v.url;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x);
+    } else rt.issue(out, p + "/url", "missing required property");
+  }
+  c_CreateElicitationRequestOther(v, p, out);
 }
 
 function c_ExtRequest(v: any, p: string, out: rt.Issue[]): void {
-  
-}
 
-function v_AgentResponse_AgentResponseResult_result(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_InitializeResponse(v)) return true;
-  best = rt.failure();
-  if (v_AuthenticateResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_LogoutResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_NewSessionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_LoadSessionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_ListSessionsResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_DeleteSessionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_ResumeSessionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_CloseSessionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_SetSessionModeResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_SetSessionConfigOptionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_PromptResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_ExtResponse(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_AgentResponse_AgentResponseResult(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/id");
-  x = v.result;
-  if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_AgentResponse_AgentResponseResult_result(x)) return rt.at("/result");
-  return true;
-}
-
-function v_AgentResponse_AgentResponseError(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/id");
-  x = v.error;
-  if (x === undefined) return rt.failAt("/error", "missing required property");
-  if (!v_Error(x)) return rt.at("/error");
-  return true;
-}
-
-function v_AgentResponse(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_AgentResponse_AgentResponseResult(v)) return true;
-  best = rt.failure();
-  if (v_AgentResponse_AgentResponseError(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
 }
 
 function c_AgentResponse_AgentResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_InitializeResponse(v) ? 1 : 0) + (v_AuthenticateResponse(v) ? 1 : 0) + (v_LogoutResponse(v) ? 1 : 0) + (v_NewSessionResponse(v) ? 1 : 0) + (v_LoadSessionResponse(v) ? 1 : 0) + (v_ListSessionsResponse(v) ? 1 : 0) + (v_DeleteSessionResponse(v) ? 1 : 0) + (v_ResumeSessionResponse(v) ? 1 : 0) + (v_CloseSessionResponse(v) ? 1 : 0) + (v_SetSessionModeResponse(v) ? 1 : 0) + (v_SetSessionConfigOptionResponse(v) ? 1 : 0) + (v_PromptResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_AuthenticateResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoadSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionModeResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_AuthenticateResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoadSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionModeResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_AgentResponse_AgentResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_AgentResponse_AgentResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.result;
+    if (x !== undefined) {
+      c_AgentResponse_AgentResponseResult_result(x, p + "/result", out);
+    } else rt.issue(out, p + "/result", "missing required property");
+  }
 }
 
 function c_AgentResponse_AgentResponseError(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.error; if (x !== undefined) { c_Error(x, p + "/error", out); } else rt.issue(out, p + "/error", "missing required property"); }
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.error;
+    if (x !== undefined) {
+      c_Error(x, p + "/error", out);
+    } else rt.issue(out, p + "/error", "missing required property");
+  }
 }
 
 function c_AgentResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_AgentResponse_AgentResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_AgentResponse_AgentResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_AgentResponse_AgentResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
-}
-
-function v_InitializeResponse_authMethods(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AuthMethod(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_InitializeResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.protocolVersion;
-  if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
-  if (!v_ProtocolVersion(x)) return rt.at("/protocolVersion");
-  x = v.agentCapabilities;
-  if (x !== undefined && !v_AgentCapabilities(x)) return rt.at("/agentCapabilities");
-  x = v.authMethods;
-  if (x !== undefined && !v_InitializeResponse_authMethods(x)) return rt.at("/authMethods");
-  x = v.agentInfo;
-  if (x !== undefined && !(x === null || v_Implementation(x))) return rt.at("/agentInfo");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_InitializeResponse_authMethods(v: any, p: string, out: rt.Issue[]): void {
@@ -1632,230 +1380,246 @@ function c_InitializeResponse_authMethods(v: any, p: string, out: rt.Issue[]): v
 
 function c_InitializeResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
-  { const x: any = v.agentCapabilities; if (x !== undefined) { c_AgentCapabilities(x, p + "/agentCapabilities", out); } }
-  { const x: any = v.authMethods; if (x !== undefined) { c_InitializeResponse_authMethods(x, p + "/authMethods", out); } }
-  { const x: any = v.agentInfo; if (x !== undefined) { if (x !== null) c_Implementation(x, p + "/agentInfo", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ProtocolVersion(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]", v));
+  {
+    const x: any = v.protocolVersion;
+    if (x !== undefined) {
+      c_ProtocolVersion(x, p + "/protocolVersion", out);
+    } else rt.issue(out, p + "/protocolVersion", "missing required property");
+  }
+  {
+    const x: any = v.agentCapabilities;
+    if (x !== undefined) {
+      c_AgentCapabilities(x, p + "/agentCapabilities", out);
+    }
+  }
+  {
+    const x: any = v.authMethods;
+    if (x !== undefined) {
+      c_InitializeResponse_authMethods(x, p + "/authMethods", out);
+    }
+  }
+  {
+    const x: any = v.agentInfo;
+    if (x !== undefined) {
+      if (x !== null) c_Implementation(x, p + "/agentInfo", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ProtocolVersion(v: any, p: string, out: rt.Issue[]): void {
   if (!(Number.isInteger(v) && v >= 0 && v <= 65535)) rt.issue(out, p, "expected an integer (uint16) in [0, 65535]", v);
 }
 
-function v_AgentCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.loadSession;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/loadSession");
-  x = v.promptCapabilities;
-  if (x !== undefined && !v_PromptCapabilities(x)) return rt.at("/promptCapabilities");
-  x = v.mcpCapabilities;
-  if (x !== undefined && !v_McpCapabilities(x)) return rt.at("/mcpCapabilities");
-  x = v.sessionCapabilities;
-  if (x !== undefined && !v_SessionCapabilities(x)) return rt.at("/sessionCapabilities");
-  x = v.auth;
-  if (x !== undefined && !v_AgentAuthCapabilities(x)) return rt.at("/auth");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_AgentCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.loadSession; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/loadSession", "expected a boolean", x); } }
-  { const x: any = v.promptCapabilities; if (x !== undefined) { c_PromptCapabilities(x, p + "/promptCapabilities", out); } }
-  { const x: any = v.mcpCapabilities; if (x !== undefined) { c_McpCapabilities(x, p + "/mcpCapabilities", out); } }
-  { const x: any = v.sessionCapabilities; if (x !== undefined) { c_SessionCapabilities(x, p + "/sessionCapabilities", out); } }
-  { const x: any = v.auth; if (x !== undefined) { c_AgentAuthCapabilities(x, p + "/auth", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PromptCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.image;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/image");
-  x = v.audio;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/audio");
-  x = v.embeddedContext;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/embeddedContext");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.loadSession;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/loadSession", "expected a boolean", x);
+    }
+  }
+  {
+    const x: any = v.promptCapabilities;
+    if (x !== undefined) {
+      c_PromptCapabilities(x, p + "/promptCapabilities", out);
+    }
+  }
+  {
+    const x: any = v.mcpCapabilities;
+    if (x !== undefined) {
+      c_McpCapabilities(x, p + "/mcpCapabilities", out);
+    }
+  }
+  {
+    const x: any = v.sessionCapabilities;
+    if (x !== undefined) {
+      c_SessionCapabilities(x, p + "/sessionCapabilities", out);
+    }
+  }
+  {
+    const x: any = v.auth;
+    if (x !== undefined) {
+      c_AgentAuthCapabilities(x, p + "/auth", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PromptCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.image; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/image", "expected a boolean", x); } }
-  { const x: any = v.audio; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/audio", "expected a boolean", x); } }
-  { const x: any = v.embeddedContext; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/embeddedContext", "expected a boolean", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.http;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/http");
-  x = v.sse;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/sse");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.image;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/image", "expected a boolean", x);
+    }
+  }
+  {
+    const x: any = v.audio;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/audio", "expected a boolean", x);
+    }
+  }
+  {
+    const x: any = v.embeddedContext;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/embeddedContext", "expected a boolean", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.http; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/http", "expected a boolean", x); } }
-  { const x: any = v.sse; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/sse", "expected a boolean", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.list;
-  if (x !== undefined && !(x === null || v_SessionListCapabilities(x))) return rt.at("/list");
-  x = v.delete;
-  if (x !== undefined && !(x === null || v_SessionDeleteCapabilities(x))) return rt.at("/delete");
-  x = v.additionalDirectories;
-  if (x !== undefined && !(x === null || v_SessionAdditionalDirectoriesCapabilities(x))) return rt.at("/additionalDirectories");
-  x = v.resume;
-  if (x !== undefined && !(x === null || v_SessionResumeCapabilities(x))) return rt.at("/resume");
-  x = v.close;
-  if (x !== undefined && !(x === null || v_SessionCloseCapabilities(x))) return rt.at("/close");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.http;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/http", "expected a boolean", x);
+    }
+  }
+  {
+    const x: any = v.sse;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/sse", "expected a boolean", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.list; if (x !== undefined) { if (x !== null) c_SessionListCapabilities(x, p + "/list", out); } }
-  { const x: any = v.delete; if (x !== undefined) { if (x !== null) c_SessionDeleteCapabilities(x, p + "/delete", out); } }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { if (x !== null) c_SessionAdditionalDirectoriesCapabilities(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.resume; if (x !== undefined) { if (x !== null) c_SessionResumeCapabilities(x, p + "/resume", out); } }
-  { const x: any = v.close; if (x !== undefined) { if (x !== null) c_SessionCloseCapabilities(x, p + "/close", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionListCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.list;
+    if (x !== undefined) {
+      if (x !== null) c_SessionListCapabilities(x, p + "/list", out);
+    }
+  }
+  {
+    const x: any = v.delete;
+    if (x !== undefined) {
+      if (x !== null) c_SessionDeleteCapabilities(x, p + "/delete", out);
+    }
+  }
+  {
+    const x: any = v.additionalDirectories;
+    if (x !== undefined) {
+      if (x !== null) c_SessionAdditionalDirectoriesCapabilities(x, p + "/additionalDirectories", out);
+    }
+  }
+  {
+    const x: any = v.resume;
+    if (x !== undefined) {
+      if (x !== null) c_SessionResumeCapabilities(x, p + "/resume", out);
+    }
+  }
+  {
+    const x: any = v.close;
+    if (x !== undefined) {
+      if (x !== null) c_SessionCloseCapabilities(x, p + "/close", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionListCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionDeleteCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionDeleteCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionAdditionalDirectoriesCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionResumeCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionResumeCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionCloseCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionCloseCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AgentAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.logout;
-  if (x !== undefined && !(x === null || v_LogoutCapabilities(x))) return rt.at("/logout");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AgentAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.logout; if (x !== undefined) { if (x !== null) c_LogoutCapabilities(x, p + "/logout", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_LogoutCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.logout;
+    if (x !== undefined) {
+      if (x !== null) c_LogoutCapabilities(x, p + "/logout", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_LogoutCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AuthMethodTerminalVariant(v: any): true | undefined {
-  return v_AuthMethodTerminal(v);
-}
-
-function v_AuthMethod(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "terminal":
-      ok = v_AuthMethodTerminalVariant(v);
-      break;
-    default:
-      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
   }
-  if (ok) return true;
-  if (v_AuthMethodAgent(v)) return true;
-  return rt.fail("matches no variant");
 }
 
 function c_AuthMethodTerminalVariant(v: any, p: string, out: rt.Issue[]): void {
@@ -1870,44 +1634,11 @@ function c_AuthMethod(v: any, p: string, out: rt.Issue[]): void {
     case "terminal": c_AuthMethodTerminalVariant(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && (v_AuthMethodAgent(v) ? 1 : 0) === 1) out.length = mark;
-}
-
-function v_AuthMethodId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_AuthMethodAgent(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_AuthMethodId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
-}
-
-function v_AuthMethodTerminal_env(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(k);
-  }
-  return true;
-}
-
-function v_AuthMethodTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_AuthMethodId(x)) return rt.at("/id");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.args;
-  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/args");
-  x = v.env;
-  if (x !== undefined && !v_AuthMethodTerminal_env(x)) return rt.at("/env");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_AuthMethodTerminal_env(v: any, p: string, out: rt.Issue[]): void {
@@ -1917,110 +1648,118 @@ function c_AuthMethodTerminal_env(v: any, p: string, out: rt.Issue[]): void {
 
 function c_AuthMethodTerminal(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_AuthMethodId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.args; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/args", out); } }
-  { const x: any = v.env; if (x !== undefined) { c_AuthMethodTerminal_env(x, p + "/env", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AuthMethodAgent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_AuthMethodId(x)) return rt.at("/id");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_AuthMethodId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.args;
+    if (x !== undefined) {
+      c_CreateTerminalRequest_args(x, p + "/args", out);
+    }
+  }
+  {
+    const x: any = v.env;
+    if (x !== undefined) {
+      c_AuthMethodTerminal_env(x, p + "/env", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AuthMethodAgent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_AuthMethodId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_Implementation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.version;
-  if (x === undefined) return rt.failAt("/version", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/version");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_AuthMethodId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_Implementation(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.version; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/version", "expected a string", x); } else rt.issue(out, p + "/version", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AuthenticateResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.version;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/version", "expected a string", x);
+    } else rt.issue(out, p + "/version", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AuthenticateResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_LogoutResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_LogoutResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_NewSessionResponse_configOptions(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return rt.atKey(i);
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
   }
-  return true;
-}
-
-function v_NewSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.modes;
-  if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
-  x = v.configOptions;
-  if (x !== undefined && !(x === null || v_NewSessionResponse_configOptions(x))) return rt.at("/configOptions");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_NewSessionResponse_configOptions(v: any, p: string, out: rt.Issue[]): void {
@@ -2030,33 +1769,30 @@ function c_NewSessionResponse_configOptions(v: any, p: string, out: rt.Issue[]):
 
 function c_NewSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.modes; if (x !== undefined) { if (x !== null) c_SessionModeState(x, p + "/modes", out); } }
-  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionModeState_availableModes(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionMode(x)) return rt.atKey(i);
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  return true;
-}
-
-function v_SessionModeState(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.currentModeId;
-  if (x === undefined) return rt.failAt("/currentModeId", "missing required property");
-  if (!v_SessionModeId(x)) return rt.at("/currentModeId");
-  x = v.availableModes;
-  if (x === undefined) return rt.failAt("/availableModes", "missing required property");
-  if (!v_SessionModeState_availableModes(x)) return rt.at("/availableModes");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.modes;
+    if (x !== undefined) {
+      if (x !== null) c_SessionModeState(x, p + "/modes", out);
+    }
+  }
+  {
+    const x: any = v.configOptions;
+    if (x !== undefined) {
+      if (x !== null) c_NewSessionResponse_configOptions(x, p + "/configOptions", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionModeState_availableModes(v: any, p: string, out: rt.Issue[]): void {
@@ -2066,84 +1802,56 @@ function c_SessionModeState_availableModes(v: any, p: string, out: rt.Issue[]): 
 
 function c_SessionModeState(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.currentModeId; if (x !== undefined) { c_SessionModeId(x, p + "/currentModeId", out); } else rt.issue(out, p + "/currentModeId", "missing required property"); }
-  { const x: any = v.availableModes; if (x !== undefined) { c_SessionModeState_availableModes(x, p + "/availableModes", out); } else rt.issue(out, p + "/availableModes", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionModeId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.currentModeId;
+    if (x !== undefined) {
+      c_SessionModeId(x, p + "/currentModeId", out);
+    } else rt.issue(out, p + "/currentModeId", "missing required property");
+  }
+  {
+    const x: any = v.availableModes;
+    if (x !== undefined) {
+      c_SessionModeState_availableModes(x, p + "/availableModes", out);
+    } else rt.issue(out, p + "/availableModes", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionModeId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_SessionMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_SessionModeId(x)) return rt.at("/id");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_SessionMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_SessionModeId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionConfigOptionSelect(v: any): true | undefined {
-  return v_SessionConfigSelect(v);
-}
-
-function v_SessionConfigOptionBoolean(v: any): true | undefined {
-  return v_SessionConfigBoolean(v);
-}
-
-function v_SessionConfigOption_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "select":
-      ok = v_SessionConfigOptionSelect(v);
-      break;
-    case "boolean":
-      ok = v_SessionConfigOptionBoolean(v);
-      break;
-    default:
-      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_SessionModeId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
   }
-  return ok;
-}
-
-function v_SessionConfigOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_SessionConfigId(x)) return rt.at("/id");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.category;
-  if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return v_SessionConfigOption_2(v);
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionConfigOptionSelect(v: any, p: string, out: rt.Issue[]): void {
@@ -2167,63 +1875,49 @@ function c_SessionConfigOption_2(v: any, p: string, out: rt.Issue[]): void {
 
 function c_SessionConfigOption(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_SessionConfigId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.category; if (x !== undefined) { if (x !== null) c_SessionConfigOptionCategory(x, p + "/category", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_SessionConfigId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.category;
+    if (x !== undefined) {
+      if (x !== null) c_SessionConfigOptionCategory(x, p + "/category", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
   c_SessionConfigOption_2(v, p, out);
-}
-
-function v_SessionConfigId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function c_SessionConfigId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_SessionConfigOptionCategory(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_SessionConfigOptionCategory(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_SessionConfigValueId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_SessionConfigValueId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
-}
-
-function v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigSelectOption(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigSelectGroup(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_SessionConfigSelectOptions(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v)) return true;
-  best = rt.failure();
-  if (v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
 }
 
 function c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any, p: string, out: rt.Issue[]): void {
@@ -2237,139 +1931,118 @@ function c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any, 
 }
 
 function c_SessionConfigSelectOptions(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v) ? 1 : 0) + (v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v, p, q); }, (q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v, p, q); }, (q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v, p, q); }]);
-}
-
-function v_SessionConfigSelectOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!v_SessionConfigValueId(x)) return rt.at("/value");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_SessionConfigSelectOption(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.value; if (x !== undefined) { c_SessionConfigValueId(x, p + "/value", out); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionConfigSelectGroup(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.group;
-  if (x === undefined) return rt.failAt("/group", "missing required property");
-  if (!v_SessionConfigGroupId(x)) return rt.at("/group");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.options;
-  if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x)) return rt.at("/options");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.value;
+    if (x !== undefined) {
+      c_SessionConfigValueId(x, p + "/value", out);
+    } else rt.issue(out, p + "/value", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionConfigSelectGroup(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.group; if (x !== undefined) { c_SessionConfigGroupId(x, p + "/group", out); } else rt.issue(out, p + "/group", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.options; if (x !== undefined) { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionConfigGroupId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.group;
+    if (x !== undefined) {
+      c_SessionConfigGroupId(x, p + "/group", out);
+    } else rt.issue(out, p + "/group", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.options;
+    if (x !== undefined) {
+      c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x, p + "/options", out);
+    } else rt.issue(out, p + "/options", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionConfigGroupId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_SessionConfigSelect(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.currentValue;
-  if (x === undefined) return rt.failAt("/currentValue", "missing required property");
-  if (!v_SessionConfigValueId(x)) return rt.at("/currentValue");
-  x = v.options;
-  if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_SessionConfigSelectOptions(x)) return rt.at("/options");
-  return true;
-}
-
 function c_SessionConfigSelect(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.currentValue; if (x !== undefined) { c_SessionConfigValueId(x, p + "/currentValue", out); } else rt.issue(out, p + "/currentValue", "missing required property"); }
-  { const x: any = v.options; if (x !== undefined) { c_SessionConfigSelectOptions(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-}
-
-function v_SessionConfigBoolean(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.currentValue;
-  if (x === undefined) return rt.failAt("/currentValue", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/currentValue");
-  return true;
+  {
+    const x: any = v.currentValue;
+    if (x !== undefined) {
+      c_SessionConfigValueId(x, p + "/currentValue", out);
+    } else rt.issue(out, p + "/currentValue", "missing required property");
+  }
+  {
+    const x: any = v.options;
+    if (x !== undefined) {
+      c_SessionConfigSelectOptions(x, p + "/options", out);
+    } else rt.issue(out, p + "/options", "missing required property");
+  }
 }
 
 function c_SessionConfigBoolean(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.currentValue; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/currentValue", "expected a boolean", x); } else rt.issue(out, p + "/currentValue", "missing required property"); }
-}
-
-function v_LoadSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.modes;
-  if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
-  x = v.configOptions;
-  if (x !== undefined && !(x === null || v_NewSessionResponse_configOptions(x))) return rt.at("/configOptions");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.currentValue;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/currentValue", "expected a boolean", x);
+    } else rt.issue(out, p + "/currentValue", "missing required property");
+  }
 }
 
 function c_LoadSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.modes; if (x !== undefined) { if (x !== null) c_SessionModeState(x, p + "/modes", out); } }
-  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ListSessionsResponse_sessions(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionInfo(x)) return rt.atKey(i);
+  {
+    const x: any = v.modes;
+    if (x !== undefined) {
+      if (x !== null) c_SessionModeState(x, p + "/modes", out);
+    }
   }
-  return true;
-}
-
-function v_ListSessionsResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessions;
-  if (x === undefined) return rt.failAt("/sessions", "missing required property");
-  if (!v_ListSessionsResponse_sessions(x)) return rt.at("/sessions");
-  x = v.nextCursor;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/nextCursor");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.configOptions;
+    if (x !== undefined) {
+      if (x !== null) c_NewSessionResponse_configOptions(x, p + "/configOptions", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ListSessionsResponse_sessions(v: any, p: string, out: rt.Issue[]): void {
@@ -2379,337 +2052,221 @@ function c_ListSessionsResponse_sessions(v: any, p: string, out: rt.Issue[]): vo
 
 function c_ListSessionsResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessions; if (x !== undefined) { c_ListSessionsResponse_sessions(x, p + "/sessions", out); } else rt.issue(out, p + "/sessions", "missing required property"); }
-  { const x: any = v.nextCursor; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/nextCursor", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionInfo(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.cwd;
-  if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
-  x = v.additionalDirectories;
-  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/additionalDirectories");
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessions;
+    if (x !== undefined) {
+      c_ListSessionsResponse_sessions(x, p + "/sessions", out);
+    } else rt.issue(out, p + "/sessions", "missing required property");
+  }
+  {
+    const x: any = v.nextCursor;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/nextCursor", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionInfo(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.cwd; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_DeleteSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x);
+    } else rt.issue(out, p + "/cwd", "missing required property");
+  }
+  {
+    const x: any = v.additionalDirectories;
+    if (x !== undefined) {
+      c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out);
+    }
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.updatedAt;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_DeleteSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ResumeSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.modes;
-  if (x !== undefined && !(x === null || v_SessionModeState(x))) return rt.at("/modes");
-  x = v.configOptions;
-  if (x !== undefined && !(x === null || v_NewSessionResponse_configOptions(x))) return rt.at("/configOptions");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ResumeSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.modes; if (x !== undefined) { if (x !== null) c_SessionModeState(x, p + "/modes", out); } }
-  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CloseSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.modes;
+    if (x !== undefined) {
+      if (x !== null) c_SessionModeState(x, p + "/modes", out);
+    }
+  }
+  {
+    const x: any = v.configOptions;
+    if (x !== undefined) {
+      if (x !== null) c_NewSessionResponse_configOptions(x, p + "/configOptions", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CloseSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SetSessionModeResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SetSessionModeResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SetSessionConfigOptionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.configOptions;
-  if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SetSessionConfigOptionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PromptResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.stopReason;
-  if (x === undefined) return rt.failAt("/stopReason", "missing required property");
-  if (!v_StopReason(x)) return rt.at("/stopReason");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.configOptions;
+    if (x !== undefined) {
+      c_NewSessionResponse_configOptions(x, p + "/configOptions", out);
+    } else rt.issue(out, p + "/configOptions", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PromptResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.stopReason; if (x !== undefined) { c_StopReason(x, p + "/stopReason", out); } else rt.issue(out, p + "/stopReason", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_StopReason(v: any): true | undefined {
-  return ((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled") || rt.fail("expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\"", v));
+  {
+    const x: any = v.stopReason;
+    if (x !== undefined) {
+      c_StopReason(x, p + "/stopReason", out);
+    } else rt.issue(out, p + "/stopReason", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_StopReason(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "end_turn" || v === "max_tokens" || v === "max_turn_requests" || v === "refusal" || v === "cancelled"))) rt.issue(out, p, "expected one of \"end_turn\", \"max_tokens\", \"max_turn_requests\", \"refusal\", \"cancelled\"", v);
 }
 
-function v_ExtResponse(v: any): true | undefined {
-  return true;
-}
-
 function c_ExtResponse(v: any, p: string, out: rt.Issue[]): void {
-  
-}
 
-function v_Error(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.code;
-  if (x === undefined) return rt.failAt("/code", "missing required property");
-  if (!v_ErrorCode(x)) return rt.at("/code");
-  x = v.message;
-  if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
-  return true;
 }
 
 function c_Error(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.code; if (x !== undefined) { c_ErrorCode(x, p + "/code", out); } else rt.issue(out, p + "/code", "missing required property"); }
-  { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
-}
-
-function v_ErrorCode(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer", v));
+  {
+    const x: any = v.code;
+    if (x !== undefined) {
+      c_ErrorCode(x, p + "/code", out);
+    } else rt.issue(out, p + "/code", "missing required property");
+  }
+  {
+    const x: any = v.message;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x);
+    } else rt.issue(out, p + "/message", "missing required property");
+  }
 }
 
 function c_ErrorCode(v: any, p: string, out: rt.Issue[]): void {
   if (!(Number.isInteger(v) && v >= -2147483648 && v <= 2147483647)) rt.issue(out, p, "expected an integer", v);
 }
 
-function v_AgentNotification_params(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_SessionNotification(v)) return true;
-  best = rt.failure();
-  if (v_CompleteElicitationNotification(v)) return true;
-  best = rt.deeper(best);
-  if (v_ExtNotification(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_AgentNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.method;
-  if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
-  x = v.params;
-  if (x !== undefined && !(x === null || v_AgentNotification_params(x))) return rt.at("/params");
-  return true;
-}
-
 function c_AgentNotification_params(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_SessionNotification(v) ? 1 : 0) + (v_CompleteElicitationNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_SessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_SessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_AgentNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_AgentNotification_params(x, p + "/params", out); } }
-}
-
-function v_SessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.update;
-  if (x === undefined) return rt.failAt("/update", "missing required property");
-  if (!v_SessionUpdate(x)) return rt.at("/update");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.method;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x);
+    } else rt.issue(out, p + "/method", "missing required property");
+  }
+  {
+    const x: any = v.params;
+    if (x !== undefined) {
+      if (x !== null) c_AgentNotification_params(x, p + "/params", out);
+    }
+  }
 }
 
 function c_SessionNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.update; if (x !== undefined) { c_SessionUpdate(x, p + "/update", out); } else rt.issue(out, p + "/update", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionUpdateUserMessageChunk(v: any): true | undefined {
-  return v_ContentChunk(v);
-}
-
-function v_SessionUpdateAgentMessageChunk(v: any): true | undefined {
-  return v_ContentChunk(v);
-}
-
-function v_SessionUpdateAgentThoughtChunk(v: any): true | undefined {
-  return v_ContentChunk(v);
-}
-
-function v_SessionUpdateToolCall(v: any): true | undefined {
-  return v_ToolCall(v);
-}
-
-function v_SessionUpdateToolCallUpdate(v: any): true | undefined {
-  return v_ToolCallUpdate(v);
-}
-
-function v_SessionUpdatePlan(v: any): true | undefined {
-  return v_Plan(v);
-}
-
-function v_SessionUpdateAvailableCommandsUpdate(v: any): true | undefined {
-  return v_AvailableCommandsUpdate(v);
-}
-
-function v_SessionUpdateCurrentModeUpdate(v: any): true | undefined {
-  return v_CurrentModeUpdate(v);
-}
-
-function v_SessionUpdateConfigOptionUpdate(v: any): true | undefined {
-  return v_ConfigOptionUpdate(v);
-}
-
-function v_SessionUpdateSessionInfoUpdate(v: any): true | undefined {
-  return v_SessionInfoUpdate(v);
-}
-
-function v_SessionUpdateUsageUpdate(v: any): true | undefined {
-  return v_UsageUpdate(v);
-}
-
-function v_SessionUpdateNotice(v: any): true | undefined {
-  return v_Notice(v);
-}
-
-function v_SessionUpdateCompactionUpdate(v: any): true | undefined {
-  return v_CompactionUpdate(v);
-}
-
-function v_SessionUpdateCompactionSummaryChunk(v: any): true | undefined {
-  return v_CompactionSummaryChunk(v);
-}
-
-function v_SessionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.sessionUpdate;
-  let ok: true | undefined;
-  switch (t) {
-    case "user_message_chunk":
-      ok = v_SessionUpdateUserMessageChunk(v);
-      break;
-    case "agent_message_chunk":
-      ok = v_SessionUpdateAgentMessageChunk(v);
-      break;
-    case "agent_thought_chunk":
-      ok = v_SessionUpdateAgentThoughtChunk(v);
-      break;
-    case "tool_call":
-      ok = v_SessionUpdateToolCall(v);
-      break;
-    case "tool_call_update":
-      ok = v_SessionUpdateToolCallUpdate(v);
-      break;
-    case "plan":
-      ok = v_SessionUpdatePlan(v);
-      break;
-    case "available_commands_update":
-      ok = v_SessionUpdateAvailableCommandsUpdate(v);
-      break;
-    case "current_mode_update":
-      ok = v_SessionUpdateCurrentModeUpdate(v);
-      break;
-    case "config_option_update":
-      ok = v_SessionUpdateConfigOptionUpdate(v);
-      break;
-    case "session_info_update":
-      ok = v_SessionUpdateSessionInfoUpdate(v);
-      break;
-    case "usage_update":
-      ok = v_SessionUpdateUsageUpdate(v);
-      break;
-    case "notice":
-      ok = v_SessionUpdateNotice(v);
-      break;
-    case "compaction_update":
-      ok = v_SessionUpdateCompactionUpdate(v);
-      break;
-    case "compaction_summary_chunk":
-      ok = v_SessionUpdateCompactionSummaryChunk(v);
-      break;
-    default:
-      ok = typeof t === "string" ? rt.failAt("/sessionUpdate", "unknown sessionUpdate; this union is closed") : rt.failAt("/sessionUpdate", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  return ok;
+  {
+    const x: any = v.update;
+    if (x !== undefined) {
+      c_SessionUpdate(x, p + "/update", out);
+    } else rt.issue(out, p + "/update", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionUpdateUserMessageChunk(v: any, p: string, out: rt.Issue[]): void {
@@ -2783,129 +2340,118 @@ function c_SessionUpdate(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_MessageId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_MessageId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_ContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!v_ContentBlock(x)) return rt.at("/content");
-  x = v.messageId;
-  if (x !== undefined && !(x === null || v_MessageId(x))) return rt.at("/messageId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_ContentChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v.messageId; if (x !== undefined) { if (x !== null) c_MessageId(x, p + "/messageId", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ToolCall(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.toolCallId;
-  if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
-  if (!v_ToolCallId(x)) return rt.at("/toolCallId");
-  x = v.title;
-  if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
-  x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
-  x = v.kind;
-  if (x !== undefined && !v_ToolKind(x)) return rt.at("/kind");
-  x = v.status;
-  if (x !== undefined && !v_ToolCallStatus(x)) return rt.at("/status");
-  x = v.content;
-  if (x !== undefined && !v_ToolCallUpdate_content(x)) return rt.at("/content");
-  x = v.locations;
-  if (x !== undefined && !v_ToolCallUpdate_locations(x)) return rt.at("/locations");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      c_ContentBlock(x, p + "/content", out);
+    } else rt.issue(out, p + "/content", "missing required property");
+  }
+  {
+    const x: any = v.messageId;
+    if (x !== undefined) {
+      if (x !== null) c_MessageId(x, p + "/messageId", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ToolCall(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
-  { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x); } }
-  { const x: any = v.kind; if (x !== undefined) { c_ToolKind(x, p + "/kind", out); } }
-  { const x: any = v.status; if (x !== undefined) { c_ToolCallStatus(x, p + "/status", out); } }
-  { const x: any = v.content; if (x !== undefined) { c_ToolCallUpdate_content(x, p + "/content", out); } }
-  { const x: any = v.locations; if (x !== undefined) { c_ToolCallUpdate_locations(x, p + "/locations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PlanEntry(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
-  x = v.priority;
-  if (x === undefined) return rt.failAt("/priority", "missing required property");
-  if (!v_PlanEntryPriority(x)) return rt.at("/priority");
-  x = v.status;
-  if (x === undefined) return rt.failAt("/status", "missing required property");
-  if (!v_PlanEntryStatus(x)) return rt.at("/status");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.toolCallId;
+    if (x !== undefined) {
+      c_ToolCallId(x, p + "/toolCallId", out);
+    } else rt.issue(out, p + "/toolCallId", "missing required property");
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x);
+    } else rt.issue(out, p + "/title", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.kind;
+    if (x !== undefined) {
+      c_ToolKind(x, p + "/kind", out);
+    }
+  }
+  {
+    const x: any = v.status;
+    if (x !== undefined) {
+      c_ToolCallStatus(x, p + "/status", out);
+    }
+  }
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      c_ToolCallUpdate_content(x, p + "/content", out);
+    }
+  }
+  {
+    const x: any = v.locations;
+    if (x !== undefined) {
+      c_ToolCallUpdate_locations(x, p + "/locations", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PlanEntry(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v.priority; if (x !== undefined) { c_PlanEntryPriority(x, p + "/priority", out); } else rt.issue(out, p + "/priority", "missing required property"); }
-  { const x: any = v.status; if (x !== undefined) { c_PlanEntryStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PlanEntryPriority(v: any): true | undefined {
-  return ((v === "high" || v === "medium" || v === "low") || rt.fail("expected one of \"high\", \"medium\", \"low\"", v));
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x);
+    } else rt.issue(out, p + "/content", "missing required property");
+  }
+  {
+    const x: any = v.priority;
+    if (x !== undefined) {
+      c_PlanEntryPriority(x, p + "/priority", out);
+    } else rt.issue(out, p + "/priority", "missing required property");
+  }
+  {
+    const x: any = v.status;
+    if (x !== undefined) {
+      c_PlanEntryStatus(x, p + "/status", out);
+    } else rt.issue(out, p + "/status", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PlanEntryPriority(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "high" || v === "medium" || v === "low"))) rt.issue(out, p, "expected one of \"high\", \"medium\", \"low\"", v);
 }
 
-function v_PlanEntryStatus(v: any): true | undefined {
-  return ((v === "pending" || v === "in_progress" || v === "completed") || rt.fail("expected one of \"pending\", \"in_progress\", \"completed\"", v));
-}
-
 function c_PlanEntryStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "pending" || v === "in_progress" || v === "completed"))) rt.issue(out, p, "expected one of \"pending\", \"in_progress\", \"completed\"", v);
-}
-
-function v_Plan_entries(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_PlanEntry(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_Plan(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.entries;
-  if (x === undefined) return rt.failAt("/entries", "missing required property");
-  if (!v_Plan_entries(x)) return rt.at("/entries");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_Plan_entries(v: any, p: string, out: rt.Issue[]): void {
@@ -2915,82 +2461,69 @@ function c_Plan_entries(v: any, p: string, out: rt.Issue[]): void {
 
 function c_Plan(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.entries; if (x !== undefined) { c_Plan_entries(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AvailableCommand(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
-  x = v.input;
-  if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.entries;
+    if (x !== undefined) {
+      c_Plan_entries(x, p + "/entries", out);
+    } else rt.issue(out, p + "/entries", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AvailableCommand(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x); } else rt.issue(out, p + "/description", "missing required property"); }
-  { const x: any = v.input; if (x !== undefined) { if (x !== null) c_AvailableCommandInput(x, p + "/input", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AvailableCommandInput(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_UnstructuredCommandInput(v)) return true;
-  best = rt.failure();
-  return rt.noAlternative(best, v);
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x);
+    } else rt.issue(out, p + "/description", "missing required property");
+  }
+  {
+    const x: any = v.input;
+    if (x !== undefined) {
+      if (x !== null) c_AvailableCommandInput(x, p + "/input", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AvailableCommandInput(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_UnstructuredCommandInput(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_UnstructuredCommandInput(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_UnstructuredCommandInput(v, p, q); }]);
-}
-
-function v_UnstructuredCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.hint;
-  if (x === undefined) return rt.failAt("/hint", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/hint");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_UnstructuredCommandInput(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.hint; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/hint", "expected a string", x); } else rt.issue(out, p + "/hint", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AvailableCommandsUpdate_availableCommands(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AvailableCommand(x)) return rt.atKey(i);
+  {
+    const x: any = v.hint;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/hint", "expected a string", x);
+    } else rt.issue(out, p + "/hint", "missing required property");
   }
-  return true;
-}
-
-function v_AvailableCommandsUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.availableCommands;
-  if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
-  if (!v_AvailableCommandsUpdate_availableCommands(x)) return rt.at("/availableCommands");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AvailableCommandsUpdate_availableCommands(v: any, p: string, out: rt.Issue[]): void {
@@ -3000,181 +2533,162 @@ function c_AvailableCommandsUpdate_availableCommands(v: any, p: string, out: rt.
 
 function c_AvailableCommandsUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.availableCommands; if (x !== undefined) { c_AvailableCommandsUpdate_availableCommands(x, p + "/availableCommands", out); } else rt.issue(out, p + "/availableCommands", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CurrentModeUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.currentModeId;
-  if (x === undefined) return rt.failAt("/currentModeId", "missing required property");
-  if (!v_SessionModeId(x)) return rt.at("/currentModeId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.availableCommands;
+    if (x !== undefined) {
+      c_AvailableCommandsUpdate_availableCommands(x, p + "/availableCommands", out);
+    } else rt.issue(out, p + "/availableCommands", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CurrentModeUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.currentModeId; if (x !== undefined) { c_SessionModeId(x, p + "/currentModeId", out); } else rt.issue(out, p + "/currentModeId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ConfigOptionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.configOptions;
-  if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.currentModeId;
+    if (x !== undefined) {
+      c_SessionModeId(x, p + "/currentModeId", out);
+    } else rt.issue(out, p + "/currentModeId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ConfigOptionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionInfoUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.configOptions;
+    if (x !== undefined) {
+      c_NewSessionResponse_configOptions(x, p + "/configOptions", out);
+    } else rt.issue(out, p + "/configOptions", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionInfoUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_Cost(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.amount;
-  if (x === undefined) return rt.failAt("/amount", "missing required property");
-  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number", x))) return rt.at("/amount");
-  x = v.currency;
-  if (x === undefined) return rt.failAt("/currency", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/currency");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.updatedAt;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_Cost(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.amount; if (x !== undefined) { if (!(typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/amount", "expected a number", x); } else rt.issue(out, p + "/amount", "missing required property"); }
-  { const x: any = v.currency; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/currency", "expected a string", x); } else rt.issue(out, p + "/currency", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_UsageUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.used;
-  if (x === undefined) return rt.failAt("/used", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/used");
-  x = v.size;
-  if (x === undefined) return rt.failAt("/size", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/size");
-  x = v.cost;
-  if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.amount;
+    if (x !== undefined) {
+      if (!(typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/amount", "expected a number", x);
+    } else rt.issue(out, p + "/amount", "missing required property");
+  }
+  {
+    const x: any = v.currency;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/currency", "expected a string", x);
+    } else rt.issue(out, p + "/currency", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_UsageUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.used; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/used", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/used", "missing required property"); }
-  { const x: any = v.size; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/size", "missing required property"); }
-  { const x: any = v.cost; if (x !== undefined) { if (x !== null) c_Cost(x, p + "/cost", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_NoticeSeverity(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.used;
+    if (x !== undefined) {
+      if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/used", "expected an integer (uint64) in [0, 18446744073709551615]", x);
+    } else rt.issue(out, p + "/used", "missing required property");
+  }
+  {
+    const x: any = v.size;
+    if (x !== undefined) {
+      if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615]", x);
+    } else rt.issue(out, p + "/size", "missing required property");
+  }
+  {
+    const x: any = v.cost;
+    if (x !== undefined) {
+      if (x !== null) c_Cost(x, p + "/cost", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_NoticeSeverity(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_Notice(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.severity;
-  if (x === undefined) return rt.failAt("/severity", "missing required property");
-  if (!v_NoticeSeverity(x)) return rt.at("/severity");
-  x = v.title;
-  if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_Notice(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.severity; if (x !== undefined) { c_NoticeSeverity(x, p + "/severity", out); } else rt.issue(out, p + "/severity", "missing required property"); }
-  { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string" && x.length >= 1)) rt.issue(out, p + "/title", "expected a string of at least 1 characters", x); } else rt.issue(out, p + "/title", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CompactionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.severity;
+    if (x !== undefined) {
+      c_NoticeSeverity(x, p + "/severity", out);
+    } else rt.issue(out, p + "/severity", "missing required property");
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(typeof x === "string" && x.length >= 1)) rt.issue(out, p + "/title", "expected a string of at least 1 characters", x);
+    } else rt.issue(out, p + "/title", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CompactionId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_CompactionStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_CompactionStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
-}
-
-function v_CompactionUpdate_summary(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_CompactionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.compactionId;
-  if (x === undefined) return rt.failAt("/compactionId", "missing required property");
-  if (!v_CompactionId(x)) return rt.at("/compactionId");
-  x = v.status;
-  if (x === undefined) return rt.failAt("/status", "missing required property");
-  if (!v_CompactionStatus(x)) return rt.at("/status");
-  x = v.summary;
-  if (x !== undefined && !(x === null || v_CompactionUpdate_summary(x))) return rt.at("/summary");
-  x = v.error;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/error");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_CompactionUpdate_summary(v: any, p: string, out: rt.Issue[]): void {
@@ -3184,370 +2698,343 @@ function c_CompactionUpdate_summary(v: any, p: string, out: rt.Issue[]): void {
 
 function c_CompactionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
-  { const x: any = v.status; if (x !== undefined) { c_CompactionStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v.summary; if (x !== undefined) { if (x !== null) c_CompactionUpdate_summary(x, p + "/summary", out); } }
-  { const x: any = v.error; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/error", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CompactionSummaryChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.compactionId;
-  if (x === undefined) return rt.failAt("/compactionId", "missing required property");
-  if (!v_CompactionId(x)) return rt.at("/compactionId");
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!v_ContentBlock(x)) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.compactionId;
+    if (x !== undefined) {
+      c_CompactionId(x, p + "/compactionId", out);
+    } else rt.issue(out, p + "/compactionId", "missing required property");
+  }
+  {
+    const x: any = v.status;
+    if (x !== undefined) {
+      c_CompactionStatus(x, p + "/status", out);
+    } else rt.issue(out, p + "/status", "missing required property");
+  }
+  {
+    const x: any = v.summary;
+    if (x !== undefined) {
+      if (x !== null) c_CompactionUpdate_summary(x, p + "/summary", out);
+    }
+  }
+  {
+    const x: any = v.error;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/error", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CompactionSummaryChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CompleteElicitationNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.elicitationId;
-  if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
-  if (!v_ElicitationId(x)) return rt.at("/elicitationId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.compactionId;
+    if (x !== undefined) {
+      c_CompactionId(x, p + "/compactionId", out);
+    } else rt.issue(out, p + "/compactionId", "missing required property");
+  }
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      c_ContentBlock(x, p + "/content", out);
+    } else rt.issue(out, p + "/content", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CompleteElicitationNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ExtNotification(v: any): true | undefined {
-  return true;
+  {
+    const x: any = v.elicitationId;
+    if (x !== undefined) {
+      c_ElicitationId(x, p + "/elicitationId", out);
+    } else rt.issue(out, p + "/elicitationId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ExtNotification(v: any, p: string, out: rt.Issue[]): void {
-  
-}
 
-function v_ClientRequest_params(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_InitializeRequest(v)) return true;
-  best = rt.failure();
-  if (v_AuthenticateRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_LogoutRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_NewSessionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_LoadSessionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_ListSessionsRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_DeleteSessionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_ResumeSessionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_CloseSessionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_SetSessionModeRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_SetSessionConfigOptionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_PromptRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_ExtRequest(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_ClientRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/id");
-  x = v.method;
-  if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
-  x = v.params;
-  if (x !== undefined && !(x === null || v_ClientRequest_params(x))) return rt.at("/params");
-  return true;
 }
 
 function c_ClientRequest_params(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_InitializeRequest(v) ? 1 : 0) + (v_AuthenticateRequest(v) ? 1 : 0) + (v_LogoutRequest(v) ? 1 : 0) + (v_NewSessionRequest(v) ? 1 : 0) + (v_LoadSessionRequest(v) ? 1 : 0) + (v_ListSessionsRequest(v) ? 1 : 0) + (v_DeleteSessionRequest(v) ? 1 : 0) + (v_ResumeSessionRequest(v) ? 1 : 0) + (v_CloseSessionRequest(v) ? 1 : 0) + (v_SetSessionModeRequest(v) ? 1 : 0) + (v_SetSessionConfigOptionRequest(v) ? 1 : 0) + (v_PromptRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_AuthenticateRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoadSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionModeRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_AuthenticateRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoadSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionModeRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_ClientRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ClientRequest_params(x, p + "/params", out); } }
-}
-
-function v_InitializeRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.protocolVersion;
-  if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
-  if (!v_ProtocolVersion(x)) return rt.at("/protocolVersion");
-  x = v.clientCapabilities;
-  if (x !== undefined && !v_ClientCapabilities(x)) return rt.at("/clientCapabilities");
-  x = v.clientInfo;
-  if (x !== undefined && !(x === null || v_Implementation(x))) return rt.at("/clientInfo");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.method;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x);
+    } else rt.issue(out, p + "/method", "missing required property");
+  }
+  {
+    const x: any = v.params;
+    if (x !== undefined) {
+      if (x !== null) c_ClientRequest_params(x, p + "/params", out);
+    }
+  }
 }
 
 function c_InitializeRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
-  { const x: any = v.clientCapabilities; if (x !== undefined) { c_ClientCapabilities(x, p + "/clientCapabilities", out); } }
-  { const x: any = v.clientInfo; if (x !== undefined) { if (x !== null) c_Implementation(x, p + "/clientInfo", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ClientCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.fs;
-  if (x !== undefined && !v_FileSystemCapabilities(x)) return rt.at("/fs");
-  x = v.terminal;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/terminal");
-  x = v.session;
-  if (x !== undefined && !(x === null || v_ClientSessionCapabilities(x))) return rt.at("/session");
-  x = v.auth;
-  if (x !== undefined && !v_AuthCapabilities(x)) return rt.at("/auth");
-  x = v.elicitation;
-  if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return rt.at("/elicitation");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.protocolVersion;
+    if (x !== undefined) {
+      c_ProtocolVersion(x, p + "/protocolVersion", out);
+    } else rt.issue(out, p + "/protocolVersion", "missing required property");
+  }
+  {
+    const x: any = v.clientCapabilities;
+    if (x !== undefined) {
+      c_ClientCapabilities(x, p + "/clientCapabilities", out);
+    }
+  }
+  {
+    const x: any = v.clientInfo;
+    if (x !== undefined) {
+      if (x !== null) c_Implementation(x, p + "/clientInfo", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ClientCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.fs; if (x !== undefined) { c_FileSystemCapabilities(x, p + "/fs", out); } }
-  { const x: any = v.terminal; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/terminal", "expected a boolean", x); } }
-  { const x: any = v.session; if (x !== undefined) { if (x !== null) c_ClientSessionCapabilities(x, p + "/session", out); } }
-  { const x: any = v.auth; if (x !== undefined) { c_AuthCapabilities(x, p + "/auth", out); } }
-  { const x: any = v.elicitation; if (x !== undefined) { if (x !== null) c_ElicitationCapabilities(x, p + "/elicitation", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_FileSystemCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.readTextFile;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/readTextFile");
-  x = v.writeTextFile;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/writeTextFile");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.fs;
+    if (x !== undefined) {
+      c_FileSystemCapabilities(x, p + "/fs", out);
+    }
+  }
+  {
+    const x: any = v.terminal;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/terminal", "expected a boolean", x);
+    }
+  }
+  {
+    const x: any = v.session;
+    if (x !== undefined) {
+      if (x !== null) c_ClientSessionCapabilities(x, p + "/session", out);
+    }
+  }
+  {
+    const x: any = v.auth;
+    if (x !== undefined) {
+      c_AuthCapabilities(x, p + "/auth", out);
+    }
+  }
+  {
+    const x: any = v.elicitation;
+    if (x !== undefined) {
+      if (x !== null) c_ElicitationCapabilities(x, p + "/elicitation", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_FileSystemCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.readTextFile; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/readTextFile", "expected a boolean", x); } }
-  { const x: any = v.writeTextFile; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/writeTextFile", "expected a boolean", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ClientSessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.compaction;
-  if (x !== undefined && !(x === null || v_CompactionCapabilities(x))) return rt.at("/compaction");
-  x = v.configOptions;
-  if (x !== undefined && !(x === null || v_SessionConfigOptionsCapabilities(x))) return rt.at("/configOptions");
-  x = v.notices;
-  if (x !== undefined && !(x === null || v_NoticeCapabilities(x))) return rt.at("/notices");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.readTextFile;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/readTextFile", "expected a boolean", x);
+    }
+  }
+  {
+    const x: any = v.writeTextFile;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/writeTextFile", "expected a boolean", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ClientSessionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.compaction; if (x !== undefined) { if (x !== null) c_CompactionCapabilities(x, p + "/compaction", out); } }
-  { const x: any = v.configOptions; if (x !== undefined) { if (x !== null) c_SessionConfigOptionsCapabilities(x, p + "/configOptions", out); } }
-  { const x: any = v.notices; if (x !== undefined) { if (x !== null) c_NoticeCapabilities(x, p + "/notices", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CompactionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  return true;
+  {
+    const x: any = v.compaction;
+    if (x !== undefined) {
+      if (x !== null) c_CompactionCapabilities(x, p + "/compaction", out);
+    }
+  }
+  {
+    const x: any = v.configOptions;
+    if (x !== undefined) {
+      if (x !== null) c_SessionConfigOptionsCapabilities(x, p + "/configOptions", out);
+    }
+  }
+  {
+    const x: any = v.notices;
+    if (x !== undefined) {
+      if (x !== null) c_NoticeCapabilities(x, p + "/notices", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CompactionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
 }
 
-function v_SessionConfigOptionsCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.boolean;
-  if (x !== undefined && !(x === null || v_BooleanConfigOptionCapabilities(x))) return rt.at("/boolean");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_SessionConfigOptionsCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.boolean; if (x !== undefined) { if (x !== null) c_BooleanConfigOptionCapabilities(x, p + "/boolean", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_BooleanConfigOptionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.boolean;
+    if (x !== undefined) {
+      if (x !== null) c_BooleanConfigOptionCapabilities(x, p + "/boolean", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_BooleanConfigOptionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_NoticeCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_NoticeCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
 }
 
-function v_AuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.terminal;
-  if (x !== undefined && !(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/terminal");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_AuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.terminal; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/terminal", "expected a boolean", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ElicitationCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.form;
-  if (x !== undefined && !(x === null || v_ElicitationFormCapabilities(x))) return rt.at("/form");
-  x = v.url;
-  if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return rt.at("/url");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.terminal;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/terminal", "expected a boolean", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ElicitationCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.form; if (x !== undefined) { if (x !== null) c_ElicitationFormCapabilities(x, p + "/form", out); } }
-  { const x: any = v.url; if (x !== undefined) { if (x !== null) c_ElicitationUrlCapabilities(x, p + "/url", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ElicitationFormCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.form;
+    if (x !== undefined) {
+      if (x !== null) c_ElicitationFormCapabilities(x, p + "/form", out);
+    }
+  }
+  {
+    const x: any = v.url;
+    if (x !== undefined) {
+      if (x !== null) c_ElicitationUrlCapabilities(x, p + "/url", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ElicitationFormCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ElicitationUrlCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ElicitationUrlCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AuthenticateRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.methodId;
-  if (x === undefined) return rt.failAt("/methodId", "missing required property");
-  if (!v_AuthMethodId(x)) return rt.at("/methodId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AuthenticateRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_LogoutRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.methodId;
+    if (x !== undefined) {
+      c_AuthMethodId(x, p + "/methodId", out);
+    } else rt.issue(out, p + "/methodId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_LogoutRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_NewSessionRequest_mcpServers(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_McpServer(x)) return rt.atKey(i);
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
   }
-  return true;
-}
-
-function v_NewSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.cwd;
-  if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
-  x = v.additionalDirectories;
-  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/additionalDirectories");
-  x = v.mcpServers;
-  if (x === undefined) return rt.failAt("/mcpServers", "missing required property");
-  if (!v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_NewSessionRequest_mcpServers(v: any, p: string, out: rt.Issue[]): void {
@@ -3557,37 +3044,30 @@ function c_NewSessionRequest_mcpServers(v: any, p: string, out: rt.Issue[]): voi
 
 function c_NewSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.cwd; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } else rt.issue(out, p + "/mcpServers", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpServerHttpVariant(v: any): true | undefined {
-  return v_McpServerHttp(v);
-}
-
-function v_McpServerSseVariant(v: any): true | undefined {
-  return v_McpServerSse(v);
-}
-
-function v_McpServer(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "http":
-      ok = v_McpServerHttpVariant(v);
-      break;
-    case "sse":
-      ok = v_McpServerSseVariant(v);
-      break;
-    default:
-      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x);
+    } else rt.issue(out, p + "/cwd", "missing required property");
   }
-  if (ok) return true;
-  if (v_McpServerStdio(v)) return true;
-  return rt.fail("matches no variant");
+  {
+    const x: any = v.additionalDirectories;
+    if (x !== undefined) {
+      c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out);
+    }
+  }
+  {
+    const x: any = v.mcpServers;
+    if (x !== undefined) {
+      c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out);
+    } else rt.issue(out, p + "/mcpServers", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpServerHttpVariant(v: any, p: string, out: rt.Issue[]): void {
@@ -3607,54 +3087,29 @@ function c_McpServer(v: any, p: string, out: rt.Issue[]): void {
     case "sse": c_McpServerSseVariant(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && (v_McpServerStdio(v) ? 1 : 0) === 1) out.length = mark;
-}
-
-function v_HttpHeader(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_McpServerStdio(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_HttpHeader(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpServerHttp_headers(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_HttpHeader(x)) return rt.atKey(i);
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
   }
-  return true;
-}
-
-function v_McpServerHttp(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.url;
-  if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
-  x = v.headers;
-  if (x === undefined) return rt.failAt("/headers", "missing required property");
-  if (!v_McpServerHttp_headers(x)) return rt.at("/headers");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.value;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x);
+    } else rt.issue(out, p + "/value", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpServerHttp_headers(v: any, p: string, out: rt.Issue[]): void {
@@ -3664,244 +3119,255 @@ function c_McpServerHttp_headers(v: any, p: string, out: rt.Issue[]): void {
 
 function c_McpServerHttp(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  { const x: any = v.headers; if (x !== undefined) { c_McpServerHttp_headers(x, p + "/headers", out); } else rt.issue(out, p + "/headers", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpServerSse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.url;
-  if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
-  x = v.headers;
-  if (x === undefined) return rt.failAt("/headers", "missing required property");
-  if (!v_McpServerHttp_headers(x)) return rt.at("/headers");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.url;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x);
+    } else rt.issue(out, p + "/url", "missing required property");
+  }
+  {
+    const x: any = v.headers;
+    if (x !== undefined) {
+      c_McpServerHttp_headers(x, p + "/headers", out);
+    } else rt.issue(out, p + "/headers", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpServerSse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  { const x: any = v.headers; if (x !== undefined) { c_McpServerHttp_headers(x, p + "/headers", out); } else rt.issue(out, p + "/headers", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpServerStdio(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.command;
-  if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
-  x = v.args;
-  if (x === undefined) return rt.failAt("/args", "missing required property");
-  if (!v_CreateTerminalRequest_args(x)) return rt.at("/args");
-  x = v.env;
-  if (x === undefined) return rt.failAt("/env", "missing required property");
-  if (!v_CreateTerminalRequest_env(x)) return rt.at("/env");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.url;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x);
+    } else rt.issue(out, p + "/url", "missing required property");
+  }
+  {
+    const x: any = v.headers;
+    if (x !== undefined) {
+      c_McpServerHttp_headers(x, p + "/headers", out);
+    } else rt.issue(out, p + "/headers", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpServerStdio(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.command; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/command", "expected a string", x); } else rt.issue(out, p + "/command", "missing required property"); }
-  { const x: any = v.args; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/args", out); } else rt.issue(out, p + "/args", "missing required property"); }
-  { const x: any = v.env; if (x !== undefined) { c_CreateTerminalRequest_env(x, p + "/env", out); } else rt.issue(out, p + "/env", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_LoadSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.mcpServers;
-  if (x === undefined) return rt.failAt("/mcpServers", "missing required property");
-  if (!v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
-  x = v.cwd;
-  if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
-  x = v.additionalDirectories;
-  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/additionalDirectories");
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.command;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/command", "expected a string", x);
+    } else rt.issue(out, p + "/command", "missing required property");
+  }
+  {
+    const x: any = v.args;
+    if (x !== undefined) {
+      c_CreateTerminalRequest_args(x, p + "/args", out);
+    } else rt.issue(out, p + "/args", "missing required property");
+  }
+  {
+    const x: any = v.env;
+    if (x !== undefined) {
+      c_CreateTerminalRequest_env(x, p + "/env", out);
+    } else rt.issue(out, p + "/env", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_LoadSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } else rt.issue(out, p + "/mcpServers", "missing required property"); }
-  { const x: any = v.cwd; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ListSessionsRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.cwd;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cwd");
-  x = v.cursor;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/cursor");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.mcpServers;
+    if (x !== undefined) {
+      c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out);
+    } else rt.issue(out, p + "/mcpServers", "missing required property");
+  }
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x);
+    } else rt.issue(out, p + "/cwd", "missing required property");
+  }
+  {
+    const x: any = v.additionalDirectories;
+    if (x !== undefined) {
+      c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out);
+    }
+  }
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ListSessionsRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.cwd; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string or null", x); } }
-  { const x: any = v.cursor; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/cursor", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_DeleteSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.cursor;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/cursor", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_DeleteSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ResumeSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.cwd;
-  if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/cwd");
-  x = v.additionalDirectories;
-  if (x !== undefined && !v_CreateTerminalRequest_args(x)) return rt.at("/additionalDirectories");
-  x = v.mcpServers;
-  if (x !== undefined && !v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ResumeSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.cwd; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CloseSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/cwd", "expected a string", x);
+    } else rt.issue(out, p + "/cwd", "missing required property");
+  }
+  {
+    const x: any = v.additionalDirectories;
+    if (x !== undefined) {
+      c_CreateTerminalRequest_args(x, p + "/additionalDirectories", out);
+    }
+  }
+  {
+    const x: any = v.mcpServers;
+    if (x !== undefined) {
+      c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CloseSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SetSessionModeRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.modeId;
-  if (x === undefined) return rt.failAt("/modeId", "missing required property");
-  if (!v_SessionModeId(x)) return rt.at("/modeId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SetSessionModeRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.modeId; if (x !== undefined) { c_SessionModeId(x, p + "/modeId", out); } else rt.issue(out, p + "/modeId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
-  let x: any;
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/value");
-  return true;
-}
-
-function v_SetSessionConfigOptionRequest_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!v_SessionConfigValueId(x)) return rt.at("/value");
-  return true;
-}
-
-function v_SetSessionConfigOptionRequest_3(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "boolean":
-      ok = v_SetSessionConfigOptionRequestBoolean(v);
-      break;
-    default:
-      ok = typeof t === "string" ? rt.failAt("/type", "unknown type; this union is closed") : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  if (ok) return true;
-  if (v_SetSessionConfigOptionRequest_2(v)) return true;
-  return rt.fail("matches no variant");
-}
-
-function v_SetSessionConfigOptionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.configId;
-  if (x === undefined) return rt.failAt("/configId", "missing required property");
-  if (!v_SessionConfigId(x)) return rt.at("/configId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return v_SetSessionConfigOptionRequest_3(v);
+  {
+    const x: any = v.modeId;
+    if (x !== undefined) {
+      c_SessionModeId(x, p + "/modeId", out);
+    } else rt.issue(out, p + "/modeId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SetSessionConfigOptionRequestBoolean(v: any, p: string, out: rt.Issue[]): void {
-  { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/value", "expected a boolean", x); } else rt.issue(out, p + "/value", "missing required property"); }
+  {
+    const x: any = v.value;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/value", "expected a boolean", x);
+    } else rt.issue(out, p + "/value", "missing required property");
+  }
+}
+
+function c_SetSessionConfigOptionRequest_SetSessionConfigOptionRequestValueId(v: any, p: string, out: rt.Issue[]): void {
+  if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
+  {
+    const x: any = v.value;
+    if (x !== undefined) {
+      c_SessionConfigValueId(x, p + "/value", out);
+    } else rt.issue(out, p + "/value", "missing required property");
+  }
 }
 
 function c_SetSessionConfigOptionRequest_2(v: any, p: string, out: rt.Issue[]): void {
@@ -3912,172 +3378,124 @@ function c_SetSessionConfigOptionRequest_2(v: any, p: string, out: rt.Issue[]): 
     case "boolean": c_SetSessionConfigOptionRequestBoolean(v, p, out); break;
     default: if (typeof t === "string") rt.issue(out, p + "/type", "unknown type; this union is closed", t); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && (v_SetSessionConfigOptionRequest_2(v) ? 1 : 0) === 1) out.length = mark;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_SetSessionConfigOptionRequest_SetSessionConfigOptionRequestValueId(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_SetSessionConfigOptionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.configId; if (x !== undefined) { c_SessionConfigId(x, p + "/configId", out); } else rt.issue(out, p + "/configId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.configId;
+    if (x !== undefined) {
+      c_SessionConfigId(x, p + "/configId", out);
+    } else rt.issue(out, p + "/configId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
   c_SetSessionConfigOptionRequest_2(v, p, out);
-}
-
-function v_PromptRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.prompt;
-  if (x === undefined) return rt.failAt("/prompt", "missing required property");
-  if (!v_CompactionUpdate_summary(x)) return rt.at("/prompt");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_PromptRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.prompt; if (x !== undefined) { c_CompactionUpdate_summary(x, p + "/prompt", out); } else rt.issue(out, p + "/prompt", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ClientResponse_ClientResponseResult_result(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_WriteTextFileResponse(v)) return true;
-  best = rt.failure();
-  if (v_ReadTextFileResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_RequestPermissionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_CreateTerminalResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_TerminalOutputResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_ReleaseTerminalResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_WaitForTerminalExitResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_KillTerminalResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_CreateElicitationResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_ExtResponse(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_ClientResponse_ClientResponseResult(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/id");
-  x = v.result;
-  if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_ClientResponse_ClientResponseResult_result(x)) return rt.at("/result");
-  return true;
-}
-
-function v_ClientResponse(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_ClientResponse_ClientResponseResult(v)) return true;
-  best = rt.failure();
-  if (v_AgentResponse_AgentResponseError(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.prompt;
+    if (x !== undefined) {
+      c_CompactionUpdate_summary(x, p + "/prompt", out);
+    } else rt.issue(out, p + "/prompt", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ClientResponse_ClientResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_WriteTextFileResponse(v) ? 1 : 0) + (v_ReadTextFileResponse(v) ? 1 : 0) + (v_RequestPermissionResponse(v) ? 1 : 0) + (v_CreateTerminalResponse(v) ? 1 : 0) + (v_TerminalOutputResponse(v) ? 1 : 0) + (v_ReleaseTerminalResponse(v) ? 1 : 0) + (v_WaitForTerminalExitResponse(v) ? 1 : 0) + (v_KillTerminalResponse(v) ? 1 : 0) + (v_CreateElicitationResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_WriteTextFileResponse(v, p, q); }, (q: rt.Issue[]) => { c_ReadTextFileResponse(v, p, q); }, (q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_TerminalOutputResponse(v, p, q); }, (q: rt.Issue[]) => { c_ReleaseTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_WaitForTerminalExitResponse(v, p, q); }, (q: rt.Issue[]) => { c_KillTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_WriteTextFileResponse(v, p, q); }, (q: rt.Issue[]) => { c_ReadTextFileResponse(v, p, q); }, (q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_TerminalOutputResponse(v, p, q); }, (q: rt.Issue[]) => { c_ReleaseTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_WaitForTerminalExitResponse(v, p, q); }, (q: rt.Issue[]) => { c_KillTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_ClientResponse_ClientResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_ClientResponse_ClientResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.result;
+    if (x !== undefined) {
+      c_ClientResponse_ClientResponseResult_result(x, p + "/result", out);
+    } else rt.issue(out, p + "/result", "missing required property");
+  }
 }
 
 function c_ClientResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_ClientResponse_ClientResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_ClientResponse_ClientResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ClientResponse_ClientResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
-}
-
-function v_WriteTextFileResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_WriteTextFileResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ReadTextFileResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ReadTextFileResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_RequestPermissionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.outcome;
-  if (x === undefined) return rt.failAt("/outcome", "missing required property");
-  if (!v_RequestPermissionOutcome(x)) return rt.at("/outcome");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x);
+    } else rt.issue(out, p + "/content", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_RequestPermissionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.outcome; if (x !== undefined) { c_RequestPermissionOutcome(x, p + "/outcome", out); } else rt.issue(out, p + "/outcome", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_RequestPermissionOutcomeCancelled(v: any): true | undefined {
-  return true;
-}
-
-function v_RequestPermissionOutcomeSelected(v: any): true | undefined {
-  return v_SelectedPermissionOutcome(v);
-}
-
-function v_RequestPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.outcome;
-  let ok: true | undefined;
-  switch (t) {
-    case "cancelled":
-      ok = v_RequestPermissionOutcomeCancelled(v);
-      break;
-    case "selected":
-      ok = v_RequestPermissionOutcomeSelected(v);
-      break;
-    default:
-      ok = typeof t === "string" ? rt.failAt("/outcome", "unknown outcome; this union is closed") : rt.failAt("/outcome", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.outcome;
+    if (x !== undefined) {
+      c_RequestPermissionOutcome(x, p + "/outcome", out);
+    } else rt.issue(out, p + "/outcome", "missing required property");
   }
-  return ok;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_RequestPermissionOutcomeSelected(v: any, p: string, out: rt.Issue[]): void {
@@ -4095,170 +3513,128 @@ function c_RequestPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_SelectedPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.optionId;
-  if (x === undefined) return rt.failAt("/optionId", "missing required property");
-  if (!v_PermissionOptionId(x)) return rt.at("/optionId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_SelectedPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CreateTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.optionId;
+    if (x !== undefined) {
+      c_PermissionOptionId(x, p + "/optionId", out);
+    } else rt.issue(out, p + "/optionId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CreateTerminalResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalOutputResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.output;
-  if (x === undefined) return rt.failAt("/output", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/output");
-  x = v.truncated;
-  if (x === undefined) return rt.failAt("/truncated", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/truncated");
-  x = v.exitStatus;
-  if (x !== undefined && !(x === null || v_TerminalExitStatus(x))) return rt.at("/exitStatus");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalOutputResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.output; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/output", "expected a string", x); } else rt.issue(out, p + "/output", "missing required property"); }
-  { const x: any = v.truncated; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/truncated", "expected a boolean", x); } else rt.issue(out, p + "/truncated", "missing required property"); }
-  { const x: any = v.exitStatus; if (x !== undefined) { if (x !== null) c_TerminalExitStatus(x, p + "/exitStatus", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalExitStatus(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/exitCode");
-  x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.output;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/output", "expected a string", x);
+    } else rt.issue(out, p + "/output", "missing required property");
+  }
+  {
+    const x: any = v.truncated;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/truncated", "expected a boolean", x);
+    } else rt.issue(out, p + "/truncated", "missing required property");
+  }
+  {
+    const x: any = v.exitStatus;
+    if (x !== undefined) {
+      if (x !== null) c_TerminalExitStatus(x, p + "/exitStatus", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalExitStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.exitCode; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/exitCode", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v.signal; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ReleaseTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.exitCode;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/exitCode", "expected an integer (uint32) in [0, 4294967295] or null", x);
+    }
+  }
+  {
+    const x: any = v.signal;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ReleaseTerminalResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_WaitForTerminalExitResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/exitCode");
-  x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_WaitForTerminalExitResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.exitCode; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/exitCode", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v.signal; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_KillTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.exitCode;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/exitCode", "expected an integer (uint32) in [0, 4294967295] or null", x);
+    }
+  }
+  {
+    const x: any = v.signal;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_KillTerminalResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CreateElicitationResponseAccept(v: any): true | undefined {
-  return v_ElicitationAcceptAction(v);
-}
-
-function v_CreateElicitationResponseDecline(v: any): true | undefined {
-  return true;
-}
-
-function v_CreateElicitationResponseCancel(v: any): true | undefined {
-  return true;
-}
-
-function v_CreateElicitationResponseOther(v: any): true | undefined {
-  return true;
-}
-
-function v_CreateElicitationResponse_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.action;
-  let ok: true | undefined;
-  switch (t) {
-    case "accept":
-      ok = v_CreateElicitationResponseAccept(v);
-      break;
-    case "decline":
-      ok = v_CreateElicitationResponseDecline(v);
-      break;
-    case "cancel":
-      ok = v_CreateElicitationResponseCancel(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_CreateElicitationResponseOther(v) : rt.failAt("/action", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
   }
-  return ok;
-}
-
-function v_CreateElicitationResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return v_CreateElicitationResponse_2(v);
 }
 
 function c_CreateElicitationResponseAccept(v: any, p: string, out: rt.Issue[]): void {
@@ -4279,46 +3655,20 @@ function c_CreateElicitationResponse_2(v: any, p: string, out: rt.Issue[]): void
 
 function c_CreateElicitationResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
   c_CreateElicitationResponse_2(v, p, out);
 }
 
-function v_ElicitationContentValue(v: any): true | undefined {
-  let best: rt.Failure;
-  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  best = rt.failure();
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
-  best = rt.deeper(best);
-  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
-  best = rt.deeper(best);
-  if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
-  best = rt.deeper(best);
-  if (v_CreateTerminalRequest_args(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
 function c_ElicitationContentValue(v: any, p: string, out: rt.Issue[]): void {
-  const n = ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0) + ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v)) ? 1 : 0) + ((typeof v === "boolean" || rt.fail("expected a boolean", v)) ? 1 : 0) + (v_CreateTerminalRequest_args(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_CreateTerminalRequest_args(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_CreateTerminalRequest_args(v, p, q); }]);
-}
-
-function v_ElicitationAcceptAction_content(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!v_ElicitationContentValue(x)) return rt.atKey(k);
-  }
-  return true;
-}
-
-function v_ElicitationAcceptAction(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.content;
-  if (x !== undefined && !(x === null || v_ElicitationAcceptAction_content(x))) return rt.at("/content");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_ElicitationAcceptAction_content(v: any, p: string, out: rt.Issue[]): void {
@@ -4328,80 +3678,74 @@ function c_ElicitationAcceptAction_content(v: any, p: string, out: rt.Issue[]): 
 
 function c_ElicitationAcceptAction(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_ElicitationAcceptAction_content(x, p + "/content", out); } }
-}
-
-function v_ClientNotification_params(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_CancelNotification(v)) return true;
-  best = rt.failure();
-  if (v_ExtNotification(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_ClientNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.method;
-  if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
-  x = v.params;
-  if (x !== undefined && !(x === null || v_ClientNotification_params(x))) return rt.at("/params");
-  return true;
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (x !== null) c_ElicitationAcceptAction_content(x, p + "/content", out);
+    }
+  }
 }
 
 function c_ClientNotification_params(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_CancelNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_CancelNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_CancelNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_ClientNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ClientNotification_params(x, p + "/params", out); } }
-}
-
-function v_CancelNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.method;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x);
+    } else rt.issue(out, p + "/method", "missing required property");
+  }
+  {
+    const x: any = v.params;
+    if (x !== undefined) {
+      if (x !== null) c_ClientNotification_params(x, p + "/params", out);
+    }
+  }
 }
 
 function c_CancelNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CancelRequestNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.requestId;
-  if (x === undefined) return rt.failAt("/requestId", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/requestId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_WriteTextFileRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CancelRequestNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out); } }
+  {
+    const x: any = v.requestId;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/requestId", out);
+    } else rt.issue(out, p + "/requestId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_WriteTextFileRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 /**
  * Strict check of `AgentRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentRequest(value: unknown, options?: rt.ValidateOptions): Result<T.AgentRequest> {
-  if (v_AgentRequest(value)) return { ok: true, value: value as T.AgentRequest };
+  if (first.AgentRequest(value)) return { ok: true, value: value as T.AgentRequest };
   return options?.all ? rt.allIssues(value, c_AgentRequest) : rt.finish(undefined);
 }
 
@@ -4409,7 +3753,7 @@ function validate_AgentRequest(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `RequestId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestId(value: unknown, options?: rt.ValidateOptions): Result<T.RequestId> {
-  if (v_RequestId(value)) return { ok: true, value: value as T.RequestId };
+  if (first.RequestId(value)) return { ok: true, value: value as T.RequestId };
   return options?.all ? rt.allIssues(value, c_RequestId) : rt.finish(undefined);
 }
 
@@ -4417,7 +3761,7 @@ function validate_RequestId(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `WriteTextFileRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_WriteTextFileRequest(value: unknown, options?: rt.ValidateOptions): Result<T.WriteTextFileRequest> {
-  if (v_WriteTextFileRequest(value)) return { ok: true, value: value as T.WriteTextFileRequest };
+  if (first.WriteTextFileRequest(value)) return { ok: true, value: value as T.WriteTextFileRequest };
   return options?.all ? rt.allIssues(value, c_WriteTextFileRequest) : rt.finish(undefined);
 }
 
@@ -4425,7 +3769,7 @@ function validate_WriteTextFileRequest(value: unknown, options?: rt.ValidateOpti
  * Strict check of `SessionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionId> {
-  if (v_SessionId(value)) return { ok: true, value: value as T.SessionId };
+  if (first.SessionId(value)) return { ok: true, value: value as T.SessionId };
   return options?.all ? rt.allIssues(value, c_SessionId) : rt.finish(undefined);
 }
 
@@ -4433,7 +3777,7 @@ function validate_SessionId(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `ReadTextFileRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReadTextFileRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ReadTextFileRequest> {
-  if (v_ReadTextFileRequest(value)) return { ok: true, value: value as T.ReadTextFileRequest };
+  if (first.ReadTextFileRequest(value)) return { ok: true, value: value as T.ReadTextFileRequest };
   return options?.all ? rt.allIssues(value, c_ReadTextFileRequest) : rt.finish(undefined);
 }
 
@@ -4441,7 +3785,7 @@ function validate_ReadTextFileRequest(value: unknown, options?: rt.ValidateOptio
  * Strict check of `RequestPermissionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionRequest> {
-  if (v_RequestPermissionRequest(value)) return { ok: true, value: value as T.RequestPermissionRequest };
+  if (first.RequestPermissionRequest(value)) return { ok: true, value: value as T.RequestPermissionRequest };
   return options?.all ? rt.allIssues(value, c_RequestPermissionRequest) : rt.finish(undefined);
 }
 
@@ -4449,7 +3793,7 @@ function validate_RequestPermissionRequest(value: unknown, options?: rt.Validate
  * Strict check of `ToolCallUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallUpdate> {
-  if (v_ToolCallUpdate(value)) return { ok: true, value: value as T.ToolCallUpdate };
+  if (first.ToolCallUpdate(value)) return { ok: true, value: value as T.ToolCallUpdate };
   return options?.all ? rt.allIssues(value, c_ToolCallUpdate) : rt.finish(undefined);
 }
 
@@ -4457,7 +3801,7 @@ function validate_ToolCallUpdate(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `ToolCallId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallId(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallId> {
-  if (v_ToolCallId(value)) return { ok: true, value: value as T.ToolCallId };
+  if (first.ToolCallId(value)) return { ok: true, value: value as T.ToolCallId };
   return options?.all ? rt.allIssues(value, c_ToolCallId) : rt.finish(undefined);
 }
 
@@ -4465,7 +3809,7 @@ function validate_ToolCallId(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `ToolKind` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolKind(value: unknown, options?: rt.ValidateOptions): Result<T.ToolKind> {
-  if (v_ToolKind(value)) return { ok: true, value: value as T.ToolKind };
+  if (first.ToolKind(value)) return { ok: true, value: value as T.ToolKind };
   return options?.all ? rt.allIssues(value, c_ToolKind) : rt.finish(undefined);
 }
 
@@ -4473,7 +3817,7 @@ function validate_ToolKind(value: unknown, options?: rt.ValidateOptions): Result
  * Strict check of `ToolCallStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallStatus(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallStatus> {
-  if (v_ToolCallStatus(value)) return { ok: true, value: value as T.ToolCallStatus };
+  if (first.ToolCallStatus(value)) return { ok: true, value: value as T.ToolCallStatus };
   return options?.all ? rt.allIssues(value, c_ToolCallStatus) : rt.finish(undefined);
 }
 
@@ -4481,7 +3825,7 @@ function validate_ToolCallStatus(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `ToolCallContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallContent(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallContent> {
-  if (v_ToolCallContent(value)) return { ok: true, value: value as T.ToolCallContent };
+  if (first.ToolCallContent(value)) return { ok: true, value: value as T.ToolCallContent };
   return options?.all ? rt.allIssues(value, c_ToolCallContent) : rt.finish(undefined);
 }
 
@@ -4489,7 +3833,7 @@ function validate_ToolCallContent(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `ContentBlock` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ContentBlock(value: unknown, options?: rt.ValidateOptions): Result<T.ContentBlock> {
-  if (v_ContentBlock(value)) return { ok: true, value: value as T.ContentBlock };
+  if (first.ContentBlock(value)) return { ok: true, value: value as T.ContentBlock };
   return options?.all ? rt.allIssues(value, c_ContentBlock) : rt.finish(undefined);
 }
 
@@ -4497,7 +3841,7 @@ function validate_ContentBlock(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `Annotations` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Annotations(value: unknown, options?: rt.ValidateOptions): Result<T.Annotations> {
-  if (v_Annotations(value)) return { ok: true, value: value as T.Annotations };
+  if (first.Annotations(value)) return { ok: true, value: value as T.Annotations };
   return options?.all ? rt.allIssues(value, c_Annotations) : rt.finish(undefined);
 }
 
@@ -4505,7 +3849,7 @@ function validate_Annotations(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `Role` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Role(value: unknown, options?: rt.ValidateOptions): Result<T.Role> {
-  if (v_Role(value)) return { ok: true, value: value as T.Role };
+  if (first.Role(value)) return { ok: true, value: value as T.Role };
   return options?.all ? rt.allIssues(value, c_Role) : rt.finish(undefined);
 }
 
@@ -4513,7 +3857,7 @@ function validate_Role(value: unknown, options?: rt.ValidateOptions): Result<T.R
  * Strict check of `TextContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TextContent(value: unknown, options?: rt.ValidateOptions): Result<T.TextContent> {
-  if (v_TextContent(value)) return { ok: true, value: value as T.TextContent };
+  if (first.TextContent(value)) return { ok: true, value: value as T.TextContent };
   return options?.all ? rt.allIssues(value, c_TextContent) : rt.finish(undefined);
 }
 
@@ -4521,7 +3865,7 @@ function validate_TextContent(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `ImageContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ImageContent(value: unknown, options?: rt.ValidateOptions): Result<T.ImageContent> {
-  if (v_ImageContent(value)) return { ok: true, value: value as T.ImageContent };
+  if (first.ImageContent(value)) return { ok: true, value: value as T.ImageContent };
   return options?.all ? rt.allIssues(value, c_ImageContent) : rt.finish(undefined);
 }
 
@@ -4529,7 +3873,7 @@ function validate_ImageContent(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `AudioContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AudioContent(value: unknown, options?: rt.ValidateOptions): Result<T.AudioContent> {
-  if (v_AudioContent(value)) return { ok: true, value: value as T.AudioContent };
+  if (first.AudioContent(value)) return { ok: true, value: value as T.AudioContent };
   return options?.all ? rt.allIssues(value, c_AudioContent) : rt.finish(undefined);
 }
 
@@ -4537,7 +3881,7 @@ function validate_AudioContent(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `ResourceLink` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResourceLink(value: unknown, options?: rt.ValidateOptions): Result<T.ResourceLink> {
-  if (v_ResourceLink(value)) return { ok: true, value: value as T.ResourceLink };
+  if (first.ResourceLink(value)) return { ok: true, value: value as T.ResourceLink };
   return options?.all ? rt.allIssues(value, c_ResourceLink) : rt.finish(undefined);
 }
 
@@ -4545,7 +3889,7 @@ function validate_ResourceLink(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `EmbeddedResourceResource` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EmbeddedResourceResource(value: unknown, options?: rt.ValidateOptions): Result<T.EmbeddedResourceResource> {
-  if (v_EmbeddedResourceResource(value)) return { ok: true, value: value as T.EmbeddedResourceResource };
+  if (first.EmbeddedResourceResource(value)) return { ok: true, value: value as T.EmbeddedResourceResource };
   return options?.all ? rt.allIssues(value, c_EmbeddedResourceResource) : rt.finish(undefined);
 }
 
@@ -4553,7 +3897,7 @@ function validate_EmbeddedResourceResource(value: unknown, options?: rt.Validate
  * Strict check of `TextResourceContents` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TextResourceContents(value: unknown, options?: rt.ValidateOptions): Result<T.TextResourceContents> {
-  if (v_TextResourceContents(value)) return { ok: true, value: value as T.TextResourceContents };
+  if (first.TextResourceContents(value)) return { ok: true, value: value as T.TextResourceContents };
   return options?.all ? rt.allIssues(value, c_TextResourceContents) : rt.finish(undefined);
 }
 
@@ -4561,7 +3905,7 @@ function validate_TextResourceContents(value: unknown, options?: rt.ValidateOpti
  * Strict check of `BlobResourceContents` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BlobResourceContents(value: unknown, options?: rt.ValidateOptions): Result<T.BlobResourceContents> {
-  if (v_BlobResourceContents(value)) return { ok: true, value: value as T.BlobResourceContents };
+  if (first.BlobResourceContents(value)) return { ok: true, value: value as T.BlobResourceContents };
   return options?.all ? rt.allIssues(value, c_BlobResourceContents) : rt.finish(undefined);
 }
 
@@ -4569,7 +3913,7 @@ function validate_BlobResourceContents(value: unknown, options?: rt.ValidateOpti
  * Strict check of `EmbeddedResource` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EmbeddedResource(value: unknown, options?: rt.ValidateOptions): Result<T.EmbeddedResource> {
-  if (v_EmbeddedResource(value)) return { ok: true, value: value as T.EmbeddedResource };
+  if (first.EmbeddedResource(value)) return { ok: true, value: value as T.EmbeddedResource };
   return options?.all ? rt.allIssues(value, c_EmbeddedResource) : rt.finish(undefined);
 }
 
@@ -4577,7 +3921,7 @@ function validate_EmbeddedResource(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `Content` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Content(value: unknown, options?: rt.ValidateOptions): Result<T.Content> {
-  if (v_Content(value)) return { ok: true, value: value as T.Content };
+  if (first.Content(value)) return { ok: true, value: value as T.Content };
   return options?.all ? rt.allIssues(value, c_Content) : rt.finish(undefined);
 }
 
@@ -4585,7 +3929,7 @@ function validate_Content(value: unknown, options?: rt.ValidateOptions): Result<
  * Strict check of `Diff` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Diff(value: unknown, options?: rt.ValidateOptions): Result<T.Diff> {
-  if (v_Diff(value)) return { ok: true, value: value as T.Diff };
+  if (first.Diff(value)) return { ok: true, value: value as T.Diff };
   return options?.all ? rt.allIssues(value, c_Diff) : rt.finish(undefined);
 }
 
@@ -4593,7 +3937,7 @@ function validate_Diff(value: unknown, options?: rt.ValidateOptions): Result<T.D
  * Strict check of `TerminalId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalId(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalId> {
-  if (v_TerminalId(value)) return { ok: true, value: value as T.TerminalId };
+  if (first.TerminalId(value)) return { ok: true, value: value as T.TerminalId };
   return options?.all ? rt.allIssues(value, c_TerminalId) : rt.finish(undefined);
 }
 
@@ -4601,7 +3945,7 @@ function validate_TerminalId(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `Terminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Terminal(value: unknown, options?: rt.ValidateOptions): Result<T.Terminal> {
-  if (v_Terminal(value)) return { ok: true, value: value as T.Terminal };
+  if (first.Terminal(value)) return { ok: true, value: value as T.Terminal };
   return options?.all ? rt.allIssues(value, c_Terminal) : rt.finish(undefined);
 }
 
@@ -4609,7 +3953,7 @@ function validate_Terminal(value: unknown, options?: rt.ValidateOptions): Result
  * Strict check of `ToolCallLocation` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallLocation(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallLocation> {
-  if (v_ToolCallLocation(value)) return { ok: true, value: value as T.ToolCallLocation };
+  if (first.ToolCallLocation(value)) return { ok: true, value: value as T.ToolCallLocation };
   return options?.all ? rt.allIssues(value, c_ToolCallLocation) : rt.finish(undefined);
 }
 
@@ -4617,7 +3961,7 @@ function validate_ToolCallLocation(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `PermissionOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOption(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOption> {
-  if (v_PermissionOption(value)) return { ok: true, value: value as T.PermissionOption };
+  if (first.PermissionOption(value)) return { ok: true, value: value as T.PermissionOption };
   return options?.all ? rt.allIssues(value, c_PermissionOption) : rt.finish(undefined);
 }
 
@@ -4625,7 +3969,7 @@ function validate_PermissionOption(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `PermissionOptionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOptionId(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOptionId> {
-  if (v_PermissionOptionId(value)) return { ok: true, value: value as T.PermissionOptionId };
+  if (first.PermissionOptionId(value)) return { ok: true, value: value as T.PermissionOptionId };
   return options?.all ? rt.allIssues(value, c_PermissionOptionId) : rt.finish(undefined);
 }
 
@@ -4633,7 +3977,7 @@ function validate_PermissionOptionId(value: unknown, options?: rt.ValidateOption
  * Strict check of `PermissionOptionKind` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOptionKind(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOptionKind> {
-  if (v_PermissionOptionKind(value)) return { ok: true, value: value as T.PermissionOptionKind };
+  if (first.PermissionOptionKind(value)) return { ok: true, value: value as T.PermissionOptionKind };
   return options?.all ? rt.allIssues(value, c_PermissionOptionKind) : rt.finish(undefined);
 }
 
@@ -4641,7 +3985,7 @@ function validate_PermissionOptionKind(value: unknown, options?: rt.ValidateOpti
  * Strict check of `CreateTerminalRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateTerminalRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CreateTerminalRequest> {
-  if (v_CreateTerminalRequest(value)) return { ok: true, value: value as T.CreateTerminalRequest };
+  if (first.CreateTerminalRequest(value)) return { ok: true, value: value as T.CreateTerminalRequest };
   return options?.all ? rt.allIssues(value, c_CreateTerminalRequest) : rt.finish(undefined);
 }
 
@@ -4649,7 +3993,7 @@ function validate_CreateTerminalRequest(value: unknown, options?: rt.ValidateOpt
  * Strict check of `EnvVariable` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EnvVariable(value: unknown, options?: rt.ValidateOptions): Result<T.EnvVariable> {
-  if (v_EnvVariable(value)) return { ok: true, value: value as T.EnvVariable };
+  if (first.EnvVariable(value)) return { ok: true, value: value as T.EnvVariable };
   return options?.all ? rt.allIssues(value, c_EnvVariable) : rt.finish(undefined);
 }
 
@@ -4657,7 +4001,7 @@ function validate_EnvVariable(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `TerminalOutputRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalOutputRequest(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalOutputRequest> {
-  if (v_TerminalOutputRequest(value)) return { ok: true, value: value as T.TerminalOutputRequest };
+  if (first.TerminalOutputRequest(value)) return { ok: true, value: value as T.TerminalOutputRequest };
   return options?.all ? rt.allIssues(value, c_TerminalOutputRequest) : rt.finish(undefined);
 }
 
@@ -4665,7 +4009,7 @@ function validate_TerminalOutputRequest(value: unknown, options?: rt.ValidateOpt
  * Strict check of `ReleaseTerminalRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReleaseTerminalRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ReleaseTerminalRequest> {
-  if (v_ReleaseTerminalRequest(value)) return { ok: true, value: value as T.ReleaseTerminalRequest };
+  if (first.ReleaseTerminalRequest(value)) return { ok: true, value: value as T.ReleaseTerminalRequest };
   return options?.all ? rt.allIssues(value, c_ReleaseTerminalRequest) : rt.finish(undefined);
 }
 
@@ -4673,7 +4017,7 @@ function validate_ReleaseTerminalRequest(value: unknown, options?: rt.ValidateOp
  * Strict check of `WaitForTerminalExitRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_WaitForTerminalExitRequest(value: unknown, options?: rt.ValidateOptions): Result<T.WaitForTerminalExitRequest> {
-  if (v_WaitForTerminalExitRequest(value)) return { ok: true, value: value as T.WaitForTerminalExitRequest };
+  if (first.WaitForTerminalExitRequest(value)) return { ok: true, value: value as T.WaitForTerminalExitRequest };
   return options?.all ? rt.allIssues(value, c_WaitForTerminalExitRequest) : rt.finish(undefined);
 }
 
@@ -4681,7 +4025,7 @@ function validate_WaitForTerminalExitRequest(value: unknown, options?: rt.Valida
  * Strict check of `KillTerminalRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_KillTerminalRequest(value: unknown, options?: rt.ValidateOptions): Result<T.KillTerminalRequest> {
-  if (v_KillTerminalRequest(value)) return { ok: true, value: value as T.KillTerminalRequest };
+  if (first.KillTerminalRequest(value)) return { ok: true, value: value as T.KillTerminalRequest };
   return options?.all ? rt.allIssues(value, c_KillTerminalRequest) : rt.finish(undefined);
 }
 
@@ -4689,7 +4033,7 @@ function validate_KillTerminalRequest(value: unknown, options?: rt.ValidateOptio
  * Strict check of `CreateElicitationRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateElicitationRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CreateElicitationRequest> {
-  if (v_CreateElicitationRequest(value)) return { ok: true, value: value as T.CreateElicitationRequest };
+  if (first.CreateElicitationRequest(value)) return { ok: true, value: value as T.CreateElicitationRequest };
   return options?.all ? rt.allIssues(value, c_CreateElicitationRequest) : rt.finish(undefined);
 }
 
@@ -4697,7 +4041,7 @@ function validate_CreateElicitationRequest(value: unknown, options?: rt.Validate
  * Strict check of `ElicitationSessionScope` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSessionScope(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSessionScope> {
-  if (v_ElicitationSessionScope(value)) return { ok: true, value: value as T.ElicitationSessionScope };
+  if (first.ElicitationSessionScope(value)) return { ok: true, value: value as T.ElicitationSessionScope };
   return options?.all ? rt.allIssues(value, c_ElicitationSessionScope) : rt.finish(undefined);
 }
 
@@ -4705,7 +4049,7 @@ function validate_ElicitationSessionScope(value: unknown, options?: rt.ValidateO
  * Strict check of `ElicitationRequestScope` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationRequestScope(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationRequestScope> {
-  if (v_ElicitationRequestScope(value)) return { ok: true, value: value as T.ElicitationRequestScope };
+  if (first.ElicitationRequestScope(value)) return { ok: true, value: value as T.ElicitationRequestScope };
   return options?.all ? rt.allIssues(value, c_ElicitationRequestScope) : rt.finish(undefined);
 }
 
@@ -4713,7 +4057,7 @@ function validate_ElicitationRequestScope(value: unknown, options?: rt.ValidateO
  * Strict check of `ElicitationSchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSchema(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSchema> {
-  if (v_ElicitationSchema(value)) return { ok: true, value: value as T.ElicitationSchema };
+  if (first.ElicitationSchema(value)) return { ok: true, value: value as T.ElicitationSchema };
   return options?.all ? rt.allIssues(value, c_ElicitationSchema) : rt.finish(undefined);
 }
 
@@ -4721,7 +4065,7 @@ function validate_ElicitationSchema(value: unknown, options?: rt.ValidateOptions
  * Strict check of `ElicitationSchemaType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSchemaType(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSchemaType> {
-  if (v_ElicitationSchemaType(value)) return { ok: true, value: value as T.ElicitationSchemaType };
+  if (first.ElicitationSchemaType(value)) return { ok: true, value: value as T.ElicitationSchemaType };
   return options?.all ? rt.allIssues(value, c_ElicitationSchemaType) : rt.finish(undefined);
 }
 
@@ -4729,7 +4073,7 @@ function validate_ElicitationSchemaType(value: unknown, options?: rt.ValidateOpt
  * Strict check of `ElicitationPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationPropertySchema> {
-  if (v_ElicitationPropertySchema(value)) return { ok: true, value: value as T.ElicitationPropertySchema };
+  if (first.ElicitationPropertySchema(value)) return { ok: true, value: value as T.ElicitationPropertySchema };
   return options?.all ? rt.allIssues(value, c_ElicitationPropertySchema) : rt.finish(undefined);
 }
 
@@ -4737,7 +4081,7 @@ function validate_ElicitationPropertySchema(value: unknown, options?: rt.Validat
  * Strict check of `StringFormat` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringFormat(value: unknown, options?: rt.ValidateOptions): Result<T.StringFormat> {
-  if (v_StringFormat(value)) return { ok: true, value: value as T.StringFormat };
+  if (first.StringFormat(value)) return { ok: true, value: value as T.StringFormat };
   return options?.all ? rt.allIssues(value, c_StringFormat) : rt.finish(undefined);
 }
 
@@ -4745,7 +4089,7 @@ function validate_StringFormat(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `EnumOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EnumOption(value: unknown, options?: rt.ValidateOptions): Result<T.EnumOption> {
-  if (v_EnumOption(value)) return { ok: true, value: value as T.EnumOption };
+  if (first.EnumOption(value)) return { ok: true, value: value as T.EnumOption };
   return options?.all ? rt.allIssues(value, c_EnumOption) : rt.finish(undefined);
 }
 
@@ -4753,7 +4097,7 @@ function validate_EnumOption(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `StringPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.StringPropertySchema> {
-  if (v_StringPropertySchema(value)) return { ok: true, value: value as T.StringPropertySchema };
+  if (first.StringPropertySchema(value)) return { ok: true, value: value as T.StringPropertySchema };
   return options?.all ? rt.allIssues(value, c_StringPropertySchema) : rt.finish(undefined);
 }
 
@@ -4761,7 +4105,7 @@ function validate_StringPropertySchema(value: unknown, options?: rt.ValidateOpti
  * Strict check of `NumberPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NumberPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.NumberPropertySchema> {
-  if (v_NumberPropertySchema(value)) return { ok: true, value: value as T.NumberPropertySchema };
+  if (first.NumberPropertySchema(value)) return { ok: true, value: value as T.NumberPropertySchema };
   return options?.all ? rt.allIssues(value, c_NumberPropertySchema) : rt.finish(undefined);
 }
 
@@ -4769,7 +4113,7 @@ function validate_NumberPropertySchema(value: unknown, options?: rt.ValidateOpti
  * Strict check of `IntegerPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_IntegerPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.IntegerPropertySchema> {
-  if (v_IntegerPropertySchema(value)) return { ok: true, value: value as T.IntegerPropertySchema };
+  if (first.IntegerPropertySchema(value)) return { ok: true, value: value as T.IntegerPropertySchema };
   return options?.all ? rt.allIssues(value, c_IntegerPropertySchema) : rt.finish(undefined);
 }
 
@@ -4777,7 +4121,7 @@ function validate_IntegerPropertySchema(value: unknown, options?: rt.ValidateOpt
  * Strict check of `BooleanPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BooleanPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.BooleanPropertySchema> {
-  if (v_BooleanPropertySchema(value)) return { ok: true, value: value as T.BooleanPropertySchema };
+  if (first.BooleanPropertySchema(value)) return { ok: true, value: value as T.BooleanPropertySchema };
   return options?.all ? rt.allIssues(value, c_BooleanPropertySchema) : rt.finish(undefined);
 }
 
@@ -4785,7 +4129,7 @@ function validate_BooleanPropertySchema(value: unknown, options?: rt.ValidateOpt
  * Strict check of `MultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.MultiSelectItems> {
-  if (v_MultiSelectItems(value)) return { ok: true, value: value as T.MultiSelectItems };
+  if (first.MultiSelectItems(value)) return { ok: true, value: value as T.MultiSelectItems };
   return options?.all ? rt.allIssues(value, c_MultiSelectItems) : rt.finish(undefined);
 }
 
@@ -4793,7 +4137,7 @@ function validate_MultiSelectItems(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `StringMultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringMultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.StringMultiSelectItems> {
-  if (v_StringMultiSelectItems(value)) return { ok: true, value: value as T.StringMultiSelectItems };
+  if (first.StringMultiSelectItems(value)) return { ok: true, value: value as T.StringMultiSelectItems };
   return options?.all ? rt.allIssues(value, c_StringMultiSelectItems) : rt.finish(undefined);
 }
 
@@ -4801,7 +4145,7 @@ function validate_StringMultiSelectItems(value: unknown, options?: rt.ValidateOp
  * Strict check of `TitledMultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TitledMultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.TitledMultiSelectItems> {
-  if (v_TitledMultiSelectItems(value)) return { ok: true, value: value as T.TitledMultiSelectItems };
+  if (first.TitledMultiSelectItems(value)) return { ok: true, value: value as T.TitledMultiSelectItems };
   return options?.all ? rt.allIssues(value, c_TitledMultiSelectItems) : rt.finish(undefined);
 }
 
@@ -4809,7 +4153,7 @@ function validate_TitledMultiSelectItems(value: unknown, options?: rt.ValidateOp
  * Strict check of `MultiSelectPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MultiSelectPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.MultiSelectPropertySchema> {
-  if (v_MultiSelectPropertySchema(value)) return { ok: true, value: value as T.MultiSelectPropertySchema };
+  if (first.MultiSelectPropertySchema(value)) return { ok: true, value: value as T.MultiSelectPropertySchema };
   return options?.all ? rt.allIssues(value, c_MultiSelectPropertySchema) : rt.finish(undefined);
 }
 
@@ -4817,7 +4161,7 @@ function validate_MultiSelectPropertySchema(value: unknown, options?: rt.Validat
  * Strict check of `ElicitationFormMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationFormMode(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationFormMode> {
-  if (v_ElicitationFormMode(value)) return { ok: true, value: value as T.ElicitationFormMode };
+  if (first.ElicitationFormMode(value)) return { ok: true, value: value as T.ElicitationFormMode };
   return options?.all ? rt.allIssues(value, c_ElicitationFormMode) : rt.finish(undefined);
 }
 
@@ -4825,7 +4169,7 @@ function validate_ElicitationFormMode(value: unknown, options?: rt.ValidateOptio
  * Strict check of `ElicitationId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationId(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationId> {
-  if (v_ElicitationId(value)) return { ok: true, value: value as T.ElicitationId };
+  if (first.ElicitationId(value)) return { ok: true, value: value as T.ElicitationId };
   return options?.all ? rt.allIssues(value, c_ElicitationId) : rt.finish(undefined);
 }
 
@@ -4833,7 +4177,7 @@ function validate_ElicitationId(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `ElicitationUrlMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationUrlMode(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationUrlMode> {
-  if (v_ElicitationUrlMode(value)) return { ok: true, value: value as T.ElicitationUrlMode };
+  if (first.ElicitationUrlMode(value)) return { ok: true, value: value as T.ElicitationUrlMode };
   return options?.all ? rt.allIssues(value, c_ElicitationUrlMode) : rt.finish(undefined);
 }
 
@@ -4841,7 +4185,7 @@ function validate_ElicitationUrlMode(value: unknown, options?: rt.ValidateOption
  * Strict check of `ExtRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ExtRequest> {
-  if (v_ExtRequest(value)) return { ok: true, value: value as T.ExtRequest };
+  if (first.ExtRequest(value)) return { ok: true, value: value as T.ExtRequest };
   return options?.all ? rt.allIssues(value, c_ExtRequest) : rt.finish(undefined);
 }
 
@@ -4849,7 +4193,7 @@ function validate_ExtRequest(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `AgentResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentResponse(value: unknown, options?: rt.ValidateOptions): Result<T.AgentResponse> {
-  if (v_AgentResponse(value)) return { ok: true, value: value as T.AgentResponse };
+  if (first.AgentResponse(value)) return { ok: true, value: value as T.AgentResponse };
   return options?.all ? rt.allIssues(value, c_AgentResponse) : rt.finish(undefined);
 }
 
@@ -4857,7 +4201,7 @@ function validate_AgentResponse(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `InitializeResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_InitializeResponse(value: unknown, options?: rt.ValidateOptions): Result<T.InitializeResponse> {
-  if (v_InitializeResponse(value)) return { ok: true, value: value as T.InitializeResponse };
+  if (first.InitializeResponse(value)) return { ok: true, value: value as T.InitializeResponse };
   return options?.all ? rt.allIssues(value, c_InitializeResponse) : rt.finish(undefined);
 }
 
@@ -4865,7 +4209,7 @@ function validate_InitializeResponse(value: unknown, options?: rt.ValidateOption
  * Strict check of `ProtocolVersion` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ProtocolVersion(value: unknown, options?: rt.ValidateOptions): Result<T.ProtocolVersion> {
-  if (v_ProtocolVersion(value)) return { ok: true, value: value as T.ProtocolVersion };
+  if (first.ProtocolVersion(value)) return { ok: true, value: value as T.ProtocolVersion };
   return options?.all ? rt.allIssues(value, c_ProtocolVersion) : rt.finish(undefined);
 }
 
@@ -4873,7 +4217,7 @@ function validate_ProtocolVersion(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `AgentCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.AgentCapabilities> {
-  if (v_AgentCapabilities(value)) return { ok: true, value: value as T.AgentCapabilities };
+  if (first.AgentCapabilities(value)) return { ok: true, value: value as T.AgentCapabilities };
   return options?.all ? rt.allIssues(value, c_AgentCapabilities) : rt.finish(undefined);
 }
 
@@ -4881,7 +4225,7 @@ function validate_AgentCapabilities(value: unknown, options?: rt.ValidateOptions
  * Strict check of `PromptCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptCapabilities> {
-  if (v_PromptCapabilities(value)) return { ok: true, value: value as T.PromptCapabilities };
+  if (first.PromptCapabilities(value)) return { ok: true, value: value as T.PromptCapabilities };
   return options?.all ? rt.allIssues(value, c_PromptCapabilities) : rt.finish(undefined);
 }
 
@@ -4889,7 +4233,7 @@ function validate_PromptCapabilities(value: unknown, options?: rt.ValidateOption
  * Strict check of `McpCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.McpCapabilities> {
-  if (v_McpCapabilities(value)) return { ok: true, value: value as T.McpCapabilities };
+  if (first.McpCapabilities(value)) return { ok: true, value: value as T.McpCapabilities };
   return options?.all ? rt.allIssues(value, c_McpCapabilities) : rt.finish(undefined);
 }
 
@@ -4897,7 +4241,7 @@ function validate_McpCapabilities(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `SessionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionCapabilities> {
-  if (v_SessionCapabilities(value)) return { ok: true, value: value as T.SessionCapabilities };
+  if (first.SessionCapabilities(value)) return { ok: true, value: value as T.SessionCapabilities };
   return options?.all ? rt.allIssues(value, c_SessionCapabilities) : rt.finish(undefined);
 }
 
@@ -4905,7 +4249,7 @@ function validate_SessionCapabilities(value: unknown, options?: rt.ValidateOptio
  * Strict check of `SessionListCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionListCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionListCapabilities> {
-  if (v_SessionListCapabilities(value)) return { ok: true, value: value as T.SessionListCapabilities };
+  if (first.SessionListCapabilities(value)) return { ok: true, value: value as T.SessionListCapabilities };
   return options?.all ? rt.allIssues(value, c_SessionListCapabilities) : rt.finish(undefined);
 }
 
@@ -4913,7 +4257,7 @@ function validate_SessionListCapabilities(value: unknown, options?: rt.ValidateO
  * Strict check of `SessionDeleteCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionDeleteCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionDeleteCapabilities> {
-  if (v_SessionDeleteCapabilities(value)) return { ok: true, value: value as T.SessionDeleteCapabilities };
+  if (first.SessionDeleteCapabilities(value)) return { ok: true, value: value as T.SessionDeleteCapabilities };
   return options?.all ? rt.allIssues(value, c_SessionDeleteCapabilities) : rt.finish(undefined);
 }
 
@@ -4921,7 +4265,7 @@ function validate_SessionDeleteCapabilities(value: unknown, options?: rt.Validat
  * Strict check of `SessionAdditionalDirectoriesCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionAdditionalDirectoriesCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  if (v_SessionAdditionalDirectoriesCapabilities(value)) return { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities };
+  if (first.SessionAdditionalDirectoriesCapabilities(value)) return { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities };
   return options?.all ? rt.allIssues(value, c_SessionAdditionalDirectoriesCapabilities) : rt.finish(undefined);
 }
 
@@ -4929,7 +4273,7 @@ function validate_SessionAdditionalDirectoriesCapabilities(value: unknown, optio
  * Strict check of `SessionResumeCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionResumeCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionResumeCapabilities> {
-  if (v_SessionResumeCapabilities(value)) return { ok: true, value: value as T.SessionResumeCapabilities };
+  if (first.SessionResumeCapabilities(value)) return { ok: true, value: value as T.SessionResumeCapabilities };
   return options?.all ? rt.allIssues(value, c_SessionResumeCapabilities) : rt.finish(undefined);
 }
 
@@ -4937,7 +4281,7 @@ function validate_SessionResumeCapabilities(value: unknown, options?: rt.Validat
  * Strict check of `SessionCloseCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionCloseCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionCloseCapabilities> {
-  if (v_SessionCloseCapabilities(value)) return { ok: true, value: value as T.SessionCloseCapabilities };
+  if (first.SessionCloseCapabilities(value)) return { ok: true, value: value as T.SessionCloseCapabilities };
   return options?.all ? rt.allIssues(value, c_SessionCloseCapabilities) : rt.finish(undefined);
 }
 
@@ -4945,7 +4289,7 @@ function validate_SessionCloseCapabilities(value: unknown, options?: rt.Validate
  * Strict check of `AgentAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentAuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.AgentAuthCapabilities> {
-  if (v_AgentAuthCapabilities(value)) return { ok: true, value: value as T.AgentAuthCapabilities };
+  if (first.AgentAuthCapabilities(value)) return { ok: true, value: value as T.AgentAuthCapabilities };
   return options?.all ? rt.allIssues(value, c_AgentAuthCapabilities) : rt.finish(undefined);
 }
 
@@ -4953,7 +4297,7 @@ function validate_AgentAuthCapabilities(value: unknown, options?: rt.ValidateOpt
  * Strict check of `LogoutCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LogoutCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.LogoutCapabilities> {
-  if (v_LogoutCapabilities(value)) return { ok: true, value: value as T.LogoutCapabilities };
+  if (first.LogoutCapabilities(value)) return { ok: true, value: value as T.LogoutCapabilities };
   return options?.all ? rt.allIssues(value, c_LogoutCapabilities) : rt.finish(undefined);
 }
 
@@ -4961,7 +4305,7 @@ function validate_LogoutCapabilities(value: unknown, options?: rt.ValidateOption
  * Strict check of `AuthMethod` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethod(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethod> {
-  if (v_AuthMethod(value)) return { ok: true, value: value as T.AuthMethod };
+  if (first.AuthMethod(value)) return { ok: true, value: value as T.AuthMethod };
   return options?.all ? rt.allIssues(value, c_AuthMethod) : rt.finish(undefined);
 }
 
@@ -4969,7 +4313,7 @@ function validate_AuthMethod(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `AuthMethodId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodId(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodId> {
-  if (v_AuthMethodId(value)) return { ok: true, value: value as T.AuthMethodId };
+  if (first.AuthMethodId(value)) return { ok: true, value: value as T.AuthMethodId };
   return options?.all ? rt.allIssues(value, c_AuthMethodId) : rt.finish(undefined);
 }
 
@@ -4977,7 +4321,7 @@ function validate_AuthMethodId(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `AuthMethodTerminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodTerminal(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodTerminal> {
-  if (v_AuthMethodTerminal(value)) return { ok: true, value: value as T.AuthMethodTerminal };
+  if (first.AuthMethodTerminal(value)) return { ok: true, value: value as T.AuthMethodTerminal };
   return options?.all ? rt.allIssues(value, c_AuthMethodTerminal) : rt.finish(undefined);
 }
 
@@ -4985,7 +4329,7 @@ function validate_AuthMethodTerminal(value: unknown, options?: rt.ValidateOption
  * Strict check of `AuthMethodAgent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodAgent(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodAgent> {
-  if (v_AuthMethodAgent(value)) return { ok: true, value: value as T.AuthMethodAgent };
+  if (first.AuthMethodAgent(value)) return { ok: true, value: value as T.AuthMethodAgent };
   return options?.all ? rt.allIssues(value, c_AuthMethodAgent) : rt.finish(undefined);
 }
 
@@ -4993,7 +4337,7 @@ function validate_AuthMethodAgent(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `Implementation` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Implementation(value: unknown, options?: rt.ValidateOptions): Result<T.Implementation> {
-  if (v_Implementation(value)) return { ok: true, value: value as T.Implementation };
+  if (first.Implementation(value)) return { ok: true, value: value as T.Implementation };
   return options?.all ? rt.allIssues(value, c_Implementation) : rt.finish(undefined);
 }
 
@@ -5001,7 +4345,7 @@ function validate_Implementation(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `AuthenticateResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthenticateResponse(value: unknown, options?: rt.ValidateOptions): Result<T.AuthenticateResponse> {
-  if (v_AuthenticateResponse(value)) return { ok: true, value: value as T.AuthenticateResponse };
+  if (first.AuthenticateResponse(value)) return { ok: true, value: value as T.AuthenticateResponse };
   return options?.all ? rt.allIssues(value, c_AuthenticateResponse) : rt.finish(undefined);
 }
 
@@ -5009,7 +4353,7 @@ function validate_AuthenticateResponse(value: unknown, options?: rt.ValidateOpti
  * Strict check of `LogoutResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LogoutResponse(value: unknown, options?: rt.ValidateOptions): Result<T.LogoutResponse> {
-  if (v_LogoutResponse(value)) return { ok: true, value: value as T.LogoutResponse };
+  if (first.LogoutResponse(value)) return { ok: true, value: value as T.LogoutResponse };
   return options?.all ? rt.allIssues(value, c_LogoutResponse) : rt.finish(undefined);
 }
 
@@ -5017,7 +4361,7 @@ function validate_LogoutResponse(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `NewSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NewSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.NewSessionResponse> {
-  if (v_NewSessionResponse(value)) return { ok: true, value: value as T.NewSessionResponse };
+  if (first.NewSessionResponse(value)) return { ok: true, value: value as T.NewSessionResponse };
   return options?.all ? rt.allIssues(value, c_NewSessionResponse) : rt.finish(undefined);
 }
 
@@ -5025,7 +4369,7 @@ function validate_NewSessionResponse(value: unknown, options?: rt.ValidateOption
  * Strict check of `SessionModeState` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionModeState(value: unknown, options?: rt.ValidateOptions): Result<T.SessionModeState> {
-  if (v_SessionModeState(value)) return { ok: true, value: value as T.SessionModeState };
+  if (first.SessionModeState(value)) return { ok: true, value: value as T.SessionModeState };
   return options?.all ? rt.allIssues(value, c_SessionModeState) : rt.finish(undefined);
 }
 
@@ -5033,7 +4377,7 @@ function validate_SessionModeState(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `SessionModeId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionModeId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionModeId> {
-  if (v_SessionModeId(value)) return { ok: true, value: value as T.SessionModeId };
+  if (first.SessionModeId(value)) return { ok: true, value: value as T.SessionModeId };
   return options?.all ? rt.allIssues(value, c_SessionModeId) : rt.finish(undefined);
 }
 
@@ -5041,7 +4385,7 @@ function validate_SessionModeId(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `SessionMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionMode(value: unknown, options?: rt.ValidateOptions): Result<T.SessionMode> {
-  if (v_SessionMode(value)) return { ok: true, value: value as T.SessionMode };
+  if (first.SessionMode(value)) return { ok: true, value: value as T.SessionMode };
   return options?.all ? rt.allIssues(value, c_SessionMode) : rt.finish(undefined);
 }
 
@@ -5049,7 +4393,7 @@ function validate_SessionMode(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `SessionConfigOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigOption(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigOption> {
-  if (v_SessionConfigOption(value)) return { ok: true, value: value as T.SessionConfigOption };
+  if (first.SessionConfigOption(value)) return { ok: true, value: value as T.SessionConfigOption };
   return options?.all ? rt.allIssues(value, c_SessionConfigOption) : rt.finish(undefined);
 }
 
@@ -5057,7 +4401,7 @@ function validate_SessionConfigOption(value: unknown, options?: rt.ValidateOptio
  * Strict check of `SessionConfigId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigId> {
-  if (v_SessionConfigId(value)) return { ok: true, value: value as T.SessionConfigId };
+  if (first.SessionConfigId(value)) return { ok: true, value: value as T.SessionConfigId };
   return options?.all ? rt.allIssues(value, c_SessionConfigId) : rt.finish(undefined);
 }
 
@@ -5065,7 +4409,7 @@ function validate_SessionConfigId(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `SessionConfigOptionCategory` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigOptionCategory(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigOptionCategory> {
-  if (v_SessionConfigOptionCategory(value)) return { ok: true, value: value as T.SessionConfigOptionCategory };
+  if (first.SessionConfigOptionCategory(value)) return { ok: true, value: value as T.SessionConfigOptionCategory };
   return options?.all ? rt.allIssues(value, c_SessionConfigOptionCategory) : rt.finish(undefined);
 }
 
@@ -5073,7 +4417,7 @@ function validate_SessionConfigOptionCategory(value: unknown, options?: rt.Valid
  * Strict check of `SessionConfigValueId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigValueId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigValueId> {
-  if (v_SessionConfigValueId(value)) return { ok: true, value: value as T.SessionConfigValueId };
+  if (first.SessionConfigValueId(value)) return { ok: true, value: value as T.SessionConfigValueId };
   return options?.all ? rt.allIssues(value, c_SessionConfigValueId) : rt.finish(undefined);
 }
 
@@ -5081,7 +4425,7 @@ function validate_SessionConfigValueId(value: unknown, options?: rt.ValidateOpti
  * Strict check of `SessionConfigSelectOptions` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectOptions(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectOptions> {
-  if (v_SessionConfigSelectOptions(value)) return { ok: true, value: value as T.SessionConfigSelectOptions };
+  if (first.SessionConfigSelectOptions(value)) return { ok: true, value: value as T.SessionConfigSelectOptions };
   return options?.all ? rt.allIssues(value, c_SessionConfigSelectOptions) : rt.finish(undefined);
 }
 
@@ -5089,7 +4433,7 @@ function validate_SessionConfigSelectOptions(value: unknown, options?: rt.Valida
  * Strict check of `SessionConfigSelectOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectOption(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectOption> {
-  if (v_SessionConfigSelectOption(value)) return { ok: true, value: value as T.SessionConfigSelectOption };
+  if (first.SessionConfigSelectOption(value)) return { ok: true, value: value as T.SessionConfigSelectOption };
   return options?.all ? rt.allIssues(value, c_SessionConfigSelectOption) : rt.finish(undefined);
 }
 
@@ -5097,7 +4441,7 @@ function validate_SessionConfigSelectOption(value: unknown, options?: rt.Validat
  * Strict check of `SessionConfigSelectGroup` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectGroup(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectGroup> {
-  if (v_SessionConfigSelectGroup(value)) return { ok: true, value: value as T.SessionConfigSelectGroup };
+  if (first.SessionConfigSelectGroup(value)) return { ok: true, value: value as T.SessionConfigSelectGroup };
   return options?.all ? rt.allIssues(value, c_SessionConfigSelectGroup) : rt.finish(undefined);
 }
 
@@ -5105,7 +4449,7 @@ function validate_SessionConfigSelectGroup(value: unknown, options?: rt.Validate
  * Strict check of `SessionConfigGroupId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigGroupId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigGroupId> {
-  if (v_SessionConfigGroupId(value)) return { ok: true, value: value as T.SessionConfigGroupId };
+  if (first.SessionConfigGroupId(value)) return { ok: true, value: value as T.SessionConfigGroupId };
   return options?.all ? rt.allIssues(value, c_SessionConfigGroupId) : rt.finish(undefined);
 }
 
@@ -5113,7 +4457,7 @@ function validate_SessionConfigGroupId(value: unknown, options?: rt.ValidateOpti
  * Strict check of `SessionConfigSelect` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelect(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelect> {
-  if (v_SessionConfigSelect(value)) return { ok: true, value: value as T.SessionConfigSelect };
+  if (first.SessionConfigSelect(value)) return { ok: true, value: value as T.SessionConfigSelect };
   return options?.all ? rt.allIssues(value, c_SessionConfigSelect) : rt.finish(undefined);
 }
 
@@ -5121,7 +4465,7 @@ function validate_SessionConfigSelect(value: unknown, options?: rt.ValidateOptio
  * Strict check of `SessionConfigBoolean` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigBoolean(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigBoolean> {
-  if (v_SessionConfigBoolean(value)) return { ok: true, value: value as T.SessionConfigBoolean };
+  if (first.SessionConfigBoolean(value)) return { ok: true, value: value as T.SessionConfigBoolean };
   return options?.all ? rt.allIssues(value, c_SessionConfigBoolean) : rt.finish(undefined);
 }
 
@@ -5129,7 +4473,7 @@ function validate_SessionConfigBoolean(value: unknown, options?: rt.ValidateOpti
  * Strict check of `LoadSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LoadSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.LoadSessionResponse> {
-  if (v_LoadSessionResponse(value)) return { ok: true, value: value as T.LoadSessionResponse };
+  if (first.LoadSessionResponse(value)) return { ok: true, value: value as T.LoadSessionResponse };
   return options?.all ? rt.allIssues(value, c_LoadSessionResponse) : rt.finish(undefined);
 }
 
@@ -5137,7 +4481,7 @@ function validate_LoadSessionResponse(value: unknown, options?: rt.ValidateOptio
  * Strict check of `ListSessionsResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ListSessionsResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ListSessionsResponse> {
-  if (v_ListSessionsResponse(value)) return { ok: true, value: value as T.ListSessionsResponse };
+  if (first.ListSessionsResponse(value)) return { ok: true, value: value as T.ListSessionsResponse };
   return options?.all ? rt.allIssues(value, c_ListSessionsResponse) : rt.finish(undefined);
 }
 
@@ -5145,7 +4489,7 @@ function validate_ListSessionsResponse(value: unknown, options?: rt.ValidateOpti
  * Strict check of `SessionInfo` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionInfo(value: unknown, options?: rt.ValidateOptions): Result<T.SessionInfo> {
-  if (v_SessionInfo(value)) return { ok: true, value: value as T.SessionInfo };
+  if (first.SessionInfo(value)) return { ok: true, value: value as T.SessionInfo };
   return options?.all ? rt.allIssues(value, c_SessionInfo) : rt.finish(undefined);
 }
 
@@ -5153,7 +4497,7 @@ function validate_SessionInfo(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `DeleteSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DeleteSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.DeleteSessionResponse> {
-  if (v_DeleteSessionResponse(value)) return { ok: true, value: value as T.DeleteSessionResponse };
+  if (first.DeleteSessionResponse(value)) return { ok: true, value: value as T.DeleteSessionResponse };
   return options?.all ? rt.allIssues(value, c_DeleteSessionResponse) : rt.finish(undefined);
 }
 
@@ -5161,7 +4505,7 @@ function validate_DeleteSessionResponse(value: unknown, options?: rt.ValidateOpt
  * Strict check of `ResumeSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResumeSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ResumeSessionResponse> {
-  if (v_ResumeSessionResponse(value)) return { ok: true, value: value as T.ResumeSessionResponse };
+  if (first.ResumeSessionResponse(value)) return { ok: true, value: value as T.ResumeSessionResponse };
   return options?.all ? rt.allIssues(value, c_ResumeSessionResponse) : rt.finish(undefined);
 }
 
@@ -5169,7 +4513,7 @@ function validate_ResumeSessionResponse(value: unknown, options?: rt.ValidateOpt
  * Strict check of `CloseSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CloseSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CloseSessionResponse> {
-  if (v_CloseSessionResponse(value)) return { ok: true, value: value as T.CloseSessionResponse };
+  if (first.CloseSessionResponse(value)) return { ok: true, value: value as T.CloseSessionResponse };
   return options?.all ? rt.allIssues(value, c_CloseSessionResponse) : rt.finish(undefined);
 }
 
@@ -5177,7 +4521,7 @@ function validate_CloseSessionResponse(value: unknown, options?: rt.ValidateOpti
  * Strict check of `SetSessionModeResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionModeResponse(value: unknown, options?: rt.ValidateOptions): Result<T.SetSessionModeResponse> {
-  if (v_SetSessionModeResponse(value)) return { ok: true, value: value as T.SetSessionModeResponse };
+  if (first.SetSessionModeResponse(value)) return { ok: true, value: value as T.SetSessionModeResponse };
   return options?.all ? rt.allIssues(value, c_SetSessionModeResponse) : rt.finish(undefined);
 }
 
@@ -5185,7 +4529,7 @@ function validate_SetSessionModeResponse(value: unknown, options?: rt.ValidateOp
  * Strict check of `SetSessionConfigOptionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionConfigOptionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.SetSessionConfigOptionResponse> {
-  if (v_SetSessionConfigOptionResponse(value)) return { ok: true, value: value as T.SetSessionConfigOptionResponse };
+  if (first.SetSessionConfigOptionResponse(value)) return { ok: true, value: value as T.SetSessionConfigOptionResponse };
   return options?.all ? rt.allIssues(value, c_SetSessionConfigOptionResponse) : rt.finish(undefined);
 }
 
@@ -5193,7 +4537,7 @@ function validate_SetSessionConfigOptionResponse(value: unknown, options?: rt.Va
  * Strict check of `PromptResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptResponse(value: unknown, options?: rt.ValidateOptions): Result<T.PromptResponse> {
-  if (v_PromptResponse(value)) return { ok: true, value: value as T.PromptResponse };
+  if (first.PromptResponse(value)) return { ok: true, value: value as T.PromptResponse };
   return options?.all ? rt.allIssues(value, c_PromptResponse) : rt.finish(undefined);
 }
 
@@ -5201,7 +4545,7 @@ function validate_PromptResponse(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `StopReason` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StopReason(value: unknown, options?: rt.ValidateOptions): Result<T.StopReason> {
-  if (v_StopReason(value)) return { ok: true, value: value as T.StopReason };
+  if (first.StopReason(value)) return { ok: true, value: value as T.StopReason };
   return options?.all ? rt.allIssues(value, c_StopReason) : rt.finish(undefined);
 }
 
@@ -5209,7 +4553,7 @@ function validate_StopReason(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `ExtResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ExtResponse> {
-  if (v_ExtResponse(value)) return { ok: true, value: value as T.ExtResponse };
+  if (first.ExtResponse(value)) return { ok: true, value: value as T.ExtResponse };
   return options?.all ? rt.allIssues(value, c_ExtResponse) : rt.finish(undefined);
 }
 
@@ -5217,7 +4561,7 @@ function validate_ExtResponse(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `Error` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Error(value: unknown, options?: rt.ValidateOptions): Result<T.Error> {
-  if (v_Error(value)) return { ok: true, value: value as T.Error };
+  if (first.Error(value)) return { ok: true, value: value as T.Error };
   return options?.all ? rt.allIssues(value, c_Error) : rt.finish(undefined);
 }
 
@@ -5225,7 +4569,7 @@ function validate_Error(value: unknown, options?: rt.ValidateOptions): Result<T.
  * Strict check of `ErrorCode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ErrorCode(value: unknown, options?: rt.ValidateOptions): Result<T.ErrorCode> {
-  if (v_ErrorCode(value)) return { ok: true, value: value as T.ErrorCode };
+  if (first.ErrorCode(value)) return { ok: true, value: value as T.ErrorCode };
   return options?.all ? rt.allIssues(value, c_ErrorCode) : rt.finish(undefined);
 }
 
@@ -5233,7 +4577,7 @@ function validate_ErrorCode(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `AgentNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentNotification(value: unknown, options?: rt.ValidateOptions): Result<T.AgentNotification> {
-  if (v_AgentNotification(value)) return { ok: true, value: value as T.AgentNotification };
+  if (first.AgentNotification(value)) return { ok: true, value: value as T.AgentNotification };
   return options?.all ? rt.allIssues(value, c_AgentNotification) : rt.finish(undefined);
 }
 
@@ -5241,7 +4585,7 @@ function validate_AgentNotification(value: unknown, options?: rt.ValidateOptions
  * Strict check of `SessionNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionNotification(value: unknown, options?: rt.ValidateOptions): Result<T.SessionNotification> {
-  if (v_SessionNotification(value)) return { ok: true, value: value as T.SessionNotification };
+  if (first.SessionNotification(value)) return { ok: true, value: value as T.SessionNotification };
   return options?.all ? rt.allIssues(value, c_SessionNotification) : rt.finish(undefined);
 }
 
@@ -5249,7 +4593,7 @@ function validate_SessionNotification(value: unknown, options?: rt.ValidateOptio
  * Strict check of `SessionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.SessionUpdate> {
-  if (v_SessionUpdate(value)) return { ok: true, value: value as T.SessionUpdate };
+  if (first.SessionUpdate(value)) return { ok: true, value: value as T.SessionUpdate };
   return options?.all ? rt.allIssues(value, c_SessionUpdate) : rt.finish(undefined);
 }
 
@@ -5257,7 +4601,7 @@ function validate_SessionUpdate(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `MessageId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MessageId(value: unknown, options?: rt.ValidateOptions): Result<T.MessageId> {
-  if (v_MessageId(value)) return { ok: true, value: value as T.MessageId };
+  if (first.MessageId(value)) return { ok: true, value: value as T.MessageId };
   return options?.all ? rt.allIssues(value, c_MessageId) : rt.finish(undefined);
 }
 
@@ -5265,7 +4609,7 @@ function validate_MessageId(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `ContentChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ContentChunk(value: unknown, options?: rt.ValidateOptions): Result<T.ContentChunk> {
-  if (v_ContentChunk(value)) return { ok: true, value: value as T.ContentChunk };
+  if (first.ContentChunk(value)) return { ok: true, value: value as T.ContentChunk };
   return options?.all ? rt.allIssues(value, c_ContentChunk) : rt.finish(undefined);
 }
 
@@ -5273,7 +4617,7 @@ function validate_ContentChunk(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `ToolCall` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCall(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCall> {
-  if (v_ToolCall(value)) return { ok: true, value: value as T.ToolCall };
+  if (first.ToolCall(value)) return { ok: true, value: value as T.ToolCall };
   return options?.all ? rt.allIssues(value, c_ToolCall) : rt.finish(undefined);
 }
 
@@ -5281,7 +4625,7 @@ function validate_ToolCall(value: unknown, options?: rt.ValidateOptions): Result
  * Strict check of `PlanEntry` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntry(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntry> {
-  if (v_PlanEntry(value)) return { ok: true, value: value as T.PlanEntry };
+  if (first.PlanEntry(value)) return { ok: true, value: value as T.PlanEntry };
   return options?.all ? rt.allIssues(value, c_PlanEntry) : rt.finish(undefined);
 }
 
@@ -5289,7 +4633,7 @@ function validate_PlanEntry(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `PlanEntryPriority` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntryPriority(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntryPriority> {
-  if (v_PlanEntryPriority(value)) return { ok: true, value: value as T.PlanEntryPriority };
+  if (first.PlanEntryPriority(value)) return { ok: true, value: value as T.PlanEntryPriority };
   return options?.all ? rt.allIssues(value, c_PlanEntryPriority) : rt.finish(undefined);
 }
 
@@ -5297,7 +4641,7 @@ function validate_PlanEntryPriority(value: unknown, options?: rt.ValidateOptions
  * Strict check of `PlanEntryStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntryStatus(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntryStatus> {
-  if (v_PlanEntryStatus(value)) return { ok: true, value: value as T.PlanEntryStatus };
+  if (first.PlanEntryStatus(value)) return { ok: true, value: value as T.PlanEntryStatus };
   return options?.all ? rt.allIssues(value, c_PlanEntryStatus) : rt.finish(undefined);
 }
 
@@ -5305,7 +4649,7 @@ function validate_PlanEntryStatus(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `Plan` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Plan(value: unknown, options?: rt.ValidateOptions): Result<T.Plan> {
-  if (v_Plan(value)) return { ok: true, value: value as T.Plan };
+  if (first.Plan(value)) return { ok: true, value: value as T.Plan };
   return options?.all ? rt.allIssues(value, c_Plan) : rt.finish(undefined);
 }
 
@@ -5313,7 +4657,7 @@ function validate_Plan(value: unknown, options?: rt.ValidateOptions): Result<T.P
  * Strict check of `AvailableCommand` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommand(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommand> {
-  if (v_AvailableCommand(value)) return { ok: true, value: value as T.AvailableCommand };
+  if (first.AvailableCommand(value)) return { ok: true, value: value as T.AvailableCommand };
   return options?.all ? rt.allIssues(value, c_AvailableCommand) : rt.finish(undefined);
 }
 
@@ -5321,7 +4665,7 @@ function validate_AvailableCommand(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `AvailableCommandInput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommandInput(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommandInput> {
-  if (v_AvailableCommandInput(value)) return { ok: true, value: value as T.AvailableCommandInput };
+  if (first.AvailableCommandInput(value)) return { ok: true, value: value as T.AvailableCommandInput };
   return options?.all ? rt.allIssues(value, c_AvailableCommandInput) : rt.finish(undefined);
 }
 
@@ -5329,7 +4673,7 @@ function validate_AvailableCommandInput(value: unknown, options?: rt.ValidateOpt
  * Strict check of `UnstructuredCommandInput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UnstructuredCommandInput(value: unknown, options?: rt.ValidateOptions): Result<T.UnstructuredCommandInput> {
-  if (v_UnstructuredCommandInput(value)) return { ok: true, value: value as T.UnstructuredCommandInput };
+  if (first.UnstructuredCommandInput(value)) return { ok: true, value: value as T.UnstructuredCommandInput };
   return options?.all ? rt.allIssues(value, c_UnstructuredCommandInput) : rt.finish(undefined);
 }
 
@@ -5337,7 +4681,7 @@ function validate_UnstructuredCommandInput(value: unknown, options?: rt.Validate
  * Strict check of `AvailableCommandsUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommandsUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommandsUpdate> {
-  if (v_AvailableCommandsUpdate(value)) return { ok: true, value: value as T.AvailableCommandsUpdate };
+  if (first.AvailableCommandsUpdate(value)) return { ok: true, value: value as T.AvailableCommandsUpdate };
   return options?.all ? rt.allIssues(value, c_AvailableCommandsUpdate) : rt.finish(undefined);
 }
 
@@ -5345,7 +4689,7 @@ function validate_AvailableCommandsUpdate(value: unknown, options?: rt.ValidateO
  * Strict check of `CurrentModeUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CurrentModeUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.CurrentModeUpdate> {
-  if (v_CurrentModeUpdate(value)) return { ok: true, value: value as T.CurrentModeUpdate };
+  if (first.CurrentModeUpdate(value)) return { ok: true, value: value as T.CurrentModeUpdate };
   return options?.all ? rt.allIssues(value, c_CurrentModeUpdate) : rt.finish(undefined);
 }
 
@@ -5353,7 +4697,7 @@ function validate_CurrentModeUpdate(value: unknown, options?: rt.ValidateOptions
  * Strict check of `ConfigOptionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ConfigOptionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.ConfigOptionUpdate> {
-  if (v_ConfigOptionUpdate(value)) return { ok: true, value: value as T.ConfigOptionUpdate };
+  if (first.ConfigOptionUpdate(value)) return { ok: true, value: value as T.ConfigOptionUpdate };
   return options?.all ? rt.allIssues(value, c_ConfigOptionUpdate) : rt.finish(undefined);
 }
 
@@ -5361,7 +4705,7 @@ function validate_ConfigOptionUpdate(value: unknown, options?: rt.ValidateOption
  * Strict check of `SessionInfoUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionInfoUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.SessionInfoUpdate> {
-  if (v_SessionInfoUpdate(value)) return { ok: true, value: value as T.SessionInfoUpdate };
+  if (first.SessionInfoUpdate(value)) return { ok: true, value: value as T.SessionInfoUpdate };
   return options?.all ? rt.allIssues(value, c_SessionInfoUpdate) : rt.finish(undefined);
 }
 
@@ -5369,7 +4713,7 @@ function validate_SessionInfoUpdate(value: unknown, options?: rt.ValidateOptions
  * Strict check of `Cost` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Cost(value: unknown, options?: rt.ValidateOptions): Result<T.Cost> {
-  if (v_Cost(value)) return { ok: true, value: value as T.Cost };
+  if (first.Cost(value)) return { ok: true, value: value as T.Cost };
   return options?.all ? rt.allIssues(value, c_Cost) : rt.finish(undefined);
 }
 
@@ -5377,7 +4721,7 @@ function validate_Cost(value: unknown, options?: rt.ValidateOptions): Result<T.C
  * Strict check of `UsageUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UsageUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.UsageUpdate> {
-  if (v_UsageUpdate(value)) return { ok: true, value: value as T.UsageUpdate };
+  if (first.UsageUpdate(value)) return { ok: true, value: value as T.UsageUpdate };
   return options?.all ? rt.allIssues(value, c_UsageUpdate) : rt.finish(undefined);
 }
 
@@ -5385,7 +4729,7 @@ function validate_UsageUpdate(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `NoticeSeverity` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NoticeSeverity(value: unknown, options?: rt.ValidateOptions): Result<T.NoticeSeverity> {
-  if (v_NoticeSeverity(value)) return { ok: true, value: value as T.NoticeSeverity };
+  if (first.NoticeSeverity(value)) return { ok: true, value: value as T.NoticeSeverity };
   return options?.all ? rt.allIssues(value, c_NoticeSeverity) : rt.finish(undefined);
 }
 
@@ -5393,7 +4737,7 @@ function validate_NoticeSeverity(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `Notice` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Notice(value: unknown, options?: rt.ValidateOptions): Result<T.Notice> {
-  if (v_Notice(value)) return { ok: true, value: value as T.Notice };
+  if (first.Notice(value)) return { ok: true, value: value as T.Notice };
   return options?.all ? rt.allIssues(value, c_Notice) : rt.finish(undefined);
 }
 
@@ -5401,7 +4745,7 @@ function validate_Notice(value: unknown, options?: rt.ValidateOptions): Result<T
  * Strict check of `CompactionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionId(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionId> {
-  if (v_CompactionId(value)) return { ok: true, value: value as T.CompactionId };
+  if (first.CompactionId(value)) return { ok: true, value: value as T.CompactionId };
   return options?.all ? rt.allIssues(value, c_CompactionId) : rt.finish(undefined);
 }
 
@@ -5409,7 +4753,7 @@ function validate_CompactionId(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `CompactionStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionStatus(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionStatus> {
-  if (v_CompactionStatus(value)) return { ok: true, value: value as T.CompactionStatus };
+  if (first.CompactionStatus(value)) return { ok: true, value: value as T.CompactionStatus };
   return options?.all ? rt.allIssues(value, c_CompactionStatus) : rt.finish(undefined);
 }
 
@@ -5417,7 +4761,7 @@ function validate_CompactionStatus(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `CompactionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionUpdate> {
-  if (v_CompactionUpdate(value)) return { ok: true, value: value as T.CompactionUpdate };
+  if (first.CompactionUpdate(value)) return { ok: true, value: value as T.CompactionUpdate };
   return options?.all ? rt.allIssues(value, c_CompactionUpdate) : rt.finish(undefined);
 }
 
@@ -5425,7 +4769,7 @@ function validate_CompactionUpdate(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `CompactionSummaryChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionSummaryChunk(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionSummaryChunk> {
-  if (v_CompactionSummaryChunk(value)) return { ok: true, value: value as T.CompactionSummaryChunk };
+  if (first.CompactionSummaryChunk(value)) return { ok: true, value: value as T.CompactionSummaryChunk };
   return options?.all ? rt.allIssues(value, c_CompactionSummaryChunk) : rt.finish(undefined);
 }
 
@@ -5433,7 +4777,7 @@ function validate_CompactionSummaryChunk(value: unknown, options?: rt.ValidateOp
  * Strict check of `CompleteElicitationNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompleteElicitationNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CompleteElicitationNotification> {
-  if (v_CompleteElicitationNotification(value)) return { ok: true, value: value as T.CompleteElicitationNotification };
+  if (first.CompleteElicitationNotification(value)) return { ok: true, value: value as T.CompleteElicitationNotification };
   return options?.all ? rt.allIssues(value, c_CompleteElicitationNotification) : rt.finish(undefined);
 }
 
@@ -5441,7 +4785,7 @@ function validate_CompleteElicitationNotification(value: unknown, options?: rt.V
  * Strict check of `ExtNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtNotification(value: unknown, options?: rt.ValidateOptions): Result<T.ExtNotification> {
-  if (v_ExtNotification(value)) return { ok: true, value: value as T.ExtNotification };
+  if (first.ExtNotification(value)) return { ok: true, value: value as T.ExtNotification };
   return options?.all ? rt.allIssues(value, c_ExtNotification) : rt.finish(undefined);
 }
 
@@ -5449,7 +4793,7 @@ function validate_ExtNotification(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `ClientRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ClientRequest> {
-  if (v_ClientRequest(value)) return { ok: true, value: value as T.ClientRequest };
+  if (first.ClientRequest(value)) return { ok: true, value: value as T.ClientRequest };
   return options?.all ? rt.allIssues(value, c_ClientRequest) : rt.finish(undefined);
 }
 
@@ -5457,7 +4801,7 @@ function validate_ClientRequest(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `InitializeRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_InitializeRequest(value: unknown, options?: rt.ValidateOptions): Result<T.InitializeRequest> {
-  if (v_InitializeRequest(value)) return { ok: true, value: value as T.InitializeRequest };
+  if (first.InitializeRequest(value)) return { ok: true, value: value as T.InitializeRequest };
   return options?.all ? rt.allIssues(value, c_InitializeRequest) : rt.finish(undefined);
 }
 
@@ -5465,7 +4809,7 @@ function validate_InitializeRequest(value: unknown, options?: rt.ValidateOptions
  * Strict check of `ClientCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ClientCapabilities> {
-  if (v_ClientCapabilities(value)) return { ok: true, value: value as T.ClientCapabilities };
+  if (first.ClientCapabilities(value)) return { ok: true, value: value as T.ClientCapabilities };
   return options?.all ? rt.allIssues(value, c_ClientCapabilities) : rt.finish(undefined);
 }
 
@@ -5473,7 +4817,7 @@ function validate_ClientCapabilities(value: unknown, options?: rt.ValidateOption
  * Strict check of `FileSystemCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_FileSystemCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.FileSystemCapabilities> {
-  if (v_FileSystemCapabilities(value)) return { ok: true, value: value as T.FileSystemCapabilities };
+  if (first.FileSystemCapabilities(value)) return { ok: true, value: value as T.FileSystemCapabilities };
   return options?.all ? rt.allIssues(value, c_FileSystemCapabilities) : rt.finish(undefined);
 }
 
@@ -5481,7 +4825,7 @@ function validate_FileSystemCapabilities(value: unknown, options?: rt.ValidateOp
  * Strict check of `ClientSessionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientSessionCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ClientSessionCapabilities> {
-  if (v_ClientSessionCapabilities(value)) return { ok: true, value: value as T.ClientSessionCapabilities };
+  if (first.ClientSessionCapabilities(value)) return { ok: true, value: value as T.ClientSessionCapabilities };
   return options?.all ? rt.allIssues(value, c_ClientSessionCapabilities) : rt.finish(undefined);
 }
 
@@ -5489,7 +4833,7 @@ function validate_ClientSessionCapabilities(value: unknown, options?: rt.Validat
  * Strict check of `CompactionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionCapabilities> {
-  if (v_CompactionCapabilities(value)) return { ok: true, value: value as T.CompactionCapabilities };
+  if (first.CompactionCapabilities(value)) return { ok: true, value: value as T.CompactionCapabilities };
   return options?.all ? rt.allIssues(value, c_CompactionCapabilities) : rt.finish(undefined);
 }
 
@@ -5497,7 +4841,7 @@ function validate_CompactionCapabilities(value: unknown, options?: rt.ValidateOp
  * Strict check of `SessionConfigOptionsCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigOptionsCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigOptionsCapabilities> {
-  if (v_SessionConfigOptionsCapabilities(value)) return { ok: true, value: value as T.SessionConfigOptionsCapabilities };
+  if (first.SessionConfigOptionsCapabilities(value)) return { ok: true, value: value as T.SessionConfigOptionsCapabilities };
   return options?.all ? rt.allIssues(value, c_SessionConfigOptionsCapabilities) : rt.finish(undefined);
 }
 
@@ -5505,7 +4849,7 @@ function validate_SessionConfigOptionsCapabilities(value: unknown, options?: rt.
  * Strict check of `BooleanConfigOptionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BooleanConfigOptionCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.BooleanConfigOptionCapabilities> {
-  if (v_BooleanConfigOptionCapabilities(value)) return { ok: true, value: value as T.BooleanConfigOptionCapabilities };
+  if (first.BooleanConfigOptionCapabilities(value)) return { ok: true, value: value as T.BooleanConfigOptionCapabilities };
   return options?.all ? rt.allIssues(value, c_BooleanConfigOptionCapabilities) : rt.finish(undefined);
 }
 
@@ -5513,7 +4857,7 @@ function validate_BooleanConfigOptionCapabilities(value: unknown, options?: rt.V
  * Strict check of `NoticeCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NoticeCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.NoticeCapabilities> {
-  if (v_NoticeCapabilities(value)) return { ok: true, value: value as T.NoticeCapabilities };
+  if (first.NoticeCapabilities(value)) return { ok: true, value: value as T.NoticeCapabilities };
   return options?.all ? rt.allIssues(value, c_NoticeCapabilities) : rt.finish(undefined);
 }
 
@@ -5521,7 +4865,7 @@ function validate_NoticeCapabilities(value: unknown, options?: rt.ValidateOption
  * Strict check of `AuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.AuthCapabilities> {
-  if (v_AuthCapabilities(value)) return { ok: true, value: value as T.AuthCapabilities };
+  if (first.AuthCapabilities(value)) return { ok: true, value: value as T.AuthCapabilities };
   return options?.all ? rt.allIssues(value, c_AuthCapabilities) : rt.finish(undefined);
 }
 
@@ -5529,7 +4873,7 @@ function validate_AuthCapabilities(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `ElicitationCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationCapabilities> {
-  if (v_ElicitationCapabilities(value)) return { ok: true, value: value as T.ElicitationCapabilities };
+  if (first.ElicitationCapabilities(value)) return { ok: true, value: value as T.ElicitationCapabilities };
   return options?.all ? rt.allIssues(value, c_ElicitationCapabilities) : rt.finish(undefined);
 }
 
@@ -5537,7 +4881,7 @@ function validate_ElicitationCapabilities(value: unknown, options?: rt.ValidateO
  * Strict check of `ElicitationFormCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationFormCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationFormCapabilities> {
-  if (v_ElicitationFormCapabilities(value)) return { ok: true, value: value as T.ElicitationFormCapabilities };
+  if (first.ElicitationFormCapabilities(value)) return { ok: true, value: value as T.ElicitationFormCapabilities };
   return options?.all ? rt.allIssues(value, c_ElicitationFormCapabilities) : rt.finish(undefined);
 }
 
@@ -5545,7 +4889,7 @@ function validate_ElicitationFormCapabilities(value: unknown, options?: rt.Valid
  * Strict check of `ElicitationUrlCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationUrlCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationUrlCapabilities> {
-  if (v_ElicitationUrlCapabilities(value)) return { ok: true, value: value as T.ElicitationUrlCapabilities };
+  if (first.ElicitationUrlCapabilities(value)) return { ok: true, value: value as T.ElicitationUrlCapabilities };
   return options?.all ? rt.allIssues(value, c_ElicitationUrlCapabilities) : rt.finish(undefined);
 }
 
@@ -5553,7 +4897,7 @@ function validate_ElicitationUrlCapabilities(value: unknown, options?: rt.Valida
  * Strict check of `AuthenticateRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthenticateRequest(value: unknown, options?: rt.ValidateOptions): Result<T.AuthenticateRequest> {
-  if (v_AuthenticateRequest(value)) return { ok: true, value: value as T.AuthenticateRequest };
+  if (first.AuthenticateRequest(value)) return { ok: true, value: value as T.AuthenticateRequest };
   return options?.all ? rt.allIssues(value, c_AuthenticateRequest) : rt.finish(undefined);
 }
 
@@ -5561,7 +4905,7 @@ function validate_AuthenticateRequest(value: unknown, options?: rt.ValidateOptio
  * Strict check of `LogoutRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LogoutRequest(value: unknown, options?: rt.ValidateOptions): Result<T.LogoutRequest> {
-  if (v_LogoutRequest(value)) return { ok: true, value: value as T.LogoutRequest };
+  if (first.LogoutRequest(value)) return { ok: true, value: value as T.LogoutRequest };
   return options?.all ? rt.allIssues(value, c_LogoutRequest) : rt.finish(undefined);
 }
 
@@ -5569,7 +4913,7 @@ function validate_LogoutRequest(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `NewSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NewSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.NewSessionRequest> {
-  if (v_NewSessionRequest(value)) return { ok: true, value: value as T.NewSessionRequest };
+  if (first.NewSessionRequest(value)) return { ok: true, value: value as T.NewSessionRequest };
   return options?.all ? rt.allIssues(value, c_NewSessionRequest) : rt.finish(undefined);
 }
 
@@ -5577,7 +4921,7 @@ function validate_NewSessionRequest(value: unknown, options?: rt.ValidateOptions
  * Strict check of `McpServer` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServer(value: unknown, options?: rt.ValidateOptions): Result<T.McpServer> {
-  if (v_McpServer(value)) return { ok: true, value: value as T.McpServer };
+  if (first.McpServer(value)) return { ok: true, value: value as T.McpServer };
   return options?.all ? rt.allIssues(value, c_McpServer) : rt.finish(undefined);
 }
 
@@ -5585,7 +4929,7 @@ function validate_McpServer(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `HttpHeader` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_HttpHeader(value: unknown, options?: rt.ValidateOptions): Result<T.HttpHeader> {
-  if (v_HttpHeader(value)) return { ok: true, value: value as T.HttpHeader };
+  if (first.HttpHeader(value)) return { ok: true, value: value as T.HttpHeader };
   return options?.all ? rt.allIssues(value, c_HttpHeader) : rt.finish(undefined);
 }
 
@@ -5593,7 +4937,7 @@ function validate_HttpHeader(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `McpServerHttp` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServerHttp(value: unknown, options?: rt.ValidateOptions): Result<T.McpServerHttp> {
-  if (v_McpServerHttp(value)) return { ok: true, value: value as T.McpServerHttp };
+  if (first.McpServerHttp(value)) return { ok: true, value: value as T.McpServerHttp };
   return options?.all ? rt.allIssues(value, c_McpServerHttp) : rt.finish(undefined);
 }
 
@@ -5601,7 +4945,7 @@ function validate_McpServerHttp(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `McpServerSse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServerSse(value: unknown, options?: rt.ValidateOptions): Result<T.McpServerSse> {
-  if (v_McpServerSse(value)) return { ok: true, value: value as T.McpServerSse };
+  if (first.McpServerSse(value)) return { ok: true, value: value as T.McpServerSse };
   return options?.all ? rt.allIssues(value, c_McpServerSse) : rt.finish(undefined);
 }
 
@@ -5609,7 +4953,7 @@ function validate_McpServerSse(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `McpServerStdio` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServerStdio(value: unknown, options?: rt.ValidateOptions): Result<T.McpServerStdio> {
-  if (v_McpServerStdio(value)) return { ok: true, value: value as T.McpServerStdio };
+  if (first.McpServerStdio(value)) return { ok: true, value: value as T.McpServerStdio };
   return options?.all ? rt.allIssues(value, c_McpServerStdio) : rt.finish(undefined);
 }
 
@@ -5617,7 +4961,7 @@ function validate_McpServerStdio(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `LoadSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LoadSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.LoadSessionRequest> {
-  if (v_LoadSessionRequest(value)) return { ok: true, value: value as T.LoadSessionRequest };
+  if (first.LoadSessionRequest(value)) return { ok: true, value: value as T.LoadSessionRequest };
   return options?.all ? rt.allIssues(value, c_LoadSessionRequest) : rt.finish(undefined);
 }
 
@@ -5625,7 +4969,7 @@ function validate_LoadSessionRequest(value: unknown, options?: rt.ValidateOption
  * Strict check of `ListSessionsRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ListSessionsRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ListSessionsRequest> {
-  if (v_ListSessionsRequest(value)) return { ok: true, value: value as T.ListSessionsRequest };
+  if (first.ListSessionsRequest(value)) return { ok: true, value: value as T.ListSessionsRequest };
   return options?.all ? rt.allIssues(value, c_ListSessionsRequest) : rt.finish(undefined);
 }
 
@@ -5633,7 +4977,7 @@ function validate_ListSessionsRequest(value: unknown, options?: rt.ValidateOptio
  * Strict check of `DeleteSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DeleteSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.DeleteSessionRequest> {
-  if (v_DeleteSessionRequest(value)) return { ok: true, value: value as T.DeleteSessionRequest };
+  if (first.DeleteSessionRequest(value)) return { ok: true, value: value as T.DeleteSessionRequest };
   return options?.all ? rt.allIssues(value, c_DeleteSessionRequest) : rt.finish(undefined);
 }
 
@@ -5641,7 +4985,7 @@ function validate_DeleteSessionRequest(value: unknown, options?: rt.ValidateOpti
  * Strict check of `ResumeSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResumeSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ResumeSessionRequest> {
-  if (v_ResumeSessionRequest(value)) return { ok: true, value: value as T.ResumeSessionRequest };
+  if (first.ResumeSessionRequest(value)) return { ok: true, value: value as T.ResumeSessionRequest };
   return options?.all ? rt.allIssues(value, c_ResumeSessionRequest) : rt.finish(undefined);
 }
 
@@ -5649,7 +4993,7 @@ function validate_ResumeSessionRequest(value: unknown, options?: rt.ValidateOpti
  * Strict check of `CloseSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CloseSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CloseSessionRequest> {
-  if (v_CloseSessionRequest(value)) return { ok: true, value: value as T.CloseSessionRequest };
+  if (first.CloseSessionRequest(value)) return { ok: true, value: value as T.CloseSessionRequest };
   return options?.all ? rt.allIssues(value, c_CloseSessionRequest) : rt.finish(undefined);
 }
 
@@ -5657,7 +5001,7 @@ function validate_CloseSessionRequest(value: unknown, options?: rt.ValidateOptio
  * Strict check of `SetSessionModeRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionModeRequest(value: unknown, options?: rt.ValidateOptions): Result<T.SetSessionModeRequest> {
-  if (v_SetSessionModeRequest(value)) return { ok: true, value: value as T.SetSessionModeRequest };
+  if (first.SetSessionModeRequest(value)) return { ok: true, value: value as T.SetSessionModeRequest };
   return options?.all ? rt.allIssues(value, c_SetSessionModeRequest) : rt.finish(undefined);
 }
 
@@ -5665,7 +5009,7 @@ function validate_SetSessionModeRequest(value: unknown, options?: rt.ValidateOpt
  * Strict check of `SetSessionConfigOptionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionConfigOptionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.SetSessionConfigOptionRequest> {
-  if (v_SetSessionConfigOptionRequest(value)) return { ok: true, value: value as T.SetSessionConfigOptionRequest };
+  if (first.SetSessionConfigOptionRequest(value)) return { ok: true, value: value as T.SetSessionConfigOptionRequest };
   return options?.all ? rt.allIssues(value, c_SetSessionConfigOptionRequest) : rt.finish(undefined);
 }
 
@@ -5673,7 +5017,7 @@ function validate_SetSessionConfigOptionRequest(value: unknown, options?: rt.Val
  * Strict check of `PromptRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptRequest(value: unknown, options?: rt.ValidateOptions): Result<T.PromptRequest> {
-  if (v_PromptRequest(value)) return { ok: true, value: value as T.PromptRequest };
+  if (first.PromptRequest(value)) return { ok: true, value: value as T.PromptRequest };
   return options?.all ? rt.allIssues(value, c_PromptRequest) : rt.finish(undefined);
 }
 
@@ -5681,7 +5025,7 @@ function validate_PromptRequest(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `ClientResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ClientResponse> {
-  if (v_ClientResponse(value)) return { ok: true, value: value as T.ClientResponse };
+  if (first.ClientResponse(value)) return { ok: true, value: value as T.ClientResponse };
   return options?.all ? rt.allIssues(value, c_ClientResponse) : rt.finish(undefined);
 }
 
@@ -5689,7 +5033,7 @@ function validate_ClientResponse(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `WriteTextFileResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_WriteTextFileResponse(value: unknown, options?: rt.ValidateOptions): Result<T.WriteTextFileResponse> {
-  if (v_WriteTextFileResponse(value)) return { ok: true, value: value as T.WriteTextFileResponse };
+  if (first.WriteTextFileResponse(value)) return { ok: true, value: value as T.WriteTextFileResponse };
   return options?.all ? rt.allIssues(value, c_WriteTextFileResponse) : rt.finish(undefined);
 }
 
@@ -5697,7 +5041,7 @@ function validate_WriteTextFileResponse(value: unknown, options?: rt.ValidateOpt
  * Strict check of `ReadTextFileResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReadTextFileResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ReadTextFileResponse> {
-  if (v_ReadTextFileResponse(value)) return { ok: true, value: value as T.ReadTextFileResponse };
+  if (first.ReadTextFileResponse(value)) return { ok: true, value: value as T.ReadTextFileResponse };
   return options?.all ? rt.allIssues(value, c_ReadTextFileResponse) : rt.finish(undefined);
 }
 
@@ -5705,7 +5049,7 @@ function validate_ReadTextFileResponse(value: unknown, options?: rt.ValidateOpti
  * Strict check of `RequestPermissionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionResponse> {
-  if (v_RequestPermissionResponse(value)) return { ok: true, value: value as T.RequestPermissionResponse };
+  if (first.RequestPermissionResponse(value)) return { ok: true, value: value as T.RequestPermissionResponse };
   return options?.all ? rt.allIssues(value, c_RequestPermissionResponse) : rt.finish(undefined);
 }
 
@@ -5713,7 +5057,7 @@ function validate_RequestPermissionResponse(value: unknown, options?: rt.Validat
  * Strict check of `RequestPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionOutcome> {
-  if (v_RequestPermissionOutcome(value)) return { ok: true, value: value as T.RequestPermissionOutcome };
+  if (first.RequestPermissionOutcome(value)) return { ok: true, value: value as T.RequestPermissionOutcome };
   return options?.all ? rt.allIssues(value, c_RequestPermissionOutcome) : rt.finish(undefined);
 }
 
@@ -5721,7 +5065,7 @@ function validate_RequestPermissionOutcome(value: unknown, options?: rt.Validate
  * Strict check of `SelectedPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SelectedPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.SelectedPermissionOutcome> {
-  if (v_SelectedPermissionOutcome(value)) return { ok: true, value: value as T.SelectedPermissionOutcome };
+  if (first.SelectedPermissionOutcome(value)) return { ok: true, value: value as T.SelectedPermissionOutcome };
   return options?.all ? rt.allIssues(value, c_SelectedPermissionOutcome) : rt.finish(undefined);
 }
 
@@ -5729,7 +5073,7 @@ function validate_SelectedPermissionOutcome(value: unknown, options?: rt.Validat
  * Strict check of `CreateTerminalResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateTerminalResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CreateTerminalResponse> {
-  if (v_CreateTerminalResponse(value)) return { ok: true, value: value as T.CreateTerminalResponse };
+  if (first.CreateTerminalResponse(value)) return { ok: true, value: value as T.CreateTerminalResponse };
   return options?.all ? rt.allIssues(value, c_CreateTerminalResponse) : rt.finish(undefined);
 }
 
@@ -5737,7 +5081,7 @@ function validate_CreateTerminalResponse(value: unknown, options?: rt.ValidateOp
  * Strict check of `TerminalOutputResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalOutputResponse(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalOutputResponse> {
-  if (v_TerminalOutputResponse(value)) return { ok: true, value: value as T.TerminalOutputResponse };
+  if (first.TerminalOutputResponse(value)) return { ok: true, value: value as T.TerminalOutputResponse };
   return options?.all ? rt.allIssues(value, c_TerminalOutputResponse) : rt.finish(undefined);
 }
 
@@ -5745,7 +5089,7 @@ function validate_TerminalOutputResponse(value: unknown, options?: rt.ValidateOp
  * Strict check of `TerminalExitStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalExitStatus(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalExitStatus> {
-  if (v_TerminalExitStatus(value)) return { ok: true, value: value as T.TerminalExitStatus };
+  if (first.TerminalExitStatus(value)) return { ok: true, value: value as T.TerminalExitStatus };
   return options?.all ? rt.allIssues(value, c_TerminalExitStatus) : rt.finish(undefined);
 }
 
@@ -5753,7 +5097,7 @@ function validate_TerminalExitStatus(value: unknown, options?: rt.ValidateOption
  * Strict check of `ReleaseTerminalResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReleaseTerminalResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ReleaseTerminalResponse> {
-  if (v_ReleaseTerminalResponse(value)) return { ok: true, value: value as T.ReleaseTerminalResponse };
+  if (first.ReleaseTerminalResponse(value)) return { ok: true, value: value as T.ReleaseTerminalResponse };
   return options?.all ? rt.allIssues(value, c_ReleaseTerminalResponse) : rt.finish(undefined);
 }
 
@@ -5761,7 +5105,7 @@ function validate_ReleaseTerminalResponse(value: unknown, options?: rt.ValidateO
  * Strict check of `WaitForTerminalExitResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_WaitForTerminalExitResponse(value: unknown, options?: rt.ValidateOptions): Result<T.WaitForTerminalExitResponse> {
-  if (v_WaitForTerminalExitResponse(value)) return { ok: true, value: value as T.WaitForTerminalExitResponse };
+  if (first.WaitForTerminalExitResponse(value)) return { ok: true, value: value as T.WaitForTerminalExitResponse };
   return options?.all ? rt.allIssues(value, c_WaitForTerminalExitResponse) : rt.finish(undefined);
 }
 
@@ -5769,7 +5113,7 @@ function validate_WaitForTerminalExitResponse(value: unknown, options?: rt.Valid
  * Strict check of `KillTerminalResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_KillTerminalResponse(value: unknown, options?: rt.ValidateOptions): Result<T.KillTerminalResponse> {
-  if (v_KillTerminalResponse(value)) return { ok: true, value: value as T.KillTerminalResponse };
+  if (first.KillTerminalResponse(value)) return { ok: true, value: value as T.KillTerminalResponse };
   return options?.all ? rt.allIssues(value, c_KillTerminalResponse) : rt.finish(undefined);
 }
 
@@ -5777,7 +5121,7 @@ function validate_KillTerminalResponse(value: unknown, options?: rt.ValidateOpti
  * Strict check of `CreateElicitationResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateElicitationResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CreateElicitationResponse> {
-  if (v_CreateElicitationResponse(value)) return { ok: true, value: value as T.CreateElicitationResponse };
+  if (first.CreateElicitationResponse(value)) return { ok: true, value: value as T.CreateElicitationResponse };
   return options?.all ? rt.allIssues(value, c_CreateElicitationResponse) : rt.finish(undefined);
 }
 
@@ -5785,7 +5129,7 @@ function validate_CreateElicitationResponse(value: unknown, options?: rt.Validat
  * Strict check of `ElicitationContentValue` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationContentValue(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationContentValue> {
-  if (v_ElicitationContentValue(value)) return { ok: true, value: value as T.ElicitationContentValue };
+  if (first.ElicitationContentValue(value)) return { ok: true, value: value as T.ElicitationContentValue };
   return options?.all ? rt.allIssues(value, c_ElicitationContentValue) : rt.finish(undefined);
 }
 
@@ -5793,7 +5137,7 @@ function validate_ElicitationContentValue(value: unknown, options?: rt.ValidateO
  * Strict check of `ElicitationAcceptAction` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationAcceptAction(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationAcceptAction> {
-  if (v_ElicitationAcceptAction(value)) return { ok: true, value: value as T.ElicitationAcceptAction };
+  if (first.ElicitationAcceptAction(value)) return { ok: true, value: value as T.ElicitationAcceptAction };
   return options?.all ? rt.allIssues(value, c_ElicitationAcceptAction) : rt.finish(undefined);
 }
 
@@ -5801,7 +5145,7 @@ function validate_ElicitationAcceptAction(value: unknown, options?: rt.ValidateO
  * Strict check of `ClientNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientNotification(value: unknown, options?: rt.ValidateOptions): Result<T.ClientNotification> {
-  if (v_ClientNotification(value)) return { ok: true, value: value as T.ClientNotification };
+  if (first.ClientNotification(value)) return { ok: true, value: value as T.ClientNotification };
   return options?.all ? rt.allIssues(value, c_ClientNotification) : rt.finish(undefined);
 }
 
@@ -5809,7 +5153,7 @@ function validate_ClientNotification(value: unknown, options?: rt.ValidateOption
  * Strict check of `CancelNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CancelNotification> {
-  if (v_CancelNotification(value)) return { ok: true, value: value as T.CancelNotification };
+  if (first.CancelNotification(value)) return { ok: true, value: value as T.CancelNotification };
   return options?.all ? rt.allIssues(value, c_CancelNotification) : rt.finish(undefined);
 }
 
@@ -5817,7 +5161,7 @@ function validate_CancelNotification(value: unknown, options?: rt.ValidateOption
  * Strict check of `CancelRequestNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelRequestNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CancelRequestNotification> {
-  if (v_CancelRequestNotification(value)) return { ok: true, value: value as T.CancelRequestNotification };
+  if (first.CancelRequestNotification(value)) return { ok: true, value: value as T.CancelRequestNotification };
   return options?.all ? rt.allIssues(value, c_CancelRequestNotification) : rt.finish(undefined);
 }
 

@@ -8,97 +8,46 @@
  * @module
  */
 
+import * as collect from "../runtime/collect.js";
 import * as rt from "../runtime/decode.js";
 import type { Result } from "../runtime/result.js";
 import type * as T from "./types.js";
-
-function v_AgentRequest_params(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_RequestPermissionRequest(v)) return true;
-  best = rt.failure();
-  if (v_CreateElicitationRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_ExtRequest(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_AgentRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/id");
-  x = v.method;
-  if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
-  x = v.params;
-  if (x !== undefined && !(x === null || v_AgentRequest_params(x))) return rt.at("/params");
-  return true;
-}
+import * as first from "./validate-first.js";
 
 function c_AgentRequest_params(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_RequestPermissionRequest(v) ? 1 : 0) + (v_CreateElicitationRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_RequestPermissionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_AgentRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_AgentRequest_params(x, p + "/params", out); } }
-}
-
-function v_RequestId(v: any): true | undefined {
-  let best: rt.Failure;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
-  best = rt.failure();
-  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.method;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x);
+    } else rt.issue(out, p + "/method", "missing required property");
+  }
+  {
+    const x: any = v.params;
+    if (x !== undefined) {
+      if (x !== null) c_AgentRequest_params(x, p + "/params", out);
+    }
+  }
 }
 
 function c_RequestId(v: any, p: string, out: rt.Issue[]): void {
-  const n = ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }]);
-}
-
-function v_RequestPermissionRequest_options(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_PermissionOption(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_RequestPermissionRequest__meta(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  return true;
-}
-
-function v_RequestPermissionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.title;
-  if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.subject;
-  if (x !== undefined && !(x === null || v_RequestPermissionSubject(x))) return rt.at("/subject");
-  x = v.options;
-  if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_RequestPermissionRequest_options(x)) return rt.at("/options");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_RequestPermissionRequest_options(v: any, p: string, out: rt.Issue[]): void {
@@ -113,49 +62,46 @@ function c_RequestPermissionRequest__meta(v: any, p: string, out: rt.Issue[]): v
 
 function c_RequestPermissionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.subject; if (x !== undefined) { if (x !== null) c_RequestPermissionSubject(x, p + "/subject", out); } }
-  { const x: any = v.options; if (x !== undefined) { c_RequestPermissionRequest_options(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x);
+    } else rt.issue(out, p + "/title", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.subject;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionSubject(x, p + "/subject", out);
+    }
+  }
+  {
+    const x: any = v.options;
+    if (x !== undefined) {
+      c_RequestPermissionRequest_options(x, p + "/options", out);
+    } else rt.issue(out, p + "/options", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
-}
-
-function v_RequestPermissionSubjectToolCall(v: any): true | undefined {
-  return v_ToolCallPermissionSubject(v);
-}
-
-function v_RequestPermissionSubjectCommand(v: any): true | undefined {
-  return v_CommandPermissionSubject(v);
-}
-
-function v_RequestPermissionSubjectOther(v: any): true | undefined {
-  return true;
-}
-
-function v_RequestPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "tool_call":
-      ok = v_RequestPermissionSubjectToolCall(v);
-      break;
-    case "command":
-      ok = v_RequestPermissionSubjectCommand(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_RequestPermissionSubjectOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
-  }
-  return ok;
 }
 
 function c_RequestPermissionSubjectToolCall(v: any, p: string, out: rt.Issue[]): void {
@@ -166,8 +112,7 @@ function c_RequestPermissionSubjectCommand(v: any, p: string, out: rt.Issue[]): 
   c_CommandPermissionSubject(v, p, out);
 }
 
-function c_RequestPermissionSubjectOther(v: any, p: string, out: rt.Issue[]): void {
-}
+function c_RequestPermissionSubjectOther(v: any, p: string, out: rt.Issue[]): void {}
 
 function c_RequestPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
@@ -178,49 +123,6 @@ function c_RequestPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
     case "command": c_RequestPermissionSubjectCommand(v, p, out); break;
     default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-}
-
-function v_ToolCallUpdate_content(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ToolCallContent(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_ToolCallUpdate_locations(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ToolCallLocation(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_ToolCallUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.toolCallId;
-  if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
-  if (!v_ToolCallId(x)) return rt.at("/toolCallId");
-  x = v.name;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/name");
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.kind;
-  if (x !== undefined && !(x === null || v_ToolKind(x))) return rt.at("/kind");
-  x = v.status;
-  if (x !== undefined && !(x === null || v_ToolCallStatus(x))) return rt.at("/status");
-  x = v.content;
-  if (x !== undefined && !(x === null || v_ToolCallUpdate_content(x))) return rt.at("/content");
-  x = v.locations;
-  if (x !== undefined && !(x === null || v_ToolCallUpdate_locations(x))) return rt.at("/locations");
-  x = v.capabilities;
-  if (x !== undefined && !(x === null || v_ToolCallCapabilities(x))) return rt.at("/capabilities");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_ToolCallUpdate_content(v: any, p: string, out: rt.Issue[]): void {
@@ -235,75 +137,72 @@ function c_ToolCallUpdate_locations(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ToolCallUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x); } }
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.kind; if (x !== undefined) { if (x !== null) c_ToolKind(x, p + "/kind", out); } }
-  { const x: any = v.status; if (x !== undefined) { if (x !== null) c_ToolCallStatus(x, p + "/status", out); } }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_ToolCallUpdate_content(x, p + "/content", out); } }
-  { const x: any = v.locations; if (x !== undefined) { if (x !== null) c_ToolCallUpdate_locations(x, p + "/locations", out); } }
-  { const x: any = v.capabilities; if (x !== undefined) { if (x !== null) c_ToolCallCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ToolCallId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.toolCallId;
+    if (x !== undefined) {
+      c_ToolCallId(x, p + "/toolCallId", out);
+    } else rt.issue(out, p + "/toolCallId", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/name", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.kind;
+    if (x !== undefined) {
+      if (x !== null) c_ToolKind(x, p + "/kind", out);
+    }
+  }
+  {
+    const x: any = v.status;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallStatus(x, p + "/status", out);
+    }
+  }
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallUpdate_content(x, p + "/content", out);
+    }
+  }
+  {
+    const x: any = v.locations;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallUpdate_locations(x, p + "/locations", out);
+    }
+  }
+  {
+    const x: any = v.capabilities;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallCapabilities(x, p + "/capabilities", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ToolCallId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_ToolKind(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_ToolKind(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_ToolCallStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_ToolCallStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
-}
-
-function v_ToolCallContentContent(v: any): true | undefined {
-  return v_Content(v);
-}
-
-function v_ToolCallContentDiff(v: any): true | undefined {
-  return v_Diff(v);
-}
-
-function v_ToolCallContentTerminal(v: any): true | undefined {
-  return v_Terminal(v);
-}
-
-function v_ToolCallContentOther(v: any): true | undefined {
-  return true;
-}
-
-function v_ToolCallContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "content":
-      ok = v_ToolCallContentContent(v);
-      break;
-    case "diff":
-      ok = v_ToolCallContentDiff(v);
-      break;
-    case "terminal":
-      ok = v_ToolCallContentTerminal(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_ToolCallContentOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
-  }
-  return ok;
 }
 
 function c_ToolCallContentContent(v: any, p: string, out: rt.Issue[]): void {
@@ -328,56 +227,6 @@ function c_ToolCallContent(v: any, p: string, out: rt.Issue[]): void {
     case "terminal": c_ToolCallContentTerminal(v, p, out); break;
     default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-}
-
-function v_ContentBlockText(v: any): true | undefined {
-  return v_TextContent(v);
-}
-
-function v_ContentBlockImage(v: any): true | undefined {
-  return v_ImageContent(v);
-}
-
-function v_ContentBlockAudio(v: any): true | undefined {
-  return v_AudioContent(v);
-}
-
-function v_ContentBlockResourceLink(v: any): true | undefined {
-  return v_ResourceLink(v);
-}
-
-function v_ContentBlockResource(v: any): true | undefined {
-  return v_EmbeddedResource(v);
-}
-
-function v_ContentBlockOther(v: any): true | undefined {
-  return true;
-}
-
-function v_ContentBlock(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "text":
-      ok = v_ContentBlockText(v);
-      break;
-    case "image":
-      ok = v_ContentBlockImage(v);
-      break;
-    case "audio":
-      ok = v_ContentBlockAudio(v);
-      break;
-    case "resource_link":
-      ok = v_ContentBlockResourceLink(v);
-      break;
-    case "resource":
-      ok = v_ContentBlockResource(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_ContentBlockOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
-  }
-  return ok;
 }
 
 function c_ContentBlockText(v: any, p: string, out: rt.Issue[]): void {
@@ -414,29 +263,6 @@ function c_ContentBlock(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_Annotations_audience(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_Role(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_Annotations(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.audience;
-  if (x !== undefined && !(x === null || v_Annotations_audience(x))) return rt.at("/audience");
-  x = v.lastModified;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/lastModified");
-  x = v.priority;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1 || rt.fail("expected a number or null", x))) return rt.at("/priority");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_Annotations_audience(v: any, p: string, out: rt.Issue[]): void {
   if (!Array.isArray(v)) return rt.issue(out, p, "expected an array", v);
   for (let i = 0; i < v.length; i++) c_Role(v[i], rt.pointer(p, i), out);
@@ -444,123 +270,122 @@ function c_Annotations_audience(v: any, p: string, out: rt.Issue[]): void {
 
 function c_Annotations(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.audience; if (x !== undefined) { if (x !== null) c_Annotations_audience(x, p + "/audience", out); } }
-  { const x: any = v.lastModified; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/lastModified", "expected a string or null", x); } }
-  { const x: any = v.priority; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)) rt.issue(out, p + "/priority", "expected a number or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_Role(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.audience;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations_audience(x, p + "/audience", out);
+    }
+  }
+  {
+    const x: any = v.lastModified;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/lastModified", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.priority;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1)) rt.issue(out, p + "/priority", "expected a number or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_Role(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_TextContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.text;
-  if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
-  x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_TextContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
-  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_MediaType(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.text;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x);
+    } else rt.issue(out, p + "/text", "missing required property");
+  }
+  {
+    const x: any = v.annotations;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations(x, p + "/annotations", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_MediaType(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_ImageContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.data;
-  if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
-  x = v.mimeType;
-  if (x === undefined) return rt.failAt("/mimeType", "missing required property");
-  if (!v_MediaType(x)) return rt.at("/mimeType");
-  x = v.uri;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/uri");
-  x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_ImageContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
-  { const x: any = v.mimeType; if (x !== undefined) { c_MediaType(x, p + "/mimeType", out); } else rt.issue(out, p + "/mimeType", "missing required property"); }
-  { const x: any = v.uri; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/uri", "expected a string or null", x); } }
-  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AudioContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.data;
-  if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
-  x = v.mimeType;
-  if (x === undefined) return rt.failAt("/mimeType", "missing required property");
-  if (!v_MediaType(x)) return rt.at("/mimeType");
-  x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.data;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x);
+    } else rt.issue(out, p + "/data", "missing required property");
+  }
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      c_MediaType(x, p + "/mimeType", out);
+    } else rt.issue(out, p + "/mimeType", "missing required property");
+  }
+  {
+    const x: any = v.uri;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/uri", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.annotations;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations(x, p + "/annotations", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AudioContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
-  { const x: any = v.mimeType; if (x !== undefined) { c_MediaType(x, p + "/mimeType", out); } else rt.issue(out, p + "/mimeType", "missing required property"); }
-  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_Icon_sizes(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
+  {
+    const x: any = v.data;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x);
+    } else rt.issue(out, p + "/data", "missing required property");
   }
-  return true;
-}
-
-function v_Icon(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.src;
-  if (x === undefined) return rt.failAt("/src", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/src");
-  x = v.mimeType;
-  if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
-  x = v.sizes;
-  if (x !== undefined && !(x === null || v_Icon_sizes(x))) return rt.at("/sizes");
-  x = v.theme;
-  if (x !== undefined && !(x === null || v_IconTheme(x))) return rt.at("/theme");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      c_MediaType(x, p + "/mimeType", out);
+    } else rt.issue(out, p + "/mimeType", "missing required property");
+  }
+  {
+    const x: any = v.annotations;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations(x, p + "/annotations", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_Icon_sizes(v: any, p: string, out: rt.Issue[]): void {
@@ -570,54 +395,40 @@ function c_Icon_sizes(v: any, p: string, out: rt.Issue[]): void {
 
 function c_Icon(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.src; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/src", "expected a string", x); } else rt.issue(out, p + "/src", "missing required property"); }
-  { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v.sizes; if (x !== undefined) { if (x !== null) c_Icon_sizes(x, p + "/sizes", out); } }
-  { const x: any = v.theme; if (x !== undefined) { if (x !== null) c_IconTheme(x, p + "/theme", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_IconTheme(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.src;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/src", "expected a string", x);
+    } else rt.issue(out, p + "/src", "missing required property");
+  }
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      if (x !== null) c_MediaType(x, p + "/mimeType", out);
+    }
+  }
+  {
+    const x: any = v.sizes;
+    if (x !== undefined) {
+      if (x !== null) c_Icon_sizes(x, p + "/sizes", out);
+    }
+  }
+  {
+    const x: any = v.theme;
+    if (x !== undefined) {
+      if (x !== null) c_IconTheme(x, p + "/theme", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_IconTheme(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
-}
-
-function v_ResourceLink_icons(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_Icon(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_ResourceLink(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.uri;
-  if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.icons;
-  if (x !== undefined && !(x === null || v_ResourceLink_icons(x))) return rt.at("/icons");
-  x = v.mimeType;
-  if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
-  x = v.size;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/size");
-  x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_ResourceLink_icons(v: any, p: string, out: rt.Issue[]): void {
@@ -627,177 +438,161 @@ function c_ResourceLink_icons(v: any, p: string, out: rt.Issue[]): void {
 
 function c_ResourceLink(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.icons; if (x !== undefined) { if (x !== null) c_ResourceLink_icons(x, p + "/icons", out); } }
-  { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v.size; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
-  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_EmbeddedResourceResource(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_TextResourceContents(v)) return true;
-  best = rt.failure();
-  if (v_BlobResourceContents(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.uri;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x);
+    } else rt.issue(out, p + "/uri", "missing required property");
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.icons;
+    if (x !== undefined) {
+      if (x !== null) c_ResourceLink_icons(x, p + "/icons", out);
+    }
+  }
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      if (x !== null) c_MediaType(x, p + "/mimeType", out);
+    }
+  }
+  {
+    const x: any = v.size;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615] or null", x);
+    }
+  }
+  {
+    const x: any = v.annotations;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations(x, p + "/annotations", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_EmbeddedResourceResource(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_TextResourceContents(v) ? 1 : 0) + (v_BlobResourceContents(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_TextResourceContents(v, p, q); }, (q: rt.Issue[]) => { c_BlobResourceContents(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_TextResourceContents(v, p, q); }, (q: rt.Issue[]) => { c_BlobResourceContents(v, p, q); }]);
-}
-
-function v_TextResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.text;
-  if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
-  x = v.uri;
-  if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
-  x = v.mimeType;
-  if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_TextResourceContents(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
-  { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_BlobResourceContents(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.blob;
-  if (x === undefined) return rt.failAt("/blob", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/blob");
-  x = v.uri;
-  if (x === undefined) return rt.failAt("/uri", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/uri");
-  x = v.mimeType;
-  if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.text;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x);
+    } else rt.issue(out, p + "/text", "missing required property");
+  }
+  {
+    const x: any = v.uri;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x);
+    } else rt.issue(out, p + "/uri", "missing required property");
+  }
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      if (x !== null) c_MediaType(x, p + "/mimeType", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_BlobResourceContents(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.blob; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/blob", "expected a string", x); } else rt.issue(out, p + "/blob", "missing required property"); }
-  { const x: any = v.uri; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x); } else rt.issue(out, p + "/uri", "missing required property"); }
-  { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_EmbeddedResource(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.resource;
-  if (x === undefined) return rt.failAt("/resource", "missing required property");
-  if (!v_EmbeddedResourceResource(x)) return rt.at("/resource");
-  x = v.annotations;
-  if (x !== undefined && !(x === null || v_Annotations(x))) return rt.at("/annotations");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.blob;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/blob", "expected a string", x);
+    } else rt.issue(out, p + "/blob", "missing required property");
+  }
+  {
+    const x: any = v.uri;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/uri", "expected a string", x);
+    } else rt.issue(out, p + "/uri", "missing required property");
+  }
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      if (x !== null) c_MediaType(x, p + "/mimeType", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_EmbeddedResource(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.resource; if (x !== undefined) { c_EmbeddedResourceResource(x, p + "/resource", out); } else rt.issue(out, p + "/resource", "missing required property"); }
-  { const x: any = v.annotations; if (x !== undefined) { if (x !== null) c_Annotations(x, p + "/annotations", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_Content(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!v_ContentBlock(x)) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.resource;
+    if (x !== undefined) {
+      c_EmbeddedResourceResource(x, p + "/resource", out);
+    } else rt.issue(out, p + "/resource", "missing required property");
+  }
+  {
+    const x: any = v.annotations;
+    if (x !== undefined) {
+      if (x !== null) c_Annotations(x, p + "/annotations", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_Content(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_DiffChangeAdd(v: any): true | undefined {
-  return v_DiffPathChange(v);
-}
-
-function v_DiffChangeDelete(v: any): true | undefined {
-  return v_DiffPathChange(v);
-}
-
-function v_DiffChangeModify(v: any): true | undefined {
-  return v_DiffPathChange(v);
-}
-
-function v_DiffChangeMove(v: any): true | undefined {
-  return v_DiffPathPairChange(v);
-}
-
-function v_DiffChangeCopy(v: any): true | undefined {
-  return v_DiffPathPairChange(v);
-}
-
-function v_DiffChangeOther(v: any): true | undefined {
-  return true;
-}
-
-function v_DiffChange_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.operation;
-  let ok: true | undefined;
-  switch (t) {
-    case "add":
-      ok = v_DiffChangeAdd(v);
-      break;
-    case "delete":
-      ok = v_DiffChangeDelete(v);
-      break;
-    case "modify":
-      ok = v_DiffChangeModify(v);
-      break;
-    case "move":
-      ok = v_DiffChangeMove(v);
-      break;
-    case "copy":
-      ok = v_DiffChangeCopy(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_DiffChangeOther(v) : rt.failAt("/operation", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      c_ContentBlock(x, p + "/content", out);
+    } else rt.issue(out, p + "/content", "missing required property");
   }
-  return ok;
-}
-
-function v_DiffChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.fileType;
-  if (x !== undefined && !(x === null || v_DiffFileType(x))) return rt.at("/fileType");
-  x = v.mimeType;
-  if (x !== undefined && !(x === null || v_MediaType(x))) return rt.at("/mimeType");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return v_DiffChange_2(v);
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_DiffChangeAdd(v: any, p: string, out: rt.Issue[]): void {
@@ -824,109 +619,85 @@ function c_DiffChange_2(v: any, p: string, out: rt.Issue[]): void {
 
 function c_DiffChange(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.fileType; if (x !== undefined) { if (x !== null) c_DiffFileType(x, p + "/fileType", out); } }
-  { const x: any = v.mimeType; if (x !== undefined) { if (x !== null) c_MediaType(x, p + "/mimeType", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  {
+    const x: any = v.fileType;
+    if (x !== undefined) {
+      if (x !== null) c_DiffFileType(x, p + "/fileType", out);
+    }
+  }
+  {
+    const x: any = v.mimeType;
+    if (x !== undefined) {
+      if (x !== null) c_MediaType(x, p + "/mimeType", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
   c_DiffChange_2(v, p, out);
-}
-
-function v_DiffFileType(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function c_DiffFileType(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_AbsolutePath(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_AbsolutePath(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_DiffPathChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.path;
-  if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!v_AbsolutePath(x)) return rt.at("/path");
-  return true;
-}
-
 function c_DiffPathChange(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.path; if (x !== undefined) { c_AbsolutePath(x, p + "/path", out); } else rt.issue(out, p + "/path", "missing required property"); }
-}
-
-function v_DiffPathPairChange(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.oldPath;
-  if (x === undefined) return rt.failAt("/oldPath", "missing required property");
-  if (!v_AbsolutePath(x)) return rt.at("/oldPath");
-  x = v.path;
-  if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!v_AbsolutePath(x)) return rt.at("/path");
-  return true;
+  {
+    const x: any = v.path;
+    if (x !== undefined) {
+      c_AbsolutePath(x, p + "/path", out);
+    } else rt.issue(out, p + "/path", "missing required property");
+  }
 }
 
 function c_DiffPathPairChange(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.oldPath; if (x !== undefined) { c_AbsolutePath(x, p + "/oldPath", out); } else rt.issue(out, p + "/oldPath", "missing required property"); }
-  { const x: any = v.path; if (x !== undefined) { c_AbsolutePath(x, p + "/path", out); } else rt.issue(out, p + "/path", "missing required property"); }
-}
-
-function v_DiffPatch(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.format;
-  if (x === undefined) return rt.failAt("/format", "missing required property");
-  if (!v_DiffPatchFormat(x)) return rt.at("/format");
-  x = v.text;
-  if (x === undefined) return rt.failAt("/text", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/text");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.oldPath;
+    if (x !== undefined) {
+      c_AbsolutePath(x, p + "/oldPath", out);
+    } else rt.issue(out, p + "/oldPath", "missing required property");
+  }
+  {
+    const x: any = v.path;
+    if (x !== undefined) {
+      c_AbsolutePath(x, p + "/path", out);
+    } else rt.issue(out, p + "/path", "missing required property");
+  }
 }
 
 function c_DiffPatch(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.format; if (x !== undefined) { c_DiffPatchFormat(x, p + "/format", out); } else rt.issue(out, p + "/format", "missing required property"); }
-  { const x: any = v.text; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x); } else rt.issue(out, p + "/text", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_DiffPatchFormat(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.format;
+    if (x !== undefined) {
+      c_DiffPatchFormat(x, p + "/format", out);
+    } else rt.issue(out, p + "/format", "missing required property");
+  }
+  {
+    const x: any = v.text;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/text", "expected a string", x);
+    } else rt.issue(out, p + "/text", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_DiffPatchFormat(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
-}
-
-function v_Diff_changes(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_DiffChange(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_Diff(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.changes;
-  if (x === undefined) return rt.failAt("/changes", "missing required property");
-  if (!v_Diff_changes(x)) return rt.at("/changes");
-  x = v.patch;
-  if (x !== undefined && !(x === null || v_DiffPatch(x))) return rt.at("/patch");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_Diff_changes(v: any, p: string, out: rt.Issue[]): void {
@@ -936,215 +707,178 @@ function c_Diff_changes(v: any, p: string, out: rt.Issue[]): void {
 
 function c_Diff(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.changes; if (x !== undefined) { c_Diff_changes(x, p + "/changes", out); } else rt.issue(out, p + "/changes", "missing required property"); }
-  { const x: any = v.patch; if (x !== undefined) { if (x !== null) c_DiffPatch(x, p + "/patch", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.changes;
+    if (x !== undefined) {
+      c_Diff_changes(x, p + "/changes", out);
+    } else rt.issue(out, p + "/changes", "missing required property");
+  }
+  {
+    const x: any = v.patch;
+    if (x !== undefined) {
+      if (x !== null) c_DiffPatch(x, p + "/patch", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_Terminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_Terminal(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ToolCallLocation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.path;
-  if (x === undefined) return rt.failAt("/path", "missing required property");
-  if (!v_AbsolutePath(x)) return rt.at("/path");
-  x = v.line;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [1, 4294967295] or null", x))) return rt.at("/line");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ToolCallLocation(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.path; if (x !== undefined) { c_AbsolutePath(x, p + "/path", out); } else rt.issue(out, p + "/path", "missing required property"); }
-  { const x: any = v.line; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [1, 4294967295] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ToolCallCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.cancel;
-  if (x !== undefined && !(x === null || v_ToolCallCancelCapabilities(x))) return rt.at("/cancel");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.path;
+    if (x !== undefined) {
+      c_AbsolutePath(x, p + "/path", out);
+    } else rt.issue(out, p + "/path", "missing required property");
+  }
+  {
+    const x: any = v.line;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 1 && x <= 4294967295)) rt.issue(out, p + "/line", "expected an integer (uint32) in [1, 4294967295] or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ToolCallCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.cancel; if (x !== undefined) { if (x !== null) c_ToolCallCancelCapabilities(x, p + "/cancel", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ToolCallCancelCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.cancel;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallCancelCapabilities(x, p + "/cancel", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ToolCallCancelCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ToolCallPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.toolCall;
-  if (x === undefined) return rt.failAt("/toolCall", "missing required property");
-  if (!v_ToolCallUpdate(x)) return rt.at("/toolCall");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ToolCallPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.toolCall; if (x !== undefined) { c_ToolCallUpdate(x, p + "/toolCall", out); } else rt.issue(out, p + "/toolCall", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CommandPermissionSubject(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.command;
-  if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/command");
-  x = v.cwd;
-  if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!v_AbsolutePath(x)) return rt.at("/cwd");
-  x = v.toolCallId;
-  if (x !== undefined && !(x === null || v_ToolCallId(x))) return rt.at("/toolCallId");
-  x = v.terminalId;
-  if (x !== undefined && !(x === null || v_TerminalId(x))) return rt.at("/terminalId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.toolCall;
+    if (x !== undefined) {
+      c_ToolCallUpdate(x, p + "/toolCall", out);
+    } else rt.issue(out, p + "/toolCall", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CommandPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.command; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/command", "expected a string", x); } else rt.issue(out, p + "/command", "missing required property"); }
-  { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.toolCallId; if (x !== undefined) { if (x !== null) c_ToolCallId(x, p + "/toolCallId", out); } }
-  { const x: any = v.terminalId; if (x !== undefined) { if (x !== null) c_TerminalId(x, p + "/terminalId", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PermissionOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.optionId;
-  if (x === undefined) return rt.failAt("/optionId", "missing required property");
-  if (!v_PermissionOptionId(x)) return rt.at("/optionId");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.kind;
-  if (x === undefined) return rt.failAt("/kind", "missing required property");
-  if (!v_PermissionOptionKind(x)) return rt.at("/kind");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.command;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/command", "expected a string", x);
+    } else rt.issue(out, p + "/command", "missing required property");
+  }
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      c_AbsolutePath(x, p + "/cwd", out);
+    } else rt.issue(out, p + "/cwd", "missing required property");
+  }
+  {
+    const x: any = v.toolCallId;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallId(x, p + "/toolCallId", out);
+    }
+  }
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      if (x !== null) c_TerminalId(x, p + "/terminalId", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PermissionOption(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.kind; if (x !== undefined) { c_PermissionOptionKind(x, p + "/kind", out); } else rt.issue(out, p + "/kind", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PermissionOptionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.optionId;
+    if (x !== undefined) {
+      c_PermissionOptionId(x, p + "/optionId", out);
+    } else rt.issue(out, p + "/optionId", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.kind;
+    if (x !== undefined) {
+      c_PermissionOptionKind(x, p + "/kind", out);
+    } else rt.issue(out, p + "/kind", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PermissionOptionId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_PermissionOptionKind(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_PermissionOptionKind(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
-}
-
-function v_CreateElicitationRequestForm(v: any): true | undefined {
-  return v_ElicitationFormMode(v);
-}
-
-function v_CreateElicitationRequestUrl(v: any): true | undefined {
-  return v_ElicitationUrlMode(v);
-}
-
-function v_CreateElicitationRequest_2(v: any): true | undefined {
-  let n = 0;
-  if (v_ElicitationSessionScope(v)) n++;
-  if (v_ElicitationRequestScope(v)) n++;
-  return n === 1 || rt.fail(n ? "matches more than one alternative (oneOf)" : "matches no alternative");
-}
-
-function v_CreateElicitationRequestOther(v: any): true | undefined {
-  return v_CreateElicitationRequest_2(v);
-}
-
-function v_CreateElicitationRequest_3(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.mode;
-  let ok: true | undefined;
-  switch (t) {
-    case "form":
-      ok = v_CreateElicitationRequestForm(v);
-      break;
-    case "url":
-      ok = v_CreateElicitationRequestUrl(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_CreateElicitationRequestOther(v) : rt.failAt("/mode", t === undefined ? "missing required property" : "expected a string");
-  }
-  return ok;
-}
-
-function v_CreateElicitationRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.message;
-  if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return v_CreateElicitationRequest_3(v);
 }
 
 function c_CreateElicitationRequestForm(v: any, p: string, out: rt.Issue[]): void {
@@ -1155,93 +889,70 @@ function c_CreateElicitationRequestUrl(v: any, p: string, out: rt.Issue[]): void
   c_ElicitationUrlMode(v, p, out);
 }
 
-function c_CreateElicitationRequest_2(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_ElicitationSessionScope(v) ? 1 : 0) + (v_ElicitationRequestScope(v) ? 1 : 0);
+function c_CreateElicitationRequestOther(v: any, p: string, out: rt.Issue[]): void {
+  const alternatives = [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 1) return rt.issue(out, p, "matches more than one alternative (oneOf)");
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ElicitationSessionScope(v, p, q); }, (q: rt.Issue[]) => { c_ElicitationRequestScope(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
-function c_CreateElicitationRequestOther(v: any, p: string, out: rt.Issue[]): void {
-  c_CreateElicitationRequest_2(v, p, out);
+function c_CreateElicitationRequestOther_2(v: any, p: string, out: rt.Issue[]): void {
+  c_CreateElicitationRequestOther(v, p, out);
 }
 
-function c_CreateElicitationRequest_3(v: any, p: string, out: rt.Issue[]): void {
+function c_CreateElicitationRequest_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.mode;
   const mark = out.length;
   switch (t) {
     case "form": c_CreateElicitationRequestForm(v, p, out); break;
     case "url": c_CreateElicitationRequestUrl(v, p, out); break;
-    default: if (typeof t === "string") c_CreateElicitationRequestOther(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
+    default: if (typeof t === "string") c_CreateElicitationRequestOther_2(v, p, out); else rt.issue(out, p + "/mode", t === undefined ? "missing required property" : "expected a string", t);
   }
 }
 
 function c_CreateElicitationRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-  c_CreateElicitationRequest_3(v, p, out);
-}
-
-function v_ElicitationSessionScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.toolCallId;
-  if (x !== undefined && !(x === null || v_ToolCallId(x))) return rt.at("/toolCallId");
-  return true;
+  {
+    const x: any = v.message;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x);
+    } else rt.issue(out, p + "/message", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
+  c_CreateElicitationRequest_2(v, p, out);
 }
 
 function c_ElicitationSessionScope(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.toolCallId; if (x !== undefined) { if (x !== null) c_ToolCallId(x, p + "/toolCallId", out); } }
-}
-
-function v_ElicitationRequestScope(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.requestId;
-  if (x === undefined) return rt.failAt("/requestId", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/requestId");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.toolCallId;
+    if (x !== undefined) {
+      if (x !== null) c_ToolCallId(x, p + "/toolCallId", out);
+    }
+  }
 }
 
 function c_ElicitationRequestScope(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
-}
-
-function v_ElicitationSchema_properties(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!v_ElicitationPropertySchema(x)) return rt.atKey(k);
+  {
+    const x: any = v.requestId;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/requestId", out);
+    } else rt.issue(out, p + "/requestId", "missing required property");
   }
-  return true;
-}
-
-function v_ElicitationSchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.type;
-  if (x === undefined) return rt.failAt("/type", "missing required property");
-  if (!v_ElicitationSchemaType(x)) return rt.at("/type");
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.properties;
-  if (x === undefined) return rt.failAt("/properties", "missing required property");
-  if (!v_ElicitationSchema_properties(x)) return rt.at("/properties");
-  x = v.required;
-  if (x !== undefined && !(x === null || v_Icon_sizes(x))) return rt.at("/required");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_ElicitationSchema_properties(v: any, p: string, out: rt.Issue[]): void {
@@ -1251,70 +962,46 @@ function c_ElicitationSchema_properties(v: any, p: string, out: rt.Issue[]): voi
 
 function c_ElicitationSchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.type; if (x !== undefined) { c_ElicitationSchemaType(x, p + "/type", out); } else rt.issue(out, p + "/type", "missing required property"); }
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.properties; if (x !== undefined) { c_ElicitationSchema_properties(x, p + "/properties", out); } else rt.issue(out, p + "/properties", "missing required property"); }
-  { const x: any = v.required; if (x !== undefined) { if (x !== null) c_Icon_sizes(x, p + "/required", out); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ElicitationSchemaType(v: any): true | undefined {
-  return ((v === "object") || rt.fail("expected one of \"object\"", v));
+  {
+    const x: any = v.type;
+    if (x !== undefined) {
+      c_ElicitationSchemaType(x, p + "/type", out);
+    } else rt.issue(out, p + "/type", "missing required property");
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.properties;
+    if (x !== undefined) {
+      c_ElicitationSchema_properties(x, p + "/properties", out);
+    } else rt.issue(out, p + "/properties", "missing required property");
+  }
+  {
+    const x: any = v.required;
+    if (x !== undefined) {
+      if (x !== null) c_Icon_sizes(x, p + "/required", out);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ElicitationSchemaType(v: any, p: string, out: rt.Issue[]): void {
   if (!((v === "object"))) rt.issue(out, p, "expected one of \"object\"", v);
-}
-
-function v_ElicitationPropertySchemaString(v: any): true | undefined {
-  return v_StringPropertySchema(v);
-}
-
-function v_ElicitationPropertySchemaNumber(v: any): true | undefined {
-  return v_NumberPropertySchema(v);
-}
-
-function v_ElicitationPropertySchemaInteger(v: any): true | undefined {
-  return v_IntegerPropertySchema(v);
-}
-
-function v_ElicitationPropertySchemaBoolean(v: any): true | undefined {
-  return v_BooleanPropertySchema(v);
-}
-
-function v_ElicitationPropertySchemaArray(v: any): true | undefined {
-  return v_MultiSelectPropertySchema(v);
-}
-
-function v_ElicitationPropertySchemaOther(v: any): true | undefined {
-  return true;
-}
-
-function v_ElicitationPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "string":
-      ok = v_ElicitationPropertySchemaString(v);
-      break;
-    case "number":
-      ok = v_ElicitationPropertySchemaNumber(v);
-      break;
-    case "integer":
-      ok = v_ElicitationPropertySchemaInteger(v);
-      break;
-    case "boolean":
-      ok = v_ElicitationPropertySchemaBoolean(v);
-      break;
-    case "array":
-      ok = v_ElicitationPropertySchemaArray(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_ElicitationPropertySchemaOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
-  }
-  return ok;
 }
 
 function c_ElicitationPropertySchemaString(v: any, p: string, out: rt.Issue[]): void {
@@ -1351,82 +1038,36 @@ function c_ElicitationPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_StringFormat(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_StringFormat(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_EnumOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.const;
-  if (x === undefined) return rt.failAt("/const", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/const");
-  x = v.title;
-  if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_EnumOption(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.const; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/const", "expected a string", x); } else rt.issue(out, p + "/const", "missing required property"); }
-  { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x); } else rt.issue(out, p + "/title", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_StringPropertySchema_enum(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.atKey(i);
+  {
+    const x: any = v.const;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/const", "expected a string", x);
+    } else rt.issue(out, p + "/const", "missing required property");
   }
-  return true;
-}
-
-function v_StringPropertySchema_oneOf(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnumOption(x)) return rt.atKey(i);
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/title", "expected a string", x);
+    } else rt.issue(out, p + "/title", "missing required property");
   }
-  return true;
-}
-
-function v_StringPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.minLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/minLength");
-  x = v.maxLength;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295 || rt.fail("expected an integer (uint32) in [0, 4294967295] or null", x))) return rt.at("/maxLength");
-  x = v.pattern;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/pattern");
-  x = v.format;
-  if (x !== undefined && !(x === null || v_StringFormat(x))) return rt.at("/format");
-  x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/default");
-  x = v.enum;
-  if (x !== undefined && !(x === null || v_StringPropertySchema_enum(x))) return rt.at("/enum");
-  x = v.oneOf;
-  if (x !== undefined && !(x === null || v_StringPropertySchema_oneOf(x))) return rt.at("/oneOf");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_StringPropertySchema_enum(v: any, p: string, out: rt.Issue[]): void {
@@ -1443,118 +1084,174 @@ function c_StringPropertySchema_oneOf(v: any, p: string, out: rt.Issue[]): void 
 
 function c_StringPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.minLength; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/minLength", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v.maxLength; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/maxLength", "expected an integer (uint32) in [0, 4294967295] or null", x); } }
-  { const x: any = v.pattern; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/pattern", "expected a string or null", x); } }
-  { const x: any = v.format; if (x !== undefined) { if (x !== null) c_StringFormat(x, p + "/format", out); } }
-  { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/default", "expected a string or null", x); } }
-  { const x: any = v.enum; if (x !== undefined) { if (x !== null) c_StringPropertySchema_enum(x, p + "/enum", out); } }
-  { const x: any = v.oneOf; if (x !== undefined) { if (x !== null) c_StringPropertySchema_oneOf(x, p + "/oneOf", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_NumberPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.minimum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/minimum");
-  x = v.maximum;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/maximum");
-  x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number or null", x))) return rt.at("/default");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.minLength;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/minLength", "expected an integer (uint32) in [0, 4294967295] or null", x);
+    }
+  }
+  {
+    const x: any = v.maxLength;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 4294967295)) rt.issue(out, p + "/maxLength", "expected an integer (uint32) in [0, 4294967295] or null", x);
+    }
+  }
+  {
+    const x: any = v.pattern;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/pattern", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.format;
+    if (x !== undefined) {
+      if (x !== null) c_StringFormat(x, p + "/format", out);
+    }
+  }
+  {
+    const x: any = v.default;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/default", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.enum;
+    if (x !== undefined) {
+      if (x !== null) c_StringPropertySchema_enum(x, p + "/enum", out);
+    }
+  }
+  {
+    const x: any = v.oneOf;
+    if (x !== undefined) {
+      if (x !== null) c_StringPropertySchema_oneOf(x, p + "/oneOf", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_NumberPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/minimum", "expected a number or null", x); } }
-  { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/maximum", "expected a number or null", x); } }
-  { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/default", "expected a number or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_IntegerPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.minimum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/minimum");
-  x = v.maximum;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/maximum");
-  x = v.default;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/default");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.minimum;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/minimum", "expected a number or null", x);
+    }
+  }
+  {
+    const x: any = v.maximum;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/maximum", "expected a number or null", x);
+    }
+  }
+  {
+    const x: any = v.default;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/default", "expected a number or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_IntegerPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.minimum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/minimum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v.maximum; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/maximum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v.default; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/default", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_BooleanPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.default;
-  if (x !== undefined && !(x === null || typeof x === "boolean" || rt.fail("expected a boolean or null", x))) return rt.at("/default");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.minimum;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/minimum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x);
+    }
+  }
+  {
+    const x: any = v.maximum;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/maximum", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x);
+    }
+  }
+  {
+    const x: any = v.default;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/default", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_BooleanPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.default; if (x !== undefined) { if (!(x === null || typeof x === "boolean")) rt.issue(out, p + "/default", "expected a boolean or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_MultiSelectItemsString(v: any): true | undefined {
-  return v_StringMultiSelectItems(v);
-}
-
-function v_MultiSelectItemsOther(v: any): true | undefined {
-  return true;
-}
-
-function v_MultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "string":
-      ok = v_MultiSelectItemsString(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_MultiSelectItemsOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
   }
-  if (ok) return true;
-  if (v_TitledMultiSelectItems(v)) return true;
-  return rt.fail("matches no variant");
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.default;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "boolean")) rt.issue(out, p + "/default", "expected a boolean or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_MultiSelectItemsString(v: any, p: string, out: rt.Issue[]): void {
@@ -1569,253 +1266,174 @@ function c_MultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
     case "string": c_MultiSelectItemsString(v, p, out); break;
     default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-  if (out.length > mark && (v_TitledMultiSelectItems(v) ? 1 : 0) === 1) out.length = mark;
-}
-
-function v_StringMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.enum;
-  if (x === undefined) return rt.failAt("/enum", "missing required property");
-  if (!v_StringPropertySchema_enum(x)) return rt.at("/enum");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  if (out.length > mark && collect.holding([(q: rt.Issue[]) => { c_TitledMultiSelectItems(v, p, q); }]) > 0) out.length = mark;
 }
 
 function c_StringMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.enum; if (x !== undefined) { c_StringPropertySchema_enum(x, p + "/enum", out); } else rt.issue(out, p + "/enum", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TitledMultiSelectItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.anyOf;
-  if (x === undefined) return rt.failAt("/anyOf", "missing required property");
-  if (!v_StringPropertySchema_oneOf(x)) return rt.at("/anyOf");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.enum;
+    if (x !== undefined) {
+      c_StringPropertySchema_enum(x, p + "/enum", out);
+    } else rt.issue(out, p + "/enum", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TitledMultiSelectItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.anyOf; if (x !== undefined) { c_StringPropertySchema_oneOf(x, p + "/anyOf", out); } else rt.issue(out, p + "/anyOf", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_MultiSelectPropertySchema(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.minItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/minItems");
-  x = v.maxItems;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615] or null", x))) return rt.at("/maxItems");
-  x = v.items;
-  if (x === undefined) return rt.failAt("/items", "missing required property");
-  if (!v_MultiSelectItems(x)) return rt.at("/items");
-  x = v.default;
-  if (x !== undefined && !(x === null || v_Icon_sizes(x))) return rt.at("/default");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.anyOf;
+    if (x !== undefined) {
+      c_StringPropertySchema_oneOf(x, p + "/anyOf", out);
+    } else rt.issue(out, p + "/anyOf", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_MultiSelectPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.minItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/minItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
-  { const x: any = v.maxItems; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/maxItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x); } }
-  { const x: any = v.items; if (x !== undefined) { c_MultiSelectItems(x, p + "/items", out); } else rt.issue(out, p + "/items", "missing required property"); }
-  { const x: any = v.default; if (x !== undefined) { if (x !== null) c_Icon_sizes(x, p + "/default", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ElicitationFormMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.requestedSchema;
-  if (x === undefined) return rt.failAt("/requestedSchema", "missing required property");
-  if (!v_ElicitationSchema(x)) return rt.at("/requestedSchema");
-  return v_CreateElicitationRequest_2(v);
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.minItems;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/minItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x);
+    }
+  }
+  {
+    const x: any = v.maxItems;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/maxItems", "expected an integer (uint64) in [0, 18446744073709551615] or null", x);
+    }
+  }
+  {
+    const x: any = v.items;
+    if (x !== undefined) {
+      c_MultiSelectItems(x, p + "/items", out);
+    } else rt.issue(out, p + "/items", "missing required property");
+  }
+  {
+    const x: any = v.default;
+    if (x !== undefined) {
+      if (x !== null) c_Icon_sizes(x, p + "/default", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ElicitationFormMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.requestedSchema; if (x !== undefined) { c_ElicitationSchema(x, p + "/requestedSchema", out); } else rt.issue(out, p + "/requestedSchema", "missing required property"); }
-  c_CreateElicitationRequest_2(v, p, out);
-}
-
-function v_ElicitationId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.requestedSchema;
+    if (x !== undefined) {
+      c_ElicitationSchema(x, p + "/requestedSchema", out);
+    } else rt.issue(out, p + "/requestedSchema", "missing required property");
+  }
+  c_CreateElicitationRequestOther(v, p, out);
 }
 
 function c_ElicitationId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_ElicitationUrlMode(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.elicitationId;
-  if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
-  if (!v_ElicitationId(x)) return rt.at("/elicitationId");
-  x = v.url;
-  if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
-  return v_CreateElicitationRequest_2(v);
-}
-
 function c_ElicitationUrlMode(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
-  { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  c_CreateElicitationRequest_2(v, p, out);
-}
-
-function v_ExtRequest(v: any): true | undefined {
-  return true;
+  {
+    const x: any = v.elicitationId;
+    if (x !== undefined) {
+      c_ElicitationId(x, p + "/elicitationId", out);
+    } else rt.issue(out, p + "/elicitationId", "missing required property");
+  }
+  {
+    const x: any = v.url;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x);
+    } else rt.issue(out, p + "/url", "missing required property");
+  }
+  c_CreateElicitationRequestOther(v, p, out);
 }
 
 function c_ExtRequest(v: any, p: string, out: rt.Issue[]): void {
-  
-}
 
-function v_AgentResponse_AgentResponseResult_result(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_InitializeResponse(v)) return true;
-  best = rt.failure();
-  if (v_LoginAuthResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_LogoutAuthResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_NewSessionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_ListSessionsResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_DeleteSessionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_ResumeSessionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_CloseSessionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_CancelToolCallResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_CancelTerminalResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_SetSessionConfigOptionResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_PromptResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_ExtResponse(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_AgentResponse_AgentResponseResult(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/id");
-  x = v.result;
-  if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_AgentResponse_AgentResponseResult_result(x)) return rt.at("/result");
-  return true;
-}
-
-function v_AgentResponse_AgentResponseError_id(v: any): true | undefined {
-  let best: rt.Failure;
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
-  best = rt.failure();
-  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_AgentResponse_AgentResponseError(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!(x === null || v_AgentResponse_AgentResponseError_id(x))) return rt.at("/id");
-  x = v.error;
-  if (x === undefined) return rt.failAt("/error", "missing required property");
-  if (!v_Error(x)) return rt.at("/error");
-  return true;
-}
-
-function v_AgentResponse(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_AgentResponse_AgentResponseResult(v)) return true;
-  best = rt.failure();
-  if (v_AgentResponse_AgentResponseError(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
 }
 
 function c_AgentResponse_AgentResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_InitializeResponse(v) ? 1 : 0) + (v_LoginAuthResponse(v) ? 1 : 0) + (v_LogoutAuthResponse(v) ? 1 : 0) + (v_NewSessionResponse(v) ? 1 : 0) + (v_ListSessionsResponse(v) ? 1 : 0) + (v_DeleteSessionResponse(v) ? 1 : 0) + (v_ResumeSessionResponse(v) ? 1 : 0) + (v_CloseSessionResponse(v) ? 1 : 0) + (v_CancelToolCallResponse(v) ? 1 : 0) + (v_CancelTerminalResponse(v) ? 1 : 0) + (v_SetSessionConfigOptionResponse(v) ? 1 : 0) + (v_PromptResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeResponse(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthResponse(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsResponse(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallResponse(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalResponse(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionResponse(v, p, q); }, (q: rt.Issue[]) => { c_PromptResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_AgentResponse_AgentResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_AgentResponse_AgentResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.result;
+    if (x !== undefined) {
+      c_AgentResponse_AgentResponseResult_result(x, p + "/result", out);
+    } else rt.issue(out, p + "/result", "missing required property");
+  }
 }
 
 function c_AgentResponse_AgentResponseError_id(v: any, p: string, out: rt.Issue[]): void {
-  const n = ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_AgentResponse_AgentResponseError(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { if (x !== null) c_AgentResponse_AgentResponseError_id(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.error; if (x !== undefined) { c_Error(x, p + "/error", out); } else rt.issue(out, p + "/error", "missing required property"); }
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      if (x !== null) c_AgentResponse_AgentResponseError_id(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.error;
+    if (x !== undefined) {
+      c_Error(x, p + "/error", out);
+    } else rt.issue(out, p + "/error", "missing required property");
+  }
 }
 
 function c_AgentResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_AgentResponse_AgentResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_AgentResponse_AgentResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_AgentResponse_AgentResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
-}
-
-function v_InitializeResponse_authMethods(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AuthMethod(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_InitializeResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.protocolVersion;
-  if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
-  if (!v_ProtocolVersion(x)) return rt.at("/protocolVersion");
-  x = v.info;
-  if (x === undefined) return rt.failAt("/info", "missing required property");
-  if (!v_Implementation(x)) return rt.at("/info");
-  x = v.capabilities;
-  if (x !== undefined && !v_AgentCapabilities(x)) return rt.at("/capabilities");
-  x = v.authMethods;
-  if (x !== undefined && !v_InitializeResponse_authMethods(x)) return rt.at("/authMethods");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_InitializeResponse_authMethods(v: any, p: string, out: rt.Issue[]): void {
@@ -1825,268 +1443,254 @@ function c_InitializeResponse_authMethods(v: any, p: string, out: rt.Issue[]): v
 
 function c_InitializeResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
-  { const x: any = v.info; if (x !== undefined) { c_Implementation(x, p + "/info", out); } else rt.issue(out, p + "/info", "missing required property"); }
-  { const x: any = v.capabilities; if (x !== undefined) { c_AgentCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v.authMethods; if (x !== undefined) { c_InitializeResponse_authMethods(x, p + "/authMethods", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ProtocolVersion(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= 0 && v <= 65535 || rt.fail("expected an integer (uint16) in [0, 65535]", v));
+  {
+    const x: any = v.protocolVersion;
+    if (x !== undefined) {
+      c_ProtocolVersion(x, p + "/protocolVersion", out);
+    } else rt.issue(out, p + "/protocolVersion", "missing required property");
+  }
+  {
+    const x: any = v.info;
+    if (x !== undefined) {
+      c_Implementation(x, p + "/info", out);
+    } else rt.issue(out, p + "/info", "missing required property");
+  }
+  {
+    const x: any = v.capabilities;
+    if (x !== undefined) {
+      c_AgentCapabilities(x, p + "/capabilities", out);
+    }
+  }
+  {
+    const x: any = v.authMethods;
+    if (x !== undefined) {
+      c_InitializeResponse_authMethods(x, p + "/authMethods", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ProtocolVersion(v: any, p: string, out: rt.Issue[]): void {
   if (!(Number.isInteger(v) && v >= 0 && v <= 65535)) rt.issue(out, p, "expected an integer (uint16) in [0, 65535]", v);
 }
 
-function v_Implementation(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.version;
-  if (x === undefined) return rt.failAt("/version", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/version");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_Implementation(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.version; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/version", "expected a string", x); } else rt.issue(out, p + "/version", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AgentCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.session;
-  if (x !== undefined && !(x === null || v_SessionCapabilities(x))) return rt.at("/session");
-  x = v.auth;
-  if (x !== undefined && !(x === null || v_AgentAuthCapabilities(x))) return rt.at("/auth");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.version;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/version", "expected a string", x);
+    } else rt.issue(out, p + "/version", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AgentCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.session; if (x !== undefined) { if (x !== null) c_SessionCapabilities(x, p + "/session", out); } }
-  { const x: any = v.auth; if (x !== undefined) { if (x !== null) c_AgentAuthCapabilities(x, p + "/auth", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.prompt;
-  if (x !== undefined && !(x === null || v_PromptCapabilities(x))) return rt.at("/prompt");
-  x = v.mcp;
-  if (x !== undefined && !(x === null || v_McpCapabilities(x))) return rt.at("/mcp");
-  x = v.delete;
-  if (x !== undefined && !(x === null || v_SessionDeleteCapabilities(x))) return rt.at("/delete");
-  x = v.additionalDirectories;
-  if (x !== undefined && !(x === null || v_SessionAdditionalDirectoriesCapabilities(x))) return rt.at("/additionalDirectories");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.session;
+    if (x !== undefined) {
+      if (x !== null) c_SessionCapabilities(x, p + "/session", out);
+    }
+  }
+  {
+    const x: any = v.auth;
+    if (x !== undefined) {
+      if (x !== null) c_AgentAuthCapabilities(x, p + "/auth", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.prompt; if (x !== undefined) { if (x !== null) c_PromptCapabilities(x, p + "/prompt", out); } }
-  { const x: any = v.mcp; if (x !== undefined) { if (x !== null) c_McpCapabilities(x, p + "/mcp", out); } }
-  { const x: any = v.delete; if (x !== undefined) { if (x !== null) c_SessionDeleteCapabilities(x, p + "/delete", out); } }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { if (x !== null) c_SessionAdditionalDirectoriesCapabilities(x, p + "/additionalDirectories", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PromptCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.image;
-  if (x !== undefined && !(x === null || v_PromptImageCapabilities(x))) return rt.at("/image");
-  x = v.audio;
-  if (x !== undefined && !(x === null || v_PromptAudioCapabilities(x))) return rt.at("/audio");
-  x = v.embeddedContext;
-  if (x !== undefined && !(x === null || v_PromptEmbeddedContextCapabilities(x))) return rt.at("/embeddedContext");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.prompt;
+    if (x !== undefined) {
+      if (x !== null) c_PromptCapabilities(x, p + "/prompt", out);
+    }
+  }
+  {
+    const x: any = v.mcp;
+    if (x !== undefined) {
+      if (x !== null) c_McpCapabilities(x, p + "/mcp", out);
+    }
+  }
+  {
+    const x: any = v.delete;
+    if (x !== undefined) {
+      if (x !== null) c_SessionDeleteCapabilities(x, p + "/delete", out);
+    }
+  }
+  {
+    const x: any = v.additionalDirectories;
+    if (x !== undefined) {
+      if (x !== null) c_SessionAdditionalDirectoriesCapabilities(x, p + "/additionalDirectories", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PromptCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.image; if (x !== undefined) { if (x !== null) c_PromptImageCapabilities(x, p + "/image", out); } }
-  { const x: any = v.audio; if (x !== undefined) { if (x !== null) c_PromptAudioCapabilities(x, p + "/audio", out); } }
-  { const x: any = v.embeddedContext; if (x !== undefined) { if (x !== null) c_PromptEmbeddedContextCapabilities(x, p + "/embeddedContext", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PromptImageCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.image;
+    if (x !== undefined) {
+      if (x !== null) c_PromptImageCapabilities(x, p + "/image", out);
+    }
+  }
+  {
+    const x: any = v.audio;
+    if (x !== undefined) {
+      if (x !== null) c_PromptAudioCapabilities(x, p + "/audio", out);
+    }
+  }
+  {
+    const x: any = v.embeddedContext;
+    if (x !== undefined) {
+      if (x !== null) c_PromptEmbeddedContextCapabilities(x, p + "/embeddedContext", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PromptImageCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PromptAudioCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PromptAudioCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PromptEmbeddedContextCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PromptEmbeddedContextCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.stdio;
-  if (x !== undefined && !(x === null || v_McpStdioCapabilities(x))) return rt.at("/stdio");
-  x = v.http;
-  if (x !== undefined && !(x === null || v_McpHttpCapabilities(x))) return rt.at("/http");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.stdio; if (x !== undefined) { if (x !== null) c_McpStdioCapabilities(x, p + "/stdio", out); } }
-  { const x: any = v.http; if (x !== undefined) { if (x !== null) c_McpHttpCapabilities(x, p + "/http", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpStdioCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.stdio;
+    if (x !== undefined) {
+      if (x !== null) c_McpStdioCapabilities(x, p + "/stdio", out);
+    }
+  }
+  {
+    const x: any = v.http;
+    if (x !== undefined) {
+      if (x !== null) c_McpHttpCapabilities(x, p + "/http", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpStdioCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpHttpCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpHttpCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionDeleteCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionDeleteCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionAdditionalDirectoriesCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionAdditionalDirectoriesCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AgentAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AgentAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AuthMethodTerminalVariant(v: any): true | undefined {
-  return v_AuthMethodTerminal(v);
-}
-
-function v_AuthMethodAgentVariant(v: any): true | undefined {
-  return v_AuthMethodAgent(v);
-}
-
-function v_AuthMethodOther(v: any): true | undefined {
-  let x: any;
-  x = v.methodId;
-  if (x === undefined) return rt.failAt("/methodId", "missing required property");
-  if (!v_AuthMethodId(x)) return rt.at("/methodId");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  return true;
-}
-
-function v_AuthMethod(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "terminal":
-      ok = v_AuthMethodTerminalVariant(v);
-      break;
-    case "agent":
-      ok = v_AuthMethodAgentVariant(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_AuthMethodOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
   }
-  return ok;
 }
 
 function c_AuthMethodTerminalVariant(v: any, p: string, out: rt.Issue[]): void {
@@ -2098,8 +1702,18 @@ function c_AuthMethodAgentVariant(v: any, p: string, out: rt.Issue[]): void {
 }
 
 function c_AuthMethodOther(v: any, p: string, out: rt.Issue[]): void {
-  { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
+  {
+    const x: any = v.methodId;
+    if (x !== undefined) {
+      c_AuthMethodId(x, p + "/methodId", out);
+    } else rt.issue(out, p + "/methodId", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
 }
 
 function c_AuthMethod(v: any, p: string, out: rt.Issue[]): void {
@@ -2113,62 +1727,30 @@ function c_AuthMethod(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_AuthMethodId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_AuthMethodId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_EnvVariable(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_EnvVariable(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AuthMethodTerminal_env(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_EnvVariable(x)) return rt.atKey(i);
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
   }
-  return true;
-}
-
-function v_AuthMethodTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.methodId;
-  if (x === undefined) return rt.failAt("/methodId", "missing required property");
-  if (!v_AuthMethodId(x)) return rt.at("/methodId");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.args;
-  if (x !== undefined && !v_Icon_sizes(x)) return rt.at("/args");
-  x = v.env;
-  if (x !== undefined && !v_AuthMethodTerminal_env(x)) return rt.at("/env");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.value;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x);
+    } else rt.issue(out, p + "/value", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AuthMethodTerminal_env(v: any, p: string, out: rt.Issue[]): void {
@@ -2178,95 +1760,90 @@ function c_AuthMethodTerminal_env(v: any, p: string, out: rt.Issue[]): void {
 
 function c_AuthMethodTerminal(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.args; if (x !== undefined) { c_Icon_sizes(x, p + "/args", out); } }
-  { const x: any = v.env; if (x !== undefined) { c_AuthMethodTerminal_env(x, p + "/env", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AuthMethodAgent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.methodId;
-  if (x === undefined) return rt.failAt("/methodId", "missing required property");
-  if (!v_AuthMethodId(x)) return rt.at("/methodId");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.methodId;
+    if (x !== undefined) {
+      c_AuthMethodId(x, p + "/methodId", out);
+    } else rt.issue(out, p + "/methodId", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.args;
+    if (x !== undefined) {
+      c_Icon_sizes(x, p + "/args", out);
+    }
+  }
+  {
+    const x: any = v.env;
+    if (x !== undefined) {
+      c_AuthMethodTerminal_env(x, p + "/env", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AuthMethodAgent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_LoginAuthResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.methodId;
+    if (x !== undefined) {
+      c_AuthMethodId(x, p + "/methodId", out);
+    } else rt.issue(out, p + "/methodId", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_LoginAuthResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_LogoutAuthResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_LogoutAuthResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_NewSessionResponse_configOptions(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigOption(x)) return rt.atKey(i);
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
   }
-  return true;
-}
-
-function v_NewSessionResponse_availableCommands(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AvailableCommand(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_NewSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.configOptions;
-  if (x !== undefined && !v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
-  x = v.availableCommands;
-  if (x !== undefined && !v_NewSessionResponse_availableCommands(x)) return rt.at("/availableCommands");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_NewSessionResponse_configOptions(v: any, p: string, out: rt.Issue[]): void {
@@ -2281,57 +1858,30 @@ function c_NewSessionResponse_availableCommands(v: any, p: string, out: rt.Issue
 
 function c_NewSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
-  { const x: any = v.availableCommands; if (x !== undefined) { c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionConfigOptionSelect(v: any): true | undefined {
-  return v_SessionConfigSelect(v);
-}
-
-function v_SessionConfigOptionBoolean(v: any): true | undefined {
-  return v_SessionConfigBoolean(v);
-}
-
-function v_SessionConfigOptionOther(v: any): true | undefined {
-  return true;
-}
-
-function v_SessionConfigOption_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "select":
-      ok = v_SessionConfigOptionSelect(v);
-      break;
-    case "boolean":
-      ok = v_SessionConfigOptionBoolean(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_SessionConfigOptionOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  return ok;
-}
-
-function v_SessionConfigOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.configId;
-  if (x === undefined) return rt.failAt("/configId", "missing required property");
-  if (!v_SessionConfigId(x)) return rt.at("/configId");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v.category;
-  if (x !== undefined && !(x === null || v_SessionConfigOptionCategory(x))) return rt.at("/category");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return v_SessionConfigOption_2(v);
+  {
+    const x: any = v.configOptions;
+    if (x !== undefined) {
+      c_NewSessionResponse_configOptions(x, p + "/configOptions", out);
+    }
+  }
+  {
+    const x: any = v.availableCommands;
+    if (x !== undefined) {
+      c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionConfigOptionSelect(v: any, p: string, out: rt.Issue[]): void {
@@ -2355,65 +1905,49 @@ function c_SessionConfigOption_2(v: any, p: string, out: rt.Issue[]): void {
 
 function c_SessionConfigOption(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configId; if (x !== undefined) { c_SessionConfigId(x, p + "/configId", out); } else rt.issue(out, p + "/configId", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v.category; if (x !== undefined) { if (x !== null) c_SessionConfigOptionCategory(x, p + "/category", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  {
+    const x: any = v.configId;
+    if (x !== undefined) {
+      c_SessionConfigId(x, p + "/configId", out);
+    } else rt.issue(out, p + "/configId", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.category;
+    if (x !== undefined) {
+      if (x !== null) c_SessionConfigOptionCategory(x, p + "/category", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
   c_SessionConfigOption_2(v, p, out);
-}
-
-function v_SessionConfigId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
 }
 
 function c_SessionConfigId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_SessionConfigOptionCategory(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_SessionConfigOptionCategory(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_SessionConfigValueId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_SessionConfigValueId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
-}
-
-function v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigSelectOption(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionConfigSelectGroup(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_SessionConfigSelectOptions(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v)) return true;
-  best = rt.failure();
-  if (v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
 }
 
 function c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v: any, p: string, out: rt.Issue[]): void {
@@ -2429,127 +1963,96 @@ function c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v: any, 
 }
 
 function c_SessionConfigSelectOptions(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v) ? 1 : 0) + (v_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v, p, q); }, (q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(v, p, q); }, (q: rt.Issue[]) => { c_SessionConfigSelectOptions_SessionConfigSelectOptionsGrouped(v, p, q); }]);
-}
-
-function v_SessionConfigSelectOption(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!v_SessionConfigValueId(x)) return rt.at("/value");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_SessionConfigSelectOption(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.value; if (x !== undefined) { c_SessionConfigValueId(x, p + "/value", out); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionConfigSelectGroup(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.groupId;
-  if (x === undefined) return rt.failAt("/groupId", "missing required property");
-  if (!v_SessionConfigGroupId(x)) return rt.at("/groupId");
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.options;
-  if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x)) return rt.at("/options");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.value;
+    if (x !== undefined) {
+      c_SessionConfigValueId(x, p + "/value", out);
+    } else rt.issue(out, p + "/value", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionConfigSelectGroup(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.groupId; if (x !== undefined) { c_SessionConfigGroupId(x, p + "/groupId", out); } else rt.issue(out, p + "/groupId", "missing required property"); }
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.options; if (x !== undefined) { c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionConfigGroupId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.groupId;
+    if (x !== undefined) {
+      c_SessionConfigGroupId(x, p + "/groupId", out);
+    } else rt.issue(out, p + "/groupId", "missing required property");
+  }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.options;
+    if (x !== undefined) {
+      c_SessionConfigSelectOptions_SessionConfigSelectOptionsUngrouped(x, p + "/options", out);
+    } else rt.issue(out, p + "/options", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionConfigGroupId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_SessionConfigSelect(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.currentValue;
-  if (x === undefined) return rt.failAt("/currentValue", "missing required property");
-  if (!v_SessionConfigValueId(x)) return rt.at("/currentValue");
-  x = v.options;
-  if (x === undefined) return rt.failAt("/options", "missing required property");
-  if (!v_SessionConfigSelectOptions(x)) return rt.at("/options");
-  return true;
-}
-
 function c_SessionConfigSelect(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.currentValue; if (x !== undefined) { c_SessionConfigValueId(x, p + "/currentValue", out); } else rt.issue(out, p + "/currentValue", "missing required property"); }
-  { const x: any = v.options; if (x !== undefined) { c_SessionConfigSelectOptions(x, p + "/options", out); } else rt.issue(out, p + "/options", "missing required property"); }
-}
-
-function v_SessionConfigBoolean(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.currentValue;
-  if (x === undefined) return rt.failAt("/currentValue", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/currentValue");
-  return true;
+  {
+    const x: any = v.currentValue;
+    if (x !== undefined) {
+      c_SessionConfigValueId(x, p + "/currentValue", out);
+    } else rt.issue(out, p + "/currentValue", "missing required property");
+  }
+  {
+    const x: any = v.options;
+    if (x !== undefined) {
+      c_SessionConfigSelectOptions(x, p + "/options", out);
+    } else rt.issue(out, p + "/options", "missing required property");
+  }
 }
 
 function c_SessionConfigBoolean(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.currentValue; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/currentValue", "expected a boolean", x); } else rt.issue(out, p + "/currentValue", "missing required property"); }
-}
-
-function v_AvailableCommandCommand(v: any): true | undefined {
-  return v_Command(v);
-}
-
-function v_AvailableCommandOther(v: any): true | undefined {
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
-  return true;
-}
-
-function v_AvailableCommand(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "command":
-      ok = v_AvailableCommandCommand(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_AvailableCommandOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.currentValue;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/currentValue", "expected a boolean", x);
+    } else rt.issue(out, p + "/currentValue", "missing required property");
   }
-  return ok;
 }
 
 function c_AvailableCommandCommand(v: any, p: string, out: rt.Issue[]): void {
@@ -2557,8 +2060,18 @@ function c_AvailableCommandCommand(v: any, p: string, out: rt.Issue[]): void {
 }
 
 function c_AvailableCommandOther(v: any, p: string, out: rt.Issue[]): void {
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x); } else rt.issue(out, p + "/description", "missing required property"); }
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x);
+    } else rt.issue(out, p + "/description", "missing required property");
+  }
 }
 
 function c_AvailableCommand(v: any, p: string, out: rt.Issue[]): void {
@@ -2569,28 +2082,6 @@ function c_AvailableCommand(v: any, p: string, out: rt.Issue[]): void {
     case "command": c_AvailableCommandCommand(v, p, out); break;
     default: if (typeof t === "string") c_AvailableCommandOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
   }
-}
-
-function v_AvailableCommandInputText(v: any): true | undefined {
-  return v_TextCommandInput(v);
-}
-
-function v_AvailableCommandInputOther(v: any): true | undefined {
-  return true;
-}
-
-function v_AvailableCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "text":
-      ok = v_AvailableCommandInputText(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_AvailableCommandInputOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
-  }
-  return ok;
 }
 
 function c_AvailableCommandInputText(v: any, p: string, out: rt.Issue[]): void {
@@ -2607,67 +2098,48 @@ function c_AvailableCommandInput(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_TextCommandInput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.hint;
-  if (x === undefined) return rt.failAt("/hint", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/hint");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_TextCommandInput(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.hint; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/hint", "expected a string", x); } else rt.issue(out, p + "/hint", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_Command(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.description;
-  if (x === undefined) return rt.failAt("/description", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/description");
-  x = v.input;
-  if (x !== undefined && !(x === null || v_AvailableCommandInput(x))) return rt.at("/input");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.hint;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/hint", "expected a string", x);
+    } else rt.issue(out, p + "/hint", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_Command(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x); } else rt.issue(out, p + "/description", "missing required property"); }
-  { const x: any = v.input; if (x !== undefined) { if (x !== null) c_AvailableCommandInput(x, p + "/input", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ListSessionsResponse_sessions(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_SessionInfo(x)) return rt.atKey(i);
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
   }
-  return true;
-}
-
-function v_ListSessionsResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessions;
-  if (x === undefined) return rt.failAt("/sessions", "missing required property");
-  if (!v_ListSessionsResponse_sessions(x)) return rt.at("/sessions");
-  x = v.nextCursor;
-  if (x !== undefined && !(x === null || v_SessionListCursor(x))) return rt.at("/nextCursor");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/description", "expected a string", x);
+    } else rt.issue(out, p + "/description", "missing required property");
+  }
+  {
+    const x: any = v.input;
+    if (x !== undefined) {
+      if (x !== null) c_AvailableCommandInput(x, p + "/input", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ListSessionsResponse_sessions(v: any, p: string, out: rt.Issue[]): void {
@@ -2677,38 +2149,24 @@ function c_ListSessionsResponse_sessions(v: any, p: string, out: rt.Issue[]): vo
 
 function c_ListSessionsResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessions; if (x !== undefined) { c_ListSessionsResponse_sessions(x, p + "/sessions", out); } else rt.issue(out, p + "/sessions", "missing required property"); }
-  { const x: any = v.nextCursor; if (x !== undefined) { if (x !== null) c_SessionListCursor(x, p + "/nextCursor", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionInfo_additionalDirectories(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_AbsolutePath(x)) return rt.atKey(i);
+  {
+    const x: any = v.sessions;
+    if (x !== undefined) {
+      c_ListSessionsResponse_sessions(x, p + "/sessions", out);
+    } else rt.issue(out, p + "/sessions", "missing required property");
   }
-  return true;
-}
-
-function v_SessionInfo(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.cwd;
-  if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!v_AbsolutePath(x)) return rt.at("/cwd");
-  x = v.additionalDirectories;
-  if (x !== undefined && !v_SessionInfo_additionalDirectories(x)) return rt.at("/additionalDirectories");
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.nextCursor;
+    if (x !== undefined) {
+      if (x !== null) c_SessionListCursor(x, p + "/nextCursor", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionInfo_additionalDirectories(v: any, p: string, out: rt.Issue[]): void {
@@ -2718,210 +2176,181 @@ function c_SessionInfo_additionalDirectories(v: any, p: string, out: rt.Issue[])
 
 function c_SessionInfo(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionListCursor(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      c_AbsolutePath(x, p + "/cwd", out);
+    } else rt.issue(out, p + "/cwd", "missing required property");
+  }
+  {
+    const x: any = v.additionalDirectories;
+    if (x !== undefined) {
+      c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out);
+    }
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.updatedAt;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionListCursor(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_DeleteSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_DeleteSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ResumeSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.configOptions;
-  if (x !== undefined && !v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
-  x = v.availableCommands;
-  if (x !== undefined && !v_NewSessionResponse_availableCommands(x)) return rt.at("/availableCommands");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ResumeSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } }
-  { const x: any = v.availableCommands; if (x !== undefined) { c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CloseSessionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.configOptions;
+    if (x !== undefined) {
+      c_NewSessionResponse_configOptions(x, p + "/configOptions", out);
+    }
+  }
+  {
+    const x: any = v.availableCommands;
+    if (x !== undefined) {
+      c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CloseSessionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CancelToolCallResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CancelToolCallResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CancelTerminalResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CancelTerminalResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SetSessionConfigOptionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.configOptions;
-  if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SetSessionConfigOptionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PromptResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.messageId;
-  if (x === undefined) return rt.failAt("/messageId", "missing required property");
-  if (!v_MessageId(x)) return rt.at("/messageId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.configOptions;
+    if (x !== undefined) {
+      c_NewSessionResponse_configOptions(x, p + "/configOptions", out);
+    } else rt.issue(out, p + "/configOptions", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PromptResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_MessageId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.messageId;
+    if (x !== undefined) {
+      c_MessageId(x, p + "/messageId", out);
+    } else rt.issue(out, p + "/messageId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_MessageId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_ExtResponse(v: any): true | undefined {
-  return true;
-}
-
 function c_ExtResponse(v: any, p: string, out: rt.Issue[]): void {
-  
-}
 
-function v_Error(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.code;
-  if (x === undefined) return rt.failAt("/code", "missing required property");
-  if (!v_ErrorCode(x)) return rt.at("/code");
-  x = v.message;
-  if (x === undefined) return rt.failAt("/message", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/message");
-  x = v.data;
-  if (x !== undefined && !(x === null || v_ErrorData(x))) return rt.at("/data");
-  return true;
 }
 
 function c_Error(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.code; if (x !== undefined) { c_ErrorCode(x, p + "/code", out); } else rt.issue(out, p + "/code", "missing required property"); }
-  { const x: any = v.message; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x); } else rt.issue(out, p + "/message", "missing required property"); }
-  { const x: any = v.data; if (x !== undefined) { if (x !== null) c_ErrorData(x, p + "/data", out); } }
-}
-
-function v_ErrorCode(v: any): true | undefined {
-  return (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 || rt.fail("expected an integer", v));
+  {
+    const x: any = v.code;
+    if (x !== undefined) {
+      c_ErrorCode(x, p + "/code", out);
+    } else rt.issue(out, p + "/code", "missing required property");
+  }
+  {
+    const x: any = v.message;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/message", "expected a string", x);
+    } else rt.issue(out, p + "/message", "missing required property");
+  }
+  {
+    const x: any = v.data;
+    if (x !== undefined) {
+      if (x !== null) c_ErrorData(x, p + "/data", out);
+    }
+  }
 }
 
 function c_ErrorCode(v: any, p: string, out: rt.Issue[]): void {
   if (!(Number.isInteger(v) && v >= -2147483648 && v <= 2147483647)) rt.issue(out, p, "expected an integer", v);
 }
 
-function v_ErrorData(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_UnsupportedProtocolVersionErrorData(v)) return true;
-  best = rt.failure();
-  if (v_SessionNotFoundErrorData(v)) return true;
-  best = rt.deeper(best);
-  if (true) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
 function c_ErrorData(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_UnsupportedProtocolVersionErrorData(v) ? 1 : 0) + (v_SessionNotFoundErrorData(v) ? 1 : 0) + (true ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_UnsupportedProtocolVersionErrorData(v, p, q); }, (q: rt.Issue[]) => { c_SessionNotFoundErrorData(v, p, q); }, (q: rt.Issue[]) => {  }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_UnsupportedProtocolVersionErrorData(v, p, q); }, (q: rt.Issue[]) => { c_SessionNotFoundErrorData(v, p, q); }, (q: rt.Issue[]) => {  }]);
-}
-
-function v_UnsupportedProtocolVersionErrorData_supported(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ProtocolVersion(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_UnsupportedProtocolVersionErrorData(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.requested;
-  if (x === undefined) return rt.failAt("/requested", "missing required property");
-  if (!v_ProtocolVersion(x)) return rt.at("/requested");
-  x = v.supported;
-  if (x === undefined) return rt.failAt("/supported", "missing required property");
-  if (!v_UnsupportedProtocolVersionErrorData_supported(x)) return rt.at("/supported");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_UnsupportedProtocolVersionErrorData_supported(v: any, p: string, out: rt.Issue[]): void {
@@ -2931,229 +2360,85 @@ function c_UnsupportedProtocolVersionErrorData_supported(v: any, p: string, out:
 
 function c_UnsupportedProtocolVersionErrorData(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.requested; if (x !== undefined) { c_ProtocolVersion(x, p + "/requested", out); } else rt.issue(out, p + "/requested", "missing required property"); }
-  { const x: any = v.supported; if (x !== undefined) { c_UnsupportedProtocolVersionErrorData_supported(x, p + "/supported", out); } else rt.issue(out, p + "/supported", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionNotFoundErrorData(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.requested;
+    if (x !== undefined) {
+      c_ProtocolVersion(x, p + "/requested", out);
+    } else rt.issue(out, p + "/requested", "missing required property");
+  }
+  {
+    const x: any = v.supported;
+    if (x !== undefined) {
+      c_UnsupportedProtocolVersionErrorData_supported(x, p + "/supported", out);
+    } else rt.issue(out, p + "/supported", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionNotFoundErrorData(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AgentNotification_params(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_UpdateSessionNotification(v)) return true;
-  best = rt.failure();
-  if (v_CompleteElicitationNotification(v)) return true;
-  best = rt.deeper(best);
-  if (v_ExtNotification(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_AgentNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.method;
-  if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
-  x = v.params;
-  if (x !== undefined && !(x === null || v_AgentNotification_params(x))) return rt.at("/params");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AgentNotification_params(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_UpdateSessionNotification(v) ? 1 : 0) + (v_CompleteElicitationNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_UpdateSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_UpdateSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_CompleteElicitationNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_AgentNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_AgentNotification_params(x, p + "/params", out); } }
-}
-
-function v_UpdateSessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.update;
-  if (x === undefined) return rt.failAt("/update", "missing required property");
-  if (!v_SessionUpdate(x)) return rt.at("/update");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.method;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x);
+    } else rt.issue(out, p + "/method", "missing required property");
+  }
+  {
+    const x: any = v.params;
+    if (x !== undefined) {
+      if (x !== null) c_AgentNotification_params(x, p + "/params", out);
+    }
+  }
 }
 
 function c_UpdateSessionNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.update; if (x !== undefined) { c_SessionUpdate(x, p + "/update", out); } else rt.issue(out, p + "/update", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionUpdateUserMessageChunk(v: any): true | undefined {
-  return v_ContentChunk(v);
-}
-
-function v_SessionUpdateUserMessage(v: any): true | undefined {
-  return v_UserMessage(v);
-}
-
-function v_SessionUpdateAgentMessageChunk(v: any): true | undefined {
-  return v_ContentChunk(v);
-}
-
-function v_SessionUpdateAgentMessage(v: any): true | undefined {
-  return v_AgentMessage(v);
-}
-
-function v_SessionUpdateAgentThoughtChunk(v: any): true | undefined {
-  return v_ContentChunk(v);
-}
-
-function v_SessionUpdateAgentThought(v: any): true | undefined {
-  return v_AgentThought(v);
-}
-
-function v_SessionUpdateStateUpdate(v: any): true | undefined {
-  return v_StateUpdate(v);
-}
-
-function v_SessionUpdateToolCallContentChunk(v: any): true | undefined {
-  return v_ToolCallContentChunk(v);
-}
-
-function v_SessionUpdateToolCallUpdate(v: any): true | undefined {
-  return v_ToolCallUpdate(v);
-}
-
-function v_SessionUpdateTerminalUpdate(v: any): true | undefined {
-  return v_TerminalUpdate(v);
-}
-
-function v_SessionUpdateTerminalOutputChunk(v: any): true | undefined {
-  return v_TerminalOutputChunk(v);
-}
-
-function v_SessionUpdatePlanUpdate(v: any): true | undefined {
-  return v_PlanUpdate(v);
-}
-
-function v_SessionUpdateAvailableCommandsUpdate(v: any): true | undefined {
-  return v_AvailableCommandsUpdate(v);
-}
-
-function v_SessionUpdateConfigOptionUpdate(v: any): true | undefined {
-  return v_ConfigOptionUpdate(v);
-}
-
-function v_SessionUpdateSessionInfoUpdate(v: any): true | undefined {
-  return v_SessionInfoUpdate(v);
-}
-
-function v_SessionUpdateUsageUpdate(v: any): true | undefined {
-  return v_UsageUpdate(v);
-}
-
-function v_SessionUpdateNotice(v: any): true | undefined {
-  return v_Notice(v);
-}
-
-function v_SessionUpdateCompactionUpdate(v: any): true | undefined {
-  return v_CompactionUpdate(v);
-}
-
-function v_SessionUpdateCompactionSummaryChunk(v: any): true | undefined {
-  return v_CompactionSummaryChunk(v);
-}
-
-function v_SessionUpdateOther(v: any): true | undefined {
-  return true;
-}
-
-function v_SessionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.sessionUpdate;
-  let ok: true | undefined;
-  switch (t) {
-    case "user_message_chunk":
-      ok = v_SessionUpdateUserMessageChunk(v);
-      break;
-    case "user_message":
-      ok = v_SessionUpdateUserMessage(v);
-      break;
-    case "agent_message_chunk":
-      ok = v_SessionUpdateAgentMessageChunk(v);
-      break;
-    case "agent_message":
-      ok = v_SessionUpdateAgentMessage(v);
-      break;
-    case "agent_thought_chunk":
-      ok = v_SessionUpdateAgentThoughtChunk(v);
-      break;
-    case "agent_thought":
-      ok = v_SessionUpdateAgentThought(v);
-      break;
-    case "state_update":
-      ok = v_SessionUpdateStateUpdate(v);
-      break;
-    case "tool_call_content_chunk":
-      ok = v_SessionUpdateToolCallContentChunk(v);
-      break;
-    case "tool_call_update":
-      ok = v_SessionUpdateToolCallUpdate(v);
-      break;
-    case "terminal_update":
-      ok = v_SessionUpdateTerminalUpdate(v);
-      break;
-    case "terminal_output_chunk":
-      ok = v_SessionUpdateTerminalOutputChunk(v);
-      break;
-    case "plan_update":
-      ok = v_SessionUpdatePlanUpdate(v);
-      break;
-    case "available_commands_update":
-      ok = v_SessionUpdateAvailableCommandsUpdate(v);
-      break;
-    case "config_option_update":
-      ok = v_SessionUpdateConfigOptionUpdate(v);
-      break;
-    case "session_info_update":
-      ok = v_SessionUpdateSessionInfoUpdate(v);
-      break;
-    case "usage_update":
-      ok = v_SessionUpdateUsageUpdate(v);
-      break;
-    case "notice":
-      ok = v_SessionUpdateNotice(v);
-      break;
-    case "compaction_update":
-      ok = v_SessionUpdateCompactionUpdate(v);
-      break;
-    case "compaction_summary_chunk":
-      ok = v_SessionUpdateCompactionSummaryChunk(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_SessionUpdateOther(v) : rt.failAt("/sessionUpdate", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  return ok;
+  {
+    const x: any = v.update;
+    if (x !== undefined) {
+      c_SessionUpdate(x, p + "/update", out);
+    } else rt.issue(out, p + "/update", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionUpdateUserMessageChunk(v: any, p: string, out: rt.Issue[]): void {
@@ -3252,47 +2537,26 @@ function c_SessionUpdate(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_ContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.messageId;
-  if (x === undefined) return rt.failAt("/messageId", "missing required property");
-  if (!v_MessageId(x)) return rt.at("/messageId");
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!v_ContentBlock(x)) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_ContentChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_UserMessage_content(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return rt.atKey(i);
+  {
+    const x: any = v.messageId;
+    if (x !== undefined) {
+      c_MessageId(x, p + "/messageId", out);
+    } else rt.issue(out, p + "/messageId", "missing required property");
   }
-  return true;
-}
-
-function v_UserMessage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.messageId;
-  if (x === undefined) return rt.failAt("/messageId", "missing required property");
-  if (!v_MessageId(x)) return rt.at("/messageId");
-  x = v.content;
-  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      c_ContentBlock(x, p + "/content", out);
+    } else rt.issue(out, p + "/content", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_UserMessage_content(v: any, p: string, out: rt.Issue[]): void {
@@ -3302,78 +2566,68 @@ function c_UserMessage_content(v: any, p: string, out: rt.Issue[]): void {
 
 function c_UserMessage(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AgentMessage(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.messageId;
-  if (x === undefined) return rt.failAt("/messageId", "missing required property");
-  if (!v_MessageId(x)) return rt.at("/messageId");
-  x = v.content;
-  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.messageId;
+    if (x !== undefined) {
+      c_MessageId(x, p + "/messageId", out);
+    } else rt.issue(out, p + "/messageId", "missing required property");
+  }
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (x !== null) c_UserMessage_content(x, p + "/content", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AgentMessage(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AgentThought(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.messageId;
-  if (x === undefined) return rt.failAt("/messageId", "missing required property");
-  if (!v_MessageId(x)) return rt.at("/messageId");
-  x = v.content;
-  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.messageId;
+    if (x !== undefined) {
+      c_MessageId(x, p + "/messageId", out);
+    } else rt.issue(out, p + "/messageId", "missing required property");
+  }
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (x !== null) c_UserMessage_content(x, p + "/content", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AgentThought(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.messageId; if (x !== undefined) { c_MessageId(x, p + "/messageId", out); } else rt.issue(out, p + "/messageId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/content", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_BackgroundWorkTerminal(v: any): true | undefined {
-  return v_BackgroundTerminal(v);
-}
-
-function v_BackgroundWorkToolCall(v: any): true | undefined {
-  return v_BackgroundToolCall(v);
-}
-
-function v_BackgroundWorkOther(v: any): true | undefined {
-  return true;
-}
-
-function v_BackgroundWork(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "terminal":
-      ok = v_BackgroundWorkTerminal(v);
-      break;
-    case "tool_call":
-      ok = v_BackgroundWorkToolCall(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_BackgroundWorkOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.messageId;
+    if (x !== undefined) {
+      c_MessageId(x, p + "/messageId", out);
+    } else rt.issue(out, p + "/messageId", "missing required property");
   }
-  return ok;
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (x !== null) c_UserMessage_content(x, p + "/content", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_BackgroundWorkTerminal(v: any, p: string, out: rt.Issue[]): void {
@@ -3395,57 +2649,36 @@ function c_BackgroundWork(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_BackgroundTerminal(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_BackgroundTerminal(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_BackgroundToolCall(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.toolCallId;
-  if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
-  if (!v_ToolCallId(x)) return rt.at("/toolCallId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_BackgroundToolCall(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_RunningStateUpdate_background(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_BackgroundWork(x)) return rt.atKey(i);
+  {
+    const x: any = v.toolCallId;
+    if (x !== undefined) {
+      c_ToolCallId(x, p + "/toolCallId", out);
+    } else rt.issue(out, p + "/toolCallId", "missing required property");
   }
-  return true;
-}
-
-function v_RunningStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.background;
-  if (x !== undefined && !(x === null || v_RunningStateUpdate_background(x))) return rt.at("/background");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_RunningStateUpdate_background(v: any, p: string, out: rt.Issue[]): void {
@@ -3455,90 +2688,28 @@ function c_RunningStateUpdate_background(v: any, p: string, out: rt.Issue[]): vo
 
 function c_RunningStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ErrorStopReason(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.error;
-  if (x !== undefined && !(x === null || v_Error(x))) return rt.at("/error");
-  return true;
+  {
+    const x: any = v.background;
+    if (x !== undefined) {
+      if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ErrorStopReason(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.error; if (x !== undefined) { if (x !== null) c_Error(x, p + "/error", out); } }
-}
-
-function v_IdleStateUpdateEndTurn(v: any): true | undefined {
-  return true;
-}
-
-function v_IdleStateUpdateMaxTokens(v: any): true | undefined {
-  return true;
-}
-
-function v_IdleStateUpdateMaxTurnRequests(v: any): true | undefined {
-  return true;
-}
-
-function v_IdleStateUpdateRefusal(v: any): true | undefined {
-  return true;
-}
-
-function v_IdleStateUpdateCancelled(v: any): true | undefined {
-  return true;
-}
-
-function v_IdleStateUpdateError(v: any): true | undefined {
-  return v_ErrorStopReason(v);
-}
-
-function v_IdleStateUpdateOther(v: any): true | undefined {
-  return true;
-}
-
-function v_IdleStateUpdate_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.stopReason;
-  let ok: true | undefined;
-  switch (t) {
-    case "end_turn":
-      ok = v_IdleStateUpdateEndTurn(v);
-      break;
-    case "max_tokens":
-      ok = v_IdleStateUpdateMaxTokens(v);
-      break;
-    case "max_turn_requests":
-      ok = v_IdleStateUpdateMaxTurnRequests(v);
-      break;
-    case "refusal":
-      ok = v_IdleStateUpdateRefusal(v);
-      break;
-    case "cancelled":
-      ok = v_IdleStateUpdateCancelled(v);
-      break;
-    case "error":
-      ok = v_IdleStateUpdateError(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_IdleStateUpdateOther(v) : t === undefined || t === null || rt.failAt("/stopReason", "expected a string or null");
+  {
+    const x: any = v.error;
+    if (x !== undefined) {
+      if (x !== null) c_Error(x, p + "/error", out);
+    }
   }
-  return ok;
-}
-
-function v_IdleStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.background;
-  if (x !== undefined && !(x === null || v_RunningStateUpdate_background(x))) return rt.at("/background");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  x = v.stopReason;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/stopReason");
-  return v_IdleStateUpdate_2(v);
 }
 
 function c_IdleStateUpdateError(v: any, p: string, out: rt.Issue[]): void {
@@ -3562,62 +2733,41 @@ function c_IdleStateUpdate_2(v: any, p: string, out: rt.Issue[]): void {
 
 function c_IdleStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-  { const x: any = v.stopReason; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/stopReason", "expected a string or null", x); } }
+  {
+    const x: any = v.background;
+    if (x !== undefined) {
+      if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
+  {
+    const x: any = v.stopReason;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/stopReason", "expected a string or null", x);
+    }
+  }
   c_IdleStateUpdate_2(v, p, out);
-}
-
-function v_RequiresActionStateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.background;
-  if (x !== undefined && !(x === null || v_RunningStateUpdate_background(x))) return rt.at("/background");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_RequiresActionStateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.background; if (x !== undefined) { if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_StateUpdateRunning(v: any): true | undefined {
-  return v_RunningStateUpdate(v);
-}
-
-function v_StateUpdateIdle(v: any): true | undefined {
-  return v_IdleStateUpdate(v);
-}
-
-function v_StateUpdateRequiresAction(v: any): true | undefined {
-  return v_RequiresActionStateUpdate(v);
-}
-
-function v_StateUpdateOther(v: any): true | undefined {
-  return true;
-}
-
-function v_StateUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.state;
-  let ok: true | undefined;
-  switch (t) {
-    case "running":
-      ok = v_StateUpdateRunning(v);
-      break;
-    case "idle":
-      ok = v_StateUpdateIdle(v);
-      break;
-    case "requires_action":
-      ok = v_StateUpdateRequiresAction(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_StateUpdateOther(v) : rt.failAt("/state", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.background;
+    if (x !== undefined) {
+      if (x !== null) c_RunningStateUpdate_background(x, p + "/background", out);
+    }
   }
-  return ok;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_StateUpdateRunning(v: any, p: string, out: rt.Issue[]): void {
@@ -3644,193 +2794,186 @@ function c_StateUpdate(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_ToolCallContentChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.toolCallId;
-  if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
-  if (!v_ToolCallId(x)) return rt.at("/toolCallId");
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!v_ToolCallContent(x)) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_ToolCallContentChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { c_ToolCallContent(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalOutput(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.data;
-  if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.toolCallId;
+    if (x !== undefined) {
+      c_ToolCallId(x, p + "/toolCallId", out);
+    } else rt.issue(out, p + "/toolCallId", "missing required property");
+  }
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      c_ToolCallContent(x, p + "/content", out);
+    } else rt.issue(out, p + "/content", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalOutput(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalExitStatus(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.exitCode;
-  if (x !== undefined && !(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x))) return rt.at("/exitCode");
-  x = v.signal;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/signal");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.data;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x);
+    } else rt.issue(out, p + "/data", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalExitStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.exitCode; if (x !== undefined) { if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/exitCode", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x); } }
-  { const x: any = v.signal; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalSize(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.cols;
-  if (x === undefined) return rt.failAt("/cols", "missing required property");
-  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]", x))) return rt.at("/cols");
-  x = v.rows;
-  if (x === undefined) return rt.failAt("/rows", "missing required property");
-  if (!(Number.isInteger(x) && x >= 1 && x <= 65535 || rt.fail("expected an integer (uint16) in [1, 65535]", x))) return rt.at("/rows");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.exitCode;
+    if (x !== undefined) {
+      if (!(x === null || Number.isInteger(x) && x >= -9223372036854775808 && x <= 9223372036854776000)) rt.issue(out, p + "/exitCode", "expected an integer (int64) in [-9223372036854775808, 9223372036854775807] or null", x);
+    }
+  }
+  {
+    const x: any = v.signal;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/signal", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalSize(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.cols; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 1 && x <= 65535)) rt.issue(out, p + "/cols", "expected an integer (uint16) in [1, 65535]", x); } else rt.issue(out, p + "/cols", "missing required property"); }
-  { const x: any = v.rows; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 1 && x <= 65535)) rt.issue(out, p + "/rows", "expected an integer (uint16) in [1, 65535]", x); } else rt.issue(out, p + "/rows", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.cancel;
-  if (x !== undefined && !(x === null || v_TerminalCancelCapabilities(x))) return rt.at("/cancel");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.cols;
+    if (x !== undefined) {
+      if (!(Number.isInteger(x) && x >= 1 && x <= 65535)) rt.issue(out, p + "/cols", "expected an integer (uint16) in [1, 65535]", x);
+    } else rt.issue(out, p + "/cols", "missing required property");
+  }
+  {
+    const x: any = v.rows;
+    if (x !== undefined) {
+      if (!(Number.isInteger(x) && x >= 1 && x <= 65535)) rt.issue(out, p + "/rows", "expected an integer (uint16) in [1, 65535]", x);
+    } else rt.issue(out, p + "/rows", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.cancel; if (x !== undefined) { if (x !== null) c_TerminalCancelCapabilities(x, p + "/cancel", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalCancelCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.cancel;
+    if (x !== undefined) {
+      if (x !== null) c_TerminalCancelCapabilities(x, p + "/cancel", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalCancelCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v.command;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/command");
-  x = v.cwd;
-  if (x !== undefined && !(x === null || v_AbsolutePath(x))) return rt.at("/cwd");
-  x = v.output;
-  if (x !== undefined && !(x === null || v_TerminalOutput(x))) return rt.at("/output");
-  x = v.exitStatus;
-  if (x !== undefined && !(x === null || v_TerminalExitStatus(x))) return rt.at("/exitStatus");
-  x = v.size;
-  if (x !== undefined && !(x === null || v_TerminalSize(x))) return rt.at("/size");
-  x = v.capabilities;
-  if (x !== undefined && !(x === null || v_TerminalCapabilities(x))) return rt.at("/capabilities");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v.command; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/command", "expected a string or null", x); } }
-  { const x: any = v.cwd; if (x !== undefined) { if (x !== null) c_AbsolutePath(x, p + "/cwd", out); } }
-  { const x: any = v.output; if (x !== undefined) { if (x !== null) c_TerminalOutput(x, p + "/output", out); } }
-  { const x: any = v.exitStatus; if (x !== undefined) { if (x !== null) c_TerminalExitStatus(x, p + "/exitStatus", out); } }
-  { const x: any = v.size; if (x !== undefined) { if (x !== null) c_TerminalSize(x, p + "/size", out); } }
-  { const x: any = v.capabilities; if (x !== undefined) { if (x !== null) c_TerminalCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalOutputChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v.data;
-  if (x === undefined) return rt.failAt("/data", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/data");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
+  }
+  {
+    const x: any = v.command;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/command", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      if (x !== null) c_AbsolutePath(x, p + "/cwd", out);
+    }
+  }
+  {
+    const x: any = v.output;
+    if (x !== undefined) {
+      if (x !== null) c_TerminalOutput(x, p + "/output", out);
+    }
+  }
+  {
+    const x: any = v.exitStatus;
+    if (x !== undefined) {
+      if (x !== null) c_TerminalExitStatus(x, p + "/exitStatus", out);
+    }
+  }
+  {
+    const x: any = v.size;
+    if (x !== undefined) {
+      if (x !== null) c_TerminalSize(x, p + "/size", out);
+    }
+  }
+  {
+    const x: any = v.capabilities;
+    if (x !== undefined) {
+      if (x !== null) c_TerminalCapabilities(x, p + "/capabilities", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalOutputChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v.data; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x); } else rt.issue(out, p + "/data", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PlanUpdateContentItems(v: any): true | undefined {
-  return v_PlanItems(v);
-}
-
-function v_PlanUpdateContentOther(v: any): true | undefined {
-  let x: any;
-  x = v.planId;
-  if (x === undefined) return rt.failAt("/planId", "missing required property");
-  if (!v_PlanId(x)) return rt.at("/planId");
-  return true;
-}
-
-function v_PlanUpdateContent(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "items":
-      ok = v_PlanUpdateContentItems(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_PlanUpdateContentOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
   }
-  return ok;
+  {
+    const x: any = v.data;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/data", "expected a string", x);
+    } else rt.issue(out, p + "/data", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PlanUpdateContentItems(v: any, p: string, out: rt.Issue[]): void {
@@ -3838,7 +2981,12 @@ function c_PlanUpdateContentItems(v: any, p: string, out: rt.Issue[]): void {
 }
 
 function c_PlanUpdateContentOther(v: any, p: string, out: rt.Issue[]): void {
-  { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
+  {
+    const x: any = v.planId;
+    if (x !== undefined) {
+      c_PlanId(x, p + "/planId", out);
+    } else rt.issue(out, p + "/planId", "missing required property");
+  }
 }
 
 function c_PlanUpdateContent(v: any, p: string, out: rt.Issue[]): void {
@@ -3851,76 +2999,44 @@ function c_PlanUpdateContent(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_PlanId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_PlanId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_PlanEntry(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/content");
-  x = v.priority;
-  if (x === undefined) return rt.failAt("/priority", "missing required property");
-  if (!v_PlanEntryPriority(x)) return rt.at("/priority");
-  x = v.status;
-  if (x === undefined) return rt.failAt("/status", "missing required property");
-  if (!v_PlanEntryStatus(x)) return rt.at("/status");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_PlanEntry(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v.priority; if (x !== undefined) { c_PlanEntryPriority(x, p + "/priority", out); } else rt.issue(out, p + "/priority", "missing required property"); }
-  { const x: any = v.status; if (x !== undefined) { c_PlanEntryStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PlanEntryPriority(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/content", "expected a string", x);
+    } else rt.issue(out, p + "/content", "missing required property");
+  }
+  {
+    const x: any = v.priority;
+    if (x !== undefined) {
+      c_PlanEntryPriority(x, p + "/priority", out);
+    } else rt.issue(out, p + "/priority", "missing required property");
+  }
+  {
+    const x: any = v.status;
+    if (x !== undefined) {
+      c_PlanEntryStatus(x, p + "/status", out);
+    } else rt.issue(out, p + "/status", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PlanEntryPriority(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_PlanEntryStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_PlanEntryStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
-}
-
-function v_PlanItems_entries(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_PlanEntry(x)) return rt.atKey(i);
-  }
-  return true;
-}
-
-function v_PlanItems(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.planId;
-  if (x === undefined) return rt.failAt("/planId", "missing required property");
-  if (!v_PlanId(x)) return rt.at("/planId");
-  x = v.entries;
-  if (x === undefined) return rt.failAt("/entries", "missing required property");
-  if (!v_PlanItems_entries(x)) return rt.at("/entries");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_PlanItems_entries(v: any, p: string, out: rt.Issue[]): void {
@@ -3930,474 +3046,433 @@ function c_PlanItems_entries(v: any, p: string, out: rt.Issue[]): void {
 
 function c_PlanItems(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.planId; if (x !== undefined) { c_PlanId(x, p + "/planId", out); } else rt.issue(out, p + "/planId", "missing required property"); }
-  { const x: any = v.entries; if (x !== undefined) { c_PlanItems_entries(x, p + "/entries", out); } else rt.issue(out, p + "/entries", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_PlanUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.plan;
-  if (x === undefined) return rt.failAt("/plan", "missing required property");
-  if (!v_PlanUpdateContent(x)) return rt.at("/plan");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.planId;
+    if (x !== undefined) {
+      c_PlanId(x, p + "/planId", out);
+    } else rt.issue(out, p + "/planId", "missing required property");
+  }
+  {
+    const x: any = v.entries;
+    if (x !== undefined) {
+      c_PlanItems_entries(x, p + "/entries", out);
+    } else rt.issue(out, p + "/entries", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_PlanUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.plan; if (x !== undefined) { c_PlanUpdateContent(x, p + "/plan", out); } else rt.issue(out, p + "/plan", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_AvailableCommandsUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.availableCommands;
-  if (x === undefined) return rt.failAt("/availableCommands", "missing required property");
-  if (!v_NewSessionResponse_availableCommands(x)) return rt.at("/availableCommands");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.plan;
+    if (x !== undefined) {
+      c_PlanUpdateContent(x, p + "/plan", out);
+    } else rt.issue(out, p + "/plan", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_AvailableCommandsUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.availableCommands; if (x !== undefined) { c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out); } else rt.issue(out, p + "/availableCommands", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ConfigOptionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.configOptions;
-  if (x === undefined) return rt.failAt("/configOptions", "missing required property");
-  if (!v_NewSessionResponse_configOptions(x)) return rt.at("/configOptions");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.availableCommands;
+    if (x !== undefined) {
+      c_NewSessionResponse_availableCommands(x, p + "/availableCommands", out);
+    } else rt.issue(out, p + "/availableCommands", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ConfigOptionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.configOptions; if (x !== undefined) { c_NewSessionResponse_configOptions(x, p + "/configOptions", out); } else rt.issue(out, p + "/configOptions", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SessionInfoUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.title;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/title");
-  x = v.updatedAt;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/updatedAt");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.configOptions;
+    if (x !== undefined) {
+      c_NewSessionResponse_configOptions(x, p + "/configOptions", out);
+    } else rt.issue(out, p + "/configOptions", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SessionInfoUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.title; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x); } }
-  { const x: any = v.updatedAt; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_Cost(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.amount;
-  if (x === undefined) return rt.failAt("/amount", "missing required property");
-  if (!(typeof x === "number" && Number.isFinite(x) || rt.fail("expected a number", x))) return rt.at("/amount");
-  x = v.currency;
-  if (x === undefined) return rt.failAt("/currency", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/currency");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/title", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v.updatedAt;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/updatedAt", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_Cost(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.amount; if (x !== undefined) { if (!(typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/amount", "expected a number", x); } else rt.issue(out, p + "/amount", "missing required property"); }
-  { const x: any = v.currency; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/currency", "expected a string", x); } else rt.issue(out, p + "/currency", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_UsageUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.used;
-  if (x === undefined) return rt.failAt("/used", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/used");
-  x = v.size;
-  if (x === undefined) return rt.failAt("/size", "missing required property");
-  if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000 || rt.fail("expected an integer (uint64) in [0, 18446744073709551615]", x))) return rt.at("/size");
-  x = v.cost;
-  if (x !== undefined && !(x === null || v_Cost(x))) return rt.at("/cost");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.amount;
+    if (x !== undefined) {
+      if (!(typeof x === "number" && Number.isFinite(x))) rt.issue(out, p + "/amount", "expected a number", x);
+    } else rt.issue(out, p + "/amount", "missing required property");
+  }
+  {
+    const x: any = v.currency;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/currency", "expected a string", x);
+    } else rt.issue(out, p + "/currency", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_UsageUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.used; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/used", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/used", "missing required property"); }
-  { const x: any = v.size; if (x !== undefined) { if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615]", x); } else rt.issue(out, p + "/size", "missing required property"); }
-  { const x: any = v.cost; if (x !== undefined) { if (x !== null) c_Cost(x, p + "/cost", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_NoticeSeverity(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.used;
+    if (x !== undefined) {
+      if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/used", "expected an integer (uint64) in [0, 18446744073709551615]", x);
+    } else rt.issue(out, p + "/used", "missing required property");
+  }
+  {
+    const x: any = v.size;
+    if (x !== undefined) {
+      if (!(Number.isInteger(x) && x >= 0 && x <= 18446744073709552000)) rt.issue(out, p + "/size", "expected an integer (uint64) in [0, 18446744073709551615]", x);
+    } else rt.issue(out, p + "/size", "missing required property");
+  }
+  {
+    const x: any = v.cost;
+    if (x !== undefined) {
+      if (x !== null) c_Cost(x, p + "/cost", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_NoticeSeverity(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_Notice(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.severity;
-  if (x === undefined) return rt.failAt("/severity", "missing required property");
-  if (!v_NoticeSeverity(x)) return rt.at("/severity");
-  x = v.title;
-  if (x === undefined) return rt.failAt("/title", "missing required property");
-  if (!(typeof x === "string" && x.length >= 1 || rt.fail("expected a string of at least 1 characters", x))) return rt.at("/title");
-  x = v.description;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/description");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_Notice(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.severity; if (x !== undefined) { c_NoticeSeverity(x, p + "/severity", out); } else rt.issue(out, p + "/severity", "missing required property"); }
-  { const x: any = v.title; if (x !== undefined) { if (!(typeof x === "string" && x.length >= 1)) rt.issue(out, p + "/title", "expected a string of at least 1 characters", x); } else rt.issue(out, p + "/title", "missing required property"); }
-  { const x: any = v.description; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CompactionId(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
+  {
+    const x: any = v.severity;
+    if (x !== undefined) {
+      c_NoticeSeverity(x, p + "/severity", out);
+    } else rt.issue(out, p + "/severity", "missing required property");
+  }
+  {
+    const x: any = v.title;
+    if (x !== undefined) {
+      if (!(typeof x === "string" && x.length >= 1)) rt.issue(out, p + "/title", "expected a string of at least 1 characters", x);
+    } else rt.issue(out, p + "/title", "missing required property");
+  }
+  {
+    const x: any = v.description;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/description", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CompactionId(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_CompactionStatus(v: any): true | undefined {
-  return (typeof v === "string" || rt.fail("expected a string", v));
-}
-
 function c_CompactionStatus(v: any, p: string, out: rt.Issue[]): void {
   if (!(typeof v === "string")) rt.issue(out, p, "expected a string", v);
 }
 
-function v_CompactionUpdate(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.compactionId;
-  if (x === undefined) return rt.failAt("/compactionId", "missing required property");
-  if (!v_CompactionId(x)) return rt.at("/compactionId");
-  x = v.status;
-  if (x === undefined) return rt.failAt("/status", "missing required property");
-  if (!v_CompactionStatus(x)) return rt.at("/status");
-  x = v.summary;
-  if (x !== undefined && !(x === null || v_UserMessage_content(x))) return rt.at("/summary");
-  x = v.error;
-  if (x !== undefined && !(x === null || typeof x === "string" || rt.fail("expected a string or null", x))) return rt.at("/error");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_CompactionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
-  { const x: any = v.status; if (x !== undefined) { c_CompactionStatus(x, p + "/status", out); } else rt.issue(out, p + "/status", "missing required property"); }
-  { const x: any = v.summary; if (x !== undefined) { if (x !== null) c_UserMessage_content(x, p + "/summary", out); } }
-  { const x: any = v.error; if (x !== undefined) { if (!(x === null || typeof x === "string")) rt.issue(out, p + "/error", "expected a string or null", x); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CompactionSummaryChunk(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.compactionId;
-  if (x === undefined) return rt.failAt("/compactionId", "missing required property");
-  if (!v_CompactionId(x)) return rt.at("/compactionId");
-  x = v.content;
-  if (x === undefined) return rt.failAt("/content", "missing required property");
-  if (!v_ContentBlock(x)) return rt.at("/content");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.compactionId;
+    if (x !== undefined) {
+      c_CompactionId(x, p + "/compactionId", out);
+    } else rt.issue(out, p + "/compactionId", "missing required property");
+  }
+  {
+    const x: any = v.status;
+    if (x !== undefined) {
+      c_CompactionStatus(x, p + "/status", out);
+    } else rt.issue(out, p + "/status", "missing required property");
+  }
+  {
+    const x: any = v.summary;
+    if (x !== undefined) {
+      if (x !== null) c_UserMessage_content(x, p + "/summary", out);
+    }
+  }
+  {
+    const x: any = v.error;
+    if (x !== undefined) {
+      if (!(x === null || typeof x === "string")) rt.issue(out, p + "/error", "expected a string or null", x);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CompactionSummaryChunk(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.compactionId; if (x !== undefined) { c_CompactionId(x, p + "/compactionId", out); } else rt.issue(out, p + "/compactionId", "missing required property"); }
-  { const x: any = v.content; if (x !== undefined) { c_ContentBlock(x, p + "/content", out); } else rt.issue(out, p + "/content", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CompleteElicitationNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.elicitationId;
-  if (x === undefined) return rt.failAt("/elicitationId", "missing required property");
-  if (!v_ElicitationId(x)) return rt.at("/elicitationId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.compactionId;
+    if (x !== undefined) {
+      c_CompactionId(x, p + "/compactionId", out);
+    } else rt.issue(out, p + "/compactionId", "missing required property");
+  }
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      c_ContentBlock(x, p + "/content", out);
+    } else rt.issue(out, p + "/content", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CompleteElicitationNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.elicitationId; if (x !== undefined) { c_ElicitationId(x, p + "/elicitationId", out); } else rt.issue(out, p + "/elicitationId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ExtNotification(v: any): true | undefined {
-  return true;
+  {
+    const x: any = v.elicitationId;
+    if (x !== undefined) {
+      c_ElicitationId(x, p + "/elicitationId", out);
+    } else rt.issue(out, p + "/elicitationId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ExtNotification(v: any, p: string, out: rt.Issue[]): void {
-  
-}
 
-function v_ClientRequest_params(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_InitializeRequest(v)) return true;
-  best = rt.failure();
-  if (v_LoginAuthRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_LogoutAuthRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_NewSessionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_ListSessionsRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_DeleteSessionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_ResumeSessionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_CloseSessionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_CancelToolCallRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_CancelTerminalRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_SetSessionConfigOptionRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_PromptRequest(v)) return true;
-  best = rt.deeper(best);
-  if (v_ExtRequest(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_ClientRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/id");
-  x = v.method;
-  if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
-  x = v.params;
-  if (x !== undefined && !(x === null || v_ClientRequest_params(x))) return rt.at("/params");
-  return true;
 }
 
 function c_ClientRequest_params(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_InitializeRequest(v) ? 1 : 0) + (v_LoginAuthRequest(v) ? 1 : 0) + (v_LogoutAuthRequest(v) ? 1 : 0) + (v_NewSessionRequest(v) ? 1 : 0) + (v_ListSessionsRequest(v) ? 1 : 0) + (v_DeleteSessionRequest(v) ? 1 : 0) + (v_ResumeSessionRequest(v) ? 1 : 0) + (v_CloseSessionRequest(v) ? 1 : 0) + (v_CancelToolCallRequest(v) ? 1 : 0) + (v_CancelTerminalRequest(v) ? 1 : 0) + (v_SetSessionConfigOptionRequest(v) ? 1 : 0) + (v_PromptRequest(v) ? 1 : 0) + (v_ExtRequest(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_InitializeRequest(v, p, q); }, (q: rt.Issue[]) => { c_LoginAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_LogoutAuthRequest(v, p, q); }, (q: rt.Issue[]) => { c_NewSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ListSessionsRequest(v, p, q); }, (q: rt.Issue[]) => { c_DeleteSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_ResumeSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CloseSessionRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelToolCallRequest(v, p, q); }, (q: rt.Issue[]) => { c_CancelTerminalRequest(v, p, q); }, (q: rt.Issue[]) => { c_SetSessionConfigOptionRequest(v, p, q); }, (q: rt.Issue[]) => { c_PromptRequest(v, p, q); }, (q: rt.Issue[]) => { c_ExtRequest(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_ClientRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ClientRequest_params(x, p + "/params", out); } }
-}
-
-function v_InitializeRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.protocolVersion;
-  if (x === undefined) return rt.failAt("/protocolVersion", "missing required property");
-  if (!v_ProtocolVersion(x)) return rt.at("/protocolVersion");
-  x = v.info;
-  if (x === undefined) return rt.failAt("/info", "missing required property");
-  if (!v_Implementation(x)) return rt.at("/info");
-  x = v.capabilities;
-  if (x !== undefined && !v_ClientCapabilities(x)) return rt.at("/capabilities");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.method;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x);
+    } else rt.issue(out, p + "/method", "missing required property");
+  }
+  {
+    const x: any = v.params;
+    if (x !== undefined) {
+      if (x !== null) c_ClientRequest_params(x, p + "/params", out);
+    }
+  }
 }
 
 function c_InitializeRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.protocolVersion; if (x !== undefined) { c_ProtocolVersion(x, p + "/protocolVersion", out); } else rt.issue(out, p + "/protocolVersion", "missing required property"); }
-  { const x: any = v.info; if (x !== undefined) { c_Implementation(x, p + "/info", out); } else rt.issue(out, p + "/info", "missing required property"); }
-  { const x: any = v.capabilities; if (x !== undefined) { c_ClientCapabilities(x, p + "/capabilities", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ClientCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.auth;
-  if (x !== undefined && !(x === null || v_ClientAuthCapabilities(x))) return rt.at("/auth");
-  x = v.elicitation;
-  if (x !== undefined && !(x === null || v_ElicitationCapabilities(x))) return rt.at("/elicitation");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.protocolVersion;
+    if (x !== undefined) {
+      c_ProtocolVersion(x, p + "/protocolVersion", out);
+    } else rt.issue(out, p + "/protocolVersion", "missing required property");
+  }
+  {
+    const x: any = v.info;
+    if (x !== undefined) {
+      c_Implementation(x, p + "/info", out);
+    } else rt.issue(out, p + "/info", "missing required property");
+  }
+  {
+    const x: any = v.capabilities;
+    if (x !== undefined) {
+      c_ClientCapabilities(x, p + "/capabilities", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ClientCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.auth; if (x !== undefined) { if (x !== null) c_ClientAuthCapabilities(x, p + "/auth", out); } }
-  { const x: any = v.elicitation; if (x !== undefined) { if (x !== null) c_ElicitationCapabilities(x, p + "/elicitation", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ClientAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.terminal;
-  if (x !== undefined && !(x === null || v_TerminalAuthCapabilities(x))) return rt.at("/terminal");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.auth;
+    if (x !== undefined) {
+      if (x !== null) c_ClientAuthCapabilities(x, p + "/auth", out);
+    }
+  }
+  {
+    const x: any = v.elicitation;
+    if (x !== undefined) {
+      if (x !== null) c_ElicitationCapabilities(x, p + "/elicitation", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ClientAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.terminal; if (x !== undefined) { if (x !== null) c_TerminalAuthCapabilities(x, p + "/terminal", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_TerminalAuthCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.terminal;
+    if (x !== undefined) {
+      if (x !== null) c_TerminalAuthCapabilities(x, p + "/terminal", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_TerminalAuthCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ElicitationCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.form;
-  if (x !== undefined && !(x === null || v_ElicitationFormCapabilities(x))) return rt.at("/form");
-  x = v.url;
-  if (x !== undefined && !(x === null || v_ElicitationUrlCapabilities(x))) return rt.at("/url");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ElicitationCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.form; if (x !== undefined) { if (x !== null) c_ElicitationFormCapabilities(x, p + "/form", out); } }
-  { const x: any = v.url; if (x !== undefined) { if (x !== null) c_ElicitationUrlCapabilities(x, p + "/url", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ElicitationFormCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.form;
+    if (x !== undefined) {
+      if (x !== null) c_ElicitationFormCapabilities(x, p + "/form", out);
+    }
+  }
+  {
+    const x: any = v.url;
+    if (x !== undefined) {
+      if (x !== null) c_ElicitationUrlCapabilities(x, p + "/url", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ElicitationFormCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ElicitationUrlCapabilities(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ElicitationUrlCapabilities(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_LoginAuthRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.methodId;
-  if (x === undefined) return rt.failAt("/methodId", "missing required property");
-  if (!v_AuthMethodId(x)) return rt.at("/methodId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_LoginAuthRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.methodId; if (x !== undefined) { c_AuthMethodId(x, p + "/methodId", out); } else rt.issue(out, p + "/methodId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_LogoutAuthRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.methodId;
+    if (x !== undefined) {
+      c_AuthMethodId(x, p + "/methodId", out);
+    } else rt.issue(out, p + "/methodId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_LogoutAuthRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_NewSessionRequest_mcpServers(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_McpServer(x)) return rt.atKey(i);
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
   }
-  return true;
-}
-
-function v_NewSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.cwd;
-  if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!v_AbsolutePath(x)) return rt.at("/cwd");
-  x = v.additionalDirectories;
-  if (x !== undefined && !v_SessionInfo_additionalDirectories(x)) return rt.at("/additionalDirectories");
-  x = v.mcpServers;
-  if (x !== undefined && !v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
 }
 
 function c_NewSessionRequest_mcpServers(v: any, p: string, out: rt.Issue[]): void {
@@ -4407,39 +3482,30 @@ function c_NewSessionRequest_mcpServers(v: any, p: string, out: rt.Issue[]): voi
 
 function c_NewSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpServerHttpVariant(v: any): true | undefined {
-  return v_McpServerHttp(v);
-}
-
-function v_McpServerStdioVariant(v: any): true | undefined {
-  return v_McpServerStdio(v);
-}
-
-function v_McpServerOther(v: any): true | undefined {
-  return true;
-}
-
-function v_McpServer(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "http":
-      ok = v_McpServerHttpVariant(v);
-      break;
-    case "stdio":
-      ok = v_McpServerStdioVariant(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_McpServerOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      c_AbsolutePath(x, p + "/cwd", out);
+    } else rt.issue(out, p + "/cwd", "missing required property");
   }
-  return ok;
+  {
+    const x: any = v.additionalDirectories;
+    if (x !== undefined) {
+      c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out);
+    }
+  }
+  {
+    const x: any = v.mcpServers;
+    if (x !== undefined) {
+      c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpServerHttpVariant(v: any, p: string, out: rt.Issue[]): void {
@@ -4461,50 +3527,26 @@ function c_McpServer(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_HttpHeader(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/value");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_HttpHeader(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x); } else rt.issue(out, p + "/value", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpServerHttp_headers(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_HttpHeader(x)) return rt.atKey(i);
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
   }
-  return true;
-}
-
-function v_McpServerHttp(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.url;
-  if (x === undefined) return rt.failAt("/url", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/url");
-  x = v.headers;
-  if (x !== undefined && !v_McpServerHttp_headers(x)) return rt.at("/headers");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.value;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/value", "expected a string", x);
+    } else rt.issue(out, p + "/value", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpServerHttp_headers(v: any, p: string, out: rt.Issue[]): void {
@@ -4514,125 +3556,142 @@ function c_McpServerHttp_headers(v: any, p: string, out: rt.Issue[]): void {
 
 function c_McpServerHttp(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.url; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x); } else rt.issue(out, p + "/url", "missing required property"); }
-  { const x: any = v.headers; if (x !== undefined) { c_McpServerHttp_headers(x, p + "/headers", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_McpServerStdio(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.name;
-  if (x === undefined) return rt.failAt("/name", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/name");
-  x = v.command;
-  if (x === undefined) return rt.failAt("/command", "missing required property");
-  if (!v_AbsolutePath(x)) return rt.at("/command");
-  x = v.args;
-  if (x !== undefined && !v_Icon_sizes(x)) return rt.at("/args");
-  x = v.env;
-  if (x !== undefined && !v_AuthMethodTerminal_env(x)) return rt.at("/env");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.url;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/url", "expected a string", x);
+    } else rt.issue(out, p + "/url", "missing required property");
+  }
+  {
+    const x: any = v.headers;
+    if (x !== undefined) {
+      c_McpServerHttp_headers(x, p + "/headers", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_McpServerStdio(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.name; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x); } else rt.issue(out, p + "/name", "missing required property"); }
-  { const x: any = v.command; if (x !== undefined) { c_AbsolutePath(x, p + "/command", out); } else rt.issue(out, p + "/command", "missing required property"); }
-  { const x: any = v.args; if (x !== undefined) { c_Icon_sizes(x, p + "/args", out); } }
-  { const x: any = v.env; if (x !== undefined) { c_AuthMethodTerminal_env(x, p + "/env", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ListSessionsRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.cwd;
-  if (x !== undefined && !(x === null || v_AbsolutePath(x))) return rt.at("/cwd");
-  x = v.cursor;
-  if (x !== undefined && !(x === null || v_SessionListCursor(x))) return rt.at("/cursor");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.name;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/name", "expected a string", x);
+    } else rt.issue(out, p + "/name", "missing required property");
+  }
+  {
+    const x: any = v.command;
+    if (x !== undefined) {
+      c_AbsolutePath(x, p + "/command", out);
+    } else rt.issue(out, p + "/command", "missing required property");
+  }
+  {
+    const x: any = v.args;
+    if (x !== undefined) {
+      c_Icon_sizes(x, p + "/args", out);
+    }
+  }
+  {
+    const x: any = v.env;
+    if (x !== undefined) {
+      c_AuthMethodTerminal_env(x, p + "/env", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ListSessionsRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.cwd; if (x !== undefined) { if (x !== null) c_AbsolutePath(x, p + "/cwd", out); } }
-  { const x: any = v.cursor; if (x !== undefined) { if (x !== null) c_SessionListCursor(x, p + "/cursor", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_DeleteSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      if (x !== null) c_AbsolutePath(x, p + "/cwd", out);
+    }
+  }
+  {
+    const x: any = v.cursor;
+    if (x !== undefined) {
+      if (x !== null) c_SessionListCursor(x, p + "/cursor", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_DeleteSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ResumeSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.cwd;
-  if (x === undefined) return rt.failAt("/cwd", "missing required property");
-  if (!v_AbsolutePath(x)) return rt.at("/cwd");
-  x = v.additionalDirectories;
-  if (x !== undefined && !v_SessionInfo_additionalDirectories(x)) return rt.at("/additionalDirectories");
-  x = v.mcpServers;
-  if (x !== undefined && !v_NewSessionRequest_mcpServers(x)) return rt.at("/mcpServers");
-  x = v.replayFrom;
-  if (x !== undefined && !(x === null || v_ReplayFrom(x))) return rt.at("/replayFrom");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ResumeSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.cwd; if (x !== undefined) { c_AbsolutePath(x, p + "/cwd", out); } else rt.issue(out, p + "/cwd", "missing required property"); }
-  { const x: any = v.additionalDirectories; if (x !== undefined) { c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out); } }
-  { const x: any = v.mcpServers; if (x !== undefined) { c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out); } }
-  { const x: any = v.replayFrom; if (x !== undefined) { if (x !== null) c_ReplayFrom(x, p + "/replayFrom", out); } }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ReplayFromStartVariant(v: any): true | undefined {
-  return v_ReplayFromStart(v);
-}
-
-function v_ReplayFromOther(v: any): true | undefined {
-  return true;
-}
-
-function v_ReplayFrom(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "start":
-      ok = v_ReplayFromStartVariant(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_ReplayFromOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  return ok;
+  {
+    const x: any = v.cwd;
+    if (x !== undefined) {
+      c_AbsolutePath(x, p + "/cwd", out);
+    } else rt.issue(out, p + "/cwd", "missing required property");
+  }
+  {
+    const x: any = v.additionalDirectories;
+    if (x !== undefined) {
+      c_SessionInfo_additionalDirectories(x, p + "/additionalDirectories", out);
+    }
+  }
+  {
+    const x: any = v.mcpServers;
+    if (x !== undefined) {
+      c_NewSessionRequest_mcpServers(x, p + "/mcpServers", out);
+    }
+  }
+  {
+    const x: any = v.replayFrom;
+    if (x !== undefined) {
+      if (x !== null) c_ReplayFrom(x, p + "/replayFrom", out);
+    }
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ReplayFromStartVariant(v: any, p: string, out: rt.Issue[]): void {
@@ -4649,142 +3708,99 @@ function c_ReplayFrom(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_ReplayFromStart(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_ReplayFromStart(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CloseSessionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CloseSessionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CancelToolCallRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.toolCallId;
-  if (x === undefined) return rt.failAt("/toolCallId", "missing required property");
-  if (!v_ToolCallId(x)) return rt.at("/toolCallId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CancelToolCallRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.toolCallId; if (x !== undefined) { c_ToolCallId(x, p + "/toolCallId", out); } else rt.issue(out, p + "/toolCallId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CancelTerminalRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.terminalId;
-  if (x === undefined) return rt.failAt("/terminalId", "missing required property");
-  if (!v_TerminalId(x)) return rt.at("/terminalId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.toolCallId;
+    if (x !== undefined) {
+      c_ToolCallId(x, p + "/toolCallId", out);
+    } else rt.issue(out, p + "/toolCallId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CancelTerminalRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.terminalId; if (x !== undefined) { c_TerminalId(x, p + "/terminalId", out); } else rt.issue(out, p + "/terminalId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SetSessionConfigOptionRequestId(v: any): true | undefined {
-  let x: any;
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!v_SessionConfigValueId(x)) return rt.at("/value");
-  return true;
-}
-
-function v_SetSessionConfigOptionRequestBoolean(v: any): true | undefined {
-  let x: any;
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  if (!(typeof x === "boolean" || rt.fail("expected a boolean", x))) return rt.at("/value");
-  return true;
-}
-
-function v_SetSessionConfigOptionRequestOther(v: any): true | undefined {
-  let x: any;
-  x = v.value;
-  if (x === undefined) return rt.failAt("/value", "missing required property");
-  return true;
-}
-
-function v_SetSessionConfigOptionRequest_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.type;
-  let ok: true | undefined;
-  switch (t) {
-    case "id":
-      ok = v_SetSessionConfigOptionRequestId(v);
-      break;
-    case "boolean":
-      ok = v_SetSessionConfigOptionRequestBoolean(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_SetSessionConfigOptionRequestOther(v) : rt.failAt("/type", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  return ok;
-}
-
-function v_SetSessionConfigOptionRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.configId;
-  if (x === undefined) return rt.failAt("/configId", "missing required property");
-  if (!v_SessionConfigId(x)) return rt.at("/configId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return v_SetSessionConfigOptionRequest_2(v);
+  {
+    const x: any = v.terminalId;
+    if (x !== undefined) {
+      c_TerminalId(x, p + "/terminalId", out);
+    } else rt.issue(out, p + "/terminalId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SetSessionConfigOptionRequestId(v: any, p: string, out: rt.Issue[]): void {
-  { const x: any = v.value; if (x !== undefined) { c_SessionConfigValueId(x, p + "/value", out); } else rt.issue(out, p + "/value", "missing required property"); }
+  {
+    const x: any = v.value;
+    if (x !== undefined) {
+      c_SessionConfigValueId(x, p + "/value", out);
+    } else rt.issue(out, p + "/value", "missing required property");
+  }
 }
 
 function c_SetSessionConfigOptionRequestBoolean(v: any, p: string, out: rt.Issue[]): void {
-  { const x: any = v.value; if (x !== undefined) { if (!(typeof x === "boolean")) rt.issue(out, p + "/value", "expected a boolean", x); } else rt.issue(out, p + "/value", "missing required property"); }
+  {
+    const x: any = v.value;
+    if (x !== undefined) {
+      if (!(typeof x === "boolean")) rt.issue(out, p + "/value", "expected a boolean", x);
+    } else rt.issue(out, p + "/value", "missing required property");
+  }
 }
 
 function c_SetSessionConfigOptionRequestOther(v: any, p: string, out: rt.Issue[]): void {
-  { const x: any = v.value; if (x !== undefined) {  } else rt.issue(out, p + "/value", "missing required property"); }
+  {
+    const x: any = v.value;
+    if (x !== undefined) {} else rt.issue(out, p + "/value", "missing required property");
+  }
 }
 
 function c_SetSessionConfigOptionRequest_2(v: any, p: string, out: rt.Issue[]): void {
@@ -4800,34 +3816,25 @@ function c_SetSessionConfigOptionRequest_2(v: any, p: string, out: rt.Issue[]): 
 
 function c_SetSessionConfigOptionRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.configId; if (x !== undefined) { c_SessionConfigId(x, p + "/configId", out); } else rt.issue(out, p + "/configId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-  c_SetSessionConfigOptionRequest_2(v, p, out);
-}
-
-function v_PromptRequest_prompt(v: any): true | undefined {
-  if (!Array.isArray(v)) return rt.fail("expected an array", v);
-  if (v.length < 1) return rt.fail("expected at least 1 item(s)");
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (!v_ContentBlock(x)) return rt.atKey(i);
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
   }
-  return true;
-}
-
-function v_PromptRequest(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v.prompt;
-  if (x === undefined) return rt.failAt("/prompt", "missing required property");
-  if (!v_PromptRequest_prompt(x)) return rt.at("/prompt");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.configId;
+    if (x !== undefined) {
+      c_SessionConfigId(x, p + "/configId", out);
+    } else rt.issue(out, p + "/configId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
+  c_SetSessionConfigOptionRequest_2(v, p, out);
 }
 
 function c_PromptRequest_prompt(v: any, p: string, out: rt.Issue[]): void {
@@ -4838,105 +3845,70 @@ function c_PromptRequest_prompt(v: any, p: string, out: rt.Issue[]): void {
 
 function c_PromptRequest(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v.prompt; if (x !== undefined) { c_PromptRequest_prompt(x, p + "/prompt", out); } else rt.issue(out, p + "/prompt", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_ClientResponse_ClientResponseResult_result(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_RequestPermissionResponse(v)) return true;
-  best = rt.failure();
-  if (v_CreateElicitationResponse(v)) return true;
-  best = rt.deeper(best);
-  if (v_ExtResponse(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_ClientResponse_ClientResponseResult(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.id;
-  if (x === undefined) return rt.failAt("/id", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/id");
-  x = v.result;
-  if (x === undefined) return rt.failAt("/result", "missing required property");
-  if (!v_ClientResponse_ClientResponseResult_result(x)) return rt.at("/result");
-  return true;
-}
-
-function v_ClientResponse(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_ClientResponse_ClientResponseResult(v)) return true;
-  best = rt.failure();
-  if (v_AgentResponse_AgentResponseError(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v.prompt;
+    if (x !== undefined) {
+      c_PromptRequest_prompt(x, p + "/prompt", out);
+    } else rt.issue(out, p + "/prompt", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_ClientResponse_ClientResponseResult_result(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_RequestPermissionResponse(v) ? 1 : 0) + (v_CreateElicitationResponse(v) ? 1 : 0) + (v_ExtResponse(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_RequestPermissionResponse(v, p, q); }, (q: rt.Issue[]) => { c_CreateElicitationResponse(v, p, q); }, (q: rt.Issue[]) => { c_ExtResponse(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_ClientResponse_ClientResponseResult(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.id; if (x !== undefined) { c_RequestId(x, p + "/id", out); } else rt.issue(out, p + "/id", "missing required property"); }
-  { const x: any = v.result; if (x !== undefined) { c_ClientResponse_ClientResponseResult_result(x, p + "/result", out); } else rt.issue(out, p + "/result", "missing required property"); }
+  {
+    const x: any = v.id;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/id", out);
+    } else rt.issue(out, p + "/id", "missing required property");
+  }
+  {
+    const x: any = v.result;
+    if (x !== undefined) {
+      c_ClientResponse_ClientResponseResult_result(x, p + "/result", out);
+    } else rt.issue(out, p + "/result", "missing required property");
+  }
 }
 
 function c_ClientResponse(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_ClientResponse_ClientResponseResult(v) ? 1 : 0) + (v_AgentResponse_AgentResponseError(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_ClientResponse_ClientResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_ClientResponse_ClientResponseResult(v, p, q); }, (q: rt.Issue[]) => { c_AgentResponse_AgentResponseError(v, p, q); }]);
-}
-
-function v_RequestPermissionResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.outcome;
-  if (x === undefined) return rt.failAt("/outcome", "missing required property");
-  if (!v_RequestPermissionOutcome(x)) return rt.at("/outcome");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_RequestPermissionResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.outcome; if (x !== undefined) { c_RequestPermissionOutcome(x, p + "/outcome", out); } else rt.issue(out, p + "/outcome", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_RequestPermissionOutcomeCancelled(v: any): true | undefined {
-  return v_CancelledPermissionOutcome(v);
-}
-
-function v_RequestPermissionOutcomeSelected(v: any): true | undefined {
-  return v_SelectedPermissionOutcome(v);
-}
-
-function v_RequestPermissionOutcomeOther(v: any): true | undefined {
-  return true;
-}
-
-function v_RequestPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.outcome;
-  let ok: true | undefined;
-  switch (t) {
-    case "cancelled":
-      ok = v_RequestPermissionOutcomeCancelled(v);
-      break;
-    case "selected":
-      ok = v_RequestPermissionOutcomeSelected(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_RequestPermissionOutcomeOther(v) : rt.failAt("/outcome", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.outcome;
+    if (x !== undefined) {
+      c_RequestPermissionOutcome(x, p + "/outcome", out);
+    } else rt.issue(out, p + "/outcome", "missing required property");
   }
-  return ok;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_RequestPermissionOutcomeCancelled(v: any, p: string, out: rt.Issue[]): void {
@@ -4958,78 +3930,30 @@ function c_RequestPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   }
 }
 
-function v_CancelledPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
-}
-
 function c_CancelledPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_SelectedPermissionOutcome(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.optionId;
-  if (x === undefined) return rt.failAt("/optionId", "missing required property");
-  if (!v_PermissionOptionId(x)) return rt.at("/optionId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_SelectedPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.optionId; if (x !== undefined) { c_PermissionOptionId(x, p + "/optionId", out); } else rt.issue(out, p + "/optionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CreateElicitationResponseAccept(v: any): true | undefined {
-  return v_ElicitationAcceptAction(v);
-}
-
-function v_CreateElicitationResponseDecline(v: any): true | undefined {
-  return true;
-}
-
-function v_CreateElicitationResponseCancel(v: any): true | undefined {
-  return true;
-}
-
-function v_CreateElicitationResponseOther(v: any): true | undefined {
-  return true;
-}
-
-function v_CreateElicitationResponse_2(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  const t = v.action;
-  let ok: true | undefined;
-  switch (t) {
-    case "accept":
-      ok = v_CreateElicitationResponseAccept(v);
-      break;
-    case "decline":
-      ok = v_CreateElicitationResponseDecline(v);
-      break;
-    case "cancel":
-      ok = v_CreateElicitationResponseCancel(v);
-      break;
-    default:
-      ok = typeof t === "string" ? v_CreateElicitationResponseOther(v) : rt.failAt("/action", t === undefined ? "missing required property" : "expected a string");
+  {
+    const x: any = v.optionId;
+    if (x !== undefined) {
+      c_PermissionOptionId(x, p + "/optionId", out);
+    } else rt.issue(out, p + "/optionId", "missing required property");
   }
-  return ok;
-}
-
-function v_CreateElicitationResponse(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return v_CreateElicitationResponse_2(v);
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CreateElicitationResponseAccept(v: any, p: string, out: rt.Issue[]): void {
@@ -5050,48 +3974,20 @@ function c_CreateElicitationResponse_2(v: any, p: string, out: rt.Issue[]): void
 
 function c_CreateElicitationResponse(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
   c_CreateElicitationResponse_2(v, p, out);
 }
 
-function v_ElicitationContentValue(v: any): true | undefined {
-  let best: rt.Failure;
-  if ((typeof v === "string" || rt.fail("expected a string", v))) return true;
-  best = rt.failure();
-  if ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v))) return true;
-  best = rt.deeper(best);
-  if ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v))) return true;
-  best = rt.deeper(best);
-  if ((typeof v === "boolean" || rt.fail("expected a boolean", v))) return true;
-  best = rt.deeper(best);
-  if (v_Icon_sizes(v)) return true;
-  best = rt.deeper(best);
-  if (true) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
 function c_ElicitationContentValue(v: any, p: string, out: rt.Issue[]): void {
-  const n = ((typeof v === "string" || rt.fail("expected a string", v)) ? 1 : 0) + ((Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000 || rt.fail("expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v)) ? 1 : 0) + ((typeof v === "number" && Number.isFinite(v) || rt.fail("expected a number", v)) ? 1 : 0) + ((typeof v === "boolean" || rt.fail("expected a boolean", v)) ? 1 : 0) + (v_Icon_sizes(v) ? 1 : 0) + (true ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_Icon_sizes(v, p, q); }, (q: rt.Issue[]) => {  }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { if (!(typeof v === "string")) rt.issue(q, p, "expected a string", v); }, (q: rt.Issue[]) => { if (!(Number.isInteger(v) && v >= -9223372036854775808 && v <= 9223372036854776000)) rt.issue(q, p, "expected an integer (int64) in [-9223372036854775808, 9223372036854775807]", v); }, (q: rt.Issue[]) => { if (!(typeof v === "number" && Number.isFinite(v))) rt.issue(q, p, "expected a number", v); }, (q: rt.Issue[]) => { if (!(typeof v === "boolean")) rt.issue(q, p, "expected a boolean", v); }, (q: rt.Issue[]) => { c_Icon_sizes(v, p, q); }, (q: rt.Issue[]) => {  }]);
-}
-
-function v_ElicitationAcceptAction_content(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  for (const k of Object.keys(v)) {
-    const x = v[k];
-    if (!v_ElicitationContentValue(x)) return rt.atKey(k);
-  }
-  return true;
-}
-
-function v_ElicitationAcceptAction(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.content;
-  if (x !== undefined && !(x === null || v_ElicitationAcceptAction_content(x))) return rt.at("/content");
-  return true;
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_ElicitationAcceptAction_content(v: any, p: string, out: rt.Issue[]): void {
@@ -5101,80 +3997,74 @@ function c_ElicitationAcceptAction_content(v: any, p: string, out: rt.Issue[]): 
 
 function c_ElicitationAcceptAction(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.content; if (x !== undefined) { if (x !== null) c_ElicitationAcceptAction_content(x, p + "/content", out); } }
-}
-
-function v_ClientNotification_params(v: any): true | undefined {
-  let best: rt.Failure;
-  if (v_CancelSessionNotification(v)) return true;
-  best = rt.failure();
-  if (v_ExtNotification(v)) return true;
-  best = rt.deeper(best);
-  return rt.noAlternative(best, v);
-}
-
-function v_ClientNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.method;
-  if (x === undefined) return rt.failAt("/method", "missing required property");
-  if (!(typeof x === "string" || rt.fail("expected a string", x))) return rt.at("/method");
-  x = v.params;
-  if (x !== undefined && !(x === null || v_ClientNotification_params(x))) return rt.at("/params");
-  return true;
+  {
+    const x: any = v.content;
+    if (x !== undefined) {
+      if (x !== null) c_ElicitationAcceptAction_content(x, p + "/content", out);
+    }
+  }
 }
 
 function c_ClientNotification_params(v: any, p: string, out: rt.Issue[]): void {
-  const n = (v_CancelSessionNotification(v) ? 1 : 0) + (v_ExtNotification(v) ? 1 : 0);
+  const alternatives = [(q: rt.Issue[]) => { c_CancelSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }];
+  const n = collect.holding(alternatives);
   if (n > 0) return;
-  rt.deepestIssues(out, p, v, [(q: rt.Issue[]) => { c_CancelSessionNotification(v, p, q); }, (q: rt.Issue[]) => { c_ExtNotification(v, p, q); }]);
+  rt.deepestIssues(out, p, v, alternatives);
 }
 
 function c_ClientNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.method; if (x !== undefined) { if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x); } else rt.issue(out, p + "/method", "missing required property"); }
-  { const x: any = v.params; if (x !== undefined) { if (x !== null) c_ClientNotification_params(x, p + "/params", out); } }
-}
-
-function v_CancelSessionNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.sessionId;
-  if (x === undefined) return rt.failAt("/sessionId", "missing required property");
-  if (!v_SessionId(x)) return rt.at("/sessionId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.method;
+    if (x !== undefined) {
+      if (!(typeof x === "string")) rt.issue(out, p + "/method", "expected a string", x);
+    } else rt.issue(out, p + "/method", "missing required property");
+  }
+  {
+    const x: any = v.params;
+    if (x !== undefined) {
+      if (x !== null) c_ClientNotification_params(x, p + "/params", out);
+    }
+  }
 }
 
 function c_CancelSessionNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.sessionId; if (x !== undefined) { c_SessionId(x, p + "/sessionId", out); } else rt.issue(out, p + "/sessionId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
-}
-
-function v_CancelRequestNotification(v: any): true | undefined {
-  if (!rt.isObject(v)) return rt.fail("expected an object", v);
-  let x: any;
-  x = v.requestId;
-  if (x === undefined) return rt.failAt("/requestId", "missing required property");
-  if (!v_RequestId(x)) return rt.at("/requestId");
-  x = v._meta;
-  if (x !== undefined && !(x === null || v_RequestPermissionRequest__meta(x))) return rt.at("/_meta");
-  return true;
+  {
+    const x: any = v.sessionId;
+    if (x !== undefined) {
+      c_SessionId(x, p + "/sessionId", out);
+    } else rt.issue(out, p + "/sessionId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 function c_CancelRequestNotification(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
-  { const x: any = v.requestId; if (x !== undefined) { c_RequestId(x, p + "/requestId", out); } else rt.issue(out, p + "/requestId", "missing required property"); }
-  { const x: any = v._meta; if (x !== undefined) { if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out); } }
+  {
+    const x: any = v.requestId;
+    if (x !== undefined) {
+      c_RequestId(x, p + "/requestId", out);
+    } else rt.issue(out, p + "/requestId", "missing required property");
+  }
+  {
+    const x: any = v._meta;
+    if (x !== undefined) {
+      if (x !== null) c_RequestPermissionRequest__meta(x, p + "/_meta", out);
+    }
+  }
 }
 
 /**
  * Strict check of `AgentRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentRequest(value: unknown, options?: rt.ValidateOptions): Result<T.AgentRequest> {
-  if (v_AgentRequest(value)) return { ok: true, value: value as T.AgentRequest };
+  if (first.AgentRequest(value)) return { ok: true, value: value as T.AgentRequest };
   return options?.all ? rt.allIssues(value, c_AgentRequest) : rt.finish(undefined);
 }
 
@@ -5182,7 +4072,7 @@ function validate_AgentRequest(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `RequestId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestId(value: unknown, options?: rt.ValidateOptions): Result<T.RequestId> {
-  if (v_RequestId(value)) return { ok: true, value: value as T.RequestId };
+  if (first.RequestId(value)) return { ok: true, value: value as T.RequestId };
   return options?.all ? rt.allIssues(value, c_RequestId) : rt.finish(undefined);
 }
 
@@ -5190,7 +4080,7 @@ function validate_RequestId(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `RequestPermissionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionRequest> {
-  if (v_RequestPermissionRequest(value)) return { ok: true, value: value as T.RequestPermissionRequest };
+  if (first.RequestPermissionRequest(value)) return { ok: true, value: value as T.RequestPermissionRequest };
   return options?.all ? rt.allIssues(value, c_RequestPermissionRequest) : rt.finish(undefined);
 }
 
@@ -5198,7 +4088,7 @@ function validate_RequestPermissionRequest(value: unknown, options?: rt.Validate
  * Strict check of `SessionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionId> {
-  if (v_SessionId(value)) return { ok: true, value: value as T.SessionId };
+  if (first.SessionId(value)) return { ok: true, value: value as T.SessionId };
   return options?.all ? rt.allIssues(value, c_SessionId) : rt.finish(undefined);
 }
 
@@ -5206,7 +4096,7 @@ function validate_SessionId(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `RequestPermissionSubject` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionSubject(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionSubject> {
-  if (v_RequestPermissionSubject(value)) return { ok: true, value: value as T.RequestPermissionSubject };
+  if (first.RequestPermissionSubject(value)) return { ok: true, value: value as T.RequestPermissionSubject };
   return options?.all ? rt.allIssues(value, c_RequestPermissionSubject) : rt.finish(undefined);
 }
 
@@ -5214,7 +4104,7 @@ function validate_RequestPermissionSubject(value: unknown, options?: rt.Validate
  * Strict check of `ToolCallUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallUpdate> {
-  if (v_ToolCallUpdate(value)) return { ok: true, value: value as T.ToolCallUpdate };
+  if (first.ToolCallUpdate(value)) return { ok: true, value: value as T.ToolCallUpdate };
   return options?.all ? rt.allIssues(value, c_ToolCallUpdate) : rt.finish(undefined);
 }
 
@@ -5222,7 +4112,7 @@ function validate_ToolCallUpdate(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `ToolCallId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallId(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallId> {
-  if (v_ToolCallId(value)) return { ok: true, value: value as T.ToolCallId };
+  if (first.ToolCallId(value)) return { ok: true, value: value as T.ToolCallId };
   return options?.all ? rt.allIssues(value, c_ToolCallId) : rt.finish(undefined);
 }
 
@@ -5230,7 +4120,7 @@ function validate_ToolCallId(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `ToolKind` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolKind(value: unknown, options?: rt.ValidateOptions): Result<T.ToolKind> {
-  if (v_ToolKind(value)) return { ok: true, value: value as T.ToolKind };
+  if (first.ToolKind(value)) return { ok: true, value: value as T.ToolKind };
   return options?.all ? rt.allIssues(value, c_ToolKind) : rt.finish(undefined);
 }
 
@@ -5238,7 +4128,7 @@ function validate_ToolKind(value: unknown, options?: rt.ValidateOptions): Result
  * Strict check of `ToolCallStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallStatus(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallStatus> {
-  if (v_ToolCallStatus(value)) return { ok: true, value: value as T.ToolCallStatus };
+  if (first.ToolCallStatus(value)) return { ok: true, value: value as T.ToolCallStatus };
   return options?.all ? rt.allIssues(value, c_ToolCallStatus) : rt.finish(undefined);
 }
 
@@ -5246,7 +4136,7 @@ function validate_ToolCallStatus(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `ToolCallContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallContent(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallContent> {
-  if (v_ToolCallContent(value)) return { ok: true, value: value as T.ToolCallContent };
+  if (first.ToolCallContent(value)) return { ok: true, value: value as T.ToolCallContent };
   return options?.all ? rt.allIssues(value, c_ToolCallContent) : rt.finish(undefined);
 }
 
@@ -5254,7 +4144,7 @@ function validate_ToolCallContent(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `ContentBlock` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ContentBlock(value: unknown, options?: rt.ValidateOptions): Result<T.ContentBlock> {
-  if (v_ContentBlock(value)) return { ok: true, value: value as T.ContentBlock };
+  if (first.ContentBlock(value)) return { ok: true, value: value as T.ContentBlock };
   return options?.all ? rt.allIssues(value, c_ContentBlock) : rt.finish(undefined);
 }
 
@@ -5262,7 +4152,7 @@ function validate_ContentBlock(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `Annotations` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Annotations(value: unknown, options?: rt.ValidateOptions): Result<T.Annotations> {
-  if (v_Annotations(value)) return { ok: true, value: value as T.Annotations };
+  if (first.Annotations(value)) return { ok: true, value: value as T.Annotations };
   return options?.all ? rt.allIssues(value, c_Annotations) : rt.finish(undefined);
 }
 
@@ -5270,7 +4160,7 @@ function validate_Annotations(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `Role` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Role(value: unknown, options?: rt.ValidateOptions): Result<T.Role> {
-  if (v_Role(value)) return { ok: true, value: value as T.Role };
+  if (first.Role(value)) return { ok: true, value: value as T.Role };
   return options?.all ? rt.allIssues(value, c_Role) : rt.finish(undefined);
 }
 
@@ -5278,7 +4168,7 @@ function validate_Role(value: unknown, options?: rt.ValidateOptions): Result<T.R
  * Strict check of `TextContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TextContent(value: unknown, options?: rt.ValidateOptions): Result<T.TextContent> {
-  if (v_TextContent(value)) return { ok: true, value: value as T.TextContent };
+  if (first.TextContent(value)) return { ok: true, value: value as T.TextContent };
   return options?.all ? rt.allIssues(value, c_TextContent) : rt.finish(undefined);
 }
 
@@ -5286,7 +4176,7 @@ function validate_TextContent(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `MediaType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MediaType(value: unknown, options?: rt.ValidateOptions): Result<T.MediaType> {
-  if (v_MediaType(value)) return { ok: true, value: value as T.MediaType };
+  if (first.MediaType(value)) return { ok: true, value: value as T.MediaType };
   return options?.all ? rt.allIssues(value, c_MediaType) : rt.finish(undefined);
 }
 
@@ -5294,7 +4184,7 @@ function validate_MediaType(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `ImageContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ImageContent(value: unknown, options?: rt.ValidateOptions): Result<T.ImageContent> {
-  if (v_ImageContent(value)) return { ok: true, value: value as T.ImageContent };
+  if (first.ImageContent(value)) return { ok: true, value: value as T.ImageContent };
   return options?.all ? rt.allIssues(value, c_ImageContent) : rt.finish(undefined);
 }
 
@@ -5302,7 +4192,7 @@ function validate_ImageContent(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `AudioContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AudioContent(value: unknown, options?: rt.ValidateOptions): Result<T.AudioContent> {
-  if (v_AudioContent(value)) return { ok: true, value: value as T.AudioContent };
+  if (first.AudioContent(value)) return { ok: true, value: value as T.AudioContent };
   return options?.all ? rt.allIssues(value, c_AudioContent) : rt.finish(undefined);
 }
 
@@ -5310,7 +4200,7 @@ function validate_AudioContent(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `Icon` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Icon(value: unknown, options?: rt.ValidateOptions): Result<T.Icon> {
-  if (v_Icon(value)) return { ok: true, value: value as T.Icon };
+  if (first.Icon(value)) return { ok: true, value: value as T.Icon };
   return options?.all ? rt.allIssues(value, c_Icon) : rt.finish(undefined);
 }
 
@@ -5318,7 +4208,7 @@ function validate_Icon(value: unknown, options?: rt.ValidateOptions): Result<T.I
  * Strict check of `IconTheme` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_IconTheme(value: unknown, options?: rt.ValidateOptions): Result<T.IconTheme> {
-  if (v_IconTheme(value)) return { ok: true, value: value as T.IconTheme };
+  if (first.IconTheme(value)) return { ok: true, value: value as T.IconTheme };
   return options?.all ? rt.allIssues(value, c_IconTheme) : rt.finish(undefined);
 }
 
@@ -5326,7 +4216,7 @@ function validate_IconTheme(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `ResourceLink` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResourceLink(value: unknown, options?: rt.ValidateOptions): Result<T.ResourceLink> {
-  if (v_ResourceLink(value)) return { ok: true, value: value as T.ResourceLink };
+  if (first.ResourceLink(value)) return { ok: true, value: value as T.ResourceLink };
   return options?.all ? rt.allIssues(value, c_ResourceLink) : rt.finish(undefined);
 }
 
@@ -5334,7 +4224,7 @@ function validate_ResourceLink(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `EmbeddedResourceResource` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EmbeddedResourceResource(value: unknown, options?: rt.ValidateOptions): Result<T.EmbeddedResourceResource> {
-  if (v_EmbeddedResourceResource(value)) return { ok: true, value: value as T.EmbeddedResourceResource };
+  if (first.EmbeddedResourceResource(value)) return { ok: true, value: value as T.EmbeddedResourceResource };
   return options?.all ? rt.allIssues(value, c_EmbeddedResourceResource) : rt.finish(undefined);
 }
 
@@ -5342,7 +4232,7 @@ function validate_EmbeddedResourceResource(value: unknown, options?: rt.Validate
  * Strict check of `TextResourceContents` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TextResourceContents(value: unknown, options?: rt.ValidateOptions): Result<T.TextResourceContents> {
-  if (v_TextResourceContents(value)) return { ok: true, value: value as T.TextResourceContents };
+  if (first.TextResourceContents(value)) return { ok: true, value: value as T.TextResourceContents };
   return options?.all ? rt.allIssues(value, c_TextResourceContents) : rt.finish(undefined);
 }
 
@@ -5350,7 +4240,7 @@ function validate_TextResourceContents(value: unknown, options?: rt.ValidateOpti
  * Strict check of `BlobResourceContents` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BlobResourceContents(value: unknown, options?: rt.ValidateOptions): Result<T.BlobResourceContents> {
-  if (v_BlobResourceContents(value)) return { ok: true, value: value as T.BlobResourceContents };
+  if (first.BlobResourceContents(value)) return { ok: true, value: value as T.BlobResourceContents };
   return options?.all ? rt.allIssues(value, c_BlobResourceContents) : rt.finish(undefined);
 }
 
@@ -5358,7 +4248,7 @@ function validate_BlobResourceContents(value: unknown, options?: rt.ValidateOpti
  * Strict check of `EmbeddedResource` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EmbeddedResource(value: unknown, options?: rt.ValidateOptions): Result<T.EmbeddedResource> {
-  if (v_EmbeddedResource(value)) return { ok: true, value: value as T.EmbeddedResource };
+  if (first.EmbeddedResource(value)) return { ok: true, value: value as T.EmbeddedResource };
   return options?.all ? rt.allIssues(value, c_EmbeddedResource) : rt.finish(undefined);
 }
 
@@ -5366,7 +4256,7 @@ function validate_EmbeddedResource(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `Content` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Content(value: unknown, options?: rt.ValidateOptions): Result<T.Content> {
-  if (v_Content(value)) return { ok: true, value: value as T.Content };
+  if (first.Content(value)) return { ok: true, value: value as T.Content };
   return options?.all ? rt.allIssues(value, c_Content) : rt.finish(undefined);
 }
 
@@ -5374,7 +4264,7 @@ function validate_Content(value: unknown, options?: rt.ValidateOptions): Result<
  * Strict check of `DiffChange` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffChange(value: unknown, options?: rt.ValidateOptions): Result<T.DiffChange> {
-  if (v_DiffChange(value)) return { ok: true, value: value as T.DiffChange };
+  if (first.DiffChange(value)) return { ok: true, value: value as T.DiffChange };
   return options?.all ? rt.allIssues(value, c_DiffChange) : rt.finish(undefined);
 }
 
@@ -5382,7 +4272,7 @@ function validate_DiffChange(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `DiffFileType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffFileType(value: unknown, options?: rt.ValidateOptions): Result<T.DiffFileType> {
-  if (v_DiffFileType(value)) return { ok: true, value: value as T.DiffFileType };
+  if (first.DiffFileType(value)) return { ok: true, value: value as T.DiffFileType };
   return options?.all ? rt.allIssues(value, c_DiffFileType) : rt.finish(undefined);
 }
 
@@ -5390,7 +4280,7 @@ function validate_DiffFileType(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `AbsolutePath` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AbsolutePath(value: unknown, options?: rt.ValidateOptions): Result<T.AbsolutePath> {
-  if (v_AbsolutePath(value)) return { ok: true, value: value as T.AbsolutePath };
+  if (first.AbsolutePath(value)) return { ok: true, value: value as T.AbsolutePath };
   return options?.all ? rt.allIssues(value, c_AbsolutePath) : rt.finish(undefined);
 }
 
@@ -5398,7 +4288,7 @@ function validate_AbsolutePath(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `DiffPathChange` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffPathChange(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPathChange> {
-  if (v_DiffPathChange(value)) return { ok: true, value: value as T.DiffPathChange };
+  if (first.DiffPathChange(value)) return { ok: true, value: value as T.DiffPathChange };
   return options?.all ? rt.allIssues(value, c_DiffPathChange) : rt.finish(undefined);
 }
 
@@ -5406,7 +4296,7 @@ function validate_DiffPathChange(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `DiffPathPairChange` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffPathPairChange(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPathPairChange> {
-  if (v_DiffPathPairChange(value)) return { ok: true, value: value as T.DiffPathPairChange };
+  if (first.DiffPathPairChange(value)) return { ok: true, value: value as T.DiffPathPairChange };
   return options?.all ? rt.allIssues(value, c_DiffPathPairChange) : rt.finish(undefined);
 }
 
@@ -5414,7 +4304,7 @@ function validate_DiffPathPairChange(value: unknown, options?: rt.ValidateOption
  * Strict check of `DiffPatch` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffPatch(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPatch> {
-  if (v_DiffPatch(value)) return { ok: true, value: value as T.DiffPatch };
+  if (first.DiffPatch(value)) return { ok: true, value: value as T.DiffPatch };
   return options?.all ? rt.allIssues(value, c_DiffPatch) : rt.finish(undefined);
 }
 
@@ -5422,7 +4312,7 @@ function validate_DiffPatch(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `DiffPatchFormat` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DiffPatchFormat(value: unknown, options?: rt.ValidateOptions): Result<T.DiffPatchFormat> {
-  if (v_DiffPatchFormat(value)) return { ok: true, value: value as T.DiffPatchFormat };
+  if (first.DiffPatchFormat(value)) return { ok: true, value: value as T.DiffPatchFormat };
   return options?.all ? rt.allIssues(value, c_DiffPatchFormat) : rt.finish(undefined);
 }
 
@@ -5430,7 +4320,7 @@ function validate_DiffPatchFormat(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `Diff` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Diff(value: unknown, options?: rt.ValidateOptions): Result<T.Diff> {
-  if (v_Diff(value)) return { ok: true, value: value as T.Diff };
+  if (first.Diff(value)) return { ok: true, value: value as T.Diff };
   return options?.all ? rt.allIssues(value, c_Diff) : rt.finish(undefined);
 }
 
@@ -5438,7 +4328,7 @@ function validate_Diff(value: unknown, options?: rt.ValidateOptions): Result<T.D
  * Strict check of `TerminalId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalId(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalId> {
-  if (v_TerminalId(value)) return { ok: true, value: value as T.TerminalId };
+  if (first.TerminalId(value)) return { ok: true, value: value as T.TerminalId };
   return options?.all ? rt.allIssues(value, c_TerminalId) : rt.finish(undefined);
 }
 
@@ -5446,7 +4336,7 @@ function validate_TerminalId(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `Terminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Terminal(value: unknown, options?: rt.ValidateOptions): Result<T.Terminal> {
-  if (v_Terminal(value)) return { ok: true, value: value as T.Terminal };
+  if (first.Terminal(value)) return { ok: true, value: value as T.Terminal };
   return options?.all ? rt.allIssues(value, c_Terminal) : rt.finish(undefined);
 }
 
@@ -5454,7 +4344,7 @@ function validate_Terminal(value: unknown, options?: rt.ValidateOptions): Result
  * Strict check of `ToolCallLocation` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallLocation(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallLocation> {
-  if (v_ToolCallLocation(value)) return { ok: true, value: value as T.ToolCallLocation };
+  if (first.ToolCallLocation(value)) return { ok: true, value: value as T.ToolCallLocation };
   return options?.all ? rt.allIssues(value, c_ToolCallLocation) : rt.finish(undefined);
 }
 
@@ -5462,7 +4352,7 @@ function validate_ToolCallLocation(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `ToolCallCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallCapabilities> {
-  if (v_ToolCallCapabilities(value)) return { ok: true, value: value as T.ToolCallCapabilities };
+  if (first.ToolCallCapabilities(value)) return { ok: true, value: value as T.ToolCallCapabilities };
   return options?.all ? rt.allIssues(value, c_ToolCallCapabilities) : rt.finish(undefined);
 }
 
@@ -5470,7 +4360,7 @@ function validate_ToolCallCapabilities(value: unknown, options?: rt.ValidateOpti
  * Strict check of `ToolCallCancelCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallCancelCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallCancelCapabilities> {
-  if (v_ToolCallCancelCapabilities(value)) return { ok: true, value: value as T.ToolCallCancelCapabilities };
+  if (first.ToolCallCancelCapabilities(value)) return { ok: true, value: value as T.ToolCallCancelCapabilities };
   return options?.all ? rt.allIssues(value, c_ToolCallCancelCapabilities) : rt.finish(undefined);
 }
 
@@ -5478,7 +4368,7 @@ function validate_ToolCallCancelCapabilities(value: unknown, options?: rt.Valida
  * Strict check of `ToolCallPermissionSubject` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallPermissionSubject(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallPermissionSubject> {
-  if (v_ToolCallPermissionSubject(value)) return { ok: true, value: value as T.ToolCallPermissionSubject };
+  if (first.ToolCallPermissionSubject(value)) return { ok: true, value: value as T.ToolCallPermissionSubject };
   return options?.all ? rt.allIssues(value, c_ToolCallPermissionSubject) : rt.finish(undefined);
 }
 
@@ -5486,7 +4376,7 @@ function validate_ToolCallPermissionSubject(value: unknown, options?: rt.Validat
  * Strict check of `CommandPermissionSubject` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CommandPermissionSubject(value: unknown, options?: rt.ValidateOptions): Result<T.CommandPermissionSubject> {
-  if (v_CommandPermissionSubject(value)) return { ok: true, value: value as T.CommandPermissionSubject };
+  if (first.CommandPermissionSubject(value)) return { ok: true, value: value as T.CommandPermissionSubject };
   return options?.all ? rt.allIssues(value, c_CommandPermissionSubject) : rt.finish(undefined);
 }
 
@@ -5494,7 +4384,7 @@ function validate_CommandPermissionSubject(value: unknown, options?: rt.Validate
  * Strict check of `PermissionOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOption(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOption> {
-  if (v_PermissionOption(value)) return { ok: true, value: value as T.PermissionOption };
+  if (first.PermissionOption(value)) return { ok: true, value: value as T.PermissionOption };
   return options?.all ? rt.allIssues(value, c_PermissionOption) : rt.finish(undefined);
 }
 
@@ -5502,7 +4392,7 @@ function validate_PermissionOption(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `PermissionOptionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOptionId(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOptionId> {
-  if (v_PermissionOptionId(value)) return { ok: true, value: value as T.PermissionOptionId };
+  if (first.PermissionOptionId(value)) return { ok: true, value: value as T.PermissionOptionId };
   return options?.all ? rt.allIssues(value, c_PermissionOptionId) : rt.finish(undefined);
 }
 
@@ -5510,7 +4400,7 @@ function validate_PermissionOptionId(value: unknown, options?: rt.ValidateOption
  * Strict check of `PermissionOptionKind` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PermissionOptionKind(value: unknown, options?: rt.ValidateOptions): Result<T.PermissionOptionKind> {
-  if (v_PermissionOptionKind(value)) return { ok: true, value: value as T.PermissionOptionKind };
+  if (first.PermissionOptionKind(value)) return { ok: true, value: value as T.PermissionOptionKind };
   return options?.all ? rt.allIssues(value, c_PermissionOptionKind) : rt.finish(undefined);
 }
 
@@ -5518,7 +4408,7 @@ function validate_PermissionOptionKind(value: unknown, options?: rt.ValidateOpti
  * Strict check of `CreateElicitationRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateElicitationRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CreateElicitationRequest> {
-  if (v_CreateElicitationRequest(value)) return { ok: true, value: value as T.CreateElicitationRequest };
+  if (first.CreateElicitationRequest(value)) return { ok: true, value: value as T.CreateElicitationRequest };
   return options?.all ? rt.allIssues(value, c_CreateElicitationRequest) : rt.finish(undefined);
 }
 
@@ -5526,7 +4416,7 @@ function validate_CreateElicitationRequest(value: unknown, options?: rt.Validate
  * Strict check of `ElicitationSessionScope` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSessionScope(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSessionScope> {
-  if (v_ElicitationSessionScope(value)) return { ok: true, value: value as T.ElicitationSessionScope };
+  if (first.ElicitationSessionScope(value)) return { ok: true, value: value as T.ElicitationSessionScope };
   return options?.all ? rt.allIssues(value, c_ElicitationSessionScope) : rt.finish(undefined);
 }
 
@@ -5534,7 +4424,7 @@ function validate_ElicitationSessionScope(value: unknown, options?: rt.ValidateO
  * Strict check of `ElicitationRequestScope` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationRequestScope(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationRequestScope> {
-  if (v_ElicitationRequestScope(value)) return { ok: true, value: value as T.ElicitationRequestScope };
+  if (first.ElicitationRequestScope(value)) return { ok: true, value: value as T.ElicitationRequestScope };
   return options?.all ? rt.allIssues(value, c_ElicitationRequestScope) : rt.finish(undefined);
 }
 
@@ -5542,7 +4432,7 @@ function validate_ElicitationRequestScope(value: unknown, options?: rt.ValidateO
  * Strict check of `ElicitationSchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSchema(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSchema> {
-  if (v_ElicitationSchema(value)) return { ok: true, value: value as T.ElicitationSchema };
+  if (first.ElicitationSchema(value)) return { ok: true, value: value as T.ElicitationSchema };
   return options?.all ? rt.allIssues(value, c_ElicitationSchema) : rt.finish(undefined);
 }
 
@@ -5550,7 +4440,7 @@ function validate_ElicitationSchema(value: unknown, options?: rt.ValidateOptions
  * Strict check of `ElicitationSchemaType` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationSchemaType(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationSchemaType> {
-  if (v_ElicitationSchemaType(value)) return { ok: true, value: value as T.ElicitationSchemaType };
+  if (first.ElicitationSchemaType(value)) return { ok: true, value: value as T.ElicitationSchemaType };
   return options?.all ? rt.allIssues(value, c_ElicitationSchemaType) : rt.finish(undefined);
 }
 
@@ -5558,7 +4448,7 @@ function validate_ElicitationSchemaType(value: unknown, options?: rt.ValidateOpt
  * Strict check of `ElicitationPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationPropertySchema> {
-  if (v_ElicitationPropertySchema(value)) return { ok: true, value: value as T.ElicitationPropertySchema };
+  if (first.ElicitationPropertySchema(value)) return { ok: true, value: value as T.ElicitationPropertySchema };
   return options?.all ? rt.allIssues(value, c_ElicitationPropertySchema) : rt.finish(undefined);
 }
 
@@ -5566,7 +4456,7 @@ function validate_ElicitationPropertySchema(value: unknown, options?: rt.Validat
  * Strict check of `StringFormat` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringFormat(value: unknown, options?: rt.ValidateOptions): Result<T.StringFormat> {
-  if (v_StringFormat(value)) return { ok: true, value: value as T.StringFormat };
+  if (first.StringFormat(value)) return { ok: true, value: value as T.StringFormat };
   return options?.all ? rt.allIssues(value, c_StringFormat) : rt.finish(undefined);
 }
 
@@ -5574,7 +4464,7 @@ function validate_StringFormat(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `EnumOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EnumOption(value: unknown, options?: rt.ValidateOptions): Result<T.EnumOption> {
-  if (v_EnumOption(value)) return { ok: true, value: value as T.EnumOption };
+  if (first.EnumOption(value)) return { ok: true, value: value as T.EnumOption };
   return options?.all ? rt.allIssues(value, c_EnumOption) : rt.finish(undefined);
 }
 
@@ -5582,7 +4472,7 @@ function validate_EnumOption(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `StringPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.StringPropertySchema> {
-  if (v_StringPropertySchema(value)) return { ok: true, value: value as T.StringPropertySchema };
+  if (first.StringPropertySchema(value)) return { ok: true, value: value as T.StringPropertySchema };
   return options?.all ? rt.allIssues(value, c_StringPropertySchema) : rt.finish(undefined);
 }
 
@@ -5590,7 +4480,7 @@ function validate_StringPropertySchema(value: unknown, options?: rt.ValidateOpti
  * Strict check of `NumberPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NumberPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.NumberPropertySchema> {
-  if (v_NumberPropertySchema(value)) return { ok: true, value: value as T.NumberPropertySchema };
+  if (first.NumberPropertySchema(value)) return { ok: true, value: value as T.NumberPropertySchema };
   return options?.all ? rt.allIssues(value, c_NumberPropertySchema) : rt.finish(undefined);
 }
 
@@ -5598,7 +4488,7 @@ function validate_NumberPropertySchema(value: unknown, options?: rt.ValidateOpti
  * Strict check of `IntegerPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_IntegerPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.IntegerPropertySchema> {
-  if (v_IntegerPropertySchema(value)) return { ok: true, value: value as T.IntegerPropertySchema };
+  if (first.IntegerPropertySchema(value)) return { ok: true, value: value as T.IntegerPropertySchema };
   return options?.all ? rt.allIssues(value, c_IntegerPropertySchema) : rt.finish(undefined);
 }
 
@@ -5606,7 +4496,7 @@ function validate_IntegerPropertySchema(value: unknown, options?: rt.ValidateOpt
  * Strict check of `BooleanPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BooleanPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.BooleanPropertySchema> {
-  if (v_BooleanPropertySchema(value)) return { ok: true, value: value as T.BooleanPropertySchema };
+  if (first.BooleanPropertySchema(value)) return { ok: true, value: value as T.BooleanPropertySchema };
   return options?.all ? rt.allIssues(value, c_BooleanPropertySchema) : rt.finish(undefined);
 }
 
@@ -5614,7 +4504,7 @@ function validate_BooleanPropertySchema(value: unknown, options?: rt.ValidateOpt
  * Strict check of `MultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.MultiSelectItems> {
-  if (v_MultiSelectItems(value)) return { ok: true, value: value as T.MultiSelectItems };
+  if (first.MultiSelectItems(value)) return { ok: true, value: value as T.MultiSelectItems };
   return options?.all ? rt.allIssues(value, c_MultiSelectItems) : rt.finish(undefined);
 }
 
@@ -5622,7 +4512,7 @@ function validate_MultiSelectItems(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `StringMultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StringMultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.StringMultiSelectItems> {
-  if (v_StringMultiSelectItems(value)) return { ok: true, value: value as T.StringMultiSelectItems };
+  if (first.StringMultiSelectItems(value)) return { ok: true, value: value as T.StringMultiSelectItems };
   return options?.all ? rt.allIssues(value, c_StringMultiSelectItems) : rt.finish(undefined);
 }
 
@@ -5630,7 +4520,7 @@ function validate_StringMultiSelectItems(value: unknown, options?: rt.ValidateOp
  * Strict check of `TitledMultiSelectItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TitledMultiSelectItems(value: unknown, options?: rt.ValidateOptions): Result<T.TitledMultiSelectItems> {
-  if (v_TitledMultiSelectItems(value)) return { ok: true, value: value as T.TitledMultiSelectItems };
+  if (first.TitledMultiSelectItems(value)) return { ok: true, value: value as T.TitledMultiSelectItems };
   return options?.all ? rt.allIssues(value, c_TitledMultiSelectItems) : rt.finish(undefined);
 }
 
@@ -5638,7 +4528,7 @@ function validate_TitledMultiSelectItems(value: unknown, options?: rt.ValidateOp
  * Strict check of `MultiSelectPropertySchema` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MultiSelectPropertySchema(value: unknown, options?: rt.ValidateOptions): Result<T.MultiSelectPropertySchema> {
-  if (v_MultiSelectPropertySchema(value)) return { ok: true, value: value as T.MultiSelectPropertySchema };
+  if (first.MultiSelectPropertySchema(value)) return { ok: true, value: value as T.MultiSelectPropertySchema };
   return options?.all ? rt.allIssues(value, c_MultiSelectPropertySchema) : rt.finish(undefined);
 }
 
@@ -5646,7 +4536,7 @@ function validate_MultiSelectPropertySchema(value: unknown, options?: rt.Validat
  * Strict check of `ElicitationFormMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationFormMode(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationFormMode> {
-  if (v_ElicitationFormMode(value)) return { ok: true, value: value as T.ElicitationFormMode };
+  if (first.ElicitationFormMode(value)) return { ok: true, value: value as T.ElicitationFormMode };
   return options?.all ? rt.allIssues(value, c_ElicitationFormMode) : rt.finish(undefined);
 }
 
@@ -5654,7 +4544,7 @@ function validate_ElicitationFormMode(value: unknown, options?: rt.ValidateOptio
  * Strict check of `ElicitationId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationId(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationId> {
-  if (v_ElicitationId(value)) return { ok: true, value: value as T.ElicitationId };
+  if (first.ElicitationId(value)) return { ok: true, value: value as T.ElicitationId };
   return options?.all ? rt.allIssues(value, c_ElicitationId) : rt.finish(undefined);
 }
 
@@ -5662,7 +4552,7 @@ function validate_ElicitationId(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `ElicitationUrlMode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationUrlMode(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationUrlMode> {
-  if (v_ElicitationUrlMode(value)) return { ok: true, value: value as T.ElicitationUrlMode };
+  if (first.ElicitationUrlMode(value)) return { ok: true, value: value as T.ElicitationUrlMode };
   return options?.all ? rt.allIssues(value, c_ElicitationUrlMode) : rt.finish(undefined);
 }
 
@@ -5670,7 +4560,7 @@ function validate_ElicitationUrlMode(value: unknown, options?: rt.ValidateOption
  * Strict check of `ExtRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ExtRequest> {
-  if (v_ExtRequest(value)) return { ok: true, value: value as T.ExtRequest };
+  if (first.ExtRequest(value)) return { ok: true, value: value as T.ExtRequest };
   return options?.all ? rt.allIssues(value, c_ExtRequest) : rt.finish(undefined);
 }
 
@@ -5678,7 +4568,7 @@ function validate_ExtRequest(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `AgentResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentResponse(value: unknown, options?: rt.ValidateOptions): Result<T.AgentResponse> {
-  if (v_AgentResponse(value)) return { ok: true, value: value as T.AgentResponse };
+  if (first.AgentResponse(value)) return { ok: true, value: value as T.AgentResponse };
   return options?.all ? rt.allIssues(value, c_AgentResponse) : rt.finish(undefined);
 }
 
@@ -5686,7 +4576,7 @@ function validate_AgentResponse(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `InitializeResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_InitializeResponse(value: unknown, options?: rt.ValidateOptions): Result<T.InitializeResponse> {
-  if (v_InitializeResponse(value)) return { ok: true, value: value as T.InitializeResponse };
+  if (first.InitializeResponse(value)) return { ok: true, value: value as T.InitializeResponse };
   return options?.all ? rt.allIssues(value, c_InitializeResponse) : rt.finish(undefined);
 }
 
@@ -5694,7 +4584,7 @@ function validate_InitializeResponse(value: unknown, options?: rt.ValidateOption
  * Strict check of `ProtocolVersion` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ProtocolVersion(value: unknown, options?: rt.ValidateOptions): Result<T.ProtocolVersion> {
-  if (v_ProtocolVersion(value)) return { ok: true, value: value as T.ProtocolVersion };
+  if (first.ProtocolVersion(value)) return { ok: true, value: value as T.ProtocolVersion };
   return options?.all ? rt.allIssues(value, c_ProtocolVersion) : rt.finish(undefined);
 }
 
@@ -5702,7 +4592,7 @@ function validate_ProtocolVersion(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `Implementation` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Implementation(value: unknown, options?: rt.ValidateOptions): Result<T.Implementation> {
-  if (v_Implementation(value)) return { ok: true, value: value as T.Implementation };
+  if (first.Implementation(value)) return { ok: true, value: value as T.Implementation };
   return options?.all ? rt.allIssues(value, c_Implementation) : rt.finish(undefined);
 }
 
@@ -5710,7 +4600,7 @@ function validate_Implementation(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `AgentCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.AgentCapabilities> {
-  if (v_AgentCapabilities(value)) return { ok: true, value: value as T.AgentCapabilities };
+  if (first.AgentCapabilities(value)) return { ok: true, value: value as T.AgentCapabilities };
   return options?.all ? rt.allIssues(value, c_AgentCapabilities) : rt.finish(undefined);
 }
 
@@ -5718,7 +4608,7 @@ function validate_AgentCapabilities(value: unknown, options?: rt.ValidateOptions
  * Strict check of `SessionCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionCapabilities> {
-  if (v_SessionCapabilities(value)) return { ok: true, value: value as T.SessionCapabilities };
+  if (first.SessionCapabilities(value)) return { ok: true, value: value as T.SessionCapabilities };
   return options?.all ? rt.allIssues(value, c_SessionCapabilities) : rt.finish(undefined);
 }
 
@@ -5726,7 +4616,7 @@ function validate_SessionCapabilities(value: unknown, options?: rt.ValidateOptio
  * Strict check of `PromptCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptCapabilities> {
-  if (v_PromptCapabilities(value)) return { ok: true, value: value as T.PromptCapabilities };
+  if (first.PromptCapabilities(value)) return { ok: true, value: value as T.PromptCapabilities };
   return options?.all ? rt.allIssues(value, c_PromptCapabilities) : rt.finish(undefined);
 }
 
@@ -5734,7 +4624,7 @@ function validate_PromptCapabilities(value: unknown, options?: rt.ValidateOption
  * Strict check of `PromptImageCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptImageCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptImageCapabilities> {
-  if (v_PromptImageCapabilities(value)) return { ok: true, value: value as T.PromptImageCapabilities };
+  if (first.PromptImageCapabilities(value)) return { ok: true, value: value as T.PromptImageCapabilities };
   return options?.all ? rt.allIssues(value, c_PromptImageCapabilities) : rt.finish(undefined);
 }
 
@@ -5742,7 +4632,7 @@ function validate_PromptImageCapabilities(value: unknown, options?: rt.ValidateO
  * Strict check of `PromptAudioCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptAudioCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptAudioCapabilities> {
-  if (v_PromptAudioCapabilities(value)) return { ok: true, value: value as T.PromptAudioCapabilities };
+  if (first.PromptAudioCapabilities(value)) return { ok: true, value: value as T.PromptAudioCapabilities };
   return options?.all ? rt.allIssues(value, c_PromptAudioCapabilities) : rt.finish(undefined);
 }
 
@@ -5750,7 +4640,7 @@ function validate_PromptAudioCapabilities(value: unknown, options?: rt.ValidateO
  * Strict check of `PromptEmbeddedContextCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptEmbeddedContextCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.PromptEmbeddedContextCapabilities> {
-  if (v_PromptEmbeddedContextCapabilities(value)) return { ok: true, value: value as T.PromptEmbeddedContextCapabilities };
+  if (first.PromptEmbeddedContextCapabilities(value)) return { ok: true, value: value as T.PromptEmbeddedContextCapabilities };
   return options?.all ? rt.allIssues(value, c_PromptEmbeddedContextCapabilities) : rt.finish(undefined);
 }
 
@@ -5758,7 +4648,7 @@ function validate_PromptEmbeddedContextCapabilities(value: unknown, options?: rt
  * Strict check of `McpCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.McpCapabilities> {
-  if (v_McpCapabilities(value)) return { ok: true, value: value as T.McpCapabilities };
+  if (first.McpCapabilities(value)) return { ok: true, value: value as T.McpCapabilities };
   return options?.all ? rt.allIssues(value, c_McpCapabilities) : rt.finish(undefined);
 }
 
@@ -5766,7 +4656,7 @@ function validate_McpCapabilities(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `McpStdioCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpStdioCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.McpStdioCapabilities> {
-  if (v_McpStdioCapabilities(value)) return { ok: true, value: value as T.McpStdioCapabilities };
+  if (first.McpStdioCapabilities(value)) return { ok: true, value: value as T.McpStdioCapabilities };
   return options?.all ? rt.allIssues(value, c_McpStdioCapabilities) : rt.finish(undefined);
 }
 
@@ -5774,7 +4664,7 @@ function validate_McpStdioCapabilities(value: unknown, options?: rt.ValidateOpti
  * Strict check of `McpHttpCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpHttpCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.McpHttpCapabilities> {
-  if (v_McpHttpCapabilities(value)) return { ok: true, value: value as T.McpHttpCapabilities };
+  if (first.McpHttpCapabilities(value)) return { ok: true, value: value as T.McpHttpCapabilities };
   return options?.all ? rt.allIssues(value, c_McpHttpCapabilities) : rt.finish(undefined);
 }
 
@@ -5782,7 +4672,7 @@ function validate_McpHttpCapabilities(value: unknown, options?: rt.ValidateOptio
  * Strict check of `SessionDeleteCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionDeleteCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionDeleteCapabilities> {
-  if (v_SessionDeleteCapabilities(value)) return { ok: true, value: value as T.SessionDeleteCapabilities };
+  if (first.SessionDeleteCapabilities(value)) return { ok: true, value: value as T.SessionDeleteCapabilities };
   return options?.all ? rt.allIssues(value, c_SessionDeleteCapabilities) : rt.finish(undefined);
 }
 
@@ -5790,7 +4680,7 @@ function validate_SessionDeleteCapabilities(value: unknown, options?: rt.Validat
  * Strict check of `SessionAdditionalDirectoriesCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionAdditionalDirectoriesCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.SessionAdditionalDirectoriesCapabilities> {
-  if (v_SessionAdditionalDirectoriesCapabilities(value)) return { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities };
+  if (first.SessionAdditionalDirectoriesCapabilities(value)) return { ok: true, value: value as T.SessionAdditionalDirectoriesCapabilities };
   return options?.all ? rt.allIssues(value, c_SessionAdditionalDirectoriesCapabilities) : rt.finish(undefined);
 }
 
@@ -5798,7 +4688,7 @@ function validate_SessionAdditionalDirectoriesCapabilities(value: unknown, optio
  * Strict check of `AgentAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentAuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.AgentAuthCapabilities> {
-  if (v_AgentAuthCapabilities(value)) return { ok: true, value: value as T.AgentAuthCapabilities };
+  if (first.AgentAuthCapabilities(value)) return { ok: true, value: value as T.AgentAuthCapabilities };
   return options?.all ? rt.allIssues(value, c_AgentAuthCapabilities) : rt.finish(undefined);
 }
 
@@ -5806,7 +4696,7 @@ function validate_AgentAuthCapabilities(value: unknown, options?: rt.ValidateOpt
  * Strict check of `AuthMethod` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethod(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethod> {
-  if (v_AuthMethod(value)) return { ok: true, value: value as T.AuthMethod };
+  if (first.AuthMethod(value)) return { ok: true, value: value as T.AuthMethod };
   return options?.all ? rt.allIssues(value, c_AuthMethod) : rt.finish(undefined);
 }
 
@@ -5814,7 +4704,7 @@ function validate_AuthMethod(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `AuthMethodId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodId(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodId> {
-  if (v_AuthMethodId(value)) return { ok: true, value: value as T.AuthMethodId };
+  if (first.AuthMethodId(value)) return { ok: true, value: value as T.AuthMethodId };
   return options?.all ? rt.allIssues(value, c_AuthMethodId) : rt.finish(undefined);
 }
 
@@ -5822,7 +4712,7 @@ function validate_AuthMethodId(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `EnvVariable` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_EnvVariable(value: unknown, options?: rt.ValidateOptions): Result<T.EnvVariable> {
-  if (v_EnvVariable(value)) return { ok: true, value: value as T.EnvVariable };
+  if (first.EnvVariable(value)) return { ok: true, value: value as T.EnvVariable };
   return options?.all ? rt.allIssues(value, c_EnvVariable) : rt.finish(undefined);
 }
 
@@ -5830,7 +4720,7 @@ function validate_EnvVariable(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `AuthMethodTerminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodTerminal(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodTerminal> {
-  if (v_AuthMethodTerminal(value)) return { ok: true, value: value as T.AuthMethodTerminal };
+  if (first.AuthMethodTerminal(value)) return { ok: true, value: value as T.AuthMethodTerminal };
   return options?.all ? rt.allIssues(value, c_AuthMethodTerminal) : rt.finish(undefined);
 }
 
@@ -5838,7 +4728,7 @@ function validate_AuthMethodTerminal(value: unknown, options?: rt.ValidateOption
  * Strict check of `AuthMethodAgent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AuthMethodAgent(value: unknown, options?: rt.ValidateOptions): Result<T.AuthMethodAgent> {
-  if (v_AuthMethodAgent(value)) return { ok: true, value: value as T.AuthMethodAgent };
+  if (first.AuthMethodAgent(value)) return { ok: true, value: value as T.AuthMethodAgent };
   return options?.all ? rt.allIssues(value, c_AuthMethodAgent) : rt.finish(undefined);
 }
 
@@ -5846,7 +4736,7 @@ function validate_AuthMethodAgent(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `LoginAuthResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LoginAuthResponse(value: unknown, options?: rt.ValidateOptions): Result<T.LoginAuthResponse> {
-  if (v_LoginAuthResponse(value)) return { ok: true, value: value as T.LoginAuthResponse };
+  if (first.LoginAuthResponse(value)) return { ok: true, value: value as T.LoginAuthResponse };
   return options?.all ? rt.allIssues(value, c_LoginAuthResponse) : rt.finish(undefined);
 }
 
@@ -5854,7 +4744,7 @@ function validate_LoginAuthResponse(value: unknown, options?: rt.ValidateOptions
  * Strict check of `LogoutAuthResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LogoutAuthResponse(value: unknown, options?: rt.ValidateOptions): Result<T.LogoutAuthResponse> {
-  if (v_LogoutAuthResponse(value)) return { ok: true, value: value as T.LogoutAuthResponse };
+  if (first.LogoutAuthResponse(value)) return { ok: true, value: value as T.LogoutAuthResponse };
   return options?.all ? rt.allIssues(value, c_LogoutAuthResponse) : rt.finish(undefined);
 }
 
@@ -5862,7 +4752,7 @@ function validate_LogoutAuthResponse(value: unknown, options?: rt.ValidateOption
  * Strict check of `NewSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NewSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.NewSessionResponse> {
-  if (v_NewSessionResponse(value)) return { ok: true, value: value as T.NewSessionResponse };
+  if (first.NewSessionResponse(value)) return { ok: true, value: value as T.NewSessionResponse };
   return options?.all ? rt.allIssues(value, c_NewSessionResponse) : rt.finish(undefined);
 }
 
@@ -5870,7 +4760,7 @@ function validate_NewSessionResponse(value: unknown, options?: rt.ValidateOption
  * Strict check of `SessionConfigOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigOption(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigOption> {
-  if (v_SessionConfigOption(value)) return { ok: true, value: value as T.SessionConfigOption };
+  if (first.SessionConfigOption(value)) return { ok: true, value: value as T.SessionConfigOption };
   return options?.all ? rt.allIssues(value, c_SessionConfigOption) : rt.finish(undefined);
 }
 
@@ -5878,7 +4768,7 @@ function validate_SessionConfigOption(value: unknown, options?: rt.ValidateOptio
  * Strict check of `SessionConfigId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigId> {
-  if (v_SessionConfigId(value)) return { ok: true, value: value as T.SessionConfigId };
+  if (first.SessionConfigId(value)) return { ok: true, value: value as T.SessionConfigId };
   return options?.all ? rt.allIssues(value, c_SessionConfigId) : rt.finish(undefined);
 }
 
@@ -5886,7 +4776,7 @@ function validate_SessionConfigId(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `SessionConfigOptionCategory` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigOptionCategory(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigOptionCategory> {
-  if (v_SessionConfigOptionCategory(value)) return { ok: true, value: value as T.SessionConfigOptionCategory };
+  if (first.SessionConfigOptionCategory(value)) return { ok: true, value: value as T.SessionConfigOptionCategory };
   return options?.all ? rt.allIssues(value, c_SessionConfigOptionCategory) : rt.finish(undefined);
 }
 
@@ -5894,7 +4784,7 @@ function validate_SessionConfigOptionCategory(value: unknown, options?: rt.Valid
  * Strict check of `SessionConfigValueId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigValueId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigValueId> {
-  if (v_SessionConfigValueId(value)) return { ok: true, value: value as T.SessionConfigValueId };
+  if (first.SessionConfigValueId(value)) return { ok: true, value: value as T.SessionConfigValueId };
   return options?.all ? rt.allIssues(value, c_SessionConfigValueId) : rt.finish(undefined);
 }
 
@@ -5902,7 +4792,7 @@ function validate_SessionConfigValueId(value: unknown, options?: rt.ValidateOpti
  * Strict check of `SessionConfigSelectOptions` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectOptions(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectOptions> {
-  if (v_SessionConfigSelectOptions(value)) return { ok: true, value: value as T.SessionConfigSelectOptions };
+  if (first.SessionConfigSelectOptions(value)) return { ok: true, value: value as T.SessionConfigSelectOptions };
   return options?.all ? rt.allIssues(value, c_SessionConfigSelectOptions) : rt.finish(undefined);
 }
 
@@ -5910,7 +4800,7 @@ function validate_SessionConfigSelectOptions(value: unknown, options?: rt.Valida
  * Strict check of `SessionConfigSelectOption` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectOption(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectOption> {
-  if (v_SessionConfigSelectOption(value)) return { ok: true, value: value as T.SessionConfigSelectOption };
+  if (first.SessionConfigSelectOption(value)) return { ok: true, value: value as T.SessionConfigSelectOption };
   return options?.all ? rt.allIssues(value, c_SessionConfigSelectOption) : rt.finish(undefined);
 }
 
@@ -5918,7 +4808,7 @@ function validate_SessionConfigSelectOption(value: unknown, options?: rt.Validat
  * Strict check of `SessionConfigSelectGroup` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelectGroup(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelectGroup> {
-  if (v_SessionConfigSelectGroup(value)) return { ok: true, value: value as T.SessionConfigSelectGroup };
+  if (first.SessionConfigSelectGroup(value)) return { ok: true, value: value as T.SessionConfigSelectGroup };
   return options?.all ? rt.allIssues(value, c_SessionConfigSelectGroup) : rt.finish(undefined);
 }
 
@@ -5926,7 +4816,7 @@ function validate_SessionConfigSelectGroup(value: unknown, options?: rt.Validate
  * Strict check of `SessionConfigGroupId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigGroupId(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigGroupId> {
-  if (v_SessionConfigGroupId(value)) return { ok: true, value: value as T.SessionConfigGroupId };
+  if (first.SessionConfigGroupId(value)) return { ok: true, value: value as T.SessionConfigGroupId };
   return options?.all ? rt.allIssues(value, c_SessionConfigGroupId) : rt.finish(undefined);
 }
 
@@ -5934,7 +4824,7 @@ function validate_SessionConfigGroupId(value: unknown, options?: rt.ValidateOpti
  * Strict check of `SessionConfigSelect` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigSelect(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigSelect> {
-  if (v_SessionConfigSelect(value)) return { ok: true, value: value as T.SessionConfigSelect };
+  if (first.SessionConfigSelect(value)) return { ok: true, value: value as T.SessionConfigSelect };
   return options?.all ? rt.allIssues(value, c_SessionConfigSelect) : rt.finish(undefined);
 }
 
@@ -5942,7 +4832,7 @@ function validate_SessionConfigSelect(value: unknown, options?: rt.ValidateOptio
  * Strict check of `SessionConfigBoolean` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionConfigBoolean(value: unknown, options?: rt.ValidateOptions): Result<T.SessionConfigBoolean> {
-  if (v_SessionConfigBoolean(value)) return { ok: true, value: value as T.SessionConfigBoolean };
+  if (first.SessionConfigBoolean(value)) return { ok: true, value: value as T.SessionConfigBoolean };
   return options?.all ? rt.allIssues(value, c_SessionConfigBoolean) : rt.finish(undefined);
 }
 
@@ -5950,7 +4840,7 @@ function validate_SessionConfigBoolean(value: unknown, options?: rt.ValidateOpti
  * Strict check of `AvailableCommand` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommand(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommand> {
-  if (v_AvailableCommand(value)) return { ok: true, value: value as T.AvailableCommand };
+  if (first.AvailableCommand(value)) return { ok: true, value: value as T.AvailableCommand };
   return options?.all ? rt.allIssues(value, c_AvailableCommand) : rt.finish(undefined);
 }
 
@@ -5958,7 +4848,7 @@ function validate_AvailableCommand(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `AvailableCommandInput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommandInput(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommandInput> {
-  if (v_AvailableCommandInput(value)) return { ok: true, value: value as T.AvailableCommandInput };
+  if (first.AvailableCommandInput(value)) return { ok: true, value: value as T.AvailableCommandInput };
   return options?.all ? rt.allIssues(value, c_AvailableCommandInput) : rt.finish(undefined);
 }
 
@@ -5966,7 +4856,7 @@ function validate_AvailableCommandInput(value: unknown, options?: rt.ValidateOpt
  * Strict check of `TextCommandInput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TextCommandInput(value: unknown, options?: rt.ValidateOptions): Result<T.TextCommandInput> {
-  if (v_TextCommandInput(value)) return { ok: true, value: value as T.TextCommandInput };
+  if (first.TextCommandInput(value)) return { ok: true, value: value as T.TextCommandInput };
   return options?.all ? rt.allIssues(value, c_TextCommandInput) : rt.finish(undefined);
 }
 
@@ -5974,7 +4864,7 @@ function validate_TextCommandInput(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `Command` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Command(value: unknown, options?: rt.ValidateOptions): Result<T.Command> {
-  if (v_Command(value)) return { ok: true, value: value as T.Command };
+  if (first.Command(value)) return { ok: true, value: value as T.Command };
   return options?.all ? rt.allIssues(value, c_Command) : rt.finish(undefined);
 }
 
@@ -5982,7 +4872,7 @@ function validate_Command(value: unknown, options?: rt.ValidateOptions): Result<
  * Strict check of `ListSessionsResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ListSessionsResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ListSessionsResponse> {
-  if (v_ListSessionsResponse(value)) return { ok: true, value: value as T.ListSessionsResponse };
+  if (first.ListSessionsResponse(value)) return { ok: true, value: value as T.ListSessionsResponse };
   return options?.all ? rt.allIssues(value, c_ListSessionsResponse) : rt.finish(undefined);
 }
 
@@ -5990,7 +4880,7 @@ function validate_ListSessionsResponse(value: unknown, options?: rt.ValidateOpti
  * Strict check of `SessionInfo` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionInfo(value: unknown, options?: rt.ValidateOptions): Result<T.SessionInfo> {
-  if (v_SessionInfo(value)) return { ok: true, value: value as T.SessionInfo };
+  if (first.SessionInfo(value)) return { ok: true, value: value as T.SessionInfo };
   return options?.all ? rt.allIssues(value, c_SessionInfo) : rt.finish(undefined);
 }
 
@@ -5998,7 +4888,7 @@ function validate_SessionInfo(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `SessionListCursor` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionListCursor(value: unknown, options?: rt.ValidateOptions): Result<T.SessionListCursor> {
-  if (v_SessionListCursor(value)) return { ok: true, value: value as T.SessionListCursor };
+  if (first.SessionListCursor(value)) return { ok: true, value: value as T.SessionListCursor };
   return options?.all ? rt.allIssues(value, c_SessionListCursor) : rt.finish(undefined);
 }
 
@@ -6006,7 +4896,7 @@ function validate_SessionListCursor(value: unknown, options?: rt.ValidateOptions
  * Strict check of `DeleteSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DeleteSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.DeleteSessionResponse> {
-  if (v_DeleteSessionResponse(value)) return { ok: true, value: value as T.DeleteSessionResponse };
+  if (first.DeleteSessionResponse(value)) return { ok: true, value: value as T.DeleteSessionResponse };
   return options?.all ? rt.allIssues(value, c_DeleteSessionResponse) : rt.finish(undefined);
 }
 
@@ -6014,7 +4904,7 @@ function validate_DeleteSessionResponse(value: unknown, options?: rt.ValidateOpt
  * Strict check of `ResumeSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResumeSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ResumeSessionResponse> {
-  if (v_ResumeSessionResponse(value)) return { ok: true, value: value as T.ResumeSessionResponse };
+  if (first.ResumeSessionResponse(value)) return { ok: true, value: value as T.ResumeSessionResponse };
   return options?.all ? rt.allIssues(value, c_ResumeSessionResponse) : rt.finish(undefined);
 }
 
@@ -6022,7 +4912,7 @@ function validate_ResumeSessionResponse(value: unknown, options?: rt.ValidateOpt
  * Strict check of `CloseSessionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CloseSessionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CloseSessionResponse> {
-  if (v_CloseSessionResponse(value)) return { ok: true, value: value as T.CloseSessionResponse };
+  if (first.CloseSessionResponse(value)) return { ok: true, value: value as T.CloseSessionResponse };
   return options?.all ? rt.allIssues(value, c_CloseSessionResponse) : rt.finish(undefined);
 }
 
@@ -6030,7 +4920,7 @@ function validate_CloseSessionResponse(value: unknown, options?: rt.ValidateOpti
  * Strict check of `CancelToolCallResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelToolCallResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CancelToolCallResponse> {
-  if (v_CancelToolCallResponse(value)) return { ok: true, value: value as T.CancelToolCallResponse };
+  if (first.CancelToolCallResponse(value)) return { ok: true, value: value as T.CancelToolCallResponse };
   return options?.all ? rt.allIssues(value, c_CancelToolCallResponse) : rt.finish(undefined);
 }
 
@@ -6038,7 +4928,7 @@ function validate_CancelToolCallResponse(value: unknown, options?: rt.ValidateOp
  * Strict check of `CancelTerminalResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelTerminalResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CancelTerminalResponse> {
-  if (v_CancelTerminalResponse(value)) return { ok: true, value: value as T.CancelTerminalResponse };
+  if (first.CancelTerminalResponse(value)) return { ok: true, value: value as T.CancelTerminalResponse };
   return options?.all ? rt.allIssues(value, c_CancelTerminalResponse) : rt.finish(undefined);
 }
 
@@ -6046,7 +4936,7 @@ function validate_CancelTerminalResponse(value: unknown, options?: rt.ValidateOp
  * Strict check of `SetSessionConfigOptionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionConfigOptionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.SetSessionConfigOptionResponse> {
-  if (v_SetSessionConfigOptionResponse(value)) return { ok: true, value: value as T.SetSessionConfigOptionResponse };
+  if (first.SetSessionConfigOptionResponse(value)) return { ok: true, value: value as T.SetSessionConfigOptionResponse };
   return options?.all ? rt.allIssues(value, c_SetSessionConfigOptionResponse) : rt.finish(undefined);
 }
 
@@ -6054,7 +4944,7 @@ function validate_SetSessionConfigOptionResponse(value: unknown, options?: rt.Va
  * Strict check of `PromptResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptResponse(value: unknown, options?: rt.ValidateOptions): Result<T.PromptResponse> {
-  if (v_PromptResponse(value)) return { ok: true, value: value as T.PromptResponse };
+  if (first.PromptResponse(value)) return { ok: true, value: value as T.PromptResponse };
   return options?.all ? rt.allIssues(value, c_PromptResponse) : rt.finish(undefined);
 }
 
@@ -6062,7 +4952,7 @@ function validate_PromptResponse(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `MessageId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_MessageId(value: unknown, options?: rt.ValidateOptions): Result<T.MessageId> {
-  if (v_MessageId(value)) return { ok: true, value: value as T.MessageId };
+  if (first.MessageId(value)) return { ok: true, value: value as T.MessageId };
   return options?.all ? rt.allIssues(value, c_MessageId) : rt.finish(undefined);
 }
 
@@ -6070,7 +4960,7 @@ function validate_MessageId(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `ExtResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ExtResponse> {
-  if (v_ExtResponse(value)) return { ok: true, value: value as T.ExtResponse };
+  if (first.ExtResponse(value)) return { ok: true, value: value as T.ExtResponse };
   return options?.all ? rt.allIssues(value, c_ExtResponse) : rt.finish(undefined);
 }
 
@@ -6078,7 +4968,7 @@ function validate_ExtResponse(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `Error` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Error(value: unknown, options?: rt.ValidateOptions): Result<T.Error> {
-  if (v_Error(value)) return { ok: true, value: value as T.Error };
+  if (first.Error(value)) return { ok: true, value: value as T.Error };
   return options?.all ? rt.allIssues(value, c_Error) : rt.finish(undefined);
 }
 
@@ -6086,7 +4976,7 @@ function validate_Error(value: unknown, options?: rt.ValidateOptions): Result<T.
  * Strict check of `ErrorCode` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ErrorCode(value: unknown, options?: rt.ValidateOptions): Result<T.ErrorCode> {
-  if (v_ErrorCode(value)) return { ok: true, value: value as T.ErrorCode };
+  if (first.ErrorCode(value)) return { ok: true, value: value as T.ErrorCode };
   return options?.all ? rt.allIssues(value, c_ErrorCode) : rt.finish(undefined);
 }
 
@@ -6094,7 +4984,7 @@ function validate_ErrorCode(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `ErrorData` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ErrorData(value: unknown, options?: rt.ValidateOptions): Result<T.ErrorData> {
-  if (v_ErrorData(value)) return { ok: true, value: value as T.ErrorData };
+  if (first.ErrorData(value)) return { ok: true, value: value as T.ErrorData };
   return options?.all ? rt.allIssues(value, c_ErrorData) : rt.finish(undefined);
 }
 
@@ -6102,7 +4992,7 @@ function validate_ErrorData(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `UnsupportedProtocolVersionErrorData` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UnsupportedProtocolVersionErrorData(value: unknown, options?: rt.ValidateOptions): Result<T.UnsupportedProtocolVersionErrorData> {
-  if (v_UnsupportedProtocolVersionErrorData(value)) return { ok: true, value: value as T.UnsupportedProtocolVersionErrorData };
+  if (first.UnsupportedProtocolVersionErrorData(value)) return { ok: true, value: value as T.UnsupportedProtocolVersionErrorData };
   return options?.all ? rt.allIssues(value, c_UnsupportedProtocolVersionErrorData) : rt.finish(undefined);
 }
 
@@ -6110,7 +5000,7 @@ function validate_UnsupportedProtocolVersionErrorData(value: unknown, options?: 
  * Strict check of `SessionNotFoundErrorData` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionNotFoundErrorData(value: unknown, options?: rt.ValidateOptions): Result<T.SessionNotFoundErrorData> {
-  if (v_SessionNotFoundErrorData(value)) return { ok: true, value: value as T.SessionNotFoundErrorData };
+  if (first.SessionNotFoundErrorData(value)) return { ok: true, value: value as T.SessionNotFoundErrorData };
   return options?.all ? rt.allIssues(value, c_SessionNotFoundErrorData) : rt.finish(undefined);
 }
 
@@ -6118,7 +5008,7 @@ function validate_SessionNotFoundErrorData(value: unknown, options?: rt.Validate
  * Strict check of `AgentNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentNotification(value: unknown, options?: rt.ValidateOptions): Result<T.AgentNotification> {
-  if (v_AgentNotification(value)) return { ok: true, value: value as T.AgentNotification };
+  if (first.AgentNotification(value)) return { ok: true, value: value as T.AgentNotification };
   return options?.all ? rt.allIssues(value, c_AgentNotification) : rt.finish(undefined);
 }
 
@@ -6126,7 +5016,7 @@ function validate_AgentNotification(value: unknown, options?: rt.ValidateOptions
  * Strict check of `UpdateSessionNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UpdateSessionNotification(value: unknown, options?: rt.ValidateOptions): Result<T.UpdateSessionNotification> {
-  if (v_UpdateSessionNotification(value)) return { ok: true, value: value as T.UpdateSessionNotification };
+  if (first.UpdateSessionNotification(value)) return { ok: true, value: value as T.UpdateSessionNotification };
   return options?.all ? rt.allIssues(value, c_UpdateSessionNotification) : rt.finish(undefined);
 }
 
@@ -6134,7 +5024,7 @@ function validate_UpdateSessionNotification(value: unknown, options?: rt.Validat
  * Strict check of `SessionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.SessionUpdate> {
-  if (v_SessionUpdate(value)) return { ok: true, value: value as T.SessionUpdate };
+  if (first.SessionUpdate(value)) return { ok: true, value: value as T.SessionUpdate };
   return options?.all ? rt.allIssues(value, c_SessionUpdate) : rt.finish(undefined);
 }
 
@@ -6142,7 +5032,7 @@ function validate_SessionUpdate(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `ContentChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ContentChunk(value: unknown, options?: rt.ValidateOptions): Result<T.ContentChunk> {
-  if (v_ContentChunk(value)) return { ok: true, value: value as T.ContentChunk };
+  if (first.ContentChunk(value)) return { ok: true, value: value as T.ContentChunk };
   return options?.all ? rt.allIssues(value, c_ContentChunk) : rt.finish(undefined);
 }
 
@@ -6150,7 +5040,7 @@ function validate_ContentChunk(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `UserMessage` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UserMessage(value: unknown, options?: rt.ValidateOptions): Result<T.UserMessage> {
-  if (v_UserMessage(value)) return { ok: true, value: value as T.UserMessage };
+  if (first.UserMessage(value)) return { ok: true, value: value as T.UserMessage };
   return options?.all ? rt.allIssues(value, c_UserMessage) : rt.finish(undefined);
 }
 
@@ -6158,7 +5048,7 @@ function validate_UserMessage(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `AgentMessage` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentMessage(value: unknown, options?: rt.ValidateOptions): Result<T.AgentMessage> {
-  if (v_AgentMessage(value)) return { ok: true, value: value as T.AgentMessage };
+  if (first.AgentMessage(value)) return { ok: true, value: value as T.AgentMessage };
   return options?.all ? rt.allIssues(value, c_AgentMessage) : rt.finish(undefined);
 }
 
@@ -6166,7 +5056,7 @@ function validate_AgentMessage(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `AgentThought` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AgentThought(value: unknown, options?: rt.ValidateOptions): Result<T.AgentThought> {
-  if (v_AgentThought(value)) return { ok: true, value: value as T.AgentThought };
+  if (first.AgentThought(value)) return { ok: true, value: value as T.AgentThought };
   return options?.all ? rt.allIssues(value, c_AgentThought) : rt.finish(undefined);
 }
 
@@ -6174,7 +5064,7 @@ function validate_AgentThought(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `BackgroundWork` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BackgroundWork(value: unknown, options?: rt.ValidateOptions): Result<T.BackgroundWork> {
-  if (v_BackgroundWork(value)) return { ok: true, value: value as T.BackgroundWork };
+  if (first.BackgroundWork(value)) return { ok: true, value: value as T.BackgroundWork };
   return options?.all ? rt.allIssues(value, c_BackgroundWork) : rt.finish(undefined);
 }
 
@@ -6182,7 +5072,7 @@ function validate_BackgroundWork(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `BackgroundTerminal` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BackgroundTerminal(value: unknown, options?: rt.ValidateOptions): Result<T.BackgroundTerminal> {
-  if (v_BackgroundTerminal(value)) return { ok: true, value: value as T.BackgroundTerminal };
+  if (first.BackgroundTerminal(value)) return { ok: true, value: value as T.BackgroundTerminal };
   return options?.all ? rt.allIssues(value, c_BackgroundTerminal) : rt.finish(undefined);
 }
 
@@ -6190,7 +5080,7 @@ function validate_BackgroundTerminal(value: unknown, options?: rt.ValidateOption
  * Strict check of `BackgroundToolCall` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_BackgroundToolCall(value: unknown, options?: rt.ValidateOptions): Result<T.BackgroundToolCall> {
-  if (v_BackgroundToolCall(value)) return { ok: true, value: value as T.BackgroundToolCall };
+  if (first.BackgroundToolCall(value)) return { ok: true, value: value as T.BackgroundToolCall };
   return options?.all ? rt.allIssues(value, c_BackgroundToolCall) : rt.finish(undefined);
 }
 
@@ -6198,7 +5088,7 @@ function validate_BackgroundToolCall(value: unknown, options?: rt.ValidateOption
  * Strict check of `RunningStateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RunningStateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.RunningStateUpdate> {
-  if (v_RunningStateUpdate(value)) return { ok: true, value: value as T.RunningStateUpdate };
+  if (first.RunningStateUpdate(value)) return { ok: true, value: value as T.RunningStateUpdate };
   return options?.all ? rt.allIssues(value, c_RunningStateUpdate) : rt.finish(undefined);
 }
 
@@ -6206,7 +5096,7 @@ function validate_RunningStateUpdate(value: unknown, options?: rt.ValidateOption
  * Strict check of `ErrorStopReason` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ErrorStopReason(value: unknown, options?: rt.ValidateOptions): Result<T.ErrorStopReason> {
-  if (v_ErrorStopReason(value)) return { ok: true, value: value as T.ErrorStopReason };
+  if (first.ErrorStopReason(value)) return { ok: true, value: value as T.ErrorStopReason };
   return options?.all ? rt.allIssues(value, c_ErrorStopReason) : rt.finish(undefined);
 }
 
@@ -6214,7 +5104,7 @@ function validate_ErrorStopReason(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `IdleStateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_IdleStateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.IdleStateUpdate> {
-  if (v_IdleStateUpdate(value)) return { ok: true, value: value as T.IdleStateUpdate };
+  if (first.IdleStateUpdate(value)) return { ok: true, value: value as T.IdleStateUpdate };
   return options?.all ? rt.allIssues(value, c_IdleStateUpdate) : rt.finish(undefined);
 }
 
@@ -6222,7 +5112,7 @@ function validate_IdleStateUpdate(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `RequiresActionStateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequiresActionStateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.RequiresActionStateUpdate> {
-  if (v_RequiresActionStateUpdate(value)) return { ok: true, value: value as T.RequiresActionStateUpdate };
+  if (first.RequiresActionStateUpdate(value)) return { ok: true, value: value as T.RequiresActionStateUpdate };
   return options?.all ? rt.allIssues(value, c_RequiresActionStateUpdate) : rt.finish(undefined);
 }
 
@@ -6230,7 +5120,7 @@ function validate_RequiresActionStateUpdate(value: unknown, options?: rt.Validat
  * Strict check of `StateUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_StateUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.StateUpdate> {
-  if (v_StateUpdate(value)) return { ok: true, value: value as T.StateUpdate };
+  if (first.StateUpdate(value)) return { ok: true, value: value as T.StateUpdate };
   return options?.all ? rt.allIssues(value, c_StateUpdate) : rt.finish(undefined);
 }
 
@@ -6238,7 +5128,7 @@ function validate_StateUpdate(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `ToolCallContentChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ToolCallContentChunk(value: unknown, options?: rt.ValidateOptions): Result<T.ToolCallContentChunk> {
-  if (v_ToolCallContentChunk(value)) return { ok: true, value: value as T.ToolCallContentChunk };
+  if (first.ToolCallContentChunk(value)) return { ok: true, value: value as T.ToolCallContentChunk };
   return options?.all ? rt.allIssues(value, c_ToolCallContentChunk) : rt.finish(undefined);
 }
 
@@ -6246,7 +5136,7 @@ function validate_ToolCallContentChunk(value: unknown, options?: rt.ValidateOpti
  * Strict check of `TerminalOutput` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalOutput(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalOutput> {
-  if (v_TerminalOutput(value)) return { ok: true, value: value as T.TerminalOutput };
+  if (first.TerminalOutput(value)) return { ok: true, value: value as T.TerminalOutput };
   return options?.all ? rt.allIssues(value, c_TerminalOutput) : rt.finish(undefined);
 }
 
@@ -6254,7 +5144,7 @@ function validate_TerminalOutput(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `TerminalExitStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalExitStatus(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalExitStatus> {
-  if (v_TerminalExitStatus(value)) return { ok: true, value: value as T.TerminalExitStatus };
+  if (first.TerminalExitStatus(value)) return { ok: true, value: value as T.TerminalExitStatus };
   return options?.all ? rt.allIssues(value, c_TerminalExitStatus) : rt.finish(undefined);
 }
 
@@ -6262,7 +5152,7 @@ function validate_TerminalExitStatus(value: unknown, options?: rt.ValidateOption
  * Strict check of `TerminalSize` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalSize(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalSize> {
-  if (v_TerminalSize(value)) return { ok: true, value: value as T.TerminalSize };
+  if (first.TerminalSize(value)) return { ok: true, value: value as T.TerminalSize };
   return options?.all ? rt.allIssues(value, c_TerminalSize) : rt.finish(undefined);
 }
 
@@ -6270,7 +5160,7 @@ function validate_TerminalSize(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `TerminalCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalCapabilities> {
-  if (v_TerminalCapabilities(value)) return { ok: true, value: value as T.TerminalCapabilities };
+  if (first.TerminalCapabilities(value)) return { ok: true, value: value as T.TerminalCapabilities };
   return options?.all ? rt.allIssues(value, c_TerminalCapabilities) : rt.finish(undefined);
 }
 
@@ -6278,7 +5168,7 @@ function validate_TerminalCapabilities(value: unknown, options?: rt.ValidateOpti
  * Strict check of `TerminalCancelCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalCancelCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalCancelCapabilities> {
-  if (v_TerminalCancelCapabilities(value)) return { ok: true, value: value as T.TerminalCancelCapabilities };
+  if (first.TerminalCancelCapabilities(value)) return { ok: true, value: value as T.TerminalCancelCapabilities };
   return options?.all ? rt.allIssues(value, c_TerminalCancelCapabilities) : rt.finish(undefined);
 }
 
@@ -6286,7 +5176,7 @@ function validate_TerminalCancelCapabilities(value: unknown, options?: rt.Valida
  * Strict check of `TerminalUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalUpdate> {
-  if (v_TerminalUpdate(value)) return { ok: true, value: value as T.TerminalUpdate };
+  if (first.TerminalUpdate(value)) return { ok: true, value: value as T.TerminalUpdate };
   return options?.all ? rt.allIssues(value, c_TerminalUpdate) : rt.finish(undefined);
 }
 
@@ -6294,7 +5184,7 @@ function validate_TerminalUpdate(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `TerminalOutputChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalOutputChunk(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalOutputChunk> {
-  if (v_TerminalOutputChunk(value)) return { ok: true, value: value as T.TerminalOutputChunk };
+  if (first.TerminalOutputChunk(value)) return { ok: true, value: value as T.TerminalOutputChunk };
   return options?.all ? rt.allIssues(value, c_TerminalOutputChunk) : rt.finish(undefined);
 }
 
@@ -6302,7 +5192,7 @@ function validate_TerminalOutputChunk(value: unknown, options?: rt.ValidateOptio
  * Strict check of `PlanUpdateContent` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanUpdateContent(value: unknown, options?: rt.ValidateOptions): Result<T.PlanUpdateContent> {
-  if (v_PlanUpdateContent(value)) return { ok: true, value: value as T.PlanUpdateContent };
+  if (first.PlanUpdateContent(value)) return { ok: true, value: value as T.PlanUpdateContent };
   return options?.all ? rt.allIssues(value, c_PlanUpdateContent) : rt.finish(undefined);
 }
 
@@ -6310,7 +5200,7 @@ function validate_PlanUpdateContent(value: unknown, options?: rt.ValidateOptions
  * Strict check of `PlanId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanId(value: unknown, options?: rt.ValidateOptions): Result<T.PlanId> {
-  if (v_PlanId(value)) return { ok: true, value: value as T.PlanId };
+  if (first.PlanId(value)) return { ok: true, value: value as T.PlanId };
   return options?.all ? rt.allIssues(value, c_PlanId) : rt.finish(undefined);
 }
 
@@ -6318,7 +5208,7 @@ function validate_PlanId(value: unknown, options?: rt.ValidateOptions): Result<T
  * Strict check of `PlanEntry` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntry(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntry> {
-  if (v_PlanEntry(value)) return { ok: true, value: value as T.PlanEntry };
+  if (first.PlanEntry(value)) return { ok: true, value: value as T.PlanEntry };
   return options?.all ? rt.allIssues(value, c_PlanEntry) : rt.finish(undefined);
 }
 
@@ -6326,7 +5216,7 @@ function validate_PlanEntry(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `PlanEntryPriority` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntryPriority(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntryPriority> {
-  if (v_PlanEntryPriority(value)) return { ok: true, value: value as T.PlanEntryPriority };
+  if (first.PlanEntryPriority(value)) return { ok: true, value: value as T.PlanEntryPriority };
   return options?.all ? rt.allIssues(value, c_PlanEntryPriority) : rt.finish(undefined);
 }
 
@@ -6334,7 +5224,7 @@ function validate_PlanEntryPriority(value: unknown, options?: rt.ValidateOptions
  * Strict check of `PlanEntryStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanEntryStatus(value: unknown, options?: rt.ValidateOptions): Result<T.PlanEntryStatus> {
-  if (v_PlanEntryStatus(value)) return { ok: true, value: value as T.PlanEntryStatus };
+  if (first.PlanEntryStatus(value)) return { ok: true, value: value as T.PlanEntryStatus };
   return options?.all ? rt.allIssues(value, c_PlanEntryStatus) : rt.finish(undefined);
 }
 
@@ -6342,7 +5232,7 @@ function validate_PlanEntryStatus(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `PlanItems` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanItems(value: unknown, options?: rt.ValidateOptions): Result<T.PlanItems> {
-  if (v_PlanItems(value)) return { ok: true, value: value as T.PlanItems };
+  if (first.PlanItems(value)) return { ok: true, value: value as T.PlanItems };
   return options?.all ? rt.allIssues(value, c_PlanItems) : rt.finish(undefined);
 }
 
@@ -6350,7 +5240,7 @@ function validate_PlanItems(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `PlanUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PlanUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.PlanUpdate> {
-  if (v_PlanUpdate(value)) return { ok: true, value: value as T.PlanUpdate };
+  if (first.PlanUpdate(value)) return { ok: true, value: value as T.PlanUpdate };
   return options?.all ? rt.allIssues(value, c_PlanUpdate) : rt.finish(undefined);
 }
 
@@ -6358,7 +5248,7 @@ function validate_PlanUpdate(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `AvailableCommandsUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_AvailableCommandsUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.AvailableCommandsUpdate> {
-  if (v_AvailableCommandsUpdate(value)) return { ok: true, value: value as T.AvailableCommandsUpdate };
+  if (first.AvailableCommandsUpdate(value)) return { ok: true, value: value as T.AvailableCommandsUpdate };
   return options?.all ? rt.allIssues(value, c_AvailableCommandsUpdate) : rt.finish(undefined);
 }
 
@@ -6366,7 +5256,7 @@ function validate_AvailableCommandsUpdate(value: unknown, options?: rt.ValidateO
  * Strict check of `ConfigOptionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ConfigOptionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.ConfigOptionUpdate> {
-  if (v_ConfigOptionUpdate(value)) return { ok: true, value: value as T.ConfigOptionUpdate };
+  if (first.ConfigOptionUpdate(value)) return { ok: true, value: value as T.ConfigOptionUpdate };
   return options?.all ? rt.allIssues(value, c_ConfigOptionUpdate) : rt.finish(undefined);
 }
 
@@ -6374,7 +5264,7 @@ function validate_ConfigOptionUpdate(value: unknown, options?: rt.ValidateOption
  * Strict check of `SessionInfoUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SessionInfoUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.SessionInfoUpdate> {
-  if (v_SessionInfoUpdate(value)) return { ok: true, value: value as T.SessionInfoUpdate };
+  if (first.SessionInfoUpdate(value)) return { ok: true, value: value as T.SessionInfoUpdate };
   return options?.all ? rt.allIssues(value, c_SessionInfoUpdate) : rt.finish(undefined);
 }
 
@@ -6382,7 +5272,7 @@ function validate_SessionInfoUpdate(value: unknown, options?: rt.ValidateOptions
  * Strict check of `Cost` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Cost(value: unknown, options?: rt.ValidateOptions): Result<T.Cost> {
-  if (v_Cost(value)) return { ok: true, value: value as T.Cost };
+  if (first.Cost(value)) return { ok: true, value: value as T.Cost };
   return options?.all ? rt.allIssues(value, c_Cost) : rt.finish(undefined);
 }
 
@@ -6390,7 +5280,7 @@ function validate_Cost(value: unknown, options?: rt.ValidateOptions): Result<T.C
  * Strict check of `UsageUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_UsageUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.UsageUpdate> {
-  if (v_UsageUpdate(value)) return { ok: true, value: value as T.UsageUpdate };
+  if (first.UsageUpdate(value)) return { ok: true, value: value as T.UsageUpdate };
   return options?.all ? rt.allIssues(value, c_UsageUpdate) : rt.finish(undefined);
 }
 
@@ -6398,7 +5288,7 @@ function validate_UsageUpdate(value: unknown, options?: rt.ValidateOptions): Res
  * Strict check of `NoticeSeverity` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NoticeSeverity(value: unknown, options?: rt.ValidateOptions): Result<T.NoticeSeverity> {
-  if (v_NoticeSeverity(value)) return { ok: true, value: value as T.NoticeSeverity };
+  if (first.NoticeSeverity(value)) return { ok: true, value: value as T.NoticeSeverity };
   return options?.all ? rt.allIssues(value, c_NoticeSeverity) : rt.finish(undefined);
 }
 
@@ -6406,7 +5296,7 @@ function validate_NoticeSeverity(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `Notice` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_Notice(value: unknown, options?: rt.ValidateOptions): Result<T.Notice> {
-  if (v_Notice(value)) return { ok: true, value: value as T.Notice };
+  if (first.Notice(value)) return { ok: true, value: value as T.Notice };
   return options?.all ? rt.allIssues(value, c_Notice) : rt.finish(undefined);
 }
 
@@ -6414,7 +5304,7 @@ function validate_Notice(value: unknown, options?: rt.ValidateOptions): Result<T
  * Strict check of `CompactionId` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionId(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionId> {
-  if (v_CompactionId(value)) return { ok: true, value: value as T.CompactionId };
+  if (first.CompactionId(value)) return { ok: true, value: value as T.CompactionId };
   return options?.all ? rt.allIssues(value, c_CompactionId) : rt.finish(undefined);
 }
 
@@ -6422,7 +5312,7 @@ function validate_CompactionId(value: unknown, options?: rt.ValidateOptions): Re
  * Strict check of `CompactionStatus` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionStatus(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionStatus> {
-  if (v_CompactionStatus(value)) return { ok: true, value: value as T.CompactionStatus };
+  if (first.CompactionStatus(value)) return { ok: true, value: value as T.CompactionStatus };
   return options?.all ? rt.allIssues(value, c_CompactionStatus) : rt.finish(undefined);
 }
 
@@ -6430,7 +5320,7 @@ function validate_CompactionStatus(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `CompactionUpdate` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionUpdate(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionUpdate> {
-  if (v_CompactionUpdate(value)) return { ok: true, value: value as T.CompactionUpdate };
+  if (first.CompactionUpdate(value)) return { ok: true, value: value as T.CompactionUpdate };
   return options?.all ? rt.allIssues(value, c_CompactionUpdate) : rt.finish(undefined);
 }
 
@@ -6438,7 +5328,7 @@ function validate_CompactionUpdate(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `CompactionSummaryChunk` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompactionSummaryChunk(value: unknown, options?: rt.ValidateOptions): Result<T.CompactionSummaryChunk> {
-  if (v_CompactionSummaryChunk(value)) return { ok: true, value: value as T.CompactionSummaryChunk };
+  if (first.CompactionSummaryChunk(value)) return { ok: true, value: value as T.CompactionSummaryChunk };
   return options?.all ? rt.allIssues(value, c_CompactionSummaryChunk) : rt.finish(undefined);
 }
 
@@ -6446,7 +5336,7 @@ function validate_CompactionSummaryChunk(value: unknown, options?: rt.ValidateOp
  * Strict check of `CompleteElicitationNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CompleteElicitationNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CompleteElicitationNotification> {
-  if (v_CompleteElicitationNotification(value)) return { ok: true, value: value as T.CompleteElicitationNotification };
+  if (first.CompleteElicitationNotification(value)) return { ok: true, value: value as T.CompleteElicitationNotification };
   return options?.all ? rt.allIssues(value, c_CompleteElicitationNotification) : rt.finish(undefined);
 }
 
@@ -6454,7 +5344,7 @@ function validate_CompleteElicitationNotification(value: unknown, options?: rt.V
  * Strict check of `ExtNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ExtNotification(value: unknown, options?: rt.ValidateOptions): Result<T.ExtNotification> {
-  if (v_ExtNotification(value)) return { ok: true, value: value as T.ExtNotification };
+  if (first.ExtNotification(value)) return { ok: true, value: value as T.ExtNotification };
   return options?.all ? rt.allIssues(value, c_ExtNotification) : rt.finish(undefined);
 }
 
@@ -6462,7 +5352,7 @@ function validate_ExtNotification(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `ClientRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ClientRequest> {
-  if (v_ClientRequest(value)) return { ok: true, value: value as T.ClientRequest };
+  if (first.ClientRequest(value)) return { ok: true, value: value as T.ClientRequest };
   return options?.all ? rt.allIssues(value, c_ClientRequest) : rt.finish(undefined);
 }
 
@@ -6470,7 +5360,7 @@ function validate_ClientRequest(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `InitializeRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_InitializeRequest(value: unknown, options?: rt.ValidateOptions): Result<T.InitializeRequest> {
-  if (v_InitializeRequest(value)) return { ok: true, value: value as T.InitializeRequest };
+  if (first.InitializeRequest(value)) return { ok: true, value: value as T.InitializeRequest };
   return options?.all ? rt.allIssues(value, c_InitializeRequest) : rt.finish(undefined);
 }
 
@@ -6478,7 +5368,7 @@ function validate_InitializeRequest(value: unknown, options?: rt.ValidateOptions
  * Strict check of `ClientCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ClientCapabilities> {
-  if (v_ClientCapabilities(value)) return { ok: true, value: value as T.ClientCapabilities };
+  if (first.ClientCapabilities(value)) return { ok: true, value: value as T.ClientCapabilities };
   return options?.all ? rt.allIssues(value, c_ClientCapabilities) : rt.finish(undefined);
 }
 
@@ -6486,7 +5376,7 @@ function validate_ClientCapabilities(value: unknown, options?: rt.ValidateOption
  * Strict check of `ClientAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientAuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ClientAuthCapabilities> {
-  if (v_ClientAuthCapabilities(value)) return { ok: true, value: value as T.ClientAuthCapabilities };
+  if (first.ClientAuthCapabilities(value)) return { ok: true, value: value as T.ClientAuthCapabilities };
   return options?.all ? rt.allIssues(value, c_ClientAuthCapabilities) : rt.finish(undefined);
 }
 
@@ -6494,7 +5384,7 @@ function validate_ClientAuthCapabilities(value: unknown, options?: rt.ValidateOp
  * Strict check of `TerminalAuthCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_TerminalAuthCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.TerminalAuthCapabilities> {
-  if (v_TerminalAuthCapabilities(value)) return { ok: true, value: value as T.TerminalAuthCapabilities };
+  if (first.TerminalAuthCapabilities(value)) return { ok: true, value: value as T.TerminalAuthCapabilities };
   return options?.all ? rt.allIssues(value, c_TerminalAuthCapabilities) : rt.finish(undefined);
 }
 
@@ -6502,7 +5392,7 @@ function validate_TerminalAuthCapabilities(value: unknown, options?: rt.Validate
  * Strict check of `ElicitationCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationCapabilities> {
-  if (v_ElicitationCapabilities(value)) return { ok: true, value: value as T.ElicitationCapabilities };
+  if (first.ElicitationCapabilities(value)) return { ok: true, value: value as T.ElicitationCapabilities };
   return options?.all ? rt.allIssues(value, c_ElicitationCapabilities) : rt.finish(undefined);
 }
 
@@ -6510,7 +5400,7 @@ function validate_ElicitationCapabilities(value: unknown, options?: rt.ValidateO
  * Strict check of `ElicitationFormCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationFormCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationFormCapabilities> {
-  if (v_ElicitationFormCapabilities(value)) return { ok: true, value: value as T.ElicitationFormCapabilities };
+  if (first.ElicitationFormCapabilities(value)) return { ok: true, value: value as T.ElicitationFormCapabilities };
   return options?.all ? rt.allIssues(value, c_ElicitationFormCapabilities) : rt.finish(undefined);
 }
 
@@ -6518,7 +5408,7 @@ function validate_ElicitationFormCapabilities(value: unknown, options?: rt.Valid
  * Strict check of `ElicitationUrlCapabilities` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationUrlCapabilities(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationUrlCapabilities> {
-  if (v_ElicitationUrlCapabilities(value)) return { ok: true, value: value as T.ElicitationUrlCapabilities };
+  if (first.ElicitationUrlCapabilities(value)) return { ok: true, value: value as T.ElicitationUrlCapabilities };
   return options?.all ? rt.allIssues(value, c_ElicitationUrlCapabilities) : rt.finish(undefined);
 }
 
@@ -6526,7 +5416,7 @@ function validate_ElicitationUrlCapabilities(value: unknown, options?: rt.Valida
  * Strict check of `LoginAuthRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LoginAuthRequest(value: unknown, options?: rt.ValidateOptions): Result<T.LoginAuthRequest> {
-  if (v_LoginAuthRequest(value)) return { ok: true, value: value as T.LoginAuthRequest };
+  if (first.LoginAuthRequest(value)) return { ok: true, value: value as T.LoginAuthRequest };
   return options?.all ? rt.allIssues(value, c_LoginAuthRequest) : rt.finish(undefined);
 }
 
@@ -6534,7 +5424,7 @@ function validate_LoginAuthRequest(value: unknown, options?: rt.ValidateOptions)
  * Strict check of `LogoutAuthRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_LogoutAuthRequest(value: unknown, options?: rt.ValidateOptions): Result<T.LogoutAuthRequest> {
-  if (v_LogoutAuthRequest(value)) return { ok: true, value: value as T.LogoutAuthRequest };
+  if (first.LogoutAuthRequest(value)) return { ok: true, value: value as T.LogoutAuthRequest };
   return options?.all ? rt.allIssues(value, c_LogoutAuthRequest) : rt.finish(undefined);
 }
 
@@ -6542,7 +5432,7 @@ function validate_LogoutAuthRequest(value: unknown, options?: rt.ValidateOptions
  * Strict check of `NewSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_NewSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.NewSessionRequest> {
-  if (v_NewSessionRequest(value)) return { ok: true, value: value as T.NewSessionRequest };
+  if (first.NewSessionRequest(value)) return { ok: true, value: value as T.NewSessionRequest };
   return options?.all ? rt.allIssues(value, c_NewSessionRequest) : rt.finish(undefined);
 }
 
@@ -6550,7 +5440,7 @@ function validate_NewSessionRequest(value: unknown, options?: rt.ValidateOptions
  * Strict check of `McpServer` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServer(value: unknown, options?: rt.ValidateOptions): Result<T.McpServer> {
-  if (v_McpServer(value)) return { ok: true, value: value as T.McpServer };
+  if (first.McpServer(value)) return { ok: true, value: value as T.McpServer };
   return options?.all ? rt.allIssues(value, c_McpServer) : rt.finish(undefined);
 }
 
@@ -6558,7 +5448,7 @@ function validate_McpServer(value: unknown, options?: rt.ValidateOptions): Resul
  * Strict check of `HttpHeader` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_HttpHeader(value: unknown, options?: rt.ValidateOptions): Result<T.HttpHeader> {
-  if (v_HttpHeader(value)) return { ok: true, value: value as T.HttpHeader };
+  if (first.HttpHeader(value)) return { ok: true, value: value as T.HttpHeader };
   return options?.all ? rt.allIssues(value, c_HttpHeader) : rt.finish(undefined);
 }
 
@@ -6566,7 +5456,7 @@ function validate_HttpHeader(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `McpServerHttp` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServerHttp(value: unknown, options?: rt.ValidateOptions): Result<T.McpServerHttp> {
-  if (v_McpServerHttp(value)) return { ok: true, value: value as T.McpServerHttp };
+  if (first.McpServerHttp(value)) return { ok: true, value: value as T.McpServerHttp };
   return options?.all ? rt.allIssues(value, c_McpServerHttp) : rt.finish(undefined);
 }
 
@@ -6574,7 +5464,7 @@ function validate_McpServerHttp(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `McpServerStdio` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_McpServerStdio(value: unknown, options?: rt.ValidateOptions): Result<T.McpServerStdio> {
-  if (v_McpServerStdio(value)) return { ok: true, value: value as T.McpServerStdio };
+  if (first.McpServerStdio(value)) return { ok: true, value: value as T.McpServerStdio };
   return options?.all ? rt.allIssues(value, c_McpServerStdio) : rt.finish(undefined);
 }
 
@@ -6582,7 +5472,7 @@ function validate_McpServerStdio(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `ListSessionsRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ListSessionsRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ListSessionsRequest> {
-  if (v_ListSessionsRequest(value)) return { ok: true, value: value as T.ListSessionsRequest };
+  if (first.ListSessionsRequest(value)) return { ok: true, value: value as T.ListSessionsRequest };
   return options?.all ? rt.allIssues(value, c_ListSessionsRequest) : rt.finish(undefined);
 }
 
@@ -6590,7 +5480,7 @@ function validate_ListSessionsRequest(value: unknown, options?: rt.ValidateOptio
  * Strict check of `DeleteSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_DeleteSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.DeleteSessionRequest> {
-  if (v_DeleteSessionRequest(value)) return { ok: true, value: value as T.DeleteSessionRequest };
+  if (first.DeleteSessionRequest(value)) return { ok: true, value: value as T.DeleteSessionRequest };
   return options?.all ? rt.allIssues(value, c_DeleteSessionRequest) : rt.finish(undefined);
 }
 
@@ -6598,7 +5488,7 @@ function validate_DeleteSessionRequest(value: unknown, options?: rt.ValidateOpti
  * Strict check of `ResumeSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ResumeSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.ResumeSessionRequest> {
-  if (v_ResumeSessionRequest(value)) return { ok: true, value: value as T.ResumeSessionRequest };
+  if (first.ResumeSessionRequest(value)) return { ok: true, value: value as T.ResumeSessionRequest };
   return options?.all ? rt.allIssues(value, c_ResumeSessionRequest) : rt.finish(undefined);
 }
 
@@ -6606,7 +5496,7 @@ function validate_ResumeSessionRequest(value: unknown, options?: rt.ValidateOpti
  * Strict check of `ReplayFrom` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReplayFrom(value: unknown, options?: rt.ValidateOptions): Result<T.ReplayFrom> {
-  if (v_ReplayFrom(value)) return { ok: true, value: value as T.ReplayFrom };
+  if (first.ReplayFrom(value)) return { ok: true, value: value as T.ReplayFrom };
   return options?.all ? rt.allIssues(value, c_ReplayFrom) : rt.finish(undefined);
 }
 
@@ -6614,7 +5504,7 @@ function validate_ReplayFrom(value: unknown, options?: rt.ValidateOptions): Resu
  * Strict check of `ReplayFromStart` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ReplayFromStart(value: unknown, options?: rt.ValidateOptions): Result<T.ReplayFromStart> {
-  if (v_ReplayFromStart(value)) return { ok: true, value: value as T.ReplayFromStart };
+  if (first.ReplayFromStart(value)) return { ok: true, value: value as T.ReplayFromStart };
   return options?.all ? rt.allIssues(value, c_ReplayFromStart) : rt.finish(undefined);
 }
 
@@ -6622,7 +5512,7 @@ function validate_ReplayFromStart(value: unknown, options?: rt.ValidateOptions):
  * Strict check of `CloseSessionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CloseSessionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CloseSessionRequest> {
-  if (v_CloseSessionRequest(value)) return { ok: true, value: value as T.CloseSessionRequest };
+  if (first.CloseSessionRequest(value)) return { ok: true, value: value as T.CloseSessionRequest };
   return options?.all ? rt.allIssues(value, c_CloseSessionRequest) : rt.finish(undefined);
 }
 
@@ -6630,7 +5520,7 @@ function validate_CloseSessionRequest(value: unknown, options?: rt.ValidateOptio
  * Strict check of `CancelToolCallRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelToolCallRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CancelToolCallRequest> {
-  if (v_CancelToolCallRequest(value)) return { ok: true, value: value as T.CancelToolCallRequest };
+  if (first.CancelToolCallRequest(value)) return { ok: true, value: value as T.CancelToolCallRequest };
   return options?.all ? rt.allIssues(value, c_CancelToolCallRequest) : rt.finish(undefined);
 }
 
@@ -6638,7 +5528,7 @@ function validate_CancelToolCallRequest(value: unknown, options?: rt.ValidateOpt
  * Strict check of `CancelTerminalRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelTerminalRequest(value: unknown, options?: rt.ValidateOptions): Result<T.CancelTerminalRequest> {
-  if (v_CancelTerminalRequest(value)) return { ok: true, value: value as T.CancelTerminalRequest };
+  if (first.CancelTerminalRequest(value)) return { ok: true, value: value as T.CancelTerminalRequest };
   return options?.all ? rt.allIssues(value, c_CancelTerminalRequest) : rt.finish(undefined);
 }
 
@@ -6646,7 +5536,7 @@ function validate_CancelTerminalRequest(value: unknown, options?: rt.ValidateOpt
  * Strict check of `SetSessionConfigOptionRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SetSessionConfigOptionRequest(value: unknown, options?: rt.ValidateOptions): Result<T.SetSessionConfigOptionRequest> {
-  if (v_SetSessionConfigOptionRequest(value)) return { ok: true, value: value as T.SetSessionConfigOptionRequest };
+  if (first.SetSessionConfigOptionRequest(value)) return { ok: true, value: value as T.SetSessionConfigOptionRequest };
   return options?.all ? rt.allIssues(value, c_SetSessionConfigOptionRequest) : rt.finish(undefined);
 }
 
@@ -6654,7 +5544,7 @@ function validate_SetSessionConfigOptionRequest(value: unknown, options?: rt.Val
  * Strict check of `PromptRequest` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_PromptRequest(value: unknown, options?: rt.ValidateOptions): Result<T.PromptRequest> {
-  if (v_PromptRequest(value)) return { ok: true, value: value as T.PromptRequest };
+  if (first.PromptRequest(value)) return { ok: true, value: value as T.PromptRequest };
   return options?.all ? rt.allIssues(value, c_PromptRequest) : rt.finish(undefined);
 }
 
@@ -6662,7 +5552,7 @@ function validate_PromptRequest(value: unknown, options?: rt.ValidateOptions): R
  * Strict check of `ClientResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientResponse(value: unknown, options?: rt.ValidateOptions): Result<T.ClientResponse> {
-  if (v_ClientResponse(value)) return { ok: true, value: value as T.ClientResponse };
+  if (first.ClientResponse(value)) return { ok: true, value: value as T.ClientResponse };
   return options?.all ? rt.allIssues(value, c_ClientResponse) : rt.finish(undefined);
 }
 
@@ -6670,7 +5560,7 @@ function validate_ClientResponse(value: unknown, options?: rt.ValidateOptions): 
  * Strict check of `RequestPermissionResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionResponse(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionResponse> {
-  if (v_RequestPermissionResponse(value)) return { ok: true, value: value as T.RequestPermissionResponse };
+  if (first.RequestPermissionResponse(value)) return { ok: true, value: value as T.RequestPermissionResponse };
   return options?.all ? rt.allIssues(value, c_RequestPermissionResponse) : rt.finish(undefined);
 }
 
@@ -6678,7 +5568,7 @@ function validate_RequestPermissionResponse(value: unknown, options?: rt.Validat
  * Strict check of `RequestPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_RequestPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.RequestPermissionOutcome> {
-  if (v_RequestPermissionOutcome(value)) return { ok: true, value: value as T.RequestPermissionOutcome };
+  if (first.RequestPermissionOutcome(value)) return { ok: true, value: value as T.RequestPermissionOutcome };
   return options?.all ? rt.allIssues(value, c_RequestPermissionOutcome) : rt.finish(undefined);
 }
 
@@ -6686,7 +5576,7 @@ function validate_RequestPermissionOutcome(value: unknown, options?: rt.Validate
  * Strict check of `CancelledPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelledPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.CancelledPermissionOutcome> {
-  if (v_CancelledPermissionOutcome(value)) return { ok: true, value: value as T.CancelledPermissionOutcome };
+  if (first.CancelledPermissionOutcome(value)) return { ok: true, value: value as T.CancelledPermissionOutcome };
   return options?.all ? rt.allIssues(value, c_CancelledPermissionOutcome) : rt.finish(undefined);
 }
 
@@ -6694,7 +5584,7 @@ function validate_CancelledPermissionOutcome(value: unknown, options?: rt.Valida
  * Strict check of `SelectedPermissionOutcome` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_SelectedPermissionOutcome(value: unknown, options?: rt.ValidateOptions): Result<T.SelectedPermissionOutcome> {
-  if (v_SelectedPermissionOutcome(value)) return { ok: true, value: value as T.SelectedPermissionOutcome };
+  if (first.SelectedPermissionOutcome(value)) return { ok: true, value: value as T.SelectedPermissionOutcome };
   return options?.all ? rt.allIssues(value, c_SelectedPermissionOutcome) : rt.finish(undefined);
 }
 
@@ -6702,7 +5592,7 @@ function validate_SelectedPermissionOutcome(value: unknown, options?: rt.Validat
  * Strict check of `CreateElicitationResponse` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CreateElicitationResponse(value: unknown, options?: rt.ValidateOptions): Result<T.CreateElicitationResponse> {
-  if (v_CreateElicitationResponse(value)) return { ok: true, value: value as T.CreateElicitationResponse };
+  if (first.CreateElicitationResponse(value)) return { ok: true, value: value as T.CreateElicitationResponse };
   return options?.all ? rt.allIssues(value, c_CreateElicitationResponse) : rt.finish(undefined);
 }
 
@@ -6710,7 +5600,7 @@ function validate_CreateElicitationResponse(value: unknown, options?: rt.Validat
  * Strict check of `ElicitationContentValue` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationContentValue(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationContentValue> {
-  if (v_ElicitationContentValue(value)) return { ok: true, value: value as T.ElicitationContentValue };
+  if (first.ElicitationContentValue(value)) return { ok: true, value: value as T.ElicitationContentValue };
   return options?.all ? rt.allIssues(value, c_ElicitationContentValue) : rt.finish(undefined);
 }
 
@@ -6718,7 +5608,7 @@ function validate_ElicitationContentValue(value: unknown, options?: rt.ValidateO
  * Strict check of `ElicitationAcceptAction` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ElicitationAcceptAction(value: unknown, options?: rt.ValidateOptions): Result<T.ElicitationAcceptAction> {
-  if (v_ElicitationAcceptAction(value)) return { ok: true, value: value as T.ElicitationAcceptAction };
+  if (first.ElicitationAcceptAction(value)) return { ok: true, value: value as T.ElicitationAcceptAction };
   return options?.all ? rt.allIssues(value, c_ElicitationAcceptAction) : rt.finish(undefined);
 }
 
@@ -6726,7 +5616,7 @@ function validate_ElicitationAcceptAction(value: unknown, options?: rt.ValidateO
  * Strict check of `ClientNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_ClientNotification(value: unknown, options?: rt.ValidateOptions): Result<T.ClientNotification> {
-  if (v_ClientNotification(value)) return { ok: true, value: value as T.ClientNotification };
+  if (first.ClientNotification(value)) return { ok: true, value: value as T.ClientNotification };
   return options?.all ? rt.allIssues(value, c_ClientNotification) : rt.finish(undefined);
 }
 
@@ -6734,7 +5624,7 @@ function validate_ClientNotification(value: unknown, options?: rt.ValidateOption
  * Strict check of `CancelSessionNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelSessionNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CancelSessionNotification> {
-  if (v_CancelSessionNotification(value)) return { ok: true, value: value as T.CancelSessionNotification };
+  if (first.CancelSessionNotification(value)) return { ok: true, value: value as T.CancelSessionNotification };
   return options?.all ? rt.allIssues(value, c_CancelSessionNotification) : rt.finish(undefined);
 }
 
@@ -6742,7 +5632,7 @@ function validate_CancelSessionNotification(value: unknown, options?: rt.Validat
  * Strict check of `CancelRequestNotification` (JSON Schema 2020-12, S31); returns the input itself when valid.
  */
 function validate_CancelRequestNotification(value: unknown, options?: rt.ValidateOptions): Result<T.CancelRequestNotification> {
-  if (v_CancelRequestNotification(value)) return { ok: true, value: value as T.CancelRequestNotification };
+  if (first.CancelRequestNotification(value)) return { ok: true, value: value as T.CancelRequestNotification };
   return options?.all ? rt.allIssues(value, c_CancelRequestNotification) : rt.finish(undefined);
 }
 

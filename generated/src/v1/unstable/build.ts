@@ -9,568 +9,568 @@
  * tag and a field map. A value with a union-typed part takes that part whole as the last argument.
  */
 
-import type * as T from "./types.js";
 import * as rt from "../../runtime/build.js";
 import type { Builder, BuilderSpec, Rest } from "../../runtime/build.js";
+import type * as T from "./types.js";
 
-const B0: BuilderSpec = { keys: ["sessionId", "path", "content", "_meta"], setters: ["_meta"] };
-const B1: BuilderSpec = { keys: ["sessionId", "path", "line", "limit", "_meta"], setters: ["line", "limit", "_meta"] };
-const B2: BuilderSpec = { keys: ["sessionId", "toolCall", "options", "_meta"], setters: ["_meta"] };
-const B3: BuilderSpec = { keys: ["toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"] };
-const B4: BuilderSpec = { keys: ["type", "content", "_meta"], setters: ["_meta"] };
-const B5: BuilderSpec = { keys: ["type", "path", "oldText", "newText", "_meta"], setters: ["oldText", "_meta"] };
-const B6: BuilderSpec = { keys: ["type", "terminalId", "_meta"], setters: ["_meta"] };
-const B7: BuilderSpec = { keys: ["type", "annotations", "text", "_meta"], setters: ["annotations", "_meta"] };
-const B8: BuilderSpec = { keys: ["type", "annotations", "data", "mimeType", "uri", "_meta"], setters: ["annotations", "uri", "_meta"] };
-const B9: BuilderSpec = { keys: ["type", "annotations", "data", "mimeType", "_meta"], setters: ["annotations", "_meta"] };
-const B10: BuilderSpec = { keys: ["type", "annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta"], setters: ["annotations", "description", "mimeType", "size", "title", "_meta"] };
-const B11: BuilderSpec = { keys: ["type", "annotations", "resource", "_meta"], setters: ["annotations", "_meta"] };
-const B12: BuilderSpec = { keys: ["audience", "lastModified", "priority", "_meta"], setters: ["audience", "lastModified", "priority", "_meta"] };
-const B13: BuilderSpec = { keys: ["annotations", "text", "_meta"], setters: ["annotations", "_meta"] };
-const B14: BuilderSpec = { keys: ["annotations", "data", "mimeType", "uri", "_meta"], setters: ["annotations", "uri", "_meta"] };
-const B15: BuilderSpec = { keys: ["annotations", "data", "mimeType", "_meta"], setters: ["annotations", "_meta"] };
-const B16: BuilderSpec = { keys: ["annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta"], setters: ["annotations", "description", "mimeType", "size", "title", "_meta"] };
-const B17: BuilderSpec = { keys: ["mimeType", "text", "uri", "_meta"], setters: ["mimeType", "_meta"] };
-const B18: BuilderSpec = { keys: ["blob", "mimeType", "uri", "_meta"], setters: ["mimeType", "_meta"] };
-const B19: BuilderSpec = { keys: ["annotations", "resource", "_meta"], setters: ["annotations", "_meta"] };
-const B20: BuilderSpec = { keys: ["content", "_meta"], setters: ["_meta"] };
-const B21: BuilderSpec = { keys: ["path", "oldText", "newText", "_meta"], setters: ["oldText", "_meta"] };
-const B22: BuilderSpec = { keys: ["terminalId", "_meta"], setters: ["_meta"] };
-const B23: BuilderSpec = { keys: ["path", "line", "_meta"], setters: ["line", "_meta"] };
-const B24: BuilderSpec = { keys: ["optionId", "name", "kind", "_meta"], setters: ["_meta"] };
-const B25: BuilderSpec = { keys: ["sessionId", "command", "args", "env", "cwd", "outputByteLimit", "_meta"], setters: ["args", "env", "cwd", "outputByteLimit", "_meta"] };
-const B26: BuilderSpec = { keys: ["name", "value", "_meta"], setters: ["_meta"] };
-const B27: BuilderSpec = { keys: ["sessionId", "terminalId", "_meta"], setters: ["_meta"] };
-const B28: BuilderSpec = { keys: ["mode", "message", "_meta", "requestedSchema"], setters: ["_meta"] };
-const B29: BuilderSpec = { keys: ["mode", "message", "_meta", "elicitationId", "url"], setters: ["_meta"] };
-const B30: BuilderSpec = { keys: ["mode"], setters: [] };
-const B31: BuilderSpec = { keys: ["sessionId", "toolCallId"], setters: ["toolCallId"] };
-const B32: BuilderSpec = { keys: ["requestId"], setters: [] };
-const B33: BuilderSpec = { keys: ["type", "title", "properties", "required", "description", "_meta"], setters: ["type", "title", "properties", "required", "description", "_meta"] };
-const B34: BuilderSpec = { keys: ["type", "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
-const B35: BuilderSpec = { keys: ["type", "title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
-const B36: BuilderSpec = { keys: ["type", "title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
-const B37: BuilderSpec = { keys: ["type", "title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
-const B38: BuilderSpec = { keys: ["type"], setters: [] };
-const B39: BuilderSpec = { keys: ["const", "title", "description", "_meta"], setters: ["description", "_meta"] };
-const B40: BuilderSpec = { keys: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
-const B41: BuilderSpec = { keys: ["title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
-const B42: BuilderSpec = { keys: ["title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
-const B43: BuilderSpec = { keys: ["type", "enum", "_meta"], setters: ["_meta"] };
-const B44: BuilderSpec = { keys: ["enum", "_meta"], setters: ["_meta"] };
-const B45: BuilderSpec = { keys: ["anyOf", "_meta"], setters: ["_meta"] };
-const B46: BuilderSpec = { keys: ["title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
-const B47: BuilderSpec = { keys: ["requestedSchema"], setters: [] };
-const B48: BuilderSpec = { keys: ["elicitationId", "url"], setters: [] };
-const B49: BuilderSpec = { keys: ["serverId", "requestId", "method", "params", "_meta"], setters: ["params", "_meta"] };
-const B50: BuilderSpec = { keys: ["protocolVersion", "agentCapabilities", "authMethods", "agentInfo", "_meta"], setters: ["agentCapabilities", "authMethods", "agentInfo", "_meta"] };
-const B51: BuilderSpec = { keys: ["loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "providers", "_meta"], setters: ["loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "providers", "_meta"] };
-const B52: BuilderSpec = { keys: ["image", "audio", "embeddedContext", "_meta"], setters: ["image", "audio", "embeddedContext", "_meta"] };
-const B53: BuilderSpec = { keys: ["http", "sse", "acp", "_meta"], setters: ["http", "sse", "acp", "_meta"] };
-const B54: BuilderSpec = { keys: ["list", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "resume", "close", "_meta"], setters: ["list", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "resume", "close", "_meta"] };
-const B55: BuilderSpec = { keys: ["_meta"], setters: ["_meta"] };
-const B56: BuilderSpec = { keys: ["mode", "_meta"], setters: ["mode", "_meta"] };
-const B57: BuilderSpec = { keys: ["override", "_meta"], setters: ["override", "_meta"] };
-const B58: BuilderSpec = { keys: ["status", "logout", "_meta"], setters: ["status", "logout", "_meta"] };
-const B59: BuilderSpec = { keys: ["type", "id", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
-const B60: BuilderSpec = { keys: ["id", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
-const B61: BuilderSpec = { keys: ["id", "name", "description", "_meta"], setters: ["description", "_meta"] };
-const B62: BuilderSpec = { keys: ["name", "title", "version", "_meta"], setters: ["title", "_meta"] };
-const B63: BuilderSpec = { keys: ["providers", "_meta"], setters: ["_meta"] };
-const B64: BuilderSpec = { keys: ["providerId", "supported", "required", "current", "_meta"], setters: ["current", "_meta"] };
-const B65: BuilderSpec = { keys: ["apiType", "baseUrl", "_meta"], setters: ["_meta"] };
-const B66: BuilderSpec = { keys: ["state", "accounts", "_meta"], setters: ["accounts", "_meta"] };
-const B67: BuilderSpec = { keys: ["label", "active", "name", "email", "organization", "_meta"], setters: ["active", "name", "email", "organization", "_meta"] };
-const B68: BuilderSpec = { keys: ["sessionId", "modes", "configOptions", "_meta"], setters: ["modes", "configOptions", "_meta"] };
-const B69: BuilderSpec = { keys: ["currentModeId", "availableModes", "_meta"], setters: ["_meta"] };
-const B70: BuilderSpec = { keys: ["type", "id", "name", "description", "category", "_meta", "currentValue", "options"], setters: ["description", "category", "_meta"] };
-const B71: BuilderSpec = { keys: ["type", "id", "name", "description", "category", "_meta", "currentValue"], setters: ["description", "category", "_meta"] };
-const B72: BuilderSpec = { keys: ["value", "name", "description", "_meta"], setters: ["description", "_meta"] };
-const B73: BuilderSpec = { keys: ["group", "name", "options", "_meta"], setters: ["_meta"] };
-const B74: BuilderSpec = { keys: ["currentValue", "options"], setters: [] };
-const B75: BuilderSpec = { keys: ["currentValue"], setters: [] };
-const B76: BuilderSpec = { keys: ["modes", "configOptions", "_meta"], setters: ["modes", "configOptions", "_meta"] };
-const B77: BuilderSpec = { keys: ["sessions", "nextCursor", "_meta"], setters: ["nextCursor", "_meta"] };
-const B78: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "archived", "_meta"], setters: ["additionalDirectories", "title", "updatedAt", "archived", "_meta"] };
-const B79: BuilderSpec = { keys: ["status", "_meta"], setters: ["_meta"] };
-const B80: BuilderSpec = { keys: ["title", "_meta"], setters: ["_meta"] };
-const B81: BuilderSpec = { keys: ["configOptions", "_meta"], setters: ["_meta"] };
-const B82: BuilderSpec = { keys: ["stopReason", "usage", "_meta"], setters: ["usage", "_meta"] };
-const B83: BuilderSpec = { keys: ["totalTokens", "inputTokens", "outputTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta"], setters: ["thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta"] };
-const B84: BuilderSpec = { keys: ["code", "message", "data"], setters: ["data"] };
-const B85: BuilderSpec = { keys: ["sessionId", "update", "_meta"], setters: ["_meta"] };
-const B86: BuilderSpec = { keys: ["sessionUpdate", "content", "messageId", "_meta"], setters: ["messageId", "_meta"] };
-const B87: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"] };
-const B88: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"] };
-const B89: BuilderSpec = { keys: ["sessionUpdate", "entries", "_meta"], setters: ["_meta"] };
-const B90: BuilderSpec = { keys: ["sessionUpdate", "plan", "_meta"], setters: ["_meta"] };
-const B91: BuilderSpec = { keys: ["sessionUpdate", "planId", "_meta"], setters: ["_meta"] };
-const B92: BuilderSpec = { keys: ["sessionUpdate", "availableCommands", "_meta"], setters: ["_meta"] };
-const B93: BuilderSpec = { keys: ["sessionUpdate", "currentModeId", "_meta"], setters: ["_meta"] };
-const B94: BuilderSpec = { keys: ["sessionUpdate", "configOptions", "_meta"], setters: ["_meta"] };
-const B95: BuilderSpec = { keys: ["sessionUpdate", "title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
-const B96: BuilderSpec = { keys: ["sessionUpdate", "used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
-const B97: BuilderSpec = { keys: ["sessionUpdate", "severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
-const B98: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
-const B99: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "content", "_meta"], setters: ["_meta"] };
-const B100: BuilderSpec = { keys: ["sessionUpdate", "sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"], setters: ["title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"] };
-const B101: BuilderSpec = { keys: ["sessionUpdate", "messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"], setters: ["senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"] };
-const B102: BuilderSpec = { keys: ["sessionUpdate", "messageId", "content", "_meta"], setters: ["_meta"] };
-const B103: BuilderSpec = { keys: ["content", "messageId", "_meta"], setters: ["messageId", "_meta"] };
-const B104: BuilderSpec = { keys: ["toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"] };
-const B105: BuilderSpec = { keys: ["content", "priority", "status", "_meta"], setters: ["_meta"] };
-const B106: BuilderSpec = { keys: ["entries", "_meta"], setters: ["_meta"] };
-const B107: BuilderSpec = { keys: ["type", "planId", "entries", "_meta"], setters: ["_meta"] };
-const B108: BuilderSpec = { keys: ["type", "planId", "uri", "_meta"], setters: ["_meta"] };
-const B109: BuilderSpec = { keys: ["type", "planId", "content", "_meta"], setters: ["_meta"] };
-const B110: BuilderSpec = { keys: ["planId", "entries", "_meta"], setters: ["_meta"] };
-const B111: BuilderSpec = { keys: ["planId", "uri", "_meta"], setters: ["_meta"] };
-const B112: BuilderSpec = { keys: ["planId", "content", "_meta"], setters: ["_meta"] };
-const B113: BuilderSpec = { keys: ["plan", "_meta"], setters: ["_meta"] };
-const B114: BuilderSpec = { keys: ["planId", "_meta"], setters: ["_meta"] };
-const B115: BuilderSpec = { keys: ["name", "description", "input", "_meta"], setters: ["input", "_meta"] };
-const B116: BuilderSpec = { keys: ["hint", "_meta"], setters: ["_meta"] };
-const B117: BuilderSpec = { keys: ["availableCommands", "_meta"], setters: ["_meta"] };
-const B118: BuilderSpec = { keys: ["currentModeId", "_meta"], setters: ["_meta"] };
-const B119: BuilderSpec = { keys: ["title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
-const B120: BuilderSpec = { keys: ["amount", "currency", "_meta"], setters: ["_meta"] };
-const B121: BuilderSpec = { keys: ["used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
-const B122: BuilderSpec = { keys: ["severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
-const B123: BuilderSpec = { keys: ["compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
-const B124: BuilderSpec = { keys: ["compactionId", "content", "_meta"], setters: ["_meta"] };
-const B125: BuilderSpec = { keys: ["cancel", "_meta"], setters: ["cancel", "_meta"] };
-const B126: BuilderSpec = { keys: ["state", "_meta"], setters: ["_meta"] };
-const B127: BuilderSpec = { keys: ["state", "usage", "_meta"], setters: ["usage", "_meta"] };
-const B128: BuilderSpec = { keys: ["state"], setters: [] };
-const B129: BuilderSpec = { keys: ["error"], setters: ["error"] };
-const B130: BuilderSpec = { keys: ["stopReason", "usage", "_meta", "error"], setters: ["usage", "_meta", "error"] };
-const B131: BuilderSpec = { keys: ["stopReason"], setters: [] };
-const B132: BuilderSpec = { keys: ["usage", "_meta"], setters: ["usage", "_meta"] };
-const B133: BuilderSpec = { keys: ["sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"], setters: ["title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"] };
-const B134: BuilderSpec = { keys: ["messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"], setters: ["senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"] };
-const B135: BuilderSpec = { keys: ["messageId", "content", "_meta"], setters: ["_meta"] };
-const B136: BuilderSpec = { keys: ["elicitationId", "_meta"], setters: ["_meta"] };
-const B137: BuilderSpec = { keys: ["protocolVersion", "clientCapabilities", "clientInfo", "_meta"], setters: ["clientCapabilities", "clientInfo", "_meta"] };
-const B138: BuilderSpec = { keys: ["fs", "terminal", "session", "subagents", "plan", "auth", "elicitation", "_meta"], setters: ["fs", "terminal", "session", "subagents", "plan", "auth", "elicitation", "_meta"] };
-const B139: BuilderSpec = { keys: ["readTextFile", "writeTextFile", "_meta"], setters: ["readTextFile", "writeTextFile", "_meta"] };
-const B140: BuilderSpec = { keys: ["compaction", "configOptions", "notices", "_meta"], setters: ["compaction", "configOptions", "notices", "_meta"] };
-const B141: BuilderSpec = { keys: ["boolean", "_meta"], setters: ["boolean", "_meta"] };
-const B142: BuilderSpec = { keys: ["terminal", "_meta"], setters: ["terminal", "_meta"] };
-const B143: BuilderSpec = { keys: ["form", "url", "_meta"], setters: ["form", "url", "_meta"] };
-const B144: BuilderSpec = { keys: ["methodId", "_meta"], setters: ["_meta"] };
-const B145: BuilderSpec = { keys: ["providerId", "apiType", "baseUrl", "headers", "_meta"], setters: ["headers", "_meta"] };
-const B146: BuilderSpec = { keys: ["providerId", "_meta"], setters: ["_meta"] };
-const B147: BuilderSpec = { keys: ["cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta"], setters: ["additionalDirectories", "systemPrompt", "_meta"] };
-const B148: BuilderSpec = { keys: ["type", "name", "url", "headers", "_meta"], setters: ["_meta"] };
-const B149: BuilderSpec = { keys: ["type", "name", "serverId", "_meta"], setters: ["_meta"] };
-const B150: BuilderSpec = { keys: ["name", "url", "headers", "_meta"], setters: ["_meta"] };
-const B151: BuilderSpec = { keys: ["name", "serverId", "_meta"], setters: ["_meta"] };
-const B152: BuilderSpec = { keys: ["name", "command", "args", "env", "_meta"], setters: ["_meta"] };
-const B153: BuilderSpec = { keys: ["mode", "content", "_meta"], setters: ["_meta"] };
-const B154: BuilderSpec = { keys: ["mcpServers", "cwd", "additionalDirectories", "sessionId", "systemPrompt", "_meta"], setters: ["additionalDirectories", "systemPrompt", "_meta"] };
-const B155: BuilderSpec = { keys: ["cwd", "cursor", "archived", "_meta"], setters: ["cwd", "cursor", "archived", "_meta"] };
-const B156: BuilderSpec = { keys: ["sessionId", "_meta"], setters: ["_meta"] };
-const B157: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta"], setters: ["additionalDirectories", "mcpServers", "systemPrompt", "_meta"] };
-const B158: BuilderSpec = { keys: ["sessionId", "title", "_meta"], setters: ["_meta"] };
-const B159: BuilderSpec = { keys: ["sessionId", "modeId", "_meta"], setters: ["_meta"] };
-const B160: BuilderSpec = { keys: ["type", "sessionId", "configId", "_meta", "value"], setters: ["_meta"] };
-const B161: BuilderSpec = { keys: ["sessionId", "prompt", "_meta"], setters: ["_meta"] };
-const B162: BuilderSpec = { keys: ["outcome", "_meta"], setters: ["_meta"] };
-const B163: BuilderSpec = { keys: ["outcome"], setters: [] };
-const B164: BuilderSpec = { keys: ["outcome", "optionId", "_meta"], setters: ["_meta"] };
-const B165: BuilderSpec = { keys: ["optionId", "_meta"], setters: ["_meta"] };
-const B166: BuilderSpec = { keys: ["output", "truncated", "exitStatus", "_meta"], setters: ["exitStatus", "_meta"] };
-const B167: BuilderSpec = { keys: ["exitCode", "signal", "_meta"], setters: ["exitCode", "signal", "_meta"] };
-const B168: BuilderSpec = { keys: ["action", "_meta", "content"], setters: ["_meta", "content"] };
-const B169: BuilderSpec = { keys: ["action", "_meta"], setters: ["_meta"] };
-const B170: BuilderSpec = { keys: ["action"], setters: [] };
-const B171: BuilderSpec = { keys: ["content"], setters: ["content"] };
-const B172: BuilderSpec = { keys: ["requestId", "_meta"], setters: ["_meta"] };
-const B173: BuilderSpec = { keys: ["method", "params", "_meta"], setters: ["params", "_meta"] };
+const B_WriteTextFileRequest: BuilderSpec = { keys: ["sessionId", "path", "content", "_meta"], setters: ["_meta"] };
+const B_ReadTextFileRequest: BuilderSpec = { keys: ["sessionId", "path", "line", "limit", "_meta"], setters: ["line", "limit", "_meta"] };
+const B_RequestPermissionRequest: BuilderSpec = { keys: ["sessionId", "toolCall", "options", "_meta"], setters: ["_meta"] };
+const B_ToolCallUpdate: BuilderSpec = { keys: ["toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"] };
+const B_ToolCallContentContent: BuilderSpec = { keys: ["type", "content", "_meta"], setters: ["_meta"] };
+const B_ToolCallContentDiff: BuilderSpec = { keys: ["type", "path", "oldText", "newText", "_meta"], setters: ["oldText", "_meta"] };
+const B_ToolCallContentTerminal: BuilderSpec = { keys: ["type", "terminalId", "_meta"], setters: ["_meta"] };
+const B_ContentBlockText: BuilderSpec = { keys: ["type", "annotations", "text", "_meta"], setters: ["annotations", "_meta"] };
+const B_ContentBlockImage: BuilderSpec = { keys: ["type", "annotations", "data", "mimeType", "uri", "_meta"], setters: ["annotations", "uri", "_meta"] };
+const B_ContentBlockAudio: BuilderSpec = { keys: ["type", "annotations", "data", "mimeType", "_meta"], setters: ["annotations", "_meta"] };
+const B_ContentBlockResourceLink: BuilderSpec = { keys: ["type", "annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta"], setters: ["annotations", "description", "mimeType", "size", "title", "_meta"] };
+const B_ContentBlockResource: BuilderSpec = { keys: ["type", "annotations", "resource", "_meta"], setters: ["annotations", "_meta"] };
+const B_Annotations: BuilderSpec = { keys: ["audience", "lastModified", "priority", "_meta"], setters: ["audience", "lastModified", "priority", "_meta"] };
+const B_TextContent: BuilderSpec = { keys: ["annotations", "text", "_meta"], setters: ["annotations", "_meta"] };
+const B_ImageContent: BuilderSpec = { keys: ["annotations", "data", "mimeType", "uri", "_meta"], setters: ["annotations", "uri", "_meta"] };
+const B_AudioContent: BuilderSpec = { keys: ["annotations", "data", "mimeType", "_meta"], setters: ["annotations", "_meta"] };
+const B_ResourceLink: BuilderSpec = { keys: ["annotations", "description", "mimeType", "name", "size", "title", "uri", "_meta"], setters: ["annotations", "description", "mimeType", "size", "title", "_meta"] };
+const B_TextResourceContents: BuilderSpec = { keys: ["mimeType", "text", "uri", "_meta"], setters: ["mimeType", "_meta"] };
+const B_BlobResourceContents: BuilderSpec = { keys: ["blob", "mimeType", "uri", "_meta"], setters: ["mimeType", "_meta"] };
+const B_EmbeddedResource: BuilderSpec = { keys: ["annotations", "resource", "_meta"], setters: ["annotations", "_meta"] };
+const B_Content: BuilderSpec = { keys: ["content", "_meta"], setters: ["_meta"] };
+const B_Diff: BuilderSpec = { keys: ["path", "oldText", "newText", "_meta"], setters: ["oldText", "_meta"] };
+const B_Terminal: BuilderSpec = { keys: ["terminalId", "_meta"], setters: ["_meta"] };
+const B_ToolCallLocation: BuilderSpec = { keys: ["path", "line", "_meta"], setters: ["line", "_meta"] };
+const B_PermissionOption: BuilderSpec = { keys: ["optionId", "name", "kind", "_meta"], setters: ["_meta"] };
+const B_CreateTerminalRequest: BuilderSpec = { keys: ["sessionId", "command", "args", "env", "cwd", "outputByteLimit", "_meta"], setters: ["args", "env", "cwd", "outputByteLimit", "_meta"] };
+const B_EnvVariable: BuilderSpec = { keys: ["name", "value", "_meta"], setters: ["_meta"] };
+const B_TerminalOutputRequest: BuilderSpec = { keys: ["sessionId", "terminalId", "_meta"], setters: ["_meta"] };
+const B_CreateElicitationRequestForm: BuilderSpec = { keys: ["mode", "message", "_meta", "requestedSchema"], setters: ["_meta"] };
+const B_CreateElicitationRequestUrl: BuilderSpec = { keys: ["mode", "message", "_meta", "elicitationId", "url"], setters: ["_meta"] };
+const B_CreateElicitationRequestOther: BuilderSpec = { keys: ["mode"], setters: [] };
+const B_ElicitationSessionScope: BuilderSpec = { keys: ["sessionId", "toolCallId"], setters: ["toolCallId"] };
+const B_ElicitationRequestScope: BuilderSpec = { keys: ["requestId"], setters: [] };
+const B_ElicitationSchema: BuilderSpec = { keys: ["type", "title", "properties", "required", "description", "_meta"], setters: ["type", "title", "properties", "required", "description", "_meta"] };
+const B_ElicitationPropertySchemaString: BuilderSpec = { keys: ["type", "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
+const B_ElicitationPropertySchemaNumber: BuilderSpec = { keys: ["type", "title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
+const B_ElicitationPropertySchemaBoolean: BuilderSpec = { keys: ["type", "title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
+const B_ElicitationPropertySchemaArray: BuilderSpec = { keys: ["type", "title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
+const B_ElicitationPropertySchemaOther: BuilderSpec = { keys: ["type"], setters: [] };
+const B_EnumOption: BuilderSpec = { keys: ["const", "title", "description", "_meta"], setters: ["description", "_meta"] };
+const B_StringPropertySchema: BuilderSpec = { keys: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
+const B_NumberPropertySchema: BuilderSpec = { keys: ["title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
+const B_BooleanPropertySchema: BuilderSpec = { keys: ["title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
+const B_MultiSelectItemsString: BuilderSpec = { keys: ["type", "enum", "_meta"], setters: ["_meta"] };
+const B_StringMultiSelectItems: BuilderSpec = { keys: ["enum", "_meta"], setters: ["_meta"] };
+const B_TitledMultiSelectItems: BuilderSpec = { keys: ["anyOf", "_meta"], setters: ["_meta"] };
+const B_MultiSelectPropertySchema: BuilderSpec = { keys: ["title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
+const B_ElicitationFormMode: BuilderSpec = { keys: ["requestedSchema"], setters: [] };
+const B_ElicitationUrlMode: BuilderSpec = { keys: ["elicitationId", "url"], setters: [] };
+const B_MessageMcpRequest: BuilderSpec = { keys: ["serverId", "requestId", "method", "params", "_meta"], setters: ["params", "_meta"] };
+const B_InitializeResponse: BuilderSpec = { keys: ["protocolVersion", "agentCapabilities", "authMethods", "agentInfo", "_meta"], setters: ["agentCapabilities", "authMethods", "agentInfo", "_meta"] };
+const B_AgentCapabilities: BuilderSpec = { keys: ["loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "providers", "_meta"], setters: ["loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "providers", "_meta"] };
+const B_PromptCapabilities: BuilderSpec = { keys: ["image", "audio", "embeddedContext", "_meta"], setters: ["image", "audio", "embeddedContext", "_meta"] };
+const B_McpCapabilities: BuilderSpec = { keys: ["http", "sse", "acp", "_meta"], setters: ["http", "sse", "acp", "_meta"] };
+const B_SessionCapabilities: BuilderSpec = { keys: ["list", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "resume", "close", "_meta"], setters: ["list", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "resume", "close", "_meta"] };
+const B_SessionListCapabilities: BuilderSpec = { keys: ["_meta"], setters: ["_meta"] };
+const B_SessionSystemPromptCapabilities: BuilderSpec = { keys: ["mode", "_meta"], setters: ["mode", "_meta"] };
+const B_SessionSystemPromptModeCapabilities: BuilderSpec = { keys: ["override", "_meta"], setters: ["override", "_meta"] };
+const B_AgentAuthCapabilities: BuilderSpec = { keys: ["status", "logout", "_meta"], setters: ["status", "logout", "_meta"] };
+const B_AuthMethodTerminalVariant: BuilderSpec = { keys: ["type", "id", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
+const B_AuthMethodTerminal: BuilderSpec = { keys: ["id", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
+const B_AuthMethodAgent: BuilderSpec = { keys: ["id", "name", "description", "_meta"], setters: ["description", "_meta"] };
+const B_Implementation: BuilderSpec = { keys: ["name", "title", "version", "_meta"], setters: ["title", "_meta"] };
+const B_ListProvidersResponse: BuilderSpec = { keys: ["providers", "_meta"], setters: ["_meta"] };
+const B_ProviderInfo: BuilderSpec = { keys: ["providerId", "supported", "required", "current", "_meta"], setters: ["current", "_meta"] };
+const B_ProviderCurrentConfig: BuilderSpec = { keys: ["apiType", "baseUrl", "_meta"], setters: ["_meta"] };
+const B_AuthStatusResponse: BuilderSpec = { keys: ["state", "accounts", "_meta"], setters: ["accounts", "_meta"] };
+const B_AuthAccount: BuilderSpec = { keys: ["label", "active", "name", "email", "organization", "_meta"], setters: ["active", "name", "email", "organization", "_meta"] };
+const B_NewSessionResponse: BuilderSpec = { keys: ["sessionId", "modes", "configOptions", "_meta"], setters: ["modes", "configOptions", "_meta"] };
+const B_SessionModeState: BuilderSpec = { keys: ["currentModeId", "availableModes", "_meta"], setters: ["_meta"] };
+const B_SessionConfigOptionSelect: BuilderSpec = { keys: ["type", "id", "name", "description", "category", "_meta", "currentValue", "options"], setters: ["description", "category", "_meta"] };
+const B_SessionConfigOptionBoolean: BuilderSpec = { keys: ["type", "id", "name", "description", "category", "_meta", "currentValue"], setters: ["description", "category", "_meta"] };
+const B_SessionConfigSelectOption: BuilderSpec = { keys: ["value", "name", "description", "_meta"], setters: ["description", "_meta"] };
+const B_SessionConfigSelectGroup: BuilderSpec = { keys: ["group", "name", "options", "_meta"], setters: ["_meta"] };
+const B_SessionConfigSelect: BuilderSpec = { keys: ["currentValue", "options"], setters: [] };
+const B_SessionConfigBoolean: BuilderSpec = { keys: ["currentValue"], setters: [] };
+const B_LoadSessionResponse: BuilderSpec = { keys: ["modes", "configOptions", "_meta"], setters: ["modes", "configOptions", "_meta"] };
+const B_ListSessionsResponse: BuilderSpec = { keys: ["sessions", "nextCursor", "_meta"], setters: ["nextCursor", "_meta"] };
+const B_SessionInfo: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "archived", "_meta"], setters: ["additionalDirectories", "title", "updatedAt", "archived", "_meta"] };
+const B_SessionStatusResponse: BuilderSpec = { keys: ["status", "_meta"], setters: ["_meta"] };
+const B_SetSessionTitleResponse: BuilderSpec = { keys: ["title", "_meta"], setters: ["_meta"] };
+const B_SetSessionConfigOptionResponse: BuilderSpec = { keys: ["configOptions", "_meta"], setters: ["_meta"] };
+const B_PromptResponse: BuilderSpec = { keys: ["stopReason", "usage", "_meta"], setters: ["usage", "_meta"] };
+const B_Usage: BuilderSpec = { keys: ["totalTokens", "inputTokens", "outputTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta"], setters: ["thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta"] };
+const B_Error: BuilderSpec = { keys: ["code", "message", "data"], setters: ["data"] };
+const B_SessionNotification: BuilderSpec = { keys: ["sessionId", "update", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateUserMessageChunk: BuilderSpec = { keys: ["sessionUpdate", "content", "messageId", "_meta"], setters: ["messageId", "_meta"] };
+const B_SessionUpdateToolCall: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"] };
+const B_SessionUpdateToolCallUpdate: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["kind", "status", "title", "name", "content", "locations", "rawInput", "rawOutput", "_meta"] };
+const B_SessionUpdatePlan: BuilderSpec = { keys: ["sessionUpdate", "entries", "_meta"], setters: ["_meta"] };
+const B_SessionUpdatePlanUpdate: BuilderSpec = { keys: ["sessionUpdate", "plan", "_meta"], setters: ["_meta"] };
+const B_SessionUpdatePlanRemoved: BuilderSpec = { keys: ["sessionUpdate", "planId", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateAvailableCommandsUpdate: BuilderSpec = { keys: ["sessionUpdate", "availableCommands", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateCurrentModeUpdate: BuilderSpec = { keys: ["sessionUpdate", "currentModeId", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateConfigOptionUpdate: BuilderSpec = { keys: ["sessionUpdate", "configOptions", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateSessionInfoUpdate: BuilderSpec = { keys: ["sessionUpdate", "title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
+const B_SessionUpdateUsageUpdate: BuilderSpec = { keys: ["sessionUpdate", "used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
+const B_SessionUpdateNotice: BuilderSpec = { keys: ["sessionUpdate", "severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
+const B_SessionUpdateCompactionUpdate: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
+const B_SessionUpdateCompactionSummaryChunk: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "content", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateSubagentUpdate: BuilderSpec = { keys: ["sessionUpdate", "sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"], setters: ["title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"] };
+const B_SessionUpdateSessionMessage: BuilderSpec = { keys: ["sessionUpdate", "messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"], setters: ["senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"] };
+const B_SessionUpdateSessionMessageChunk: BuilderSpec = { keys: ["sessionUpdate", "messageId", "content", "_meta"], setters: ["_meta"] };
+const B_ContentChunk: BuilderSpec = { keys: ["content", "messageId", "_meta"], setters: ["messageId", "_meta"] };
+const B_ToolCall: BuilderSpec = { keys: ["toolCallId", "title", "name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"], setters: ["name", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"] };
+const B_PlanEntry: BuilderSpec = { keys: ["content", "priority", "status", "_meta"], setters: ["_meta"] };
+const B_Plan: BuilderSpec = { keys: ["entries", "_meta"], setters: ["_meta"] };
+const B_PlanUpdateContentItems: BuilderSpec = { keys: ["type", "planId", "entries", "_meta"], setters: ["_meta"] };
+const B_PlanUpdateContentFile: BuilderSpec = { keys: ["type", "planId", "uri", "_meta"], setters: ["_meta"] };
+const B_PlanUpdateContentMarkdown: BuilderSpec = { keys: ["type", "planId", "content", "_meta"], setters: ["_meta"] };
+const B_PlanItems: BuilderSpec = { keys: ["planId", "entries", "_meta"], setters: ["_meta"] };
+const B_PlanFile: BuilderSpec = { keys: ["planId", "uri", "_meta"], setters: ["_meta"] };
+const B_PlanMarkdown: BuilderSpec = { keys: ["planId", "content", "_meta"], setters: ["_meta"] };
+const B_PlanUpdate: BuilderSpec = { keys: ["plan", "_meta"], setters: ["_meta"] };
+const B_PlanRemoved: BuilderSpec = { keys: ["planId", "_meta"], setters: ["_meta"] };
+const B_AvailableCommand: BuilderSpec = { keys: ["name", "description", "input", "_meta"], setters: ["input", "_meta"] };
+const B_UnstructuredCommandInput: BuilderSpec = { keys: ["hint", "_meta"], setters: ["_meta"] };
+const B_AvailableCommandsUpdate: BuilderSpec = { keys: ["availableCommands", "_meta"], setters: ["_meta"] };
+const B_CurrentModeUpdate: BuilderSpec = { keys: ["currentModeId", "_meta"], setters: ["_meta"] };
+const B_SessionInfoUpdate: BuilderSpec = { keys: ["title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
+const B_Cost: BuilderSpec = { keys: ["amount", "currency", "_meta"], setters: ["_meta"] };
+const B_UsageUpdate: BuilderSpec = { keys: ["used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
+const B_Notice: BuilderSpec = { keys: ["severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
+const B_CompactionUpdate: BuilderSpec = { keys: ["compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
+const B_CompactionSummaryChunk: BuilderSpec = { keys: ["compactionId", "content", "_meta"], setters: ["_meta"] };
+const B_SubagentSessionCapabilities: BuilderSpec = { keys: ["cancel", "_meta"], setters: ["cancel", "_meta"] };
+const B_StateUpdateRunning: BuilderSpec = { keys: ["state", "_meta"], setters: ["_meta"] };
+const B_StateUpdateIdle: BuilderSpec = { keys: ["state", "usage", "_meta"], setters: ["usage", "_meta"] };
+const B_StateUpdateOther: BuilderSpec = { keys: ["state"], setters: [] };
+const B_ErrorStopReason: BuilderSpec = { keys: ["error"], setters: ["error"] };
+const B_IdleStateUpdateError: BuilderSpec = { keys: ["stopReason", "usage", "_meta", "error"], setters: ["usage", "_meta", "error"] };
+const B_IdleStateUpdateOther: BuilderSpec = { keys: ["stopReason"], setters: [] };
+const B_IdleStateUpdateNone: BuilderSpec = { keys: ["usage", "_meta"], setters: ["usage", "_meta"] };
+const B_SubagentUpdate: BuilderSpec = { keys: ["sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"], setters: ["title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"] };
+const B_SessionMessage: BuilderSpec = { keys: ["messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"], setters: ["senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"] };
+const B_SessionMessageChunk: BuilderSpec = { keys: ["messageId", "content", "_meta"], setters: ["_meta"] };
+const B_CompleteElicitationNotification: BuilderSpec = { keys: ["elicitationId", "_meta"], setters: ["_meta"] };
+const B_InitializeRequest: BuilderSpec = { keys: ["protocolVersion", "clientCapabilities", "clientInfo", "_meta"], setters: ["clientCapabilities", "clientInfo", "_meta"] };
+const B_ClientCapabilities: BuilderSpec = { keys: ["fs", "terminal", "session", "subagents", "plan", "auth", "elicitation", "_meta"], setters: ["fs", "terminal", "session", "subagents", "plan", "auth", "elicitation", "_meta"] };
+const B_FileSystemCapabilities: BuilderSpec = { keys: ["readTextFile", "writeTextFile", "_meta"], setters: ["readTextFile", "writeTextFile", "_meta"] };
+const B_ClientSessionCapabilities: BuilderSpec = { keys: ["compaction", "configOptions", "notices", "_meta"], setters: ["compaction", "configOptions", "notices", "_meta"] };
+const B_SessionConfigOptionsCapabilities: BuilderSpec = { keys: ["boolean", "_meta"], setters: ["boolean", "_meta"] };
+const B_AuthCapabilities: BuilderSpec = { keys: ["terminal", "_meta"], setters: ["terminal", "_meta"] };
+const B_ElicitationCapabilities: BuilderSpec = { keys: ["form", "url", "_meta"], setters: ["form", "url", "_meta"] };
+const B_AuthenticateRequest: BuilderSpec = { keys: ["methodId", "_meta"], setters: ["_meta"] };
+const B_SetProviderRequest: BuilderSpec = { keys: ["providerId", "apiType", "baseUrl", "headers", "_meta"], setters: ["headers", "_meta"] };
+const B_DisableProviderRequest: BuilderSpec = { keys: ["providerId", "_meta"], setters: ["_meta"] };
+const B_NewSessionRequest: BuilderSpec = { keys: ["cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta"], setters: ["additionalDirectories", "systemPrompt", "_meta"] };
+const B_McpServerHttpVariant: BuilderSpec = { keys: ["type", "name", "url", "headers", "_meta"], setters: ["_meta"] };
+const B_McpServerAcpVariant: BuilderSpec = { keys: ["type", "name", "serverId", "_meta"], setters: ["_meta"] };
+const B_McpServerHttp: BuilderSpec = { keys: ["name", "url", "headers", "_meta"], setters: ["_meta"] };
+const B_McpServerAcp: BuilderSpec = { keys: ["name", "serverId", "_meta"], setters: ["_meta"] };
+const B_McpServerStdio: BuilderSpec = { keys: ["name", "command", "args", "env", "_meta"], setters: ["_meta"] };
+const B_SystemPrompt: BuilderSpec = { keys: ["mode", "content", "_meta"], setters: ["_meta"] };
+const B_LoadSessionRequest: BuilderSpec = { keys: ["mcpServers", "cwd", "additionalDirectories", "sessionId", "systemPrompt", "_meta"], setters: ["additionalDirectories", "systemPrompt", "_meta"] };
+const B_ListSessionsRequest: BuilderSpec = { keys: ["cwd", "cursor", "archived", "_meta"], setters: ["cwd", "cursor", "archived", "_meta"] };
+const B_DeleteSessionRequest: BuilderSpec = { keys: ["sessionId", "_meta"], setters: ["_meta"] };
+const B_ForkSessionRequest: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta"], setters: ["additionalDirectories", "mcpServers", "systemPrompt", "_meta"] };
+const B_SetSessionTitleRequest: BuilderSpec = { keys: ["sessionId", "title", "_meta"], setters: ["_meta"] };
+const B_SetSessionModeRequest: BuilderSpec = { keys: ["sessionId", "modeId", "_meta"], setters: ["_meta"] };
+const B_SetSessionConfigOptionRequestBoolean: BuilderSpec = { keys: ["type", "sessionId", "configId", "_meta", "value"], setters: ["_meta"] };
+const B_PromptRequest: BuilderSpec = { keys: ["sessionId", "prompt", "_meta"], setters: ["_meta"] };
+const B_RequestPermissionResponse: BuilderSpec = { keys: ["outcome", "_meta"], setters: ["_meta"] };
+const B_RequestPermissionOutcomeCancelled: BuilderSpec = { keys: ["outcome"], setters: [] };
+const B_RequestPermissionOutcomeSelected: BuilderSpec = { keys: ["outcome", "optionId", "_meta"], setters: ["_meta"] };
+const B_SelectedPermissionOutcome: BuilderSpec = { keys: ["optionId", "_meta"], setters: ["_meta"] };
+const B_TerminalOutputResponse: BuilderSpec = { keys: ["output", "truncated", "exitStatus", "_meta"], setters: ["exitStatus", "_meta"] };
+const B_TerminalExitStatus: BuilderSpec = { keys: ["exitCode", "signal", "_meta"], setters: ["exitCode", "signal", "_meta"] };
+const B_CreateElicitationResponseAccept: BuilderSpec = { keys: ["action", "_meta", "content"], setters: ["_meta", "content"] };
+const B_CreateElicitationResponseDecline: BuilderSpec = { keys: ["action", "_meta"], setters: ["_meta"] };
+const B_CreateElicitationResponseOther: BuilderSpec = { keys: ["action"], setters: [] };
+const B_ElicitationAcceptAction: BuilderSpec = { keys: ["content"], setters: ["content"] };
+const B_CancelRequestNotification: BuilderSpec = { keys: ["requestId", "_meta"], setters: ["_meta"] };
+const B_ProxySuccessorRequest: BuilderSpec = { keys: ["method", "params", "_meta"], setters: ["params", "_meta"] };
 
 /**
  * Builder of `WriteTextFileRequest` (S33).
  */
 export function WriteTextFileRequest(sessionId: T.WriteTextFileRequest["sessionId"], path: T.WriteTextFileRequest["path"], content: T.WriteTextFileRequest["content"]): Builder<T.WriteTextFileRequest> {
-  return rt.start(B0, { sessionId, path, content });
+  return rt.start(B_WriteTextFileRequest, { sessionId, path, content });
 }
 
 /**
  * Builder of `ReadTextFileRequest` (S33).
  */
 export function ReadTextFileRequest(sessionId: T.ReadTextFileRequest["sessionId"], path: T.ReadTextFileRequest["path"]): Builder<T.ReadTextFileRequest> {
-  return rt.start(B1, { sessionId, path });
+  return rt.start(B_ReadTextFileRequest, { sessionId, path });
 }
 
 /**
  * Builder of `RequestPermissionRequest` (S33).
  */
 export function RequestPermissionRequest(sessionId: T.RequestPermissionRequest["sessionId"], toolCall: T.RequestPermissionRequest["toolCall"], options: T.RequestPermissionRequest["options"]): Builder<T.RequestPermissionRequest> {
-  return rt.start(B2, { sessionId, toolCall, options });
+  return rt.start(B_RequestPermissionRequest, { sessionId, toolCall, options });
 }
 
 /**
  * Builder of `ToolCallUpdate` (S33).
  */
 export function ToolCallUpdate(toolCallId: T.ToolCallUpdate["toolCallId"]): Builder<T.ToolCallUpdate> {
-  return rt.start(B3, { toolCallId });
+  return rt.start(B_ToolCallUpdate, { toolCallId });
 }
 
 /**
  * Builder of `ToolCallContentContent` with `type: "content"` (S33).
  */
 export function ToolCallContentContent(content: T.ToolCallContentContent["content"]): Builder<T.ToolCallContentContent> {
-  return rt.start(B4, { type: "content", content });
+  return rt.start(B_ToolCallContentContent, { type: "content", content });
 }
 
 /**
  * Builder of `ToolCallContentDiff` with `type: "diff"` (S33).
  */
 export function ToolCallContentDiff(path: T.ToolCallContentDiff["path"], newText: T.ToolCallContentDiff["newText"]): Builder<T.ToolCallContentDiff> {
-  return rt.start(B5, { type: "diff", path, newText });
+  return rt.start(B_ToolCallContentDiff, { type: "diff", path, newText });
 }
 
 /**
  * Builder of `ToolCallContentTerminal` with `type: "terminal"` (S33).
  */
 export function ToolCallContentTerminal(terminalId: T.ToolCallContentTerminal["terminalId"]): Builder<T.ToolCallContentTerminal> {
-  return rt.start(B6, { type: "terminal", terminalId });
+  return rt.start(B_ToolCallContentTerminal, { type: "terminal", terminalId });
 }
 
 /**
  * Builder of `ContentBlockText` with `type: "text"` (S33).
  */
 export function ContentBlockText(text: T.ContentBlockText["text"]): Builder<T.ContentBlockText> {
-  return rt.start(B7, { type: "text", text });
+  return rt.start(B_ContentBlockText, { type: "text", text });
 }
 
 /**
  * Builder of `ContentBlockImage` with `type: "image"` (S33).
  */
 export function ContentBlockImage(data: T.ContentBlockImage["data"], mimeType: T.ContentBlockImage["mimeType"]): Builder<T.ContentBlockImage> {
-  return rt.start(B8, { type: "image", data, mimeType });
+  return rt.start(B_ContentBlockImage, { type: "image", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockAudio` with `type: "audio"` (S33).
  */
 export function ContentBlockAudio(data: T.ContentBlockAudio["data"], mimeType: T.ContentBlockAudio["mimeType"]): Builder<T.ContentBlockAudio> {
-  return rt.start(B9, { type: "audio", data, mimeType });
+  return rt.start(B_ContentBlockAudio, { type: "audio", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockResourceLink` with `type: "resource_link"` (S33).
  */
 export function ContentBlockResourceLink(name: T.ContentBlockResourceLink["name"], uri: T.ContentBlockResourceLink["uri"]): Builder<T.ContentBlockResourceLink> {
-  return rt.start(B10, { type: "resource_link", name, uri });
+  return rt.start(B_ContentBlockResourceLink, { type: "resource_link", name, uri });
 }
 
 /**
  * Builder of `ContentBlockResource` with `type: "resource"` (S33).
  */
 export function ContentBlockResource(resource: T.ContentBlockResource["resource"]): Builder<T.ContentBlockResource> {
-  return rt.start(B11, { type: "resource", resource });
+  return rt.start(B_ContentBlockResource, { type: "resource", resource });
 }
 
 /**
  * Builder of `Annotations` (S33).
  */
 export function Annotations(): Builder<T.Annotations> {
-  return rt.start(B12, {});
+  return rt.start(B_Annotations, {});
 }
 
 /**
  * Builder of `TextContent` (S33).
  */
 export function TextContent(text: T.TextContent["text"]): Builder<T.TextContent> {
-  return rt.start(B13, { text });
+  return rt.start(B_TextContent, { text });
 }
 
 /**
  * Builder of `ImageContent` (S33).
  */
 export function ImageContent(data: T.ImageContent["data"], mimeType: T.ImageContent["mimeType"]): Builder<T.ImageContent> {
-  return rt.start(B14, { data, mimeType });
+  return rt.start(B_ImageContent, { data, mimeType });
 }
 
 /**
  * Builder of `AudioContent` (S33).
  */
 export function AudioContent(data: T.AudioContent["data"], mimeType: T.AudioContent["mimeType"]): Builder<T.AudioContent> {
-  return rt.start(B15, { data, mimeType });
+  return rt.start(B_AudioContent, { data, mimeType });
 }
 
 /**
  * Builder of `ResourceLink` (S33).
  */
 export function ResourceLink(name: T.ResourceLink["name"], uri: T.ResourceLink["uri"]): Builder<T.ResourceLink> {
-  return rt.start(B16, { name, uri });
+  return rt.start(B_ResourceLink, { name, uri });
 }
 
 /**
  * Builder of `TextResourceContents` (S33).
  */
 export function TextResourceContents(text: T.TextResourceContents["text"], uri: T.TextResourceContents["uri"]): Builder<T.TextResourceContents> {
-  return rt.start(B17, { text, uri });
+  return rt.start(B_TextResourceContents, { text, uri });
 }
 
 /**
  * Builder of `BlobResourceContents` (S33).
  */
 export function BlobResourceContents(blob: T.BlobResourceContents["blob"], uri: T.BlobResourceContents["uri"]): Builder<T.BlobResourceContents> {
-  return rt.start(B18, { blob, uri });
+  return rt.start(B_BlobResourceContents, { blob, uri });
 }
 
 /**
  * Builder of `EmbeddedResource` (S33).
  */
 export function EmbeddedResource(resource: T.EmbeddedResource["resource"]): Builder<T.EmbeddedResource> {
-  return rt.start(B19, { resource });
+  return rt.start(B_EmbeddedResource, { resource });
 }
 
 /**
  * Builder of `Content` (S33).
  */
 export function Content(content: T.Content["content"]): Builder<T.Content> {
-  return rt.start(B20, { content });
+  return rt.start(B_Content, { content });
 }
 
 /**
  * Builder of `Diff` (S33).
  */
 export function Diff(path: T.Diff["path"], newText: T.Diff["newText"]): Builder<T.Diff> {
-  return rt.start(B21, { path, newText });
+  return rt.start(B_Diff, { path, newText });
 }
 
 /**
  * Builder of `Terminal` (S33).
  */
 export function Terminal(terminalId: T.Terminal["terminalId"]): Builder<T.Terminal> {
-  return rt.start(B22, { terminalId });
+  return rt.start(B_Terminal, { terminalId });
 }
 
 /**
  * Builder of `ToolCallLocation` (S33).
  */
 export function ToolCallLocation(path: T.ToolCallLocation["path"]): Builder<T.ToolCallLocation> {
-  return rt.start(B23, { path });
+  return rt.start(B_ToolCallLocation, { path });
 }
 
 /**
  * Builder of `PermissionOption` (S33).
  */
 export function PermissionOption(optionId: T.PermissionOption["optionId"], name: T.PermissionOption["name"], kind: T.PermissionOption["kind"]): Builder<T.PermissionOption> {
-  return rt.start(B24, { optionId, name, kind });
+  return rt.start(B_PermissionOption, { optionId, name, kind });
 }
 
 /**
  * Builder of `CreateTerminalRequest` (S33).
  */
 export function CreateTerminalRequest(sessionId: T.CreateTerminalRequest["sessionId"], command: T.CreateTerminalRequest["command"]): Builder<T.CreateTerminalRequest> {
-  return rt.start(B25, { sessionId, command });
+  return rt.start(B_CreateTerminalRequest, { sessionId, command });
 }
 
 /**
  * Builder of `EnvVariable` (S33).
  */
 export function EnvVariable(name: T.EnvVariable["name"], value: T.EnvVariable["value"]): Builder<T.EnvVariable> {
-  return rt.start(B26, { name, value });
+  return rt.start(B_EnvVariable, { name, value });
 }
 
 /**
  * Builder of `TerminalOutputRequest` (S33).
  */
 export function TerminalOutputRequest(sessionId: T.TerminalOutputRequest["sessionId"], terminalId: T.TerminalOutputRequest["terminalId"]): Builder<T.TerminalOutputRequest> {
-  return rt.start(B27, { sessionId, terminalId });
+  return rt.start(B_TerminalOutputRequest, { sessionId, terminalId });
 }
 
 /**
  * Builder of `ReleaseTerminalRequest` (S33).
  */
 export function ReleaseTerminalRequest(sessionId: T.ReleaseTerminalRequest["sessionId"], terminalId: T.ReleaseTerminalRequest["terminalId"]): Builder<T.ReleaseTerminalRequest> {
-  return rt.start(B27, { sessionId, terminalId });
+  return rt.start(B_TerminalOutputRequest, { sessionId, terminalId });
 }
 
 /**
  * Builder of `WaitForTerminalExitRequest` (S33).
  */
 export function WaitForTerminalExitRequest(sessionId: T.WaitForTerminalExitRequest["sessionId"], terminalId: T.WaitForTerminalExitRequest["terminalId"]): Builder<T.WaitForTerminalExitRequest> {
-  return rt.start(B27, { sessionId, terminalId });
+  return rt.start(B_TerminalOutputRequest, { sessionId, terminalId });
 }
 
 /**
  * Builder of `KillTerminalRequest` (S33).
  */
 export function KillTerminalRequest(sessionId: T.KillTerminalRequest["sessionId"], terminalId: T.KillTerminalRequest["terminalId"]): Builder<T.KillTerminalRequest> {
-  return rt.start(B27, { sessionId, terminalId });
+  return rt.start(B_TerminalOutputRequest, { sessionId, terminalId });
 }
 
 /**
  * Builder of `CreateElicitationRequestForm` with `mode: "form"` (S33).
  */
 export function CreateElicitationRequestForm(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["message"], requestedSchema: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["requestedSchema"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "mode" | "message" | "_meta" | "requestedSchema">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "_meta"> {
-  return rt.start(B28, { mode: "form", message, requestedSchema }, alternative);
+  return rt.start(B_CreateElicitationRequestForm, { mode: "form", message, requestedSchema }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestUrl` with `mode: "url"` (S33).
  */
 export function CreateElicitationRequestUrl(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["message"], elicitationId: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["elicitationId"], url: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["url"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "mode" | "message" | "_meta" | "elicitationId" | "url">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "_meta"> {
-  return rt.start(B29, { mode: "url", message, elicitationId, url }, alternative);
+  return rt.start(B_CreateElicitationRequestUrl, { mode: "url", message, elicitationId, url }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationRequestOther(tag: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>["mode"], fields: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, "mode">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, never> {
-  return rt.start(B30, { mode: tag }, fields);
+  return rt.start(B_CreateElicitationRequestOther, { mode: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationSessionScope` (S33).
  */
 export function ElicitationSessionScope(sessionId: T.ElicitationSessionScope["sessionId"]): Builder<T.ElicitationSessionScope> {
-  return rt.start(B31, { sessionId });
+  return rt.start(B_ElicitationSessionScope, { sessionId });
 }
 
 /**
  * Builder of `ElicitationRequestScope` (S33).
  */
 export function ElicitationRequestScope(requestId: T.ElicitationRequestScope["requestId"]): Builder<T.ElicitationRequestScope> {
-  return rt.start(B32, { requestId });
+  return rt.start(B_ElicitationRequestScope, { requestId });
 }
 
 /**
  * Builder of `ElicitationSchema` (S33).
  */
 export function ElicitationSchema(): Builder<T.ElicitationSchema> {
-  return rt.start(B33, {});
+  return rt.start(B_ElicitationSchema, {});
 }
 
 /**
  * Builder of `ElicitationPropertySchemaString` with `type: "string"` (S33).
  */
 export function ElicitationPropertySchemaString(): Builder<T.ElicitationPropertySchemaString> {
-  return rt.start(B34, { type: "string" });
+  return rt.start(B_ElicitationPropertySchemaString, { type: "string" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaNumber` with `type: "number"` (S33).
  */
 export function ElicitationPropertySchemaNumber(): Builder<T.ElicitationPropertySchemaNumber> {
-  return rt.start(B35, { type: "number" });
+  return rt.start(B_ElicitationPropertySchemaNumber, { type: "number" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaInteger` with `type: "integer"` (S33).
  */
 export function ElicitationPropertySchemaInteger(): Builder<T.ElicitationPropertySchemaInteger> {
-  return rt.start(B35, { type: "integer" });
+  return rt.start(B_ElicitationPropertySchemaNumber, { type: "integer" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaBoolean` with `type: "boolean"` (S33).
  */
 export function ElicitationPropertySchemaBoolean(): Builder<T.ElicitationPropertySchemaBoolean> {
-  return rt.start(B36, { type: "boolean" });
+  return rt.start(B_ElicitationPropertySchemaBoolean, { type: "boolean" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaArray` with `type: "array"` (S33).
  */
 export function ElicitationPropertySchemaArray(items: T.ElicitationPropertySchemaArray["items"]): Builder<T.ElicitationPropertySchemaArray> {
-  return rt.start(B37, { type: "array", items });
+  return rt.start(B_ElicitationPropertySchemaArray, { type: "array", items });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaOther` from a custom tag and its fields (S33).
  */
 export function ElicitationPropertySchemaOther(tag: T.ElicitationPropertySchemaOther["type"], fields?: Rest<T.ElicitationPropertySchemaOther, "type">): Builder<T.ElicitationPropertySchemaOther, never> {
-  return rt.start(B38, { type: tag }, fields);
+  return rt.start(B_ElicitationPropertySchemaOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `EnumOption` (S33).
  */
 export function EnumOption(const_: T.EnumOption["const"], title: T.EnumOption["title"]): Builder<T.EnumOption> {
-  return rt.start(B39, { const: const_, title });
+  return rt.start(B_EnumOption, { const: const_, title });
 }
 
 /**
  * Builder of `StringPropertySchema` (S33).
  */
 export function StringPropertySchema(): Builder<T.StringPropertySchema> {
-  return rt.start(B40, {});
+  return rt.start(B_StringPropertySchema, {});
 }
 
 /**
  * Builder of `NumberPropertySchema` (S33).
  */
 export function NumberPropertySchema(): Builder<T.NumberPropertySchema> {
-  return rt.start(B41, {});
+  return rt.start(B_NumberPropertySchema, {});
 }
 
 /**
  * Builder of `IntegerPropertySchema` (S33).
  */
 export function IntegerPropertySchema(): Builder<T.IntegerPropertySchema> {
-  return rt.start(B41, {});
+  return rt.start(B_NumberPropertySchema, {});
 }
 
 /**
  * Builder of `BooleanPropertySchema` (S33).
  */
 export function BooleanPropertySchema(): Builder<T.BooleanPropertySchema> {
-  return rt.start(B42, {});
+  return rt.start(B_BooleanPropertySchema, {});
 }
 
 /**
  * Builder of `MultiSelectItemsString` with `type: "string"` (S33).
  */
 export function MultiSelectItemsString(enum_: T.MultiSelectItemsString["enum"]): Builder<T.MultiSelectItemsString> {
-  return rt.start(B43, { type: "string", enum: enum_ });
+  return rt.start(B_MultiSelectItemsString, { type: "string", enum: enum_ });
 }
 
 /**
  * Builder of `MultiSelectItemsOther` from a custom tag and its fields (S33).
  */
 export function MultiSelectItemsOther(tag: T.MultiSelectItemsOther["type"], fields?: Rest<T.MultiSelectItemsOther, "type">): Builder<T.MultiSelectItemsOther, never> {
-  return rt.start(B38, { type: tag }, fields);
+  return rt.start(B_ElicitationPropertySchemaOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `StringMultiSelectItems` (S33).
  */
 export function StringMultiSelectItems(enum_: T.StringMultiSelectItems["enum"]): Builder<T.StringMultiSelectItems> {
-  return rt.start(B44, { enum: enum_ });
+  return rt.start(B_StringMultiSelectItems, { enum: enum_ });
 }
 
 /**
  * Builder of `TitledMultiSelectItems` (S33).
  */
 export function TitledMultiSelectItems(anyOf: T.TitledMultiSelectItems["anyOf"]): Builder<T.TitledMultiSelectItems> {
-  return rt.start(B45, { anyOf });
+  return rt.start(B_TitledMultiSelectItems, { anyOf });
 }
 
 /**
  * Builder of `MultiSelectPropertySchema` (S33).
  */
 export function MultiSelectPropertySchema(items: T.MultiSelectPropertySchema["items"]): Builder<T.MultiSelectPropertySchema> {
-  return rt.start(B46, { items });
+  return rt.start(B_MultiSelectPropertySchema, { items });
 }
 
 /**
  * Builder of `ElicitationFormMode` (S33).
  */
 export function ElicitationFormMode(requestedSchema: T.ElicitationFormMode["requestedSchema"], alternative: Rest<T.ElicitationFormMode, "requestedSchema">): Builder<T.ElicitationFormMode, never> {
-  return rt.start(B47, { requestedSchema }, alternative);
+  return rt.start(B_ElicitationFormMode, { requestedSchema }, alternative);
 }
 
 /**
  * Builder of `ElicitationUrlMode` (S33).
  */
 export function ElicitationUrlMode(elicitationId: T.ElicitationUrlMode["elicitationId"], url: T.ElicitationUrlMode["url"], alternative: Rest<T.ElicitationUrlMode, "elicitationId" | "url">): Builder<T.ElicitationUrlMode, never> {
-  return rt.start(B48, { elicitationId, url }, alternative);
+  return rt.start(B_ElicitationUrlMode, { elicitationId, url }, alternative);
 }
 
 /**
@@ -578,63 +578,63 @@ export function ElicitationUrlMode(elicitationId: T.ElicitationUrlMode["elicitat
  * @experimental
  */
 export function MessageMcpRequest(serverId: T.MessageMcpRequest["serverId"], requestId: T.MessageMcpRequest["requestId"], method: T.MessageMcpRequest["method"]): Builder<T.MessageMcpRequest> {
-  return rt.start(B49, { serverId, requestId, method });
+  return rt.start(B_MessageMcpRequest, { serverId, requestId, method });
 }
 
 /**
  * Builder of `InitializeResponse` (S33).
  */
 export function InitializeResponse(protocolVersion: T.InitializeResponse["protocolVersion"]): Builder<T.InitializeResponse> {
-  return rt.start(B50, { protocolVersion });
+  return rt.start(B_InitializeResponse, { protocolVersion });
 }
 
 /**
  * Builder of `AgentCapabilities` (S33).
  */
 export function AgentCapabilities(): Builder<T.AgentCapabilities> {
-  return rt.start(B51, {});
+  return rt.start(B_AgentCapabilities, {});
 }
 
 /**
  * Builder of `PromptCapabilities` (S33).
  */
 export function PromptCapabilities(): Builder<T.PromptCapabilities> {
-  return rt.start(B52, {});
+  return rt.start(B_PromptCapabilities, {});
 }
 
 /**
  * Builder of `McpCapabilities` (S33).
  */
 export function McpCapabilities(): Builder<T.McpCapabilities> {
-  return rt.start(B53, {});
+  return rt.start(B_McpCapabilities, {});
 }
 
 /**
  * Builder of `SessionCapabilities` (S33).
  */
 export function SessionCapabilities(): Builder<T.SessionCapabilities> {
-  return rt.start(B54, {});
+  return rt.start(B_SessionCapabilities, {});
 }
 
 /**
  * Builder of `SessionListCapabilities` (S33).
  */
 export function SessionListCapabilities(): Builder<T.SessionListCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SessionDeleteCapabilities` (S33).
  */
 export function SessionDeleteCapabilities(): Builder<T.SessionDeleteCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SessionAdditionalDirectoriesCapabilities` (S33).
  */
 export function SessionAdditionalDirectoriesCapabilities(): Builder<T.SessionAdditionalDirectoriesCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -642,7 +642,7 @@ export function SessionAdditionalDirectoriesCapabilities(): Builder<T.SessionAdd
  * @experimental
  */
 export function SessionSystemPromptCapabilities(): Builder<T.SessionSystemPromptCapabilities> {
-  return rt.start(B56, {});
+  return rt.start(B_SessionSystemPromptCapabilities, {});
 }
 
 /**
@@ -650,7 +650,7 @@ export function SessionSystemPromptCapabilities(): Builder<T.SessionSystemPrompt
  * @experimental
  */
 export function SessionSystemPromptModeCapabilities(): Builder<T.SessionSystemPromptModeCapabilities> {
-  return rt.start(B57, {});
+  return rt.start(B_SessionSystemPromptModeCapabilities, {});
 }
 
 /**
@@ -658,7 +658,7 @@ export function SessionSystemPromptModeCapabilities(): Builder<T.SessionSystemPr
  * @experimental
  */
 export function SessionSystemPromptOverrideCapabilities(): Builder<T.SessionSystemPromptOverrideCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -666,7 +666,7 @@ export function SessionSystemPromptOverrideCapabilities(): Builder<T.SessionSyst
  * @experimental
  */
 export function SessionForkCapabilities(): Builder<T.SessionForkCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -674,7 +674,7 @@ export function SessionForkCapabilities(): Builder<T.SessionForkCapabilities> {
  * @experimental
  */
 export function SessionArchiveCapabilities(): Builder<T.SessionArchiveCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -682,7 +682,7 @@ export function SessionArchiveCapabilities(): Builder<T.SessionArchiveCapabiliti
  * @experimental
  */
 export function SessionStatusCapabilities(): Builder<T.SessionStatusCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -690,28 +690,28 @@ export function SessionStatusCapabilities(): Builder<T.SessionStatusCapabilities
  * @experimental
  */
 export function SessionTitleCapabilities(): Builder<T.SessionTitleCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SessionResumeCapabilities` (S33).
  */
 export function SessionResumeCapabilities(): Builder<T.SessionResumeCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SessionCloseCapabilities` (S33).
  */
 export function SessionCloseCapabilities(): Builder<T.SessionCloseCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `AgentAuthCapabilities` (S33).
  */
 export function AgentAuthCapabilities(): Builder<T.AgentAuthCapabilities> {
-  return rt.start(B58, {});
+  return rt.start(B_AgentAuthCapabilities, {});
 }
 
 /**
@@ -719,14 +719,14 @@ export function AgentAuthCapabilities(): Builder<T.AgentAuthCapabilities> {
  * @experimental
  */
 export function AuthStatusCapabilities(): Builder<T.AuthStatusCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `LogoutCapabilities` (S33).
  */
 export function LogoutCapabilities(): Builder<T.LogoutCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -734,42 +734,42 @@ export function LogoutCapabilities(): Builder<T.LogoutCapabilities> {
  * @experimental
  */
 export function ProvidersCapabilities(): Builder<T.ProvidersCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `AuthMethodTerminalVariant` with `type: "terminal"` (S33).
  */
 export function AuthMethodTerminalVariant(id: T.AuthMethodTerminalVariant["id"], name: T.AuthMethodTerminalVariant["name"]): Builder<T.AuthMethodTerminalVariant> {
-  return rt.start(B59, { type: "terminal", id, name });
+  return rt.start(B_AuthMethodTerminalVariant, { type: "terminal", id, name });
 }
 
 /**
  * Builder of `AuthMethodTerminal` (S33).
  */
 export function AuthMethodTerminal(id: T.AuthMethodTerminal["id"], name: T.AuthMethodTerminal["name"]): Builder<T.AuthMethodTerminal> {
-  return rt.start(B60, { id, name });
+  return rt.start(B_AuthMethodTerminal, { id, name });
 }
 
 /**
  * Builder of `AuthMethodAgent` (S33).
  */
 export function AuthMethodAgent(id: T.AuthMethodAgent["id"], name: T.AuthMethodAgent["name"]): Builder<T.AuthMethodAgent> {
-  return rt.start(B61, { id, name });
+  return rt.start(B_AuthMethodAgent, { id, name });
 }
 
 /**
  * Builder of `Implementation` (S33).
  */
 export function Implementation(name: T.Implementation["name"], version: T.Implementation["version"]): Builder<T.Implementation> {
-  return rt.start(B62, { name, version });
+  return rt.start(B_Implementation, { name, version });
 }
 
 /**
  * Builder of `AuthenticateResponse` (S33).
  */
 export function AuthenticateResponse(): Builder<T.AuthenticateResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -777,7 +777,7 @@ export function AuthenticateResponse(): Builder<T.AuthenticateResponse> {
  * @experimental
  */
 export function ListProvidersResponse(providers: T.ListProvidersResponse["providers"]): Builder<T.ListProvidersResponse> {
-  return rt.start(B63, { providers });
+  return rt.start(B_ListProvidersResponse, { providers });
 }
 
 /**
@@ -785,7 +785,7 @@ export function ListProvidersResponse(providers: T.ListProvidersResponse["provid
  * @experimental
  */
 export function ProviderInfo(providerId: T.ProviderInfo["providerId"], supported: T.ProviderInfo["supported"], required: T.ProviderInfo["required"]): Builder<T.ProviderInfo> {
-  return rt.start(B64, { providerId, supported, required });
+  return rt.start(B_ProviderInfo, { providerId, supported, required });
 }
 
 /**
@@ -793,7 +793,7 @@ export function ProviderInfo(providerId: T.ProviderInfo["providerId"], supported
  * @experimental
  */
 export function ProviderCurrentConfig(apiType: T.ProviderCurrentConfig["apiType"], baseUrl: T.ProviderCurrentConfig["baseUrl"]): Builder<T.ProviderCurrentConfig> {
-  return rt.start(B65, { apiType, baseUrl });
+  return rt.start(B_ProviderCurrentConfig, { apiType, baseUrl });
 }
 
 /**
@@ -801,7 +801,7 @@ export function ProviderCurrentConfig(apiType: T.ProviderCurrentConfig["apiType"
  * @experimental
  */
 export function SetProviderResponse(): Builder<T.SetProviderResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -809,14 +809,14 @@ export function SetProviderResponse(): Builder<T.SetProviderResponse> {
  * @experimental
  */
 export function DisableProviderResponse(): Builder<T.DisableProviderResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `LogoutResponse` (S33).
  */
 export function LogoutResponse(): Builder<T.LogoutResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -824,7 +824,7 @@ export function LogoutResponse(): Builder<T.LogoutResponse> {
  * @experimental
  */
 export function AuthStatusResponse(state: T.AuthStatusResponse["state"]): Builder<T.AuthStatusResponse> {
-  return rt.start(B66, { state });
+  return rt.start(B_AuthStatusResponse, { state });
 }
 
 /**
@@ -832,98 +832,98 @@ export function AuthStatusResponse(state: T.AuthStatusResponse["state"]): Builde
  * @experimental
  */
 export function AuthAccount(label: T.AuthAccount["label"]): Builder<T.AuthAccount> {
-  return rt.start(B67, { label });
+  return rt.start(B_AuthAccount, { label });
 }
 
 /**
  * Builder of `NewSessionResponse` (S33).
  */
 export function NewSessionResponse(sessionId: T.NewSessionResponse["sessionId"]): Builder<T.NewSessionResponse> {
-  return rt.start(B68, { sessionId });
+  return rt.start(B_NewSessionResponse, { sessionId });
 }
 
 /**
  * Builder of `SessionModeState` (S33).
  */
 export function SessionModeState(currentModeId: T.SessionModeState["currentModeId"], availableModes: T.SessionModeState["availableModes"]): Builder<T.SessionModeState> {
-  return rt.start(B69, { currentModeId, availableModes });
+  return rt.start(B_SessionModeState, { currentModeId, availableModes });
 }
 
 /**
  * Builder of `SessionMode` (S33).
  */
 export function SessionMode(id: T.SessionMode["id"], name: T.SessionMode["name"]): Builder<T.SessionMode> {
-  return rt.start(B61, { id, name });
+  return rt.start(B_AuthMethodAgent, { id, name });
 }
 
 /**
  * Builder of `SessionConfigOptionSelect` with `type: "select"` (S33).
  */
 export function SessionConfigOptionSelect(id: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["id"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["currentValue"], options: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["options"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>> {
-  return rt.start(B70, { type: "select", id, name, currentValue, options });
+  return rt.start(B_SessionConfigOptionSelect, { type: "select", id, name, currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigOptionBoolean` with `type: "boolean"` (S33).
  */
 export function SessionConfigOptionBoolean(id: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["id"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["currentValue"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>> {
-  return rt.start(B71, { type: "boolean", id, name, currentValue });
+  return rt.start(B_SessionConfigOptionBoolean, { type: "boolean", id, name, currentValue });
 }
 
 /**
  * Builder of `SessionConfigSelectOption` (S33).
  */
 export function SessionConfigSelectOption(value: T.SessionConfigSelectOption["value"], name: T.SessionConfigSelectOption["name"]): Builder<T.SessionConfigSelectOption> {
-  return rt.start(B72, { value, name });
+  return rt.start(B_SessionConfigSelectOption, { value, name });
 }
 
 /**
  * Builder of `SessionConfigSelectGroup` (S33).
  */
 export function SessionConfigSelectGroup(group: T.SessionConfigSelectGroup["group"], name: T.SessionConfigSelectGroup["name"], options: T.SessionConfigSelectGroup["options"]): Builder<T.SessionConfigSelectGroup> {
-  return rt.start(B73, { group, name, options });
+  return rt.start(B_SessionConfigSelectGroup, { group, name, options });
 }
 
 /**
  * Builder of `SessionConfigSelect` (S33).
  */
 export function SessionConfigSelect(currentValue: T.SessionConfigSelect["currentValue"], options: T.SessionConfigSelect["options"]): Builder<T.SessionConfigSelect> {
-  return rt.start(B74, { currentValue, options });
+  return rt.start(B_SessionConfigSelect, { currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigBoolean` (S33).
  */
 export function SessionConfigBoolean(currentValue: T.SessionConfigBoolean["currentValue"]): Builder<T.SessionConfigBoolean> {
-  return rt.start(B75, { currentValue });
+  return rt.start(B_SessionConfigBoolean, { currentValue });
 }
 
 /**
  * Builder of `LoadSessionResponse` (S33).
  */
 export function LoadSessionResponse(): Builder<T.LoadSessionResponse> {
-  return rt.start(B76, {});
+  return rt.start(B_LoadSessionResponse, {});
 }
 
 /**
  * Builder of `ListSessionsResponse` (S33).
  */
 export function ListSessionsResponse(sessions: T.ListSessionsResponse["sessions"]): Builder<T.ListSessionsResponse> {
-  return rt.start(B77, { sessions });
+  return rt.start(B_ListSessionsResponse, { sessions });
 }
 
 /**
  * Builder of `SessionInfo` (S33).
  */
 export function SessionInfo(sessionId: T.SessionInfo["sessionId"], cwd: T.SessionInfo["cwd"]): Builder<T.SessionInfo> {
-  return rt.start(B78, { sessionId, cwd });
+  return rt.start(B_SessionInfo, { sessionId, cwd });
 }
 
 /**
  * Builder of `DeleteSessionResponse` (S33).
  */
 export function DeleteSessionResponse(): Builder<T.DeleteSessionResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -931,7 +931,7 @@ export function DeleteSessionResponse(): Builder<T.DeleteSessionResponse> {
  * @experimental
  */
 export function ForkSessionResponse(sessionId: T.ForkSessionResponse["sessionId"]): Builder<T.ForkSessionResponse> {
-  return rt.start(B68, { sessionId });
+  return rt.start(B_NewSessionResponse, { sessionId });
 }
 
 /**
@@ -939,7 +939,7 @@ export function ForkSessionResponse(sessionId: T.ForkSessionResponse["sessionId"
  * @experimental
  */
 export function ArchiveSessionResponse(): Builder<T.ArchiveSessionResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -947,7 +947,7 @@ export function ArchiveSessionResponse(): Builder<T.ArchiveSessionResponse> {
  * @experimental
  */
 export function UnarchiveSessionResponse(): Builder<T.UnarchiveSessionResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -955,7 +955,7 @@ export function UnarchiveSessionResponse(): Builder<T.UnarchiveSessionResponse> 
  * @experimental
  */
 export function SessionStatusResponse(status: T.SessionStatusResponse["status"]): Builder<T.SessionStatusResponse> {
-  return rt.start(B79, { status });
+  return rt.start(B_SessionStatusResponse, { status });
 }
 
 /**
@@ -963,42 +963,42 @@ export function SessionStatusResponse(status: T.SessionStatusResponse["status"])
  * @experimental
  */
 export function SetSessionTitleResponse(title: T.SetSessionTitleResponse["title"]): Builder<T.SetSessionTitleResponse> {
-  return rt.start(B80, { title });
+  return rt.start(B_SetSessionTitleResponse, { title });
 }
 
 /**
  * Builder of `ResumeSessionResponse` (S33).
  */
 export function ResumeSessionResponse(): Builder<T.ResumeSessionResponse> {
-  return rt.start(B76, {});
+  return rt.start(B_LoadSessionResponse, {});
 }
 
 /**
  * Builder of `CloseSessionResponse` (S33).
  */
 export function CloseSessionResponse(): Builder<T.CloseSessionResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SetSessionModeResponse` (S33).
  */
 export function SetSessionModeResponse(): Builder<T.SetSessionModeResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `SetSessionConfigOptionResponse` (S33).
  */
 export function SetSessionConfigOptionResponse(configOptions: T.SetSessionConfigOptionResponse["configOptions"]): Builder<T.SetSessionConfigOptionResponse> {
-  return rt.start(B81, { configOptions });
+  return rt.start(B_SetSessionConfigOptionResponse, { configOptions });
 }
 
 /**
  * Builder of `PromptResponse` (S33).
  */
 export function PromptResponse(stopReason: T.PromptResponse["stopReason"]): Builder<T.PromptResponse> {
-  return rt.start(B82, { stopReason });
+  return rt.start(B_PromptResponse, { stopReason });
 }
 
 /**
@@ -1006,63 +1006,63 @@ export function PromptResponse(stopReason: T.PromptResponse["stopReason"]): Buil
  * @experimental
  */
 export function Usage(totalTokens: T.Usage["totalTokens"], inputTokens: T.Usage["inputTokens"], outputTokens: T.Usage["outputTokens"]): Builder<T.Usage> {
-  return rt.start(B83, { totalTokens, inputTokens, outputTokens });
+  return rt.start(B_Usage, { totalTokens, inputTokens, outputTokens });
 }
 
 /**
  * Builder of `Error` (S33).
  */
 export function Error(code: T.Error["code"], message: T.Error["message"]): Builder<T.Error> {
-  return rt.start(B84, { code, message });
+  return rt.start(B_Error, { code, message });
 }
 
 /**
  * Builder of `SessionNotification` (S33).
  */
 export function SessionNotification(sessionId: T.SessionNotification["sessionId"], update: T.SessionNotification["update"]): Builder<T.SessionNotification> {
-  return rt.start(B85, { sessionId, update });
+  return rt.start(B_SessionNotification, { sessionId, update });
 }
 
 /**
  * Builder of `SessionUpdateUserMessageChunk` with `sessionUpdate: "user_message_chunk"` (S33).
  */
 export function SessionUpdateUserMessageChunk(content: T.SessionUpdateUserMessageChunk["content"]): Builder<T.SessionUpdateUserMessageChunk> {
-  return rt.start(B86, { sessionUpdate: "user_message_chunk", content });
+  return rt.start(B_SessionUpdateUserMessageChunk, { sessionUpdate: "user_message_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateAgentMessageChunk` with `sessionUpdate: "agent_message_chunk"` (S33).
  */
 export function SessionUpdateAgentMessageChunk(content: T.SessionUpdateAgentMessageChunk["content"]): Builder<T.SessionUpdateAgentMessageChunk> {
-  return rt.start(B86, { sessionUpdate: "agent_message_chunk", content });
+  return rt.start(B_SessionUpdateUserMessageChunk, { sessionUpdate: "agent_message_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateAgentThoughtChunk` with `sessionUpdate: "agent_thought_chunk"` (S33).
  */
 export function SessionUpdateAgentThoughtChunk(content: T.SessionUpdateAgentThoughtChunk["content"]): Builder<T.SessionUpdateAgentThoughtChunk> {
-  return rt.start(B86, { sessionUpdate: "agent_thought_chunk", content });
+  return rt.start(B_SessionUpdateUserMessageChunk, { sessionUpdate: "agent_thought_chunk", content });
 }
 
 /**
  * Builder of `SessionUpdateToolCall` with `sessionUpdate: "tool_call"` (S33).
  */
 export function SessionUpdateToolCall(toolCallId: T.SessionUpdateToolCall["toolCallId"], title: T.SessionUpdateToolCall["title"]): Builder<T.SessionUpdateToolCall> {
-  return rt.start(B87, { sessionUpdate: "tool_call", toolCallId, title });
+  return rt.start(B_SessionUpdateToolCall, { sessionUpdate: "tool_call", toolCallId, title });
 }
 
 /**
  * Builder of `SessionUpdateToolCallUpdate` with `sessionUpdate: "tool_call_update"` (S33).
  */
 export function SessionUpdateToolCallUpdate(toolCallId: T.SessionUpdateToolCallUpdate["toolCallId"]): Builder<T.SessionUpdateToolCallUpdate> {
-  return rt.start(B88, { sessionUpdate: "tool_call_update", toolCallId });
+  return rt.start(B_SessionUpdateToolCallUpdate, { sessionUpdate: "tool_call_update", toolCallId });
 }
 
 /**
  * Builder of `SessionUpdatePlan` with `sessionUpdate: "plan"` (S33).
  */
 export function SessionUpdatePlan(entries: T.SessionUpdatePlan["entries"]): Builder<T.SessionUpdatePlan> {
-  return rt.start(B89, { sessionUpdate: "plan", entries });
+  return rt.start(B_SessionUpdatePlan, { sessionUpdate: "plan", entries });
 }
 
 /**
@@ -1070,7 +1070,7 @@ export function SessionUpdatePlan(entries: T.SessionUpdatePlan["entries"]): Buil
  * @experimental
  */
 export function SessionUpdatePlanUpdate(plan: T.SessionUpdatePlanUpdate["plan"]): Builder<T.SessionUpdatePlanUpdate> {
-  return rt.start(B90, { sessionUpdate: "plan_update", plan });
+  return rt.start(B_SessionUpdatePlanUpdate, { sessionUpdate: "plan_update", plan });
 }
 
 /**
@@ -1078,63 +1078,63 @@ export function SessionUpdatePlanUpdate(plan: T.SessionUpdatePlanUpdate["plan"])
  * @experimental
  */
 export function SessionUpdatePlanRemoved(planId: T.SessionUpdatePlanRemoved["planId"]): Builder<T.SessionUpdatePlanRemoved> {
-  return rt.start(B91, { sessionUpdate: "plan_removed", planId });
+  return rt.start(B_SessionUpdatePlanRemoved, { sessionUpdate: "plan_removed", planId });
 }
 
 /**
  * Builder of `SessionUpdateAvailableCommandsUpdate` with `sessionUpdate: "available_commands_update"` (S33).
  */
 export function SessionUpdateAvailableCommandsUpdate(availableCommands: T.SessionUpdateAvailableCommandsUpdate["availableCommands"]): Builder<T.SessionUpdateAvailableCommandsUpdate> {
-  return rt.start(B92, { sessionUpdate: "available_commands_update", availableCommands });
+  return rt.start(B_SessionUpdateAvailableCommandsUpdate, { sessionUpdate: "available_commands_update", availableCommands });
 }
 
 /**
  * Builder of `SessionUpdateCurrentModeUpdate` with `sessionUpdate: "current_mode_update"` (S33).
  */
 export function SessionUpdateCurrentModeUpdate(currentModeId: T.SessionUpdateCurrentModeUpdate["currentModeId"]): Builder<T.SessionUpdateCurrentModeUpdate> {
-  return rt.start(B93, { sessionUpdate: "current_mode_update", currentModeId });
+  return rt.start(B_SessionUpdateCurrentModeUpdate, { sessionUpdate: "current_mode_update", currentModeId });
 }
 
 /**
  * Builder of `SessionUpdateConfigOptionUpdate` with `sessionUpdate: "config_option_update"` (S33).
  */
 export function SessionUpdateConfigOptionUpdate(configOptions: T.SessionUpdateConfigOptionUpdate["configOptions"]): Builder<T.SessionUpdateConfigOptionUpdate> {
-  return rt.start(B94, { sessionUpdate: "config_option_update", configOptions });
+  return rt.start(B_SessionUpdateConfigOptionUpdate, { sessionUpdate: "config_option_update", configOptions });
 }
 
 /**
  * Builder of `SessionUpdateSessionInfoUpdate` with `sessionUpdate: "session_info_update"` (S33).
  */
 export function SessionUpdateSessionInfoUpdate(): Builder<T.SessionUpdateSessionInfoUpdate> {
-  return rt.start(B95, { sessionUpdate: "session_info_update" });
+  return rt.start(B_SessionUpdateSessionInfoUpdate, { sessionUpdate: "session_info_update" });
 }
 
 /**
  * Builder of `SessionUpdateUsageUpdate` with `sessionUpdate: "usage_update"` (S33).
  */
 export function SessionUpdateUsageUpdate(used: T.SessionUpdateUsageUpdate["used"], size: T.SessionUpdateUsageUpdate["size"]): Builder<T.SessionUpdateUsageUpdate> {
-  return rt.start(B96, { sessionUpdate: "usage_update", used, size });
+  return rt.start(B_SessionUpdateUsageUpdate, { sessionUpdate: "usage_update", used, size });
 }
 
 /**
  * Builder of `SessionUpdateNotice` with `sessionUpdate: "notice"` (S33).
  */
 export function SessionUpdateNotice(severity: T.SessionUpdateNotice["severity"], title: T.SessionUpdateNotice["title"]): Builder<T.SessionUpdateNotice> {
-  return rt.start(B97, { sessionUpdate: "notice", severity, title });
+  return rt.start(B_SessionUpdateNotice, { sessionUpdate: "notice", severity, title });
 }
 
 /**
  * Builder of `SessionUpdateCompactionUpdate` with `sessionUpdate: "compaction_update"` (S33).
  */
 export function SessionUpdateCompactionUpdate(compactionId: T.SessionUpdateCompactionUpdate["compactionId"], status: T.SessionUpdateCompactionUpdate["status"]): Builder<T.SessionUpdateCompactionUpdate> {
-  return rt.start(B98, { sessionUpdate: "compaction_update", compactionId, status });
+  return rt.start(B_SessionUpdateCompactionUpdate, { sessionUpdate: "compaction_update", compactionId, status });
 }
 
 /**
  * Builder of `SessionUpdateCompactionSummaryChunk` with `sessionUpdate: "compaction_summary_chunk"` (S33).
  */
 export function SessionUpdateCompactionSummaryChunk(compactionId: T.SessionUpdateCompactionSummaryChunk["compactionId"], content: T.SessionUpdateCompactionSummaryChunk["content"]): Builder<T.SessionUpdateCompactionSummaryChunk> {
-  return rt.start(B99, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
+  return rt.start(B_SessionUpdateCompactionSummaryChunk, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
 }
 
 /**
@@ -1142,7 +1142,7 @@ export function SessionUpdateCompactionSummaryChunk(compactionId: T.SessionUpdat
  * @experimental
  */
 export function SessionUpdateSubagentUpdate(sessionId: T.SessionUpdateSubagentUpdate["sessionId"]): Builder<T.SessionUpdateSubagentUpdate> {
-  return rt.start(B100, { sessionUpdate: "subagent_update", sessionId });
+  return rt.start(B_SessionUpdateSubagentUpdate, { sessionUpdate: "subagent_update", sessionId });
 }
 
 /**
@@ -1150,7 +1150,7 @@ export function SessionUpdateSubagentUpdate(sessionId: T.SessionUpdateSubagentUp
  * @experimental
  */
 export function SessionUpdateSessionMessage(messageId: T.SessionUpdateSessionMessage["messageId"]): Builder<T.SessionUpdateSessionMessage> {
-  return rt.start(B101, { sessionUpdate: "session_message", messageId });
+  return rt.start(B_SessionUpdateSessionMessage, { sessionUpdate: "session_message", messageId });
 }
 
 /**
@@ -1158,56 +1158,56 @@ export function SessionUpdateSessionMessage(messageId: T.SessionUpdateSessionMes
  * @experimental
  */
 export function SessionUpdateSessionMessageChunk(messageId: T.SessionUpdateSessionMessageChunk["messageId"], content: T.SessionUpdateSessionMessageChunk["content"]): Builder<T.SessionUpdateSessionMessageChunk> {
-  return rt.start(B102, { sessionUpdate: "session_message_chunk", messageId, content });
+  return rt.start(B_SessionUpdateSessionMessageChunk, { sessionUpdate: "session_message_chunk", messageId, content });
 }
 
 /**
  * Builder of `ContentChunk` (S33).
  */
 export function ContentChunk(content: T.ContentChunk["content"]): Builder<T.ContentChunk> {
-  return rt.start(B103, { content });
+  return rt.start(B_ContentChunk, { content });
 }
 
 /**
  * Builder of `ToolCall` (S33).
  */
 export function ToolCall(toolCallId: T.ToolCall["toolCallId"], title: T.ToolCall["title"]): Builder<T.ToolCall> {
-  return rt.start(B104, { toolCallId, title });
+  return rt.start(B_ToolCall, { toolCallId, title });
 }
 
 /**
  * Builder of `PlanEntry` (S33).
  */
 export function PlanEntry(content: T.PlanEntry["content"], priority: T.PlanEntry["priority"], status: T.PlanEntry["status"]): Builder<T.PlanEntry> {
-  return rt.start(B105, { content, priority, status });
+  return rt.start(B_PlanEntry, { content, priority, status });
 }
 
 /**
  * Builder of `Plan` (S33).
  */
 export function Plan(entries: T.Plan["entries"]): Builder<T.Plan> {
-  return rt.start(B106, { entries });
+  return rt.start(B_Plan, { entries });
 }
 
 /**
  * Builder of `PlanUpdateContentItems` with `type: "items"` (S33).
  */
 export function PlanUpdateContentItems(planId: T.PlanUpdateContentItems["planId"], entries: T.PlanUpdateContentItems["entries"]): Builder<T.PlanUpdateContentItems> {
-  return rt.start(B107, { type: "items", planId, entries });
+  return rt.start(B_PlanUpdateContentItems, { type: "items", planId, entries });
 }
 
 /**
  * Builder of `PlanUpdateContentFile` with `type: "file"` (S33).
  */
 export function PlanUpdateContentFile(planId: T.PlanUpdateContentFile["planId"], uri: T.PlanUpdateContentFile["uri"]): Builder<T.PlanUpdateContentFile> {
-  return rt.start(B108, { type: "file", planId, uri });
+  return rt.start(B_PlanUpdateContentFile, { type: "file", planId, uri });
 }
 
 /**
  * Builder of `PlanUpdateContentMarkdown` with `type: "markdown"` (S33).
  */
 export function PlanUpdateContentMarkdown(planId: T.PlanUpdateContentMarkdown["planId"], content: T.PlanUpdateContentMarkdown["content"]): Builder<T.PlanUpdateContentMarkdown> {
-  return rt.start(B109, { type: "markdown", planId, content });
+  return rt.start(B_PlanUpdateContentMarkdown, { type: "markdown", planId, content });
 }
 
 /**
@@ -1215,7 +1215,7 @@ export function PlanUpdateContentMarkdown(planId: T.PlanUpdateContentMarkdown["p
  * @experimental
  */
 export function PlanItems(planId: T.PlanItems["planId"], entries: T.PlanItems["entries"]): Builder<T.PlanItems> {
-  return rt.start(B110, { planId, entries });
+  return rt.start(B_PlanItems, { planId, entries });
 }
 
 /**
@@ -1223,7 +1223,7 @@ export function PlanItems(planId: T.PlanItems["planId"], entries: T.PlanItems["e
  * @experimental
  */
 export function PlanFile(planId: T.PlanFile["planId"], uri: T.PlanFile["uri"]): Builder<T.PlanFile> {
-  return rt.start(B111, { planId, uri });
+  return rt.start(B_PlanFile, { planId, uri });
 }
 
 /**
@@ -1231,7 +1231,7 @@ export function PlanFile(planId: T.PlanFile["planId"], uri: T.PlanFile["uri"]): 
  * @experimental
  */
 export function PlanMarkdown(planId: T.PlanMarkdown["planId"], content: T.PlanMarkdown["content"]): Builder<T.PlanMarkdown> {
-  return rt.start(B112, { planId, content });
+  return rt.start(B_PlanMarkdown, { planId, content });
 }
 
 /**
@@ -1239,7 +1239,7 @@ export function PlanMarkdown(planId: T.PlanMarkdown["planId"], content: T.PlanMa
  * @experimental
  */
 export function PlanUpdate(plan: T.PlanUpdate["plan"]): Builder<T.PlanUpdate> {
-  return rt.start(B113, { plan });
+  return rt.start(B_PlanUpdate, { plan });
 }
 
 /**
@@ -1247,84 +1247,84 @@ export function PlanUpdate(plan: T.PlanUpdate["plan"]): Builder<T.PlanUpdate> {
  * @experimental
  */
 export function PlanRemoved(planId: T.PlanRemoved["planId"]): Builder<T.PlanRemoved> {
-  return rt.start(B114, { planId });
+  return rt.start(B_PlanRemoved, { planId });
 }
 
 /**
  * Builder of `AvailableCommand` (S33).
  */
 export function AvailableCommand(name: T.AvailableCommand["name"], description: T.AvailableCommand["description"]): Builder<T.AvailableCommand> {
-  return rt.start(B115, { name, description });
+  return rt.start(B_AvailableCommand, { name, description });
 }
 
 /**
  * Builder of `UnstructuredCommandInput` (S33).
  */
 export function UnstructuredCommandInput(hint: T.UnstructuredCommandInput["hint"]): Builder<T.UnstructuredCommandInput> {
-  return rt.start(B116, { hint });
+  return rt.start(B_UnstructuredCommandInput, { hint });
 }
 
 /**
  * Builder of `AvailableCommandsUpdate` (S33).
  */
 export function AvailableCommandsUpdate(availableCommands: T.AvailableCommandsUpdate["availableCommands"]): Builder<T.AvailableCommandsUpdate> {
-  return rt.start(B117, { availableCommands });
+  return rt.start(B_AvailableCommandsUpdate, { availableCommands });
 }
 
 /**
  * Builder of `CurrentModeUpdate` (S33).
  */
 export function CurrentModeUpdate(currentModeId: T.CurrentModeUpdate["currentModeId"]): Builder<T.CurrentModeUpdate> {
-  return rt.start(B118, { currentModeId });
+  return rt.start(B_CurrentModeUpdate, { currentModeId });
 }
 
 /**
  * Builder of `ConfigOptionUpdate` (S33).
  */
 export function ConfigOptionUpdate(configOptions: T.ConfigOptionUpdate["configOptions"]): Builder<T.ConfigOptionUpdate> {
-  return rt.start(B81, { configOptions });
+  return rt.start(B_SetSessionConfigOptionResponse, { configOptions });
 }
 
 /**
  * Builder of `SessionInfoUpdate` (S33).
  */
 export function SessionInfoUpdate(): Builder<T.SessionInfoUpdate> {
-  return rt.start(B119, {});
+  return rt.start(B_SessionInfoUpdate, {});
 }
 
 /**
  * Builder of `Cost` (S33).
  */
 export function Cost(amount: T.Cost["amount"], currency: T.Cost["currency"]): Builder<T.Cost> {
-  return rt.start(B120, { amount, currency });
+  return rt.start(B_Cost, { amount, currency });
 }
 
 /**
  * Builder of `UsageUpdate` (S33).
  */
 export function UsageUpdate(used: T.UsageUpdate["used"], size: T.UsageUpdate["size"]): Builder<T.UsageUpdate> {
-  return rt.start(B121, { used, size });
+  return rt.start(B_UsageUpdate, { used, size });
 }
 
 /**
  * Builder of `Notice` (S33).
  */
 export function Notice(severity: T.Notice["severity"], title: T.Notice["title"]): Builder<T.Notice> {
-  return rt.start(B122, { severity, title });
+  return rt.start(B_Notice, { severity, title });
 }
 
 /**
  * Builder of `CompactionUpdate` (S33).
  */
 export function CompactionUpdate(compactionId: T.CompactionUpdate["compactionId"], status: T.CompactionUpdate["status"]): Builder<T.CompactionUpdate> {
-  return rt.start(B123, { compactionId, status });
+  return rt.start(B_CompactionUpdate, { compactionId, status });
 }
 
 /**
  * Builder of `CompactionSummaryChunk` (S33).
  */
 export function CompactionSummaryChunk(compactionId: T.CompactionSummaryChunk["compactionId"], content: T.CompactionSummaryChunk["content"]): Builder<T.CompactionSummaryChunk> {
-  return rt.start(B124, { compactionId, content });
+  return rt.start(B_CompactionSummaryChunk, { compactionId, content });
 }
 
 /**
@@ -1332,7 +1332,7 @@ export function CompactionSummaryChunk(compactionId: T.CompactionSummaryChunk["c
  * @experimental
  */
 export function SubagentSessionCapabilities(): Builder<T.SubagentSessionCapabilities> {
-  return rt.start(B125, {});
+  return rt.start(B_SubagentSessionCapabilities, {});
 }
 
 /**
@@ -1340,49 +1340,49 @@ export function SubagentSessionCapabilities(): Builder<T.SubagentSessionCapabili
  * @experimental
  */
 export function SessionCancelCapabilities(): Builder<T.SessionCancelCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `StateUpdateRunning` with `state: "running"` (S33).
  */
 export function StateUpdateRunning(): Builder<T.StateUpdateRunning> {
-  return rt.start(B126, { state: "running" });
+  return rt.start(B_StateUpdateRunning, { state: "running" });
 }
 
 /**
  * Builder of `StateUpdateIdle` with `state: "idle"` (S33).
  */
 export function StateUpdateIdle(variant?: Rest<T.StateUpdateIdle, "state" | "usage" | "_meta">): Builder<T.StateUpdateIdle, "usage" | "_meta"> {
-  return rt.start(B127, { state: "idle" }, variant);
+  return rt.start(B_StateUpdateIdle, { state: "idle" }, variant);
 }
 
 /**
  * Builder of `StateUpdateRequiresAction` with `state: "requires_action"` (S33).
  */
 export function StateUpdateRequiresAction(): Builder<T.StateUpdateRequiresAction> {
-  return rt.start(B126, { state: "requires_action" });
+  return rt.start(B_StateUpdateRunning, { state: "requires_action" });
 }
 
 /**
  * Builder of `StateUpdateUnknown` with `state: "unknown"` (S33).
  */
 export function StateUpdateUnknown(): Builder<T.StateUpdateUnknown> {
-  return rt.start(B126, { state: "unknown" });
+  return rt.start(B_StateUpdateRunning, { state: "unknown" });
 }
 
 /**
  * Builder of `StateUpdateOther` from a custom tag and its fields (S33).
  */
 export function StateUpdateOther(tag: T.StateUpdateOther["state"], fields?: Rest<T.StateUpdateOther, "state">): Builder<T.StateUpdateOther, never> {
-  return rt.start(B128, { state: tag }, fields);
+  return rt.start(B_StateUpdateOther, { state: tag }, fields);
 }
 
 /**
  * Builder of `RunningStateUpdate` (S33).
  */
 export function RunningStateUpdate(): Builder<T.RunningStateUpdate> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -1390,70 +1390,70 @@ export function RunningStateUpdate(): Builder<T.RunningStateUpdate> {
  * @experimental
  */
 export function ErrorStopReason(): Builder<T.ErrorStopReason> {
-  return rt.start(B129, {});
+  return rt.start(B_ErrorStopReason, {});
 }
 
 /**
  * Builder of `IdleStateUpdateEndTurn` with `stopReason: "end_turn"` (S33).
  */
 export function IdleStateUpdateEndTurn(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateEndTurn>> {
-  return rt.start(B82, { stopReason: "end_turn" });
+  return rt.start(B_PromptResponse, { stopReason: "end_turn" });
 }
 
 /**
  * Builder of `IdleStateUpdateMaxTokens` with `stopReason: "max_tokens"` (S33).
  */
 export function IdleStateUpdateMaxTokens(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateMaxTokens>> {
-  return rt.start(B82, { stopReason: "max_tokens" });
+  return rt.start(B_PromptResponse, { stopReason: "max_tokens" });
 }
 
 /**
  * Builder of `IdleStateUpdateMaxTurnRequests` with `stopReason: "max_turn_requests"` (S33).
  */
 export function IdleStateUpdateMaxTurnRequests(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateMaxTurnRequests>> {
-  return rt.start(B82, { stopReason: "max_turn_requests" });
+  return rt.start(B_PromptResponse, { stopReason: "max_turn_requests" });
 }
 
 /**
  * Builder of `IdleStateUpdateRefusal` with `stopReason: "refusal"` (S33).
  */
 export function IdleStateUpdateRefusal(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateRefusal>> {
-  return rt.start(B82, { stopReason: "refusal" });
+  return rt.start(B_PromptResponse, { stopReason: "refusal" });
 }
 
 /**
  * Builder of `IdleStateUpdateCancelled` with `stopReason: "cancelled"` (S33).
  */
 export function IdleStateUpdateCancelled(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateCancelled>> {
-  return rt.start(B82, { stopReason: "cancelled" });
+  return rt.start(B_PromptResponse, { stopReason: "cancelled" });
 }
 
 /**
  * Builder of `IdleStateUpdateError` with `stopReason: "error"` (S33).
  */
 export function IdleStateUpdateError(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateError>> {
-  return rt.start(B130, { stopReason: "error" });
+  return rt.start(B_IdleStateUpdateError, { stopReason: "error" });
 }
 
 /**
  * Builder of `IdleStateUpdateOther` from a custom tag and its fields (S33).
  */
 export function IdleStateUpdateOther(tag: Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>["stopReason"], fields?: Rest<Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>, "stopReason">): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>, never> {
-  return rt.start(B131, { stopReason: tag }, fields);
+  return rt.start(B_IdleStateUpdateOther, { stopReason: tag }, fields);
 }
 
 /**
  * Builder of `IdleStateUpdateNone` (S33).
  */
 export function IdleStateUpdateNone(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateNone>> {
-  return rt.start(B132, {});
+  return rt.start(B_IdleStateUpdateNone, {});
 }
 
 /**
  * Builder of `RequiresActionStateUpdate` (S33).
  */
 export function RequiresActionStateUpdate(): Builder<T.RequiresActionStateUpdate> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -1461,7 +1461,7 @@ export function RequiresActionStateUpdate(): Builder<T.RequiresActionStateUpdate
  * @experimental
  */
 export function UnknownStateUpdate(): Builder<T.UnknownStateUpdate> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -1469,7 +1469,7 @@ export function UnknownStateUpdate(): Builder<T.UnknownStateUpdate> {
  * @experimental
  */
 export function SubagentUpdate(sessionId: T.SubagentUpdate["sessionId"]): Builder<T.SubagentUpdate> {
-  return rt.start(B133, { sessionId });
+  return rt.start(B_SubagentUpdate, { sessionId });
 }
 
 /**
@@ -1477,7 +1477,7 @@ export function SubagentUpdate(sessionId: T.SubagentUpdate["sessionId"]): Builde
  * @experimental
  */
 export function SessionMessage(messageId: T.SessionMessage["messageId"]): Builder<T.SessionMessage> {
-  return rt.start(B134, { messageId });
+  return rt.start(B_SessionMessage, { messageId });
 }
 
 /**
@@ -1485,14 +1485,14 @@ export function SessionMessage(messageId: T.SessionMessage["messageId"]): Builde
  * @experimental
  */
 export function SessionMessageChunk(messageId: T.SessionMessageChunk["messageId"], content: T.SessionMessageChunk["content"]): Builder<T.SessionMessageChunk> {
-  return rt.start(B135, { messageId, content });
+  return rt.start(B_SessionMessageChunk, { messageId, content });
 }
 
 /**
  * Builder of `CompleteElicitationNotification` (S33).
  */
 export function CompleteElicitationNotification(elicitationId: T.CompleteElicitationNotification["elicitationId"]): Builder<T.CompleteElicitationNotification> {
-  return rt.start(B136, { elicitationId });
+  return rt.start(B_CompleteElicitationNotification, { elicitationId });
 }
 
 /**
@@ -1500,49 +1500,49 @@ export function CompleteElicitationNotification(elicitationId: T.CompleteElicita
  * @experimental
  */
 export function AuthStatusUpdateNotification(state: T.AuthStatusUpdateNotification["state"]): Builder<T.AuthStatusUpdateNotification> {
-  return rt.start(B66, { state });
+  return rt.start(B_AuthStatusResponse, { state });
 }
 
 /**
  * Builder of `InitializeRequest` (S33).
  */
 export function InitializeRequest(protocolVersion: T.InitializeRequest["protocolVersion"]): Builder<T.InitializeRequest> {
-  return rt.start(B137, { protocolVersion });
+  return rt.start(B_InitializeRequest, { protocolVersion });
 }
 
 /**
  * Builder of `ClientCapabilities` (S33).
  */
 export function ClientCapabilities(): Builder<T.ClientCapabilities> {
-  return rt.start(B138, {});
+  return rt.start(B_ClientCapabilities, {});
 }
 
 /**
  * Builder of `FileSystemCapabilities` (S33).
  */
 export function FileSystemCapabilities(): Builder<T.FileSystemCapabilities> {
-  return rt.start(B139, {});
+  return rt.start(B_FileSystemCapabilities, {});
 }
 
 /**
  * Builder of `ClientSessionCapabilities` (S33).
  */
 export function ClientSessionCapabilities(): Builder<T.ClientSessionCapabilities> {
-  return rt.start(B140, {});
+  return rt.start(B_ClientSessionCapabilities, {});
 }
 
 /**
  * Builder of `SessionConfigOptionsCapabilities` (S33).
  */
 export function SessionConfigOptionsCapabilities(): Builder<T.SessionConfigOptionsCapabilities> {
-  return rt.start(B141, {});
+  return rt.start(B_SessionConfigOptionsCapabilities, {});
 }
 
 /**
  * Builder of `BooleanConfigOptionCapabilities` (S33).
  */
 export function BooleanConfigOptionCapabilities(): Builder<T.BooleanConfigOptionCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -1550,7 +1550,7 @@ export function BooleanConfigOptionCapabilities(): Builder<T.BooleanConfigOption
  * @experimental
  */
 export function SubagentCapabilities(): Builder<T.SubagentCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -1558,42 +1558,42 @@ export function SubagentCapabilities(): Builder<T.SubagentCapabilities> {
  * @experimental
  */
 export function PlanCapabilities(): Builder<T.PlanCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `AuthCapabilities` (S33).
  */
 export function AuthCapabilities(): Builder<T.AuthCapabilities> {
-  return rt.start(B142, {});
+  return rt.start(B_AuthCapabilities, {});
 }
 
 /**
  * Builder of `ElicitationCapabilities` (S33).
  */
 export function ElicitationCapabilities(): Builder<T.ElicitationCapabilities> {
-  return rt.start(B143, {});
+  return rt.start(B_ElicitationCapabilities, {});
 }
 
 /**
  * Builder of `ElicitationFormCapabilities` (S33).
  */
 export function ElicitationFormCapabilities(): Builder<T.ElicitationFormCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `ElicitationUrlCapabilities` (S33).
  */
 export function ElicitationUrlCapabilities(): Builder<T.ElicitationUrlCapabilities> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `AuthenticateRequest` (S33).
  */
 export function AuthenticateRequest(methodId: T.AuthenticateRequest["methodId"]): Builder<T.AuthenticateRequest> {
-  return rt.start(B144, { methodId });
+  return rt.start(B_AuthenticateRequest, { methodId });
 }
 
 /**
@@ -1601,7 +1601,7 @@ export function AuthenticateRequest(methodId: T.AuthenticateRequest["methodId"])
  * @experimental
  */
 export function ListProvidersRequest(): Builder<T.ListProvidersRequest> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -1609,7 +1609,7 @@ export function ListProvidersRequest(): Builder<T.ListProvidersRequest> {
  * @experimental
  */
 export function SetProviderRequest(providerId: T.SetProviderRequest["providerId"], apiType: T.SetProviderRequest["apiType"], baseUrl: T.SetProviderRequest["baseUrl"]): Builder<T.SetProviderRequest> {
-  return rt.start(B145, { providerId, apiType, baseUrl });
+  return rt.start(B_SetProviderRequest, { providerId, apiType, baseUrl });
 }
 
 /**
@@ -1617,14 +1617,14 @@ export function SetProviderRequest(providerId: T.SetProviderRequest["providerId"
  * @experimental
  */
 export function DisableProviderRequest(providerId: T.DisableProviderRequest["providerId"]): Builder<T.DisableProviderRequest> {
-  return rt.start(B146, { providerId });
+  return rt.start(B_DisableProviderRequest, { providerId });
 }
 
 /**
  * Builder of `LogoutRequest` (S33).
  */
 export function LogoutRequest(): Builder<T.LogoutRequest> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
@@ -1632,28 +1632,28 @@ export function LogoutRequest(): Builder<T.LogoutRequest> {
  * @experimental
  */
 export function AuthStatusRequest(): Builder<T.AuthStatusRequest> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `NewSessionRequest` (S33).
  */
 export function NewSessionRequest(cwd: T.NewSessionRequest["cwd"], mcpServers: T.NewSessionRequest["mcpServers"]): Builder<T.NewSessionRequest> {
-  return rt.start(B147, { cwd, mcpServers });
+  return rt.start(B_NewSessionRequest, { cwd, mcpServers });
 }
 
 /**
  * Builder of `McpServerHttpVariant` with `type: "http"` (S33).
  */
 export function McpServerHttpVariant(name: T.McpServerHttpVariant["name"], url: T.McpServerHttpVariant["url"], headers: T.McpServerHttpVariant["headers"]): Builder<T.McpServerHttpVariant> {
-  return rt.start(B148, { type: "http", name, url, headers });
+  return rt.start(B_McpServerHttpVariant, { type: "http", name, url, headers });
 }
 
 /**
  * Builder of `McpServerSseVariant` with `type: "sse"` (S33).
  */
 export function McpServerSseVariant(name: T.McpServerSseVariant["name"], url: T.McpServerSseVariant["url"], headers: T.McpServerSseVariant["headers"]): Builder<T.McpServerSseVariant> {
-  return rt.start(B148, { type: "sse", name, url, headers });
+  return rt.start(B_McpServerHttpVariant, { type: "sse", name, url, headers });
 }
 
 /**
@@ -1661,28 +1661,28 @@ export function McpServerSseVariant(name: T.McpServerSseVariant["name"], url: T.
  * @experimental
  */
 export function McpServerAcpVariant(name: T.McpServerAcpVariant["name"], serverId: T.McpServerAcpVariant["serverId"]): Builder<T.McpServerAcpVariant> {
-  return rt.start(B149, { type: "acp", name, serverId });
+  return rt.start(B_McpServerAcpVariant, { type: "acp", name, serverId });
 }
 
 /**
  * Builder of `HttpHeader` (S33).
  */
 export function HttpHeader(name: T.HttpHeader["name"], value: T.HttpHeader["value"]): Builder<T.HttpHeader> {
-  return rt.start(B26, { name, value });
+  return rt.start(B_EnvVariable, { name, value });
 }
 
 /**
  * Builder of `McpServerHttp` (S33).
  */
 export function McpServerHttp(name: T.McpServerHttp["name"], url: T.McpServerHttp["url"], headers: T.McpServerHttp["headers"]): Builder<T.McpServerHttp> {
-  return rt.start(B150, { name, url, headers });
+  return rt.start(B_McpServerHttp, { name, url, headers });
 }
 
 /**
  * Builder of `McpServerSse` (S33).
  */
 export function McpServerSse(name: T.McpServerSse["name"], url: T.McpServerSse["url"], headers: T.McpServerSse["headers"]): Builder<T.McpServerSse> {
-  return rt.start(B150, { name, url, headers });
+  return rt.start(B_McpServerHttp, { name, url, headers });
 }
 
 /**
@@ -1690,14 +1690,14 @@ export function McpServerSse(name: T.McpServerSse["name"], url: T.McpServerSse["
  * @experimental
  */
 export function McpServerAcp(name: T.McpServerAcp["name"], serverId: T.McpServerAcp["serverId"]): Builder<T.McpServerAcp> {
-  return rt.start(B151, { name, serverId });
+  return rt.start(B_McpServerAcp, { name, serverId });
 }
 
 /**
  * Builder of `McpServerStdio` (S33).
  */
 export function McpServerStdio(name: T.McpServerStdio["name"], command: T.McpServerStdio["command"], args: T.McpServerStdio["args"], env: T.McpServerStdio["env"]): Builder<T.McpServerStdio> {
-  return rt.start(B152, { name, command, args, env });
+  return rt.start(B_McpServerStdio, { name, command, args, env });
 }
 
 /**
@@ -1705,28 +1705,28 @@ export function McpServerStdio(name: T.McpServerStdio["name"], command: T.McpSer
  * @experimental
  */
 export function SystemPrompt(mode: T.SystemPrompt["mode"], content: T.SystemPrompt["content"]): Builder<T.SystemPrompt> {
-  return rt.start(B153, { mode, content });
+  return rt.start(B_SystemPrompt, { mode, content });
 }
 
 /**
  * Builder of `LoadSessionRequest` (S33).
  */
 export function LoadSessionRequest(mcpServers: T.LoadSessionRequest["mcpServers"], cwd: T.LoadSessionRequest["cwd"], sessionId: T.LoadSessionRequest["sessionId"]): Builder<T.LoadSessionRequest> {
-  return rt.start(B154, { mcpServers, cwd, sessionId });
+  return rt.start(B_LoadSessionRequest, { mcpServers, cwd, sessionId });
 }
 
 /**
  * Builder of `ListSessionsRequest` (S33).
  */
 export function ListSessionsRequest(): Builder<T.ListSessionsRequest> {
-  return rt.start(B155, {});
+  return rt.start(B_ListSessionsRequest, {});
 }
 
 /**
  * Builder of `DeleteSessionRequest` (S33).
  */
 export function DeleteSessionRequest(sessionId: T.DeleteSessionRequest["sessionId"]): Builder<T.DeleteSessionRequest> {
-  return rt.start(B156, { sessionId });
+  return rt.start(B_DeleteSessionRequest, { sessionId });
 }
 
 /**
@@ -1734,7 +1734,7 @@ export function DeleteSessionRequest(sessionId: T.DeleteSessionRequest["sessionI
  * @experimental
  */
 export function ForkSessionRequest(sessionId: T.ForkSessionRequest["sessionId"], cwd: T.ForkSessionRequest["cwd"]): Builder<T.ForkSessionRequest> {
-  return rt.start(B157, { sessionId, cwd });
+  return rt.start(B_ForkSessionRequest, { sessionId, cwd });
 }
 
 /**
@@ -1742,7 +1742,7 @@ export function ForkSessionRequest(sessionId: T.ForkSessionRequest["sessionId"],
  * @experimental
  */
 export function ArchiveSessionRequest(sessionId: T.ArchiveSessionRequest["sessionId"]): Builder<T.ArchiveSessionRequest> {
-  return rt.start(B156, { sessionId });
+  return rt.start(B_DeleteSessionRequest, { sessionId });
 }
 
 /**
@@ -1750,7 +1750,7 @@ export function ArchiveSessionRequest(sessionId: T.ArchiveSessionRequest["sessio
  * @experimental
  */
 export function UnarchiveSessionRequest(sessionId: T.UnarchiveSessionRequest["sessionId"]): Builder<T.UnarchiveSessionRequest> {
-  return rt.start(B156, { sessionId });
+  return rt.start(B_DeleteSessionRequest, { sessionId });
 }
 
 /**
@@ -1758,7 +1758,7 @@ export function UnarchiveSessionRequest(sessionId: T.UnarchiveSessionRequest["se
  * @experimental
  */
 export function SessionStatusRequest(sessionId: T.SessionStatusRequest["sessionId"]): Builder<T.SessionStatusRequest> {
-  return rt.start(B156, { sessionId });
+  return rt.start(B_DeleteSessionRequest, { sessionId });
 }
 
 /**
@@ -1766,161 +1766,161 @@ export function SessionStatusRequest(sessionId: T.SessionStatusRequest["sessionI
  * @experimental
  */
 export function SetSessionTitleRequest(sessionId: T.SetSessionTitleRequest["sessionId"], title: T.SetSessionTitleRequest["title"]): Builder<T.SetSessionTitleRequest> {
-  return rt.start(B158, { sessionId, title });
+  return rt.start(B_SetSessionTitleRequest, { sessionId, title });
 }
 
 /**
  * Builder of `ResumeSessionRequest` (S33).
  */
 export function ResumeSessionRequest(sessionId: T.ResumeSessionRequest["sessionId"], cwd: T.ResumeSessionRequest["cwd"]): Builder<T.ResumeSessionRequest> {
-  return rt.start(B157, { sessionId, cwd });
+  return rt.start(B_ForkSessionRequest, { sessionId, cwd });
 }
 
 /**
  * Builder of `CloseSessionRequest` (S33).
  */
 export function CloseSessionRequest(sessionId: T.CloseSessionRequest["sessionId"]): Builder<T.CloseSessionRequest> {
-  return rt.start(B156, { sessionId });
+  return rt.start(B_DeleteSessionRequest, { sessionId });
 }
 
 /**
  * Builder of `SetSessionModeRequest` (S33).
  */
 export function SetSessionModeRequest(sessionId: T.SetSessionModeRequest["sessionId"], modeId: T.SetSessionModeRequest["modeId"]): Builder<T.SetSessionModeRequest> {
-  return rt.start(B159, { sessionId, modeId });
+  return rt.start(B_SetSessionModeRequest, { sessionId, modeId });
 }
 
 /**
  * Builder of `SetSessionConfigOptionRequestBoolean` with `type: "boolean"` (S33).
  */
 export function SetSessionConfigOptionRequestBoolean(sessionId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["sessionId"], configId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["configId"], value: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["value"]): Builder<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>> {
-  return rt.start(B160, { type: "boolean", sessionId, configId, value });
+  return rt.start(B_SetSessionConfigOptionRequestBoolean, { type: "boolean", sessionId, configId, value });
 }
 
 /**
  * Builder of `PromptRequest` (S33).
  */
 export function PromptRequest(sessionId: T.PromptRequest["sessionId"], prompt: T.PromptRequest["prompt"]): Builder<T.PromptRequest> {
-  return rt.start(B161, { sessionId, prompt });
+  return rt.start(B_PromptRequest, { sessionId, prompt });
 }
 
 /**
  * Builder of `WriteTextFileResponse` (S33).
  */
 export function WriteTextFileResponse(): Builder<T.WriteTextFileResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `ReadTextFileResponse` (S33).
  */
 export function ReadTextFileResponse(content: T.ReadTextFileResponse["content"]): Builder<T.ReadTextFileResponse> {
-  return rt.start(B20, { content });
+  return rt.start(B_Content, { content });
 }
 
 /**
  * Builder of `RequestPermissionResponse` (S33).
  */
 export function RequestPermissionResponse(outcome: T.RequestPermissionResponse["outcome"]): Builder<T.RequestPermissionResponse> {
-  return rt.start(B162, { outcome });
+  return rt.start(B_RequestPermissionResponse, { outcome });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeCancelled` with `outcome: "cancelled"` (S33).
  */
 export function RequestPermissionOutcomeCancelled(): Builder<T.RequestPermissionOutcomeCancelled> {
-  return rt.start(B163, { outcome: "cancelled" });
+  return rt.start(B_RequestPermissionOutcomeCancelled, { outcome: "cancelled" });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeSelected` with `outcome: "selected"` (S33).
  */
 export function RequestPermissionOutcomeSelected(optionId: T.RequestPermissionOutcomeSelected["optionId"]): Builder<T.RequestPermissionOutcomeSelected> {
-  return rt.start(B164, { outcome: "selected", optionId });
+  return rt.start(B_RequestPermissionOutcomeSelected, { outcome: "selected", optionId });
 }
 
 /**
  * Builder of `SelectedPermissionOutcome` (S33).
  */
 export function SelectedPermissionOutcome(optionId: T.SelectedPermissionOutcome["optionId"]): Builder<T.SelectedPermissionOutcome> {
-  return rt.start(B165, { optionId });
+  return rt.start(B_SelectedPermissionOutcome, { optionId });
 }
 
 /**
  * Builder of `CreateTerminalResponse` (S33).
  */
 export function CreateTerminalResponse(terminalId: T.CreateTerminalResponse["terminalId"]): Builder<T.CreateTerminalResponse> {
-  return rt.start(B22, { terminalId });
+  return rt.start(B_Terminal, { terminalId });
 }
 
 /**
  * Builder of `TerminalOutputResponse` (S33).
  */
 export function TerminalOutputResponse(output: T.TerminalOutputResponse["output"], truncated: T.TerminalOutputResponse["truncated"]): Builder<T.TerminalOutputResponse> {
-  return rt.start(B166, { output, truncated });
+  return rt.start(B_TerminalOutputResponse, { output, truncated });
 }
 
 /**
  * Builder of `TerminalExitStatus` (S33).
  */
 export function TerminalExitStatus(): Builder<T.TerminalExitStatus> {
-  return rt.start(B167, {});
+  return rt.start(B_TerminalExitStatus, {});
 }
 
 /**
  * Builder of `ReleaseTerminalResponse` (S33).
  */
 export function ReleaseTerminalResponse(): Builder<T.ReleaseTerminalResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `WaitForTerminalExitResponse` (S33).
  */
 export function WaitForTerminalExitResponse(): Builder<T.WaitForTerminalExitResponse> {
-  return rt.start(B167, {});
+  return rt.start(B_TerminalExitStatus, {});
 }
 
 /**
  * Builder of `KillTerminalResponse` (S33).
  */
 export function KillTerminalResponse(): Builder<T.KillTerminalResponse> {
-  return rt.start(B55, {});
+  return rt.start(B_SessionListCapabilities, {});
 }
 
 /**
  * Builder of `CreateElicitationResponseAccept` with `action: "accept"` (S33).
  */
 export function CreateElicitationResponseAccept(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseAccept>> {
-  return rt.start(B168, { action: "accept" });
+  return rt.start(B_CreateElicitationResponseAccept, { action: "accept" });
 }
 
 /**
  * Builder of `CreateElicitationResponseDecline` with `action: "decline"` (S33).
  */
 export function CreateElicitationResponseDecline(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseDecline>> {
-  return rt.start(B169, { action: "decline" });
+  return rt.start(B_CreateElicitationResponseDecline, { action: "decline" });
 }
 
 /**
  * Builder of `CreateElicitationResponseCancel` with `action: "cancel"` (S33).
  */
 export function CreateElicitationResponseCancel(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseCancel>> {
-  return rt.start(B169, { action: "cancel" });
+  return rt.start(B_CreateElicitationResponseDecline, { action: "cancel" });
 }
 
 /**
  * Builder of `CreateElicitationResponseOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationResponseOther(tag: Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>["action"], fields?: Rest<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, "action">): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, never> {
-  return rt.start(B170, { action: tag }, fields);
+  return rt.start(B_CreateElicitationResponseOther, { action: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationAcceptAction` (S33).
  */
 export function ElicitationAcceptAction(): Builder<T.ElicitationAcceptAction> {
-  return rt.start(B171, {});
+  return rt.start(B_ElicitationAcceptAction, {});
 }
 
 /**
@@ -1928,14 +1928,14 @@ export function ElicitationAcceptAction(): Builder<T.ElicitationAcceptAction> {
  * @experimental
  */
 export function McpError(code: T.McpError["code"], message: T.McpError["message"]): Builder<T.McpError> {
-  return rt.start(B84, { code, message });
+  return rt.start(B_Error, { code, message });
 }
 
 /**
  * Builder of `CancelNotification` (S33).
  */
 export function CancelNotification(sessionId: T.CancelNotification["sessionId"]): Builder<T.CancelNotification> {
-  return rt.start(B156, { sessionId });
+  return rt.start(B_DeleteSessionRequest, { sessionId });
 }
 
 /**
@@ -1943,14 +1943,14 @@ export function CancelNotification(sessionId: T.CancelNotification["sessionId"])
  * @experimental
  */
 export function MessageMcpNotification(serverId: T.MessageMcpNotification["serverId"], requestId: T.MessageMcpNotification["requestId"], method: T.MessageMcpNotification["method"]): Builder<T.MessageMcpNotification> {
-  return rt.start(B49, { serverId, requestId, method });
+  return rt.start(B_MessageMcpRequest, { serverId, requestId, method });
 }
 
 /**
  * Builder of `CancelRequestNotification` (S33).
  */
 export function CancelRequestNotification(requestId: T.CancelRequestNotification["requestId"]): Builder<T.CancelRequestNotification> {
-  return rt.start(B172, { requestId });
+  return rt.start(B_CancelRequestNotification, { requestId });
 }
 
 /**
@@ -1958,7 +1958,7 @@ export function CancelRequestNotification(requestId: T.CancelRequestNotification
  * @experimental
  */
 export function ProxySuccessorRequest(method: T.ProxySuccessorRequest["method"]): Builder<T.ProxySuccessorRequest> {
-  return rt.start(B173, { method });
+  return rt.start(B_ProxySuccessorRequest, { method });
 }
 
 /**
@@ -1966,5 +1966,5 @@ export function ProxySuccessorRequest(method: T.ProxySuccessorRequest["method"])
  * @experimental
  */
 export function ProxySuccessorNotification(method: T.ProxySuccessorNotification["method"]): Builder<T.ProxySuccessorNotification> {
-  return rt.start(B173, { method });
+  return rt.start(B_ProxySuccessorRequest, { method });
 }

@@ -8,7 +8,7 @@ import type * as M from "./methods.js";
 import * as parse from "./parse.js";
 import { type SessionState, emptySessionState, reduceSession } from "./session.js";
 import type * as T from "./types.js";
-import * as validate from "./validate.js";
+import * as validate from "./validate-first.js";
 
 export { inMemoryTransports, ndJsonStream } from "../../runtime/transport.js";
 export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from "../../runtime/transport.js";
@@ -259,6 +259,11 @@ function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
 const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 
 /**
+ * The ids this surface admits in a request (its schema's `RequestId`), when it has the type.
+ */
+const REQUEST_ID: rt.Check | undefined = validate.RequestId;
+
+/**
  * Handlers of the agent end: any subset of the methods with `x-side: agent`, each typed from the method table.
  */
 export type AgentHandlers = rt.Handlers<M.AgentHandledRequests, M.AgentHandledNotifications>;
@@ -274,7 +279,7 @@ export type ClientPeer = rt.Peer<M.ClientHandledRequests, M.ClientHandledNotific
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectAgent(transport: Transport, handlers: AgentHandlers, options?: rt.ConnectOptions): ClientPeer {
-  return rt.connect(transport, { inbound: agentHandled(), outbound: clientCalled(), cancel: CANCEL, error: requestError }, handlers, options);
+  return rt.connect(transport, { inbound: agentHandled(), outbound: clientCalled(), cancel: CANCEL, requestId: REQUEST_ID, error: requestError }, handlers, options);
 }
 
 /**
@@ -293,7 +298,7 @@ export type AgentPeer = rt.Peer<M.AgentHandledRequests, M.AgentHandledNotificati
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectClient(transport: Transport, handlers: ClientHandlers, options?: rt.ConnectOptions): AgentPeer {
-  return rt.connect(transport, { inbound: clientHandled(), outbound: agentCalled(), cancel: CANCEL, error: requestError }, handlers, options);
+  return rt.connect(transport, { inbound: clientHandled(), outbound: agentCalled(), cancel: CANCEL, requestId: REQUEST_ID, error: requestError }, handlers, options);
 }
 
 /**
@@ -312,7 +317,7 @@ export type ConductorPeer = rt.Peer<M.ClientHandledRequests & M.ProxyHandledRequ
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectProxy(transport: Transport, handlers: ProxyHandlers, options?: rt.ConnectOptions): ConductorPeer {
-  return rt.connect(transport, { inbound: rt.mergeSides(agentHandled(), proxyHandled()), outbound: rt.mergeSides(clientCalled(), proxyCalled()), cancel: CANCEL, error: requestError }, handlers, options);
+  return rt.connect(transport, { inbound: rt.mergeSides(agentHandled(), proxyHandled()), outbound: rt.mergeSides(clientCalled(), proxyCalled()), cancel: CANCEL, requestId: REQUEST_ID, error: requestError }, handlers, options);
 }
 
 export type { SessionListener, SessionStore } from "../../runtime/session-store.js";

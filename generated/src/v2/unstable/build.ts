@@ -9,662 +9,662 @@
  * tag and a field map. A value with a union-typed part takes that part whole as the last argument.
  */
 
-import type * as T from "./types.js";
 import * as rt from "../../runtime/build.js";
 import type { Builder, BuilderSpec, Rest } from "../../runtime/build.js";
+import type * as T from "./types.js";
 
-const B0: BuilderSpec = { keys: ["sessionId", "title", "description", "subject", "options", "_meta"], setters: ["description", "subject", "_meta"] };
-const B1: BuilderSpec = { keys: ["type", "toolCall", "_meta"], setters: ["_meta"] };
-const B2: BuilderSpec = { keys: ["type", "command", "cwd", "toolCallId", "terminalId", "_meta"], setters: ["toolCallId", "terminalId", "_meta"] };
-const B3: BuilderSpec = { keys: ["type"], setters: [] };
-const B4: BuilderSpec = { keys: ["toolCallId", "name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta"], setters: ["name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta"] };
-const B5: BuilderSpec = { keys: ["type", "content", "_meta"], setters: ["_meta"] };
-const B6: BuilderSpec = { keys: ["type", "changes", "patch", "_meta"], setters: ["patch", "_meta"] };
-const B7: BuilderSpec = { keys: ["type", "terminalId", "_meta"], setters: ["_meta"] };
-const B8: BuilderSpec = { keys: ["type", "text", "annotations", "_meta"], setters: ["annotations", "_meta"] };
-const B9: BuilderSpec = { keys: ["type", "data", "mimeType", "uri", "annotations", "_meta"], setters: ["uri", "annotations", "_meta"] };
-const B10: BuilderSpec = { keys: ["type", "data", "mimeType", "annotations", "_meta"], setters: ["annotations", "_meta"] };
-const B11: BuilderSpec = { keys: ["type", "name", "uri", "title", "description", "icons", "mimeType", "size", "annotations", "_meta"], setters: ["title", "description", "icons", "mimeType", "size", "annotations", "_meta"] };
-const B12: BuilderSpec = { keys: ["type", "resource", "annotations", "_meta"], setters: ["annotations", "_meta"] };
-const B13: BuilderSpec = { keys: ["audience", "lastModified", "priority", "_meta"], setters: ["audience", "lastModified", "priority", "_meta"] };
-const B14: BuilderSpec = { keys: ["text", "annotations", "_meta"], setters: ["annotations", "_meta"] };
-const B15: BuilderSpec = { keys: ["data", "mimeType", "uri", "annotations", "_meta"], setters: ["uri", "annotations", "_meta"] };
-const B16: BuilderSpec = { keys: ["data", "mimeType", "annotations", "_meta"], setters: ["annotations", "_meta"] };
-const B17: BuilderSpec = { keys: ["src", "mimeType", "sizes", "theme", "_meta"], setters: ["mimeType", "sizes", "theme", "_meta"] };
-const B18: BuilderSpec = { keys: ["name", "uri", "title", "description", "icons", "mimeType", "size", "annotations", "_meta"], setters: ["title", "description", "icons", "mimeType", "size", "annotations", "_meta"] };
-const B19: BuilderSpec = { keys: ["text", "uri", "mimeType", "_meta"], setters: ["mimeType", "_meta"] };
-const B20: BuilderSpec = { keys: ["blob", "uri", "mimeType", "_meta"], setters: ["mimeType", "_meta"] };
-const B21: BuilderSpec = { keys: ["resource", "annotations", "_meta"], setters: ["annotations", "_meta"] };
-const B22: BuilderSpec = { keys: ["content", "_meta"], setters: ["_meta"] };
-const B23: BuilderSpec = { keys: ["operation", "fileType", "mimeType", "_meta", "path"], setters: ["fileType", "mimeType", "_meta"] };
-const B24: BuilderSpec = { keys: ["operation", "fileType", "mimeType", "_meta", "oldPath", "path"], setters: ["fileType", "mimeType", "_meta"] };
-const B25: BuilderSpec = { keys: ["operation"], setters: [] };
-const B26: BuilderSpec = { keys: ["path"], setters: [] };
-const B27: BuilderSpec = { keys: ["oldPath", "path"], setters: [] };
-const B28: BuilderSpec = { keys: ["format", "text", "_meta"], setters: ["_meta"] };
-const B29: BuilderSpec = { keys: ["changes", "patch", "_meta"], setters: ["patch", "_meta"] };
-const B30: BuilderSpec = { keys: ["terminalId", "_meta"], setters: ["_meta"] };
-const B31: BuilderSpec = { keys: ["path", "line", "_meta"], setters: ["line", "_meta"] };
-const B32: BuilderSpec = { keys: ["cancel", "_meta"], setters: ["cancel", "_meta"] };
-const B33: BuilderSpec = { keys: ["_meta"], setters: ["_meta"] };
-const B34: BuilderSpec = { keys: ["toolCall", "_meta"], setters: ["_meta"] };
-const B35: BuilderSpec = { keys: ["command", "cwd", "toolCallId", "terminalId", "_meta"], setters: ["toolCallId", "terminalId", "_meta"] };
-const B36: BuilderSpec = { keys: ["optionId", "name", "kind", "_meta"], setters: ["_meta"] };
-const B37: BuilderSpec = { keys: ["mode", "message", "_meta", "requestedSchema"], setters: ["_meta"] };
-const B38: BuilderSpec = { keys: ["mode", "message", "_meta", "elicitationId", "url"], setters: ["_meta"] };
-const B39: BuilderSpec = { keys: ["mode"], setters: [] };
-const B40: BuilderSpec = { keys: ["sessionId", "toolCallId"], setters: ["toolCallId"] };
-const B41: BuilderSpec = { keys: ["requestId"], setters: [] };
-const B42: BuilderSpec = { keys: ["type", "title", "properties", "required", "description", "_meta"], setters: ["title", "required", "description", "_meta"] };
-const B43: BuilderSpec = { keys: ["type", "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
-const B44: BuilderSpec = { keys: ["type", "title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
-const B45: BuilderSpec = { keys: ["type", "title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
-const B46: BuilderSpec = { keys: ["type", "title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
-const B47: BuilderSpec = { keys: ["const", "title", "description", "_meta"], setters: ["description", "_meta"] };
-const B48: BuilderSpec = { keys: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
-const B49: BuilderSpec = { keys: ["title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
-const B50: BuilderSpec = { keys: ["title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
-const B51: BuilderSpec = { keys: ["type", "enum", "_meta"], setters: ["_meta"] };
-const B52: BuilderSpec = { keys: ["enum", "_meta"], setters: ["_meta"] };
-const B53: BuilderSpec = { keys: ["anyOf", "_meta"], setters: ["_meta"] };
-const B54: BuilderSpec = { keys: ["title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
-const B55: BuilderSpec = { keys: ["requestedSchema"], setters: [] };
-const B56: BuilderSpec = { keys: ["elicitationId", "url"], setters: [] };
-const B57: BuilderSpec = { keys: ["serverId", "requestId", "method", "params", "_meta"], setters: ["params", "_meta"] };
-const B58: BuilderSpec = { keys: ["protocolVersion", "info", "capabilities", "authMethods", "_meta"], setters: ["capabilities", "authMethods", "_meta"] };
-const B59: BuilderSpec = { keys: ["name", "title", "version", "_meta"], setters: ["title", "_meta"] };
-const B60: BuilderSpec = { keys: ["session", "auth", "providers", "_meta"], setters: ["session", "auth", "providers", "_meta"] };
-const B61: BuilderSpec = { keys: ["prompt", "mcp", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "_meta"], setters: ["prompt", "mcp", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "_meta"] };
-const B62: BuilderSpec = { keys: ["image", "audio", "embeddedContext", "_meta"], setters: ["image", "audio", "embeddedContext", "_meta"] };
-const B63: BuilderSpec = { keys: ["stdio", "http", "acp", "_meta"], setters: ["stdio", "http", "acp", "_meta"] };
-const B64: BuilderSpec = { keys: ["mode", "_meta"], setters: ["mode", "_meta"] };
-const B65: BuilderSpec = { keys: ["override", "_meta"], setters: ["override", "_meta"] };
-const B66: BuilderSpec = { keys: ["status", "_meta"], setters: ["status", "_meta"] };
-const B67: BuilderSpec = { keys: ["type", "methodId", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
-const B68: BuilderSpec = { keys: ["type", "methodId", "name", "description", "_meta"], setters: ["description", "_meta"] };
-const B69: BuilderSpec = { keys: ["name", "value", "_meta"], setters: ["_meta"] };
-const B70: BuilderSpec = { keys: ["methodId", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
-const B71: BuilderSpec = { keys: ["methodId", "name", "description", "_meta"], setters: ["description", "_meta"] };
-const B72: BuilderSpec = { keys: ["providers", "_meta"], setters: ["_meta"] };
-const B73: BuilderSpec = { keys: ["providerId", "supported", "required", "current", "_meta"], setters: ["current", "_meta"] };
-const B74: BuilderSpec = { keys: ["apiType", "baseUrl", "_meta"], setters: ["_meta"] };
-const B75: BuilderSpec = { keys: ["state", "accounts", "_meta"], setters: ["accounts", "_meta"] };
-const B76: BuilderSpec = { keys: ["label", "active", "name", "email", "organization", "_meta"], setters: ["active", "name", "email", "organization", "_meta"] };
-const B77: BuilderSpec = { keys: ["sessionId", "configOptions", "availableCommands", "_meta"], setters: ["configOptions", "availableCommands", "_meta"] };
-const B78: BuilderSpec = { keys: ["type", "configId", "name", "description", "category", "_meta", "currentValue", "options"], setters: ["description", "category", "_meta"] };
-const B79: BuilderSpec = { keys: ["type", "configId", "name", "description", "category", "_meta", "currentValue"], setters: ["description", "category", "_meta"] };
-const B80: BuilderSpec = { keys: ["value", "name", "description", "_meta"], setters: ["description", "_meta"] };
-const B81: BuilderSpec = { keys: ["groupId", "name", "options", "_meta"], setters: ["_meta"] };
-const B82: BuilderSpec = { keys: ["currentValue", "options"], setters: [] };
-const B83: BuilderSpec = { keys: ["currentValue"], setters: [] };
-const B84: BuilderSpec = { keys: ["type", "name", "description", "input", "_meta"], setters: ["input", "_meta"] };
-const B85: BuilderSpec = { keys: ["type", "hint", "_meta"], setters: ["_meta"] };
-const B86: BuilderSpec = { keys: ["hint", "_meta"], setters: ["_meta"] };
-const B87: BuilderSpec = { keys: ["name", "description", "input", "_meta"], setters: ["input", "_meta"] };
-const B88: BuilderSpec = { keys: ["sessions", "nextCursor", "_meta"], setters: ["nextCursor", "_meta"] };
-const B89: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "archived", "_meta"], setters: ["additionalDirectories", "title", "updatedAt", "archived", "_meta"] };
-const B90: BuilderSpec = { keys: ["status", "state", "_meta"], setters: ["state", "_meta"] };
-const B91: BuilderSpec = { keys: ["state", "background", "_meta"], setters: ["background", "_meta"] };
-const B92: BuilderSpec = { keys: ["state", "usage", "background", "_meta"], setters: ["usage", "background", "_meta"] };
-const B93: BuilderSpec = { keys: ["state"], setters: [] };
-const B94: BuilderSpec = { keys: ["type", "toolCallId", "_meta"], setters: ["_meta"] };
-const B95: BuilderSpec = { keys: ["type", "sessionId", "_meta"], setters: ["_meta"] };
-const B96: BuilderSpec = { keys: ["toolCallId", "_meta"], setters: ["_meta"] };
-const B97: BuilderSpec = { keys: ["sessionId", "_meta"], setters: ["_meta"] };
-const B98: BuilderSpec = { keys: ["background", "_meta"], setters: ["background", "_meta"] };
-const B99: BuilderSpec = { keys: ["code", "message", "data"], setters: ["data"] };
-const B100: BuilderSpec = { keys: ["requested", "supported", "_meta"], setters: ["_meta"] };
-const B101: BuilderSpec = { keys: ["error"], setters: ["error"] };
-const B102: BuilderSpec = { keys: ["totalTokens", "inputTokens", "outputTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta"], setters: ["thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta"] };
-const B103: BuilderSpec = { keys: ["stopReason", "usage", "background", "_meta"], setters: ["usage", "background", "_meta"] };
-const B104: BuilderSpec = { keys: ["stopReason", "usage", "background", "_meta", "error"], setters: ["usage", "background", "_meta", "error"] };
-const B105: BuilderSpec = { keys: ["stopReason"], setters: [] };
-const B106: BuilderSpec = { keys: ["usage", "background", "_meta"], setters: ["usage", "background", "_meta"] };
-const B107: BuilderSpec = { keys: ["title", "_meta"], setters: ["_meta"] };
-const B108: BuilderSpec = { keys: ["configOptions", "availableCommands", "_meta"], setters: ["configOptions", "availableCommands", "_meta"] };
-const B109: BuilderSpec = { keys: ["configOptions", "_meta"], setters: ["_meta"] };
-const B110: BuilderSpec = { keys: ["messageId", "_meta"], setters: ["_meta"] };
-const B111: BuilderSpec = { keys: ["sessionId", "update", "_meta"], setters: ["_meta"] };
-const B112: BuilderSpec = { keys: ["sessionUpdate", "messageId", "content", "_meta"], setters: ["_meta"] };
-const B113: BuilderSpec = { keys: ["sessionUpdate", "messageId", "content", "_meta"], setters: ["content", "_meta"] };
-const B114: BuilderSpec = { keys: ["sessionUpdate"], setters: [] };
-const B115: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "content", "_meta"], setters: ["_meta"] };
-const B116: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta"], setters: ["name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta"] };
-const B117: BuilderSpec = { keys: ["sessionUpdate", "terminalId", "command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta"], setters: ["command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta"] };
-const B118: BuilderSpec = { keys: ["sessionUpdate", "terminalId", "data", "_meta"], setters: ["_meta"] };
-const B119: BuilderSpec = { keys: ["sessionUpdate", "plan", "_meta"], setters: ["_meta"] };
-const B120: BuilderSpec = { keys: ["sessionUpdate", "planId", "_meta"], setters: ["_meta"] };
-const B121: BuilderSpec = { keys: ["sessionUpdate", "availableCommands", "_meta"], setters: ["_meta"] };
-const B122: BuilderSpec = { keys: ["sessionUpdate", "configOptions", "_meta"], setters: ["_meta"] };
-const B123: BuilderSpec = { keys: ["sessionUpdate", "title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
-const B124: BuilderSpec = { keys: ["sessionUpdate", "used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
-const B125: BuilderSpec = { keys: ["sessionUpdate", "severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
-const B126: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
-const B127: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "content", "_meta"], setters: ["_meta"] };
-const B128: BuilderSpec = { keys: ["sessionUpdate", "sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"], setters: ["title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"] };
-const B129: BuilderSpec = { keys: ["sessionUpdate", "messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"], setters: ["senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"] };
-const B130: BuilderSpec = { keys: ["messageId", "content", "_meta"], setters: ["_meta"] };
-const B131: BuilderSpec = { keys: ["messageId", "content", "_meta"], setters: ["content", "_meta"] };
-const B132: BuilderSpec = { keys: ["toolCallId", "content", "_meta"], setters: ["_meta"] };
-const B133: BuilderSpec = { keys: ["data", "_meta"], setters: ["_meta"] };
-const B134: BuilderSpec = { keys: ["exitCode", "signal", "_meta"], setters: ["exitCode", "signal", "_meta"] };
-const B135: BuilderSpec = { keys: ["cols", "rows", "_meta"], setters: ["_meta"] };
-const B136: BuilderSpec = { keys: ["terminalId", "command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta"], setters: ["command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta"] };
-const B137: BuilderSpec = { keys: ["terminalId", "data", "_meta"], setters: ["_meta"] };
-const B138: BuilderSpec = { keys: ["type", "planId", "entries", "_meta"], setters: ["_meta"] };
-const B139: BuilderSpec = { keys: ["type", "planId", "uri", "_meta"], setters: ["_meta"] };
-const B140: BuilderSpec = { keys: ["type", "planId", "content", "_meta"], setters: ["_meta"] };
-const B141: BuilderSpec = { keys: ["content", "priority", "status", "_meta"], setters: ["_meta"] };
-const B142: BuilderSpec = { keys: ["planId", "entries", "_meta"], setters: ["_meta"] };
-const B143: BuilderSpec = { keys: ["planId", "uri", "_meta"], setters: ["_meta"] };
-const B144: BuilderSpec = { keys: ["planId", "content", "_meta"], setters: ["_meta"] };
-const B145: BuilderSpec = { keys: ["plan", "_meta"], setters: ["_meta"] };
-const B146: BuilderSpec = { keys: ["planId", "_meta"], setters: ["_meta"] };
-const B147: BuilderSpec = { keys: ["availableCommands", "_meta"], setters: ["_meta"] };
-const B148: BuilderSpec = { keys: ["title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
-const B149: BuilderSpec = { keys: ["amount", "currency", "_meta"], setters: ["_meta"] };
-const B150: BuilderSpec = { keys: ["used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
-const B151: BuilderSpec = { keys: ["severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
-const B152: BuilderSpec = { keys: ["compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
-const B153: BuilderSpec = { keys: ["compactionId", "content", "_meta"], setters: ["_meta"] };
-const B154: BuilderSpec = { keys: ["sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"], setters: ["title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"] };
-const B155: BuilderSpec = { keys: ["messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"], setters: ["senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"] };
-const B156: BuilderSpec = { keys: ["elicitationId", "_meta"], setters: ["_meta"] };
-const B157: BuilderSpec = { keys: ["protocolVersion", "info", "capabilities", "_meta"], setters: ["capabilities", "_meta"] };
-const B158: BuilderSpec = { keys: ["auth", "elicitation", "_meta"], setters: ["auth", "elicitation", "_meta"] };
-const B159: BuilderSpec = { keys: ["terminal", "_meta"], setters: ["terminal", "_meta"] };
-const B160: BuilderSpec = { keys: ["form", "url", "_meta"], setters: ["form", "url", "_meta"] };
-const B161: BuilderSpec = { keys: ["methodId", "_meta"], setters: ["_meta"] };
-const B162: BuilderSpec = { keys: ["providerId", "apiType", "baseUrl", "headers", "_meta"], setters: ["headers", "_meta"] };
-const B163: BuilderSpec = { keys: ["providerId", "_meta"], setters: ["_meta"] };
-const B164: BuilderSpec = { keys: ["cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta"], setters: ["additionalDirectories", "mcpServers", "systemPrompt", "_meta"] };
-const B165: BuilderSpec = { keys: ["type", "name", "url", "headers", "_meta"], setters: ["headers", "_meta"] };
-const B166: BuilderSpec = { keys: ["type", "name", "serverId", "_meta"], setters: ["_meta"] };
-const B167: BuilderSpec = { keys: ["type", "name", "command", "args", "env", "_meta"], setters: ["args", "env", "_meta"] };
-const B168: BuilderSpec = { keys: ["name", "url", "headers", "_meta"], setters: ["headers", "_meta"] };
-const B169: BuilderSpec = { keys: ["name", "serverId", "_meta"], setters: ["_meta"] };
-const B170: BuilderSpec = { keys: ["name", "command", "args", "env", "_meta"], setters: ["args", "env", "_meta"] };
-const B171: BuilderSpec = { keys: ["mode", "content", "_meta"], setters: ["_meta"] };
-const B172: BuilderSpec = { keys: ["cwd", "cursor", "archived", "_meta"], setters: ["cwd", "cursor", "archived", "_meta"] };
-const B173: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta"], setters: ["additionalDirectories", "mcpServers", "systemPrompt", "_meta"] };
-const B174: BuilderSpec = { keys: ["sessionId", "title", "_meta"], setters: ["_meta"] };
-const B175: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "mcpServers", "replayFrom", "systemPrompt", "_meta"], setters: ["additionalDirectories", "mcpServers", "replayFrom", "systemPrompt", "_meta"] };
-const B176: BuilderSpec = { keys: ["type", "_meta"], setters: ["_meta"] };
-const B177: BuilderSpec = { keys: ["sessionId", "toolCallId", "_meta"], setters: ["_meta"] };
-const B178: BuilderSpec = { keys: ["sessionId", "terminalId", "_meta"], setters: ["_meta"] };
-const B179: BuilderSpec = { keys: ["type", "sessionId", "configId", "_meta", "value"], setters: ["_meta"] };
-const B180: BuilderSpec = { keys: ["sessionId", "prompt", "_meta"], setters: ["_meta"] };
-const B181: BuilderSpec = { keys: ["outcome", "_meta"], setters: ["_meta"] };
-const B182: BuilderSpec = { keys: ["outcome", "optionId", "_meta"], setters: ["_meta"] };
-const B183: BuilderSpec = { keys: ["outcome"], setters: [] };
-const B184: BuilderSpec = { keys: ["optionId", "_meta"], setters: ["_meta"] };
-const B185: BuilderSpec = { keys: ["action", "_meta", "content"], setters: ["_meta", "content"] };
-const B186: BuilderSpec = { keys: ["action", "_meta"], setters: ["_meta"] };
-const B187: BuilderSpec = { keys: ["action"], setters: [] };
-const B188: BuilderSpec = { keys: ["content"], setters: ["content"] };
-const B189: BuilderSpec = { keys: ["requestId", "_meta"], setters: ["_meta"] };
-const B190: BuilderSpec = { keys: ["method", "params", "_meta"], setters: ["params", "_meta"] };
+const B_RequestPermissionRequest: BuilderSpec = { keys: ["sessionId", "title", "description", "subject", "options", "_meta"], setters: ["description", "subject", "_meta"] };
+const B_RequestPermissionSubjectToolCall: BuilderSpec = { keys: ["type", "toolCall", "_meta"], setters: ["_meta"] };
+const B_RequestPermissionSubjectCommand: BuilderSpec = { keys: ["type", "command", "cwd", "toolCallId", "terminalId", "_meta"], setters: ["toolCallId", "terminalId", "_meta"] };
+const B_RequestPermissionSubjectOther: BuilderSpec = { keys: ["type"], setters: [] };
+const B_ToolCallUpdate: BuilderSpec = { keys: ["toolCallId", "name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta"], setters: ["name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta"] };
+const B_ToolCallContentContent: BuilderSpec = { keys: ["type", "content", "_meta"], setters: ["_meta"] };
+const B_ToolCallContentDiff: BuilderSpec = { keys: ["type", "changes", "patch", "_meta"], setters: ["patch", "_meta"] };
+const B_ToolCallContentTerminal: BuilderSpec = { keys: ["type", "terminalId", "_meta"], setters: ["_meta"] };
+const B_ContentBlockText: BuilderSpec = { keys: ["type", "text", "annotations", "_meta"], setters: ["annotations", "_meta"] };
+const B_ContentBlockImage: BuilderSpec = { keys: ["type", "data", "mimeType", "uri", "annotations", "_meta"], setters: ["uri", "annotations", "_meta"] };
+const B_ContentBlockAudio: BuilderSpec = { keys: ["type", "data", "mimeType", "annotations", "_meta"], setters: ["annotations", "_meta"] };
+const B_ContentBlockResourceLink: BuilderSpec = { keys: ["type", "name", "uri", "title", "description", "icons", "mimeType", "size", "annotations", "_meta"], setters: ["title", "description", "icons", "mimeType", "size", "annotations", "_meta"] };
+const B_ContentBlockResource: BuilderSpec = { keys: ["type", "resource", "annotations", "_meta"], setters: ["annotations", "_meta"] };
+const B_Annotations: BuilderSpec = { keys: ["audience", "lastModified", "priority", "_meta"], setters: ["audience", "lastModified", "priority", "_meta"] };
+const B_TextContent: BuilderSpec = { keys: ["text", "annotations", "_meta"], setters: ["annotations", "_meta"] };
+const B_ImageContent: BuilderSpec = { keys: ["data", "mimeType", "uri", "annotations", "_meta"], setters: ["uri", "annotations", "_meta"] };
+const B_AudioContent: BuilderSpec = { keys: ["data", "mimeType", "annotations", "_meta"], setters: ["annotations", "_meta"] };
+const B_Icon: BuilderSpec = { keys: ["src", "mimeType", "sizes", "theme", "_meta"], setters: ["mimeType", "sizes", "theme", "_meta"] };
+const B_ResourceLink: BuilderSpec = { keys: ["name", "uri", "title", "description", "icons", "mimeType", "size", "annotations", "_meta"], setters: ["title", "description", "icons", "mimeType", "size", "annotations", "_meta"] };
+const B_TextResourceContents: BuilderSpec = { keys: ["text", "uri", "mimeType", "_meta"], setters: ["mimeType", "_meta"] };
+const B_BlobResourceContents: BuilderSpec = { keys: ["blob", "uri", "mimeType", "_meta"], setters: ["mimeType", "_meta"] };
+const B_EmbeddedResource: BuilderSpec = { keys: ["resource", "annotations", "_meta"], setters: ["annotations", "_meta"] };
+const B_Content: BuilderSpec = { keys: ["content", "_meta"], setters: ["_meta"] };
+const B_DiffChangeAdd: BuilderSpec = { keys: ["operation", "fileType", "mimeType", "_meta", "path"], setters: ["fileType", "mimeType", "_meta"] };
+const B_DiffChangeMove: BuilderSpec = { keys: ["operation", "fileType", "mimeType", "_meta", "oldPath", "path"], setters: ["fileType", "mimeType", "_meta"] };
+const B_DiffChangeOther: BuilderSpec = { keys: ["operation"], setters: [] };
+const B_DiffPathChange: BuilderSpec = { keys: ["path"], setters: [] };
+const B_DiffPathPairChange: BuilderSpec = { keys: ["oldPath", "path"], setters: [] };
+const B_DiffPatch: BuilderSpec = { keys: ["format", "text", "_meta"], setters: ["_meta"] };
+const B_Diff: BuilderSpec = { keys: ["changes", "patch", "_meta"], setters: ["patch", "_meta"] };
+const B_Terminal: BuilderSpec = { keys: ["terminalId", "_meta"], setters: ["_meta"] };
+const B_ToolCallLocation: BuilderSpec = { keys: ["path", "line", "_meta"], setters: ["line", "_meta"] };
+const B_ToolCallCapabilities: BuilderSpec = { keys: ["cancel", "_meta"], setters: ["cancel", "_meta"] };
+const B_ToolCallCancelCapabilities: BuilderSpec = { keys: ["_meta"], setters: ["_meta"] };
+const B_ToolCallPermissionSubject: BuilderSpec = { keys: ["toolCall", "_meta"], setters: ["_meta"] };
+const B_CommandPermissionSubject: BuilderSpec = { keys: ["command", "cwd", "toolCallId", "terminalId", "_meta"], setters: ["toolCallId", "terminalId", "_meta"] };
+const B_PermissionOption: BuilderSpec = { keys: ["optionId", "name", "kind", "_meta"], setters: ["_meta"] };
+const B_CreateElicitationRequestForm: BuilderSpec = { keys: ["mode", "message", "_meta", "requestedSchema"], setters: ["_meta"] };
+const B_CreateElicitationRequestUrl: BuilderSpec = { keys: ["mode", "message", "_meta", "elicitationId", "url"], setters: ["_meta"] };
+const B_CreateElicitationRequestOther: BuilderSpec = { keys: ["mode"], setters: [] };
+const B_ElicitationSessionScope: BuilderSpec = { keys: ["sessionId", "toolCallId"], setters: ["toolCallId"] };
+const B_ElicitationRequestScope: BuilderSpec = { keys: ["requestId"], setters: [] };
+const B_ElicitationSchema: BuilderSpec = { keys: ["type", "title", "properties", "required", "description", "_meta"], setters: ["title", "required", "description", "_meta"] };
+const B_ElicitationPropertySchemaString: BuilderSpec = { keys: ["type", "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
+const B_ElicitationPropertySchemaNumber: BuilderSpec = { keys: ["type", "title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
+const B_ElicitationPropertySchemaBoolean: BuilderSpec = { keys: ["type", "title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
+const B_ElicitationPropertySchemaArray: BuilderSpec = { keys: ["type", "title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
+const B_EnumOption: BuilderSpec = { keys: ["const", "title", "description", "_meta"], setters: ["description", "_meta"] };
+const B_StringPropertySchema: BuilderSpec = { keys: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"], setters: ["title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta"] };
+const B_NumberPropertySchema: BuilderSpec = { keys: ["title", "description", "minimum", "maximum", "default", "_meta"], setters: ["title", "description", "minimum", "maximum", "default", "_meta"] };
+const B_BooleanPropertySchema: BuilderSpec = { keys: ["title", "description", "default", "_meta"], setters: ["title", "description", "default", "_meta"] };
+const B_MultiSelectItemsString: BuilderSpec = { keys: ["type", "enum", "_meta"], setters: ["_meta"] };
+const B_StringMultiSelectItems: BuilderSpec = { keys: ["enum", "_meta"], setters: ["_meta"] };
+const B_TitledMultiSelectItems: BuilderSpec = { keys: ["anyOf", "_meta"], setters: ["_meta"] };
+const B_MultiSelectPropertySchema: BuilderSpec = { keys: ["title", "description", "minItems", "maxItems", "items", "default", "_meta"], setters: ["title", "description", "minItems", "maxItems", "default", "_meta"] };
+const B_ElicitationFormMode: BuilderSpec = { keys: ["requestedSchema"], setters: [] };
+const B_ElicitationUrlMode: BuilderSpec = { keys: ["elicitationId", "url"], setters: [] };
+const B_MessageMcpRequest: BuilderSpec = { keys: ["serverId", "requestId", "method", "params", "_meta"], setters: ["params", "_meta"] };
+const B_InitializeResponse: BuilderSpec = { keys: ["protocolVersion", "info", "capabilities", "authMethods", "_meta"], setters: ["capabilities", "authMethods", "_meta"] };
+const B_Implementation: BuilderSpec = { keys: ["name", "title", "version", "_meta"], setters: ["title", "_meta"] };
+const B_AgentCapabilities: BuilderSpec = { keys: ["session", "auth", "providers", "_meta"], setters: ["session", "auth", "providers", "_meta"] };
+const B_SessionCapabilities: BuilderSpec = { keys: ["prompt", "mcp", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "_meta"], setters: ["prompt", "mcp", "delete", "additionalDirectories", "systemPrompt", "fork", "archive", "status", "title", "_meta"] };
+const B_PromptCapabilities: BuilderSpec = { keys: ["image", "audio", "embeddedContext", "_meta"], setters: ["image", "audio", "embeddedContext", "_meta"] };
+const B_McpCapabilities: BuilderSpec = { keys: ["stdio", "http", "acp", "_meta"], setters: ["stdio", "http", "acp", "_meta"] };
+const B_SessionSystemPromptCapabilities: BuilderSpec = { keys: ["mode", "_meta"], setters: ["mode", "_meta"] };
+const B_SessionSystemPromptModeCapabilities: BuilderSpec = { keys: ["override", "_meta"], setters: ["override", "_meta"] };
+const B_AgentAuthCapabilities: BuilderSpec = { keys: ["status", "_meta"], setters: ["status", "_meta"] };
+const B_AuthMethodTerminalVariant: BuilderSpec = { keys: ["type", "methodId", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
+const B_AuthMethodAgentVariant: BuilderSpec = { keys: ["type", "methodId", "name", "description", "_meta"], setters: ["description", "_meta"] };
+const B_EnvVariable: BuilderSpec = { keys: ["name", "value", "_meta"], setters: ["_meta"] };
+const B_AuthMethodTerminal: BuilderSpec = { keys: ["methodId", "name", "description", "args", "env", "_meta"], setters: ["description", "args", "env", "_meta"] };
+const B_AuthMethodAgent: BuilderSpec = { keys: ["methodId", "name", "description", "_meta"], setters: ["description", "_meta"] };
+const B_ListProvidersResponse: BuilderSpec = { keys: ["providers", "_meta"], setters: ["_meta"] };
+const B_ProviderInfo: BuilderSpec = { keys: ["providerId", "supported", "required", "current", "_meta"], setters: ["current", "_meta"] };
+const B_ProviderCurrentConfig: BuilderSpec = { keys: ["apiType", "baseUrl", "_meta"], setters: ["_meta"] };
+const B_AuthStatusResponse: BuilderSpec = { keys: ["state", "accounts", "_meta"], setters: ["accounts", "_meta"] };
+const B_AuthAccount: BuilderSpec = { keys: ["label", "active", "name", "email", "organization", "_meta"], setters: ["active", "name", "email", "organization", "_meta"] };
+const B_NewSessionResponse: BuilderSpec = { keys: ["sessionId", "configOptions", "availableCommands", "_meta"], setters: ["configOptions", "availableCommands", "_meta"] };
+const B_SessionConfigOptionSelect: BuilderSpec = { keys: ["type", "configId", "name", "description", "category", "_meta", "currentValue", "options"], setters: ["description", "category", "_meta"] };
+const B_SessionConfigOptionBoolean: BuilderSpec = { keys: ["type", "configId", "name", "description", "category", "_meta", "currentValue"], setters: ["description", "category", "_meta"] };
+const B_SessionConfigSelectOption: BuilderSpec = { keys: ["value", "name", "description", "_meta"], setters: ["description", "_meta"] };
+const B_SessionConfigSelectGroup: BuilderSpec = { keys: ["groupId", "name", "options", "_meta"], setters: ["_meta"] };
+const B_SessionConfigSelect: BuilderSpec = { keys: ["currentValue", "options"], setters: [] };
+const B_SessionConfigBoolean: BuilderSpec = { keys: ["currentValue"], setters: [] };
+const B_AvailableCommandCommand: BuilderSpec = { keys: ["type", "name", "description", "input", "_meta"], setters: ["input", "_meta"] };
+const B_AvailableCommandInputText: BuilderSpec = { keys: ["type", "hint", "_meta"], setters: ["_meta"] };
+const B_TextCommandInput: BuilderSpec = { keys: ["hint", "_meta"], setters: ["_meta"] };
+const B_Command: BuilderSpec = { keys: ["name", "description", "input", "_meta"], setters: ["input", "_meta"] };
+const B_ListSessionsResponse: BuilderSpec = { keys: ["sessions", "nextCursor", "_meta"], setters: ["nextCursor", "_meta"] };
+const B_SessionInfo: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "archived", "_meta"], setters: ["additionalDirectories", "title", "updatedAt", "archived", "_meta"] };
+const B_SessionStatusResponse: BuilderSpec = { keys: ["status", "state", "_meta"], setters: ["state", "_meta"] };
+const B_StateUpdateRunning: BuilderSpec = { keys: ["state", "background", "_meta"], setters: ["background", "_meta"] };
+const B_StateUpdateIdle: BuilderSpec = { keys: ["state", "usage", "background", "_meta"], setters: ["usage", "background", "_meta"] };
+const B_StateUpdateOther: BuilderSpec = { keys: ["state"], setters: [] };
+const B_BackgroundWorkToolCall: BuilderSpec = { keys: ["type", "toolCallId", "_meta"], setters: ["_meta"] };
+const B_BackgroundWorkSubagent: BuilderSpec = { keys: ["type", "sessionId", "_meta"], setters: ["_meta"] };
+const B_BackgroundToolCall: BuilderSpec = { keys: ["toolCallId", "_meta"], setters: ["_meta"] };
+const B_BackgroundSubagent: BuilderSpec = { keys: ["sessionId", "_meta"], setters: ["_meta"] };
+const B_RunningStateUpdate: BuilderSpec = { keys: ["background", "_meta"], setters: ["background", "_meta"] };
+const B_Error: BuilderSpec = { keys: ["code", "message", "data"], setters: ["data"] };
+const B_UnsupportedProtocolVersionErrorData: BuilderSpec = { keys: ["requested", "supported", "_meta"], setters: ["_meta"] };
+const B_ErrorStopReason: BuilderSpec = { keys: ["error"], setters: ["error"] };
+const B_Usage: BuilderSpec = { keys: ["totalTokens", "inputTokens", "outputTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta"], setters: ["thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta"] };
+const B_IdleStateUpdateEndTurn: BuilderSpec = { keys: ["stopReason", "usage", "background", "_meta"], setters: ["usage", "background", "_meta"] };
+const B_IdleStateUpdateError: BuilderSpec = { keys: ["stopReason", "usage", "background", "_meta", "error"], setters: ["usage", "background", "_meta", "error"] };
+const B_IdleStateUpdateOther: BuilderSpec = { keys: ["stopReason"], setters: [] };
+const B_IdleStateUpdateNone: BuilderSpec = { keys: ["usage", "background", "_meta"], setters: ["usage", "background", "_meta"] };
+const B_SetSessionTitleResponse: BuilderSpec = { keys: ["title", "_meta"], setters: ["_meta"] };
+const B_ResumeSessionResponse: BuilderSpec = { keys: ["configOptions", "availableCommands", "_meta"], setters: ["configOptions", "availableCommands", "_meta"] };
+const B_SetSessionConfigOptionResponse: BuilderSpec = { keys: ["configOptions", "_meta"], setters: ["_meta"] };
+const B_PromptResponse: BuilderSpec = { keys: ["messageId", "_meta"], setters: ["_meta"] };
+const B_UpdateSessionNotification: BuilderSpec = { keys: ["sessionId", "update", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateUserMessageChunk: BuilderSpec = { keys: ["sessionUpdate", "messageId", "content", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateUserMessage: BuilderSpec = { keys: ["sessionUpdate", "messageId", "content", "_meta"], setters: ["content", "_meta"] };
+const B_SessionUpdateStateUpdate: BuilderSpec = { keys: ["sessionUpdate"], setters: [] };
+const B_SessionUpdateToolCallContentChunk: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "content", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateToolCallUpdate: BuilderSpec = { keys: ["sessionUpdate", "toolCallId", "name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta"], setters: ["name", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "capabilities", "_meta"] };
+const B_SessionUpdateTerminalUpdate: BuilderSpec = { keys: ["sessionUpdate", "terminalId", "command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta"], setters: ["command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta"] };
+const B_SessionUpdateTerminalOutputChunk: BuilderSpec = { keys: ["sessionUpdate", "terminalId", "data", "_meta"], setters: ["_meta"] };
+const B_SessionUpdatePlanUpdate: BuilderSpec = { keys: ["sessionUpdate", "plan", "_meta"], setters: ["_meta"] };
+const B_SessionUpdatePlanRemoved: BuilderSpec = { keys: ["sessionUpdate", "planId", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateAvailableCommandsUpdate: BuilderSpec = { keys: ["sessionUpdate", "availableCommands", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateConfigOptionUpdate: BuilderSpec = { keys: ["sessionUpdate", "configOptions", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateSessionInfoUpdate: BuilderSpec = { keys: ["sessionUpdate", "title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
+const B_SessionUpdateUsageUpdate: BuilderSpec = { keys: ["sessionUpdate", "used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
+const B_SessionUpdateNotice: BuilderSpec = { keys: ["sessionUpdate", "severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
+const B_SessionUpdateCompactionUpdate: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
+const B_SessionUpdateCompactionSummaryChunk: BuilderSpec = { keys: ["sessionUpdate", "compactionId", "content", "_meta"], setters: ["_meta"] };
+const B_SessionUpdateSubagentUpdate: BuilderSpec = { keys: ["sessionUpdate", "sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"], setters: ["title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"] };
+const B_SessionUpdateSessionMessage: BuilderSpec = { keys: ["sessionUpdate", "messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"], setters: ["senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"] };
+const B_ContentChunk: BuilderSpec = { keys: ["messageId", "content", "_meta"], setters: ["_meta"] };
+const B_UserMessage: BuilderSpec = { keys: ["messageId", "content", "_meta"], setters: ["content", "_meta"] };
+const B_ToolCallContentChunk: BuilderSpec = { keys: ["toolCallId", "content", "_meta"], setters: ["_meta"] };
+const B_TerminalOutput: BuilderSpec = { keys: ["data", "_meta"], setters: ["_meta"] };
+const B_TerminalExitStatus: BuilderSpec = { keys: ["exitCode", "signal", "_meta"], setters: ["exitCode", "signal", "_meta"] };
+const B_TerminalSize: BuilderSpec = { keys: ["cols", "rows", "_meta"], setters: ["_meta"] };
+const B_TerminalUpdate: BuilderSpec = { keys: ["terminalId", "command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta"], setters: ["command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta"] };
+const B_TerminalOutputChunk: BuilderSpec = { keys: ["terminalId", "data", "_meta"], setters: ["_meta"] };
+const B_PlanUpdateContentItems: BuilderSpec = { keys: ["type", "planId", "entries", "_meta"], setters: ["_meta"] };
+const B_PlanUpdateContentFile: BuilderSpec = { keys: ["type", "planId", "uri", "_meta"], setters: ["_meta"] };
+const B_PlanUpdateContentMarkdown: BuilderSpec = { keys: ["type", "planId", "content", "_meta"], setters: ["_meta"] };
+const B_PlanEntry: BuilderSpec = { keys: ["content", "priority", "status", "_meta"], setters: ["_meta"] };
+const B_PlanItems: BuilderSpec = { keys: ["planId", "entries", "_meta"], setters: ["_meta"] };
+const B_PlanFile: BuilderSpec = { keys: ["planId", "uri", "_meta"], setters: ["_meta"] };
+const B_PlanMarkdown: BuilderSpec = { keys: ["planId", "content", "_meta"], setters: ["_meta"] };
+const B_PlanUpdate: BuilderSpec = { keys: ["plan", "_meta"], setters: ["_meta"] };
+const B_PlanRemoved: BuilderSpec = { keys: ["planId", "_meta"], setters: ["_meta"] };
+const B_AvailableCommandsUpdate: BuilderSpec = { keys: ["availableCommands", "_meta"], setters: ["_meta"] };
+const B_SessionInfoUpdate: BuilderSpec = { keys: ["title", "updatedAt", "_meta"], setters: ["title", "updatedAt", "_meta"] };
+const B_Cost: BuilderSpec = { keys: ["amount", "currency", "_meta"], setters: ["_meta"] };
+const B_UsageUpdate: BuilderSpec = { keys: ["used", "size", "cost", "_meta"], setters: ["cost", "_meta"] };
+const B_Notice: BuilderSpec = { keys: ["severity", "title", "description", "_meta"], setters: ["description", "_meta"] };
+const B_CompactionUpdate: BuilderSpec = { keys: ["compactionId", "status", "summary", "error", "_meta"], setters: ["summary", "error", "_meta"] };
+const B_CompactionSummaryChunk: BuilderSpec = { keys: ["compactionId", "content", "_meta"], setters: ["_meta"] };
+const B_SubagentUpdate: BuilderSpec = { keys: ["sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"], setters: ["title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta"] };
+const B_SessionMessage: BuilderSpec = { keys: ["messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"], setters: ["senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta"] };
+const B_CompleteElicitationNotification: BuilderSpec = { keys: ["elicitationId", "_meta"], setters: ["_meta"] };
+const B_InitializeRequest: BuilderSpec = { keys: ["protocolVersion", "info", "capabilities", "_meta"], setters: ["capabilities", "_meta"] };
+const B_ClientCapabilities: BuilderSpec = { keys: ["auth", "elicitation", "_meta"], setters: ["auth", "elicitation", "_meta"] };
+const B_ClientAuthCapabilities: BuilderSpec = { keys: ["terminal", "_meta"], setters: ["terminal", "_meta"] };
+const B_ElicitationCapabilities: BuilderSpec = { keys: ["form", "url", "_meta"], setters: ["form", "url", "_meta"] };
+const B_LoginAuthRequest: BuilderSpec = { keys: ["methodId", "_meta"], setters: ["_meta"] };
+const B_SetProviderRequest: BuilderSpec = { keys: ["providerId", "apiType", "baseUrl", "headers", "_meta"], setters: ["headers", "_meta"] };
+const B_DisableProviderRequest: BuilderSpec = { keys: ["providerId", "_meta"], setters: ["_meta"] };
+const B_NewSessionRequest: BuilderSpec = { keys: ["cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta"], setters: ["additionalDirectories", "mcpServers", "systemPrompt", "_meta"] };
+const B_McpServerHttpVariant: BuilderSpec = { keys: ["type", "name", "url", "headers", "_meta"], setters: ["headers", "_meta"] };
+const B_McpServerAcpVariant: BuilderSpec = { keys: ["type", "name", "serverId", "_meta"], setters: ["_meta"] };
+const B_McpServerStdioVariant: BuilderSpec = { keys: ["type", "name", "command", "args", "env", "_meta"], setters: ["args", "env", "_meta"] };
+const B_McpServerHttp: BuilderSpec = { keys: ["name", "url", "headers", "_meta"], setters: ["headers", "_meta"] };
+const B_McpServerAcp: BuilderSpec = { keys: ["name", "serverId", "_meta"], setters: ["_meta"] };
+const B_McpServerStdio: BuilderSpec = { keys: ["name", "command", "args", "env", "_meta"], setters: ["args", "env", "_meta"] };
+const B_SystemPrompt: BuilderSpec = { keys: ["mode", "content", "_meta"], setters: ["_meta"] };
+const B_ListSessionsRequest: BuilderSpec = { keys: ["cwd", "cursor", "archived", "_meta"], setters: ["cwd", "cursor", "archived", "_meta"] };
+const B_ForkSessionRequest: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta"], setters: ["additionalDirectories", "mcpServers", "systemPrompt", "_meta"] };
+const B_SetSessionTitleRequest: BuilderSpec = { keys: ["sessionId", "title", "_meta"], setters: ["_meta"] };
+const B_ResumeSessionRequest: BuilderSpec = { keys: ["sessionId", "cwd", "additionalDirectories", "mcpServers", "replayFrom", "systemPrompt", "_meta"], setters: ["additionalDirectories", "mcpServers", "replayFrom", "systemPrompt", "_meta"] };
+const B_ReplayFromStartVariant: BuilderSpec = { keys: ["type", "_meta"], setters: ["_meta"] };
+const B_CancelToolCallRequest: BuilderSpec = { keys: ["sessionId", "toolCallId", "_meta"], setters: ["_meta"] };
+const B_CancelTerminalRequest: BuilderSpec = { keys: ["sessionId", "terminalId", "_meta"], setters: ["_meta"] };
+const B_SetSessionConfigOptionRequestId: BuilderSpec = { keys: ["type", "sessionId", "configId", "_meta", "value"], setters: ["_meta"] };
+const B_PromptRequest: BuilderSpec = { keys: ["sessionId", "prompt", "_meta"], setters: ["_meta"] };
+const B_RequestPermissionResponse: BuilderSpec = { keys: ["outcome", "_meta"], setters: ["_meta"] };
+const B_RequestPermissionOutcomeSelected: BuilderSpec = { keys: ["outcome", "optionId", "_meta"], setters: ["_meta"] };
+const B_RequestPermissionOutcomeOther: BuilderSpec = { keys: ["outcome"], setters: [] };
+const B_SelectedPermissionOutcome: BuilderSpec = { keys: ["optionId", "_meta"], setters: ["_meta"] };
+const B_CreateElicitationResponseAccept: BuilderSpec = { keys: ["action", "_meta", "content"], setters: ["_meta", "content"] };
+const B_CreateElicitationResponseDecline: BuilderSpec = { keys: ["action", "_meta"], setters: ["_meta"] };
+const B_CreateElicitationResponseOther: BuilderSpec = { keys: ["action"], setters: [] };
+const B_ElicitationAcceptAction: BuilderSpec = { keys: ["content"], setters: ["content"] };
+const B_CancelRequestNotification: BuilderSpec = { keys: ["requestId", "_meta"], setters: ["_meta"] };
+const B_ProxySuccessorRequest: BuilderSpec = { keys: ["method", "params", "_meta"], setters: ["params", "_meta"] };
 
 /**
  * Builder of `RequestPermissionRequest` (S33).
  */
 export function RequestPermissionRequest(sessionId: T.RequestPermissionRequest["sessionId"], title: T.RequestPermissionRequest["title"], options: T.RequestPermissionRequest["options"]): Builder<T.RequestPermissionRequest> {
-  return rt.start(B0, { sessionId, title, options });
+  return rt.start(B_RequestPermissionRequest, { sessionId, title, options });
 }
 
 /**
  * Builder of `RequestPermissionSubjectToolCall` with `type: "tool_call"` (S33).
  */
 export function RequestPermissionSubjectToolCall(toolCall: T.RequestPermissionSubjectToolCall["toolCall"]): Builder<T.RequestPermissionSubjectToolCall> {
-  return rt.start(B1, { type: "tool_call", toolCall });
+  return rt.start(B_RequestPermissionSubjectToolCall, { type: "tool_call", toolCall });
 }
 
 /**
  * Builder of `RequestPermissionSubjectCommand` with `type: "command"` (S33).
  */
 export function RequestPermissionSubjectCommand(command: T.RequestPermissionSubjectCommand["command"], cwd: T.RequestPermissionSubjectCommand["cwd"]): Builder<T.RequestPermissionSubjectCommand> {
-  return rt.start(B2, { type: "command", command, cwd });
+  return rt.start(B_RequestPermissionSubjectCommand, { type: "command", command, cwd });
 }
 
 /**
  * Builder of `RequestPermissionSubjectOther` from a custom tag and its fields (S33).
  */
 export function RequestPermissionSubjectOther(tag: T.RequestPermissionSubjectOther["type"], fields?: Rest<T.RequestPermissionSubjectOther, "type">): Builder<T.RequestPermissionSubjectOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `ToolCallUpdate` (S33).
  */
 export function ToolCallUpdate(toolCallId: T.ToolCallUpdate["toolCallId"]): Builder<T.ToolCallUpdate> {
-  return rt.start(B4, { toolCallId });
+  return rt.start(B_ToolCallUpdate, { toolCallId });
 }
 
 /**
  * Builder of `ToolCallContentContent` with `type: "content"` (S33).
  */
 export function ToolCallContentContent(content: T.ToolCallContentContent["content"]): Builder<T.ToolCallContentContent> {
-  return rt.start(B5, { type: "content", content });
+  return rt.start(B_ToolCallContentContent, { type: "content", content });
 }
 
 /**
  * Builder of `ToolCallContentDiff` with `type: "diff"` (S33).
  */
 export function ToolCallContentDiff(changes: T.ToolCallContentDiff["changes"]): Builder<T.ToolCallContentDiff> {
-  return rt.start(B6, { type: "diff", changes });
+  return rt.start(B_ToolCallContentDiff, { type: "diff", changes });
 }
 
 /**
  * Builder of `ToolCallContentTerminal` with `type: "terminal"` (S33).
  */
 export function ToolCallContentTerminal(terminalId: T.ToolCallContentTerminal["terminalId"]): Builder<T.ToolCallContentTerminal> {
-  return rt.start(B7, { type: "terminal", terminalId });
+  return rt.start(B_ToolCallContentTerminal, { type: "terminal", terminalId });
 }
 
 /**
  * Builder of `ToolCallContentOther` from a custom tag and its fields (S33).
  */
 export function ToolCallContentOther(tag: T.ToolCallContentOther["type"], fields?: Rest<T.ToolCallContentOther, "type">): Builder<T.ToolCallContentOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `ContentBlockText` with `type: "text"` (S33).
  */
 export function ContentBlockText(text: T.ContentBlockText["text"]): Builder<T.ContentBlockText> {
-  return rt.start(B8, { type: "text", text });
+  return rt.start(B_ContentBlockText, { type: "text", text });
 }
 
 /**
  * Builder of `ContentBlockImage` with `type: "image"` (S33).
  */
 export function ContentBlockImage(data: T.ContentBlockImage["data"], mimeType: T.ContentBlockImage["mimeType"]): Builder<T.ContentBlockImage> {
-  return rt.start(B9, { type: "image", data, mimeType });
+  return rt.start(B_ContentBlockImage, { type: "image", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockAudio` with `type: "audio"` (S33).
  */
 export function ContentBlockAudio(data: T.ContentBlockAudio["data"], mimeType: T.ContentBlockAudio["mimeType"]): Builder<T.ContentBlockAudio> {
-  return rt.start(B10, { type: "audio", data, mimeType });
+  return rt.start(B_ContentBlockAudio, { type: "audio", data, mimeType });
 }
 
 /**
  * Builder of `ContentBlockResourceLink` with `type: "resource_link"` (S33).
  */
 export function ContentBlockResourceLink(name: T.ContentBlockResourceLink["name"], uri: T.ContentBlockResourceLink["uri"]): Builder<T.ContentBlockResourceLink> {
-  return rt.start(B11, { type: "resource_link", name, uri });
+  return rt.start(B_ContentBlockResourceLink, { type: "resource_link", name, uri });
 }
 
 /**
  * Builder of `ContentBlockResource` with `type: "resource"` (S33).
  */
 export function ContentBlockResource(resource: T.ContentBlockResource["resource"]): Builder<T.ContentBlockResource> {
-  return rt.start(B12, { type: "resource", resource });
+  return rt.start(B_ContentBlockResource, { type: "resource", resource });
 }
 
 /**
  * Builder of `ContentBlockOther` from a custom tag and its fields (S33).
  */
 export function ContentBlockOther(tag: T.ContentBlockOther["type"], fields?: Rest<T.ContentBlockOther, "type">): Builder<T.ContentBlockOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `Annotations` (S33).
  */
 export function Annotations(): Builder<T.Annotations> {
-  return rt.start(B13, {});
+  return rt.start(B_Annotations, {});
 }
 
 /**
  * Builder of `TextContent` (S33).
  */
 export function TextContent(text: T.TextContent["text"]): Builder<T.TextContent> {
-  return rt.start(B14, { text });
+  return rt.start(B_TextContent, { text });
 }
 
 /**
  * Builder of `ImageContent` (S33).
  */
 export function ImageContent(data: T.ImageContent["data"], mimeType: T.ImageContent["mimeType"]): Builder<T.ImageContent> {
-  return rt.start(B15, { data, mimeType });
+  return rt.start(B_ImageContent, { data, mimeType });
 }
 
 /**
  * Builder of `AudioContent` (S33).
  */
 export function AudioContent(data: T.AudioContent["data"], mimeType: T.AudioContent["mimeType"]): Builder<T.AudioContent> {
-  return rt.start(B16, { data, mimeType });
+  return rt.start(B_AudioContent, { data, mimeType });
 }
 
 /**
  * Builder of `Icon` (S33).
  */
 export function Icon(src: T.Icon["src"]): Builder<T.Icon> {
-  return rt.start(B17, { src });
+  return rt.start(B_Icon, { src });
 }
 
 /**
  * Builder of `ResourceLink` (S33).
  */
 export function ResourceLink(name: T.ResourceLink["name"], uri: T.ResourceLink["uri"]): Builder<T.ResourceLink> {
-  return rt.start(B18, { name, uri });
+  return rt.start(B_ResourceLink, { name, uri });
 }
 
 /**
  * Builder of `TextResourceContents` (S33).
  */
 export function TextResourceContents(text: T.TextResourceContents["text"], uri: T.TextResourceContents["uri"]): Builder<T.TextResourceContents> {
-  return rt.start(B19, { text, uri });
+  return rt.start(B_TextResourceContents, { text, uri });
 }
 
 /**
  * Builder of `BlobResourceContents` (S33).
  */
 export function BlobResourceContents(blob: T.BlobResourceContents["blob"], uri: T.BlobResourceContents["uri"]): Builder<T.BlobResourceContents> {
-  return rt.start(B20, { blob, uri });
+  return rt.start(B_BlobResourceContents, { blob, uri });
 }
 
 /**
  * Builder of `EmbeddedResource` (S33).
  */
 export function EmbeddedResource(resource: T.EmbeddedResource["resource"]): Builder<T.EmbeddedResource> {
-  return rt.start(B21, { resource });
+  return rt.start(B_EmbeddedResource, { resource });
 }
 
 /**
  * Builder of `Content` (S33).
  */
 export function Content(content: T.Content["content"]): Builder<T.Content> {
-  return rt.start(B22, { content });
+  return rt.start(B_Content, { content });
 }
 
 /**
  * Builder of `DiffChangeAdd` with `operation: "add"` (S33).
  */
 export function DiffChangeAdd(path: Extract<T.DiffChange, T.DiffChangeAdd>["path"]): Builder<Extract<T.DiffChange, T.DiffChangeAdd>> {
-  return rt.start(B23, { operation: "add", path });
+  return rt.start(B_DiffChangeAdd, { operation: "add", path });
 }
 
 /**
  * Builder of `DiffChangeDelete` with `operation: "delete"` (S33).
  */
 export function DiffChangeDelete(path: Extract<T.DiffChange, T.DiffChangeDelete>["path"]): Builder<Extract<T.DiffChange, T.DiffChangeDelete>> {
-  return rt.start(B23, { operation: "delete", path });
+  return rt.start(B_DiffChangeAdd, { operation: "delete", path });
 }
 
 /**
  * Builder of `DiffChangeModify` with `operation: "modify"` (S33).
  */
 export function DiffChangeModify(path: Extract<T.DiffChange, T.DiffChangeModify>["path"]): Builder<Extract<T.DiffChange, T.DiffChangeModify>> {
-  return rt.start(B23, { operation: "modify", path });
+  return rt.start(B_DiffChangeAdd, { operation: "modify", path });
 }
 
 /**
  * Builder of `DiffChangeMove` with `operation: "move"` (S33).
  */
 export function DiffChangeMove(oldPath: Extract<T.DiffChange, T.DiffChangeMove>["oldPath"], path: Extract<T.DiffChange, T.DiffChangeMove>["path"]): Builder<Extract<T.DiffChange, T.DiffChangeMove>> {
-  return rt.start(B24, { operation: "move", oldPath, path });
+  return rt.start(B_DiffChangeMove, { operation: "move", oldPath, path });
 }
 
 /**
  * Builder of `DiffChangeCopy` with `operation: "copy"` (S33).
  */
 export function DiffChangeCopy(oldPath: Extract<T.DiffChange, T.DiffChangeCopy>["oldPath"], path: Extract<T.DiffChange, T.DiffChangeCopy>["path"]): Builder<Extract<T.DiffChange, T.DiffChangeCopy>> {
-  return rt.start(B24, { operation: "copy", oldPath, path });
+  return rt.start(B_DiffChangeMove, { operation: "copy", oldPath, path });
 }
 
 /**
  * Builder of `DiffChangeOther` from a custom tag and its fields (S33).
  */
 export function DiffChangeOther(tag: Extract<T.DiffChange, T.DiffChangeOther>["operation"], fields?: Rest<Extract<T.DiffChange, T.DiffChangeOther>, "operation">): Builder<Extract<T.DiffChange, T.DiffChangeOther>, never> {
-  return rt.start(B25, { operation: tag }, fields);
+  return rt.start(B_DiffChangeOther, { operation: tag }, fields);
 }
 
 /**
  * Builder of `DiffPathChange` (S33).
  */
 export function DiffPathChange(path: T.DiffPathChange["path"]): Builder<T.DiffPathChange> {
-  return rt.start(B26, { path });
+  return rt.start(B_DiffPathChange, { path });
 }
 
 /**
  * Builder of `DiffPathPairChange` (S33).
  */
 export function DiffPathPairChange(oldPath: T.DiffPathPairChange["oldPath"], path: T.DiffPathPairChange["path"]): Builder<T.DiffPathPairChange> {
-  return rt.start(B27, { oldPath, path });
+  return rt.start(B_DiffPathPairChange, { oldPath, path });
 }
 
 /**
  * Builder of `DiffPatch` (S33).
  */
 export function DiffPatch(format: T.DiffPatch["format"], text: T.DiffPatch["text"]): Builder<T.DiffPatch> {
-  return rt.start(B28, { format, text });
+  return rt.start(B_DiffPatch, { format, text });
 }
 
 /**
  * Builder of `Diff` (S33).
  */
 export function Diff(changes: T.Diff["changes"]): Builder<T.Diff> {
-  return rt.start(B29, { changes });
+  return rt.start(B_Diff, { changes });
 }
 
 /**
  * Builder of `Terminal` (S33).
  */
 export function Terminal(terminalId: T.Terminal["terminalId"]): Builder<T.Terminal> {
-  return rt.start(B30, { terminalId });
+  return rt.start(B_Terminal, { terminalId });
 }
 
 /**
  * Builder of `ToolCallLocation` (S33).
  */
 export function ToolCallLocation(path: T.ToolCallLocation["path"]): Builder<T.ToolCallLocation> {
-  return rt.start(B31, { path });
+  return rt.start(B_ToolCallLocation, { path });
 }
 
 /**
  * Builder of `ToolCallCapabilities` (S33).
  */
 export function ToolCallCapabilities(): Builder<T.ToolCallCapabilities> {
-  return rt.start(B32, {});
+  return rt.start(B_ToolCallCapabilities, {});
 }
 
 /**
  * Builder of `ToolCallCancelCapabilities` (S33).
  */
 export function ToolCallCancelCapabilities(): Builder<T.ToolCallCancelCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `ToolCallPermissionSubject` (S33).
  */
 export function ToolCallPermissionSubject(toolCall: T.ToolCallPermissionSubject["toolCall"]): Builder<T.ToolCallPermissionSubject> {
-  return rt.start(B34, { toolCall });
+  return rt.start(B_ToolCallPermissionSubject, { toolCall });
 }
 
 /**
  * Builder of `CommandPermissionSubject` (S33).
  */
 export function CommandPermissionSubject(command: T.CommandPermissionSubject["command"], cwd: T.CommandPermissionSubject["cwd"]): Builder<T.CommandPermissionSubject> {
-  return rt.start(B35, { command, cwd });
+  return rt.start(B_CommandPermissionSubject, { command, cwd });
 }
 
 /**
  * Builder of `PermissionOption` (S33).
  */
 export function PermissionOption(optionId: T.PermissionOption["optionId"], name: T.PermissionOption["name"], kind: T.PermissionOption["kind"]): Builder<T.PermissionOption> {
-  return rt.start(B36, { optionId, name, kind });
+  return rt.start(B_PermissionOption, { optionId, name, kind });
 }
 
 /**
  * Builder of `CreateElicitationRequestForm` with `mode: "form"` (S33).
  */
 export function CreateElicitationRequestForm(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["message"], requestedSchema: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>["requestedSchema"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "mode" | "message" | "_meta" | "requestedSchema">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestForm>, "_meta"> {
-  return rt.start(B37, { mode: "form", message, requestedSchema }, alternative);
+  return rt.start(B_CreateElicitationRequestForm, { mode: "form", message, requestedSchema }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestUrl` with `mode: "url"` (S33).
  */
 export function CreateElicitationRequestUrl(message: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["message"], elicitationId: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["elicitationId"], url: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>["url"], alternative: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "mode" | "message" | "_meta" | "elicitationId" | "url">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestUrl>, "_meta"> {
-  return rt.start(B38, { mode: "url", message, elicitationId, url }, alternative);
+  return rt.start(B_CreateElicitationRequestUrl, { mode: "url", message, elicitationId, url }, alternative);
 }
 
 /**
  * Builder of `CreateElicitationRequestOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationRequestOther(tag: Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>["mode"], fields: Rest<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, "mode">): Builder<Extract<T.CreateElicitationRequest, T.CreateElicitationRequestOther>, never> {
-  return rt.start(B39, { mode: tag }, fields);
+  return rt.start(B_CreateElicitationRequestOther, { mode: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationSessionScope` (S33).
  */
 export function ElicitationSessionScope(sessionId: T.ElicitationSessionScope["sessionId"]): Builder<T.ElicitationSessionScope> {
-  return rt.start(B40, { sessionId });
+  return rt.start(B_ElicitationSessionScope, { sessionId });
 }
 
 /**
  * Builder of `ElicitationRequestScope` (S33).
  */
 export function ElicitationRequestScope(requestId: T.ElicitationRequestScope["requestId"]): Builder<T.ElicitationRequestScope> {
-  return rt.start(B41, { requestId });
+  return rt.start(B_ElicitationRequestScope, { requestId });
 }
 
 /**
  * Builder of `ElicitationSchema` (S33).
  */
 export function ElicitationSchema(type: T.ElicitationSchema["type"], properties: T.ElicitationSchema["properties"]): Builder<T.ElicitationSchema> {
-  return rt.start(B42, { type, properties });
+  return rt.start(B_ElicitationSchema, { type, properties });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaString` with `type: "string"` (S33).
  */
 export function ElicitationPropertySchemaString(): Builder<T.ElicitationPropertySchemaString> {
-  return rt.start(B43, { type: "string" });
+  return rt.start(B_ElicitationPropertySchemaString, { type: "string" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaNumber` with `type: "number"` (S33).
  */
 export function ElicitationPropertySchemaNumber(): Builder<T.ElicitationPropertySchemaNumber> {
-  return rt.start(B44, { type: "number" });
+  return rt.start(B_ElicitationPropertySchemaNumber, { type: "number" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaInteger` with `type: "integer"` (S33).
  */
 export function ElicitationPropertySchemaInteger(): Builder<T.ElicitationPropertySchemaInteger> {
-  return rt.start(B44, { type: "integer" });
+  return rt.start(B_ElicitationPropertySchemaNumber, { type: "integer" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaBoolean` with `type: "boolean"` (S33).
  */
 export function ElicitationPropertySchemaBoolean(): Builder<T.ElicitationPropertySchemaBoolean> {
-  return rt.start(B45, { type: "boolean" });
+  return rt.start(B_ElicitationPropertySchemaBoolean, { type: "boolean" });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaArray` with `type: "array"` (S33).
  */
 export function ElicitationPropertySchemaArray(items: T.ElicitationPropertySchemaArray["items"]): Builder<T.ElicitationPropertySchemaArray> {
-  return rt.start(B46, { type: "array", items });
+  return rt.start(B_ElicitationPropertySchemaArray, { type: "array", items });
 }
 
 /**
  * Builder of `ElicitationPropertySchemaOther` from a custom tag and its fields (S33).
  */
 export function ElicitationPropertySchemaOther(tag: T.ElicitationPropertySchemaOther["type"], fields?: Rest<T.ElicitationPropertySchemaOther, "type">): Builder<T.ElicitationPropertySchemaOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `EnumOption` (S33).
  */
 export function EnumOption(const_: T.EnumOption["const"], title: T.EnumOption["title"]): Builder<T.EnumOption> {
-  return rt.start(B47, { const: const_, title });
+  return rt.start(B_EnumOption, { const: const_, title });
 }
 
 /**
  * Builder of `StringPropertySchema` (S33).
  */
 export function StringPropertySchema(): Builder<T.StringPropertySchema> {
-  return rt.start(B48, {});
+  return rt.start(B_StringPropertySchema, {});
 }
 
 /**
  * Builder of `NumberPropertySchema` (S33).
  */
 export function NumberPropertySchema(): Builder<T.NumberPropertySchema> {
-  return rt.start(B49, {});
+  return rt.start(B_NumberPropertySchema, {});
 }
 
 /**
  * Builder of `IntegerPropertySchema` (S33).
  */
 export function IntegerPropertySchema(): Builder<T.IntegerPropertySchema> {
-  return rt.start(B49, {});
+  return rt.start(B_NumberPropertySchema, {});
 }
 
 /**
  * Builder of `BooleanPropertySchema` (S33).
  */
 export function BooleanPropertySchema(): Builder<T.BooleanPropertySchema> {
-  return rt.start(B50, {});
+  return rt.start(B_BooleanPropertySchema, {});
 }
 
 /**
  * Builder of `MultiSelectItemsString` with `type: "string"` (S33).
  */
 export function MultiSelectItemsString(enum_: T.MultiSelectItemsString["enum"]): Builder<T.MultiSelectItemsString> {
-  return rt.start(B51, { type: "string", enum: enum_ });
+  return rt.start(B_MultiSelectItemsString, { type: "string", enum: enum_ });
 }
 
 /**
  * Builder of `MultiSelectItemsOther` from a custom tag and its fields (S33).
  */
 export function MultiSelectItemsOther(tag: T.MultiSelectItemsOther["type"], fields?: Rest<T.MultiSelectItemsOther, "type">): Builder<T.MultiSelectItemsOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `StringMultiSelectItems` (S33).
  */
 export function StringMultiSelectItems(enum_: T.StringMultiSelectItems["enum"]): Builder<T.StringMultiSelectItems> {
-  return rt.start(B52, { enum: enum_ });
+  return rt.start(B_StringMultiSelectItems, { enum: enum_ });
 }
 
 /**
  * Builder of `TitledMultiSelectItems` (S33).
  */
 export function TitledMultiSelectItems(anyOf: T.TitledMultiSelectItems["anyOf"]): Builder<T.TitledMultiSelectItems> {
-  return rt.start(B53, { anyOf });
+  return rt.start(B_TitledMultiSelectItems, { anyOf });
 }
 
 /**
  * Builder of `MultiSelectPropertySchema` (S33).
  */
 export function MultiSelectPropertySchema(items: T.MultiSelectPropertySchema["items"]): Builder<T.MultiSelectPropertySchema> {
-  return rt.start(B54, { items });
+  return rt.start(B_MultiSelectPropertySchema, { items });
 }
 
 /**
  * Builder of `ElicitationFormMode` (S33).
  */
 export function ElicitationFormMode(requestedSchema: T.ElicitationFormMode["requestedSchema"], alternative: Rest<T.ElicitationFormMode, "requestedSchema">): Builder<T.ElicitationFormMode, never> {
-  return rt.start(B55, { requestedSchema }, alternative);
+  return rt.start(B_ElicitationFormMode, { requestedSchema }, alternative);
 }
 
 /**
  * Builder of `ElicitationUrlMode` (S33).
  */
 export function ElicitationUrlMode(elicitationId: T.ElicitationUrlMode["elicitationId"], url: T.ElicitationUrlMode["url"], alternative: Rest<T.ElicitationUrlMode, "elicitationId" | "url">): Builder<T.ElicitationUrlMode, never> {
-  return rt.start(B56, { elicitationId, url }, alternative);
+  return rt.start(B_ElicitationUrlMode, { elicitationId, url }, alternative);
 }
 
 /**
@@ -672,84 +672,84 @@ export function ElicitationUrlMode(elicitationId: T.ElicitationUrlMode["elicitat
  * @experimental
  */
 export function MessageMcpRequest(serverId: T.MessageMcpRequest["serverId"], requestId: T.MessageMcpRequest["requestId"], method: T.MessageMcpRequest["method"]): Builder<T.MessageMcpRequest> {
-  return rt.start(B57, { serverId, requestId, method });
+  return rt.start(B_MessageMcpRequest, { serverId, requestId, method });
 }
 
 /**
  * Builder of `InitializeResponse` (S33).
  */
 export function InitializeResponse(protocolVersion: T.InitializeResponse["protocolVersion"], info: T.InitializeResponse["info"]): Builder<T.InitializeResponse> {
-  return rt.start(B58, { protocolVersion, info });
+  return rt.start(B_InitializeResponse, { protocolVersion, info });
 }
 
 /**
  * Builder of `Implementation` (S33).
  */
 export function Implementation(name: T.Implementation["name"], version: T.Implementation["version"]): Builder<T.Implementation> {
-  return rt.start(B59, { name, version });
+  return rt.start(B_Implementation, { name, version });
 }
 
 /**
  * Builder of `AgentCapabilities` (S33).
  */
 export function AgentCapabilities(): Builder<T.AgentCapabilities> {
-  return rt.start(B60, {});
+  return rt.start(B_AgentCapabilities, {});
 }
 
 /**
  * Builder of `SessionCapabilities` (S33).
  */
 export function SessionCapabilities(): Builder<T.SessionCapabilities> {
-  return rt.start(B61, {});
+  return rt.start(B_SessionCapabilities, {});
 }
 
 /**
  * Builder of `PromptCapabilities` (S33).
  */
 export function PromptCapabilities(): Builder<T.PromptCapabilities> {
-  return rt.start(B62, {});
+  return rt.start(B_PromptCapabilities, {});
 }
 
 /**
  * Builder of `PromptImageCapabilities` (S33).
  */
 export function PromptImageCapabilities(): Builder<T.PromptImageCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `PromptAudioCapabilities` (S33).
  */
 export function PromptAudioCapabilities(): Builder<T.PromptAudioCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `PromptEmbeddedContextCapabilities` (S33).
  */
 export function PromptEmbeddedContextCapabilities(): Builder<T.PromptEmbeddedContextCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `McpCapabilities` (S33).
  */
 export function McpCapabilities(): Builder<T.McpCapabilities> {
-  return rt.start(B63, {});
+  return rt.start(B_McpCapabilities, {});
 }
 
 /**
  * Builder of `McpStdioCapabilities` (S33).
  */
 export function McpStdioCapabilities(): Builder<T.McpStdioCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `McpHttpCapabilities` (S33).
  */
 export function McpHttpCapabilities(): Builder<T.McpHttpCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -757,21 +757,21 @@ export function McpHttpCapabilities(): Builder<T.McpHttpCapabilities> {
  * @experimental
  */
 export function McpAcpCapabilities(): Builder<T.McpAcpCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `SessionDeleteCapabilities` (S33).
  */
 export function SessionDeleteCapabilities(): Builder<T.SessionDeleteCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `SessionAdditionalDirectoriesCapabilities` (S33).
  */
 export function SessionAdditionalDirectoriesCapabilities(): Builder<T.SessionAdditionalDirectoriesCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -779,7 +779,7 @@ export function SessionAdditionalDirectoriesCapabilities(): Builder<T.SessionAdd
  * @experimental
  */
 export function SessionSystemPromptCapabilities(): Builder<T.SessionSystemPromptCapabilities> {
-  return rt.start(B64, {});
+  return rt.start(B_SessionSystemPromptCapabilities, {});
 }
 
 /**
@@ -787,7 +787,7 @@ export function SessionSystemPromptCapabilities(): Builder<T.SessionSystemPrompt
  * @experimental
  */
 export function SessionSystemPromptModeCapabilities(): Builder<T.SessionSystemPromptModeCapabilities> {
-  return rt.start(B65, {});
+  return rt.start(B_SessionSystemPromptModeCapabilities, {});
 }
 
 /**
@@ -795,7 +795,7 @@ export function SessionSystemPromptModeCapabilities(): Builder<T.SessionSystemPr
  * @experimental
  */
 export function SessionSystemPromptOverrideCapabilities(): Builder<T.SessionSystemPromptOverrideCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -803,7 +803,7 @@ export function SessionSystemPromptOverrideCapabilities(): Builder<T.SessionSyst
  * @experimental
  */
 export function SessionForkCapabilities(): Builder<T.SessionForkCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -811,7 +811,7 @@ export function SessionForkCapabilities(): Builder<T.SessionForkCapabilities> {
  * @experimental
  */
 export function SessionArchiveCapabilities(): Builder<T.SessionArchiveCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -819,7 +819,7 @@ export function SessionArchiveCapabilities(): Builder<T.SessionArchiveCapabiliti
  * @experimental
  */
 export function SessionStatusCapabilities(): Builder<T.SessionStatusCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -827,14 +827,14 @@ export function SessionStatusCapabilities(): Builder<T.SessionStatusCapabilities
  * @experimental
  */
 export function SessionTitleCapabilities(): Builder<T.SessionTitleCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `AgentAuthCapabilities` (S33).
  */
 export function AgentAuthCapabilities(): Builder<T.AgentAuthCapabilities> {
-  return rt.start(B66, {});
+  return rt.start(B_AgentAuthCapabilities, {});
 }
 
 /**
@@ -842,7 +842,7 @@ export function AgentAuthCapabilities(): Builder<T.AgentAuthCapabilities> {
  * @experimental
  */
 export function AuthStatusCapabilities(): Builder<T.AuthStatusCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -850,56 +850,56 @@ export function AuthStatusCapabilities(): Builder<T.AuthStatusCapabilities> {
  * @experimental
  */
 export function ProvidersCapabilities(): Builder<T.ProvidersCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `AuthMethodTerminalVariant` with `type: "terminal"` (S33).
  */
 export function AuthMethodTerminalVariant(methodId: T.AuthMethodTerminalVariant["methodId"], name: T.AuthMethodTerminalVariant["name"]): Builder<T.AuthMethodTerminalVariant> {
-  return rt.start(B67, { type: "terminal", methodId, name });
+  return rt.start(B_AuthMethodTerminalVariant, { type: "terminal", methodId, name });
 }
 
 /**
  * Builder of `AuthMethodAgentVariant` with `type: "agent"` (S33).
  */
 export function AuthMethodAgentVariant(methodId: T.AuthMethodAgentVariant["methodId"], name: T.AuthMethodAgentVariant["name"]): Builder<T.AuthMethodAgentVariant> {
-  return rt.start(B68, { type: "agent", methodId, name });
+  return rt.start(B_AuthMethodAgentVariant, { type: "agent", methodId, name });
 }
 
 /**
  * Builder of `AuthMethodOther` from a custom tag and its fields (S33).
  */
 export function AuthMethodOther(tag: T.AuthMethodOther["type"], fields: Rest<T.AuthMethodOther, "type">): Builder<T.AuthMethodOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `EnvVariable` (S33).
  */
 export function EnvVariable(name: T.EnvVariable["name"], value: T.EnvVariable["value"]): Builder<T.EnvVariable> {
-  return rt.start(B69, { name, value });
+  return rt.start(B_EnvVariable, { name, value });
 }
 
 /**
  * Builder of `AuthMethodTerminal` (S33).
  */
 export function AuthMethodTerminal(methodId: T.AuthMethodTerminal["methodId"], name: T.AuthMethodTerminal["name"]): Builder<T.AuthMethodTerminal> {
-  return rt.start(B70, { methodId, name });
+  return rt.start(B_AuthMethodTerminal, { methodId, name });
 }
 
 /**
  * Builder of `AuthMethodAgent` (S33).
  */
 export function AuthMethodAgent(methodId: T.AuthMethodAgent["methodId"], name: T.AuthMethodAgent["name"]): Builder<T.AuthMethodAgent> {
-  return rt.start(B71, { methodId, name });
+  return rt.start(B_AuthMethodAgent, { methodId, name });
 }
 
 /**
  * Builder of `LoginAuthResponse` (S33).
  */
 export function LoginAuthResponse(): Builder<T.LoginAuthResponse> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -907,7 +907,7 @@ export function LoginAuthResponse(): Builder<T.LoginAuthResponse> {
  * @experimental
  */
 export function ListProvidersResponse(providers: T.ListProvidersResponse["providers"]): Builder<T.ListProvidersResponse> {
-  return rt.start(B72, { providers });
+  return rt.start(B_ListProvidersResponse, { providers });
 }
 
 /**
@@ -915,7 +915,7 @@ export function ListProvidersResponse(providers: T.ListProvidersResponse["provid
  * @experimental
  */
 export function ProviderInfo(providerId: T.ProviderInfo["providerId"], supported: T.ProviderInfo["supported"], required: T.ProviderInfo["required"]): Builder<T.ProviderInfo> {
-  return rt.start(B73, { providerId, supported, required });
+  return rt.start(B_ProviderInfo, { providerId, supported, required });
 }
 
 /**
@@ -923,7 +923,7 @@ export function ProviderInfo(providerId: T.ProviderInfo["providerId"], supported
  * @experimental
  */
 export function ProviderCurrentConfig(apiType: T.ProviderCurrentConfig["apiType"], baseUrl: T.ProviderCurrentConfig["baseUrl"]): Builder<T.ProviderCurrentConfig> {
-  return rt.start(B74, { apiType, baseUrl });
+  return rt.start(B_ProviderCurrentConfig, { apiType, baseUrl });
 }
 
 /**
@@ -931,7 +931,7 @@ export function ProviderCurrentConfig(apiType: T.ProviderCurrentConfig["apiType"
  * @experimental
  */
 export function SetProviderResponse(): Builder<T.SetProviderResponse> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -939,14 +939,14 @@ export function SetProviderResponse(): Builder<T.SetProviderResponse> {
  * @experimental
  */
 export function DisableProviderResponse(): Builder<T.DisableProviderResponse> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `LogoutAuthResponse` (S33).
  */
 export function LogoutAuthResponse(): Builder<T.LogoutAuthResponse> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -954,7 +954,7 @@ export function LogoutAuthResponse(): Builder<T.LogoutAuthResponse> {
  * @experimental
  */
 export function AuthStatusResponse(state: T.AuthStatusResponse["state"]): Builder<T.AuthStatusResponse> {
-  return rt.start(B75, { state });
+  return rt.start(B_AuthStatusResponse, { state });
 }
 
 /**
@@ -962,126 +962,126 @@ export function AuthStatusResponse(state: T.AuthStatusResponse["state"]): Builde
  * @experimental
  */
 export function AuthAccount(label: T.AuthAccount["label"]): Builder<T.AuthAccount> {
-  return rt.start(B76, { label });
+  return rt.start(B_AuthAccount, { label });
 }
 
 /**
  * Builder of `NewSessionResponse` (S33).
  */
 export function NewSessionResponse(sessionId: T.NewSessionResponse["sessionId"]): Builder<T.NewSessionResponse> {
-  return rt.start(B77, { sessionId });
+  return rt.start(B_NewSessionResponse, { sessionId });
 }
 
 /**
  * Builder of `SessionConfigOptionSelect` with `type: "select"` (S33).
  */
 export function SessionConfigOptionSelect(configId: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["configId"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["currentValue"], options: Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>["options"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionSelect>> {
-  return rt.start(B78, { type: "select", configId, name, currentValue, options });
+  return rt.start(B_SessionConfigOptionSelect, { type: "select", configId, name, currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigOptionBoolean` with `type: "boolean"` (S33).
  */
 export function SessionConfigOptionBoolean(configId: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["configId"], name: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["name"], currentValue: Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>["currentValue"]): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionBoolean>> {
-  return rt.start(B79, { type: "boolean", configId, name, currentValue });
+  return rt.start(B_SessionConfigOptionBoolean, { type: "boolean", configId, name, currentValue });
 }
 
 /**
  * Builder of `SessionConfigOptionOther` from a custom tag and its fields (S33).
  */
 export function SessionConfigOptionOther(tag: Extract<T.SessionConfigOption, T.SessionConfigOptionOther>["type"], fields: Rest<Extract<T.SessionConfigOption, T.SessionConfigOptionOther>, "type">): Builder<Extract<T.SessionConfigOption, T.SessionConfigOptionOther>, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `SessionConfigSelectOption` (S33).
  */
 export function SessionConfigSelectOption(value: T.SessionConfigSelectOption["value"], name: T.SessionConfigSelectOption["name"]): Builder<T.SessionConfigSelectOption> {
-  return rt.start(B80, { value, name });
+  return rt.start(B_SessionConfigSelectOption, { value, name });
 }
 
 /**
  * Builder of `SessionConfigSelectGroup` (S33).
  */
 export function SessionConfigSelectGroup(groupId: T.SessionConfigSelectGroup["groupId"], name: T.SessionConfigSelectGroup["name"], options: T.SessionConfigSelectGroup["options"]): Builder<T.SessionConfigSelectGroup> {
-  return rt.start(B81, { groupId, name, options });
+  return rt.start(B_SessionConfigSelectGroup, { groupId, name, options });
 }
 
 /**
  * Builder of `SessionConfigSelect` (S33).
  */
 export function SessionConfigSelect(currentValue: T.SessionConfigSelect["currentValue"], options: T.SessionConfigSelect["options"]): Builder<T.SessionConfigSelect> {
-  return rt.start(B82, { currentValue, options });
+  return rt.start(B_SessionConfigSelect, { currentValue, options });
 }
 
 /**
  * Builder of `SessionConfigBoolean` (S33).
  */
 export function SessionConfigBoolean(currentValue: T.SessionConfigBoolean["currentValue"]): Builder<T.SessionConfigBoolean> {
-  return rt.start(B83, { currentValue });
+  return rt.start(B_SessionConfigBoolean, { currentValue });
 }
 
 /**
  * Builder of `AvailableCommandCommand` with `type: "command"` (S33).
  */
 export function AvailableCommandCommand(name: T.AvailableCommandCommand["name"], description: T.AvailableCommandCommand["description"]): Builder<T.AvailableCommandCommand> {
-  return rt.start(B84, { type: "command", name, description });
+  return rt.start(B_AvailableCommandCommand, { type: "command", name, description });
 }
 
 /**
  * Builder of `AvailableCommandOther` from a custom tag and its fields (S33).
  */
 export function AvailableCommandOther(tag: T.AvailableCommandOther["type"], fields: Rest<T.AvailableCommandOther, "type">): Builder<T.AvailableCommandOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `AvailableCommandInputText` with `type: "text"` (S33).
  */
 export function AvailableCommandInputText(hint: T.AvailableCommandInputText["hint"]): Builder<T.AvailableCommandInputText> {
-  return rt.start(B85, { type: "text", hint });
+  return rt.start(B_AvailableCommandInputText, { type: "text", hint });
 }
 
 /**
  * Builder of `AvailableCommandInputOther` from a custom tag and its fields (S33).
  */
 export function AvailableCommandInputOther(tag: T.AvailableCommandInputOther["type"], fields?: Rest<T.AvailableCommandInputOther, "type">): Builder<T.AvailableCommandInputOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `TextCommandInput` (S33).
  */
 export function TextCommandInput(hint: T.TextCommandInput["hint"]): Builder<T.TextCommandInput> {
-  return rt.start(B86, { hint });
+  return rt.start(B_TextCommandInput, { hint });
 }
 
 /**
  * Builder of `Command` (S33).
  */
 export function Command(name: T.Command["name"], description: T.Command["description"]): Builder<T.Command> {
-  return rt.start(B87, { name, description });
+  return rt.start(B_Command, { name, description });
 }
 
 /**
  * Builder of `ListSessionsResponse` (S33).
  */
 export function ListSessionsResponse(sessions: T.ListSessionsResponse["sessions"]): Builder<T.ListSessionsResponse> {
-  return rt.start(B88, { sessions });
+  return rt.start(B_ListSessionsResponse, { sessions });
 }
 
 /**
  * Builder of `SessionInfo` (S33).
  */
 export function SessionInfo(sessionId: T.SessionInfo["sessionId"], cwd: T.SessionInfo["cwd"]): Builder<T.SessionInfo> {
-  return rt.start(B89, { sessionId, cwd });
+  return rt.start(B_SessionInfo, { sessionId, cwd });
 }
 
 /**
  * Builder of `DeleteSessionResponse` (S33).
  */
 export function DeleteSessionResponse(): Builder<T.DeleteSessionResponse> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -1089,7 +1089,7 @@ export function DeleteSessionResponse(): Builder<T.DeleteSessionResponse> {
  * @experimental
  */
 export function ForkSessionResponse(sessionId: T.ForkSessionResponse["sessionId"]): Builder<T.ForkSessionResponse> {
-  return rt.start(B77, { sessionId });
+  return rt.start(B_NewSessionResponse, { sessionId });
 }
 
 /**
@@ -1097,7 +1097,7 @@ export function ForkSessionResponse(sessionId: T.ForkSessionResponse["sessionId"
  * @experimental
  */
 export function ArchiveSessionResponse(): Builder<T.ArchiveSessionResponse> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -1105,7 +1105,7 @@ export function ArchiveSessionResponse(): Builder<T.ArchiveSessionResponse> {
  * @experimental
  */
 export function UnarchiveSessionResponse(): Builder<T.UnarchiveSessionResponse> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -1113,28 +1113,28 @@ export function UnarchiveSessionResponse(): Builder<T.UnarchiveSessionResponse> 
  * @experimental
  */
 export function SessionStatusResponse(status: T.SessionStatusResponse["status"]): Builder<T.SessionStatusResponse> {
-  return rt.start(B90, { status });
+  return rt.start(B_SessionStatusResponse, { status });
 }
 
 /**
  * Builder of `StateUpdateRunning` with `state: "running"` (S33).
  */
 export function StateUpdateRunning(): Builder<T.StateUpdateRunning> {
-  return rt.start(B91, { state: "running" });
+  return rt.start(B_StateUpdateRunning, { state: "running" });
 }
 
 /**
  * Builder of `StateUpdateIdle` with `state: "idle"` (S33).
  */
 export function StateUpdateIdle(variant?: Rest<T.StateUpdateIdle, "state" | "usage" | "background" | "_meta">): Builder<T.StateUpdateIdle, "usage" | "background" | "_meta"> {
-  return rt.start(B92, { state: "idle" }, variant);
+  return rt.start(B_StateUpdateIdle, { state: "idle" }, variant);
 }
 
 /**
  * Builder of `StateUpdateRequiresAction` with `state: "requires_action"` (S33).
  */
 export function StateUpdateRequiresAction(): Builder<T.StateUpdateRequiresAction> {
-  return rt.start(B91, { state: "requires_action" });
+  return rt.start(B_StateUpdateRunning, { state: "requires_action" });
 }
 
 /**
@@ -1142,28 +1142,28 @@ export function StateUpdateRequiresAction(): Builder<T.StateUpdateRequiresAction
  * @experimental
  */
 export function StateUpdateUnknown(): Builder<T.StateUpdateUnknown> {
-  return rt.start(B91, { state: "unknown" });
+  return rt.start(B_StateUpdateRunning, { state: "unknown" });
 }
 
 /**
  * Builder of `StateUpdateOther` from a custom tag and its fields (S33).
  */
 export function StateUpdateOther(tag: T.StateUpdateOther["state"], fields?: Rest<T.StateUpdateOther, "state">): Builder<T.StateUpdateOther, never> {
-  return rt.start(B93, { state: tag }, fields);
+  return rt.start(B_StateUpdateOther, { state: tag }, fields);
 }
 
 /**
  * Builder of `BackgroundWorkTerminal` with `type: "terminal"` (S33).
  */
 export function BackgroundWorkTerminal(terminalId: T.BackgroundWorkTerminal["terminalId"]): Builder<T.BackgroundWorkTerminal> {
-  return rt.start(B7, { type: "terminal", terminalId });
+  return rt.start(B_ToolCallContentTerminal, { type: "terminal", terminalId });
 }
 
 /**
  * Builder of `BackgroundWorkToolCall` with `type: "tool_call"` (S33).
  */
 export function BackgroundWorkToolCall(toolCallId: T.BackgroundWorkToolCall["toolCallId"]): Builder<T.BackgroundWorkToolCall> {
-  return rt.start(B94, { type: "tool_call", toolCallId });
+  return rt.start(B_BackgroundWorkToolCall, { type: "tool_call", toolCallId });
 }
 
 /**
@@ -1171,28 +1171,28 @@ export function BackgroundWorkToolCall(toolCallId: T.BackgroundWorkToolCall["too
  * @experimental
  */
 export function BackgroundWorkSubagent(sessionId: T.BackgroundWorkSubagent["sessionId"]): Builder<T.BackgroundWorkSubagent> {
-  return rt.start(B95, { type: "subagent", sessionId });
+  return rt.start(B_BackgroundWorkSubagent, { type: "subagent", sessionId });
 }
 
 /**
  * Builder of `BackgroundWorkOther` from a custom tag and its fields (S33).
  */
 export function BackgroundWorkOther(tag: T.BackgroundWorkOther["type"], fields?: Rest<T.BackgroundWorkOther, "type">): Builder<T.BackgroundWorkOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `BackgroundTerminal` (S33).
  */
 export function BackgroundTerminal(terminalId: T.BackgroundTerminal["terminalId"]): Builder<T.BackgroundTerminal> {
-  return rt.start(B30, { terminalId });
+  return rt.start(B_Terminal, { terminalId });
 }
 
 /**
  * Builder of `BackgroundToolCall` (S33).
  */
 export function BackgroundToolCall(toolCallId: T.BackgroundToolCall["toolCallId"]): Builder<T.BackgroundToolCall> {
-  return rt.start(B96, { toolCallId });
+  return rt.start(B_BackgroundToolCall, { toolCallId });
 }
 
 /**
@@ -1200,42 +1200,42 @@ export function BackgroundToolCall(toolCallId: T.BackgroundToolCall["toolCallId"
  * @experimental
  */
 export function BackgroundSubagent(sessionId: T.BackgroundSubagent["sessionId"]): Builder<T.BackgroundSubagent> {
-  return rt.start(B97, { sessionId });
+  return rt.start(B_BackgroundSubagent, { sessionId });
 }
 
 /**
  * Builder of `RunningStateUpdate` (S33).
  */
 export function RunningStateUpdate(): Builder<T.RunningStateUpdate> {
-  return rt.start(B98, {});
+  return rt.start(B_RunningStateUpdate, {});
 }
 
 /**
  * Builder of `Error` (S33).
  */
 export function Error(code: T.Error["code"], message: T.Error["message"]): Builder<T.Error> {
-  return rt.start(B99, { code, message });
+  return rt.start(B_Error, { code, message });
 }
 
 /**
  * Builder of `UnsupportedProtocolVersionErrorData` (S33).
  */
 export function UnsupportedProtocolVersionErrorData(requested: T.UnsupportedProtocolVersionErrorData["requested"], supported: T.UnsupportedProtocolVersionErrorData["supported"]): Builder<T.UnsupportedProtocolVersionErrorData> {
-  return rt.start(B100, { requested, supported });
+  return rt.start(B_UnsupportedProtocolVersionErrorData, { requested, supported });
 }
 
 /**
  * Builder of `SessionNotFoundErrorData` (S33).
  */
 export function SessionNotFoundErrorData(sessionId: T.SessionNotFoundErrorData["sessionId"]): Builder<T.SessionNotFoundErrorData> {
-  return rt.start(B97, { sessionId });
+  return rt.start(B_BackgroundSubagent, { sessionId });
 }
 
 /**
  * Builder of `ErrorStopReason` (S33).
  */
 export function ErrorStopReason(): Builder<T.ErrorStopReason> {
-  return rt.start(B101, {});
+  return rt.start(B_ErrorStopReason, {});
 }
 
 /**
@@ -1243,70 +1243,70 @@ export function ErrorStopReason(): Builder<T.ErrorStopReason> {
  * @experimental
  */
 export function Usage(totalTokens: T.Usage["totalTokens"], inputTokens: T.Usage["inputTokens"], outputTokens: T.Usage["outputTokens"]): Builder<T.Usage> {
-  return rt.start(B102, { totalTokens, inputTokens, outputTokens });
+  return rt.start(B_Usage, { totalTokens, inputTokens, outputTokens });
 }
 
 /**
  * Builder of `IdleStateUpdateEndTurn` with `stopReason: "end_turn"` (S33).
  */
 export function IdleStateUpdateEndTurn(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateEndTurn>> {
-  return rt.start(B103, { stopReason: "end_turn" });
+  return rt.start(B_IdleStateUpdateEndTurn, { stopReason: "end_turn" });
 }
 
 /**
  * Builder of `IdleStateUpdateMaxTokens` with `stopReason: "max_tokens"` (S33).
  */
 export function IdleStateUpdateMaxTokens(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateMaxTokens>> {
-  return rt.start(B103, { stopReason: "max_tokens" });
+  return rt.start(B_IdleStateUpdateEndTurn, { stopReason: "max_tokens" });
 }
 
 /**
  * Builder of `IdleStateUpdateMaxTurnRequests` with `stopReason: "max_turn_requests"` (S33).
  */
 export function IdleStateUpdateMaxTurnRequests(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateMaxTurnRequests>> {
-  return rt.start(B103, { stopReason: "max_turn_requests" });
+  return rt.start(B_IdleStateUpdateEndTurn, { stopReason: "max_turn_requests" });
 }
 
 /**
  * Builder of `IdleStateUpdateRefusal` with `stopReason: "refusal"` (S33).
  */
 export function IdleStateUpdateRefusal(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateRefusal>> {
-  return rt.start(B103, { stopReason: "refusal" });
+  return rt.start(B_IdleStateUpdateEndTurn, { stopReason: "refusal" });
 }
 
 /**
  * Builder of `IdleStateUpdateCancelled` with `stopReason: "cancelled"` (S33).
  */
 export function IdleStateUpdateCancelled(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateCancelled>> {
-  return rt.start(B103, { stopReason: "cancelled" });
+  return rt.start(B_IdleStateUpdateEndTurn, { stopReason: "cancelled" });
 }
 
 /**
  * Builder of `IdleStateUpdateError` with `stopReason: "error"` (S33).
  */
 export function IdleStateUpdateError(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateError>> {
-  return rt.start(B104, { stopReason: "error" });
+  return rt.start(B_IdleStateUpdateError, { stopReason: "error" });
 }
 
 /**
  * Builder of `IdleStateUpdateOther` from a custom tag and its fields (S33).
  */
 export function IdleStateUpdateOther(tag: Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>["stopReason"], fields?: Rest<Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>, "stopReason">): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateOther>, never> {
-  return rt.start(B105, { stopReason: tag }, fields);
+  return rt.start(B_IdleStateUpdateOther, { stopReason: tag }, fields);
 }
 
 /**
  * Builder of `IdleStateUpdateNone` (S33).
  */
 export function IdleStateUpdateNone(): Builder<Extract<T.IdleStateUpdate, T.IdleStateUpdateNone>> {
-  return rt.start(B106, {});
+  return rt.start(B_IdleStateUpdateNone, {});
 }
 
 /**
  * Builder of `RequiresActionStateUpdate` (S33).
  */
 export function RequiresActionStateUpdate(): Builder<T.RequiresActionStateUpdate> {
-  return rt.start(B98, {});
+  return rt.start(B_RunningStateUpdate, {});
 }
 
 /**
@@ -1314,7 +1314,7 @@ export function RequiresActionStateUpdate(): Builder<T.RequiresActionStateUpdate
  * @experimental
  */
 export function UnknownStateUpdate(): Builder<T.UnknownStateUpdate> {
-  return rt.start(B98, {});
+  return rt.start(B_RunningStateUpdate, {});
 }
 
 /**
@@ -1322,140 +1322,140 @@ export function UnknownStateUpdate(): Builder<T.UnknownStateUpdate> {
  * @experimental
  */
 export function SetSessionTitleResponse(title: T.SetSessionTitleResponse["title"]): Builder<T.SetSessionTitleResponse> {
-  return rt.start(B107, { title });
+  return rt.start(B_SetSessionTitleResponse, { title });
 }
 
 /**
  * Builder of `ResumeSessionResponse` (S33).
  */
 export function ResumeSessionResponse(): Builder<T.ResumeSessionResponse> {
-  return rt.start(B108, {});
+  return rt.start(B_ResumeSessionResponse, {});
 }
 
 /**
  * Builder of `CloseSessionResponse` (S33).
  */
 export function CloseSessionResponse(): Builder<T.CloseSessionResponse> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `CancelToolCallResponse` (S33).
  */
 export function CancelToolCallResponse(): Builder<T.CancelToolCallResponse> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `CancelTerminalResponse` (S33).
  */
 export function CancelTerminalResponse(): Builder<T.CancelTerminalResponse> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `SetSessionConfigOptionResponse` (S33).
  */
 export function SetSessionConfigOptionResponse(configOptions: T.SetSessionConfigOptionResponse["configOptions"]): Builder<T.SetSessionConfigOptionResponse> {
-  return rt.start(B109, { configOptions });
+  return rt.start(B_SetSessionConfigOptionResponse, { configOptions });
 }
 
 /**
  * Builder of `PromptResponse` (S33).
  */
 export function PromptResponse(messageId: T.PromptResponse["messageId"]): Builder<T.PromptResponse> {
-  return rt.start(B110, { messageId });
+  return rt.start(B_PromptResponse, { messageId });
 }
 
 /**
  * Builder of `UpdateSessionNotification` (S33).
  */
 export function UpdateSessionNotification(sessionId: T.UpdateSessionNotification["sessionId"], update: T.UpdateSessionNotification["update"]): Builder<T.UpdateSessionNotification> {
-  return rt.start(B111, { sessionId, update });
+  return rt.start(B_UpdateSessionNotification, { sessionId, update });
 }
 
 /**
  * Builder of `SessionUpdateUserMessageChunk` with `sessionUpdate: "user_message_chunk"` (S33).
  */
 export function SessionUpdateUserMessageChunk(messageId: T.SessionUpdateUserMessageChunk["messageId"], content: T.SessionUpdateUserMessageChunk["content"]): Builder<T.SessionUpdateUserMessageChunk> {
-  return rt.start(B112, { sessionUpdate: "user_message_chunk", messageId, content });
+  return rt.start(B_SessionUpdateUserMessageChunk, { sessionUpdate: "user_message_chunk", messageId, content });
 }
 
 /**
  * Builder of `SessionUpdateUserMessage` with `sessionUpdate: "user_message"` (S33).
  */
 export function SessionUpdateUserMessage(messageId: T.SessionUpdateUserMessage["messageId"]): Builder<T.SessionUpdateUserMessage> {
-  return rt.start(B113, { sessionUpdate: "user_message", messageId });
+  return rt.start(B_SessionUpdateUserMessage, { sessionUpdate: "user_message", messageId });
 }
 
 /**
  * Builder of `SessionUpdateAgentMessageChunk` with `sessionUpdate: "agent_message_chunk"` (S33).
  */
 export function SessionUpdateAgentMessageChunk(messageId: T.SessionUpdateAgentMessageChunk["messageId"], content: T.SessionUpdateAgentMessageChunk["content"]): Builder<T.SessionUpdateAgentMessageChunk> {
-  return rt.start(B112, { sessionUpdate: "agent_message_chunk", messageId, content });
+  return rt.start(B_SessionUpdateUserMessageChunk, { sessionUpdate: "agent_message_chunk", messageId, content });
 }
 
 /**
  * Builder of `SessionUpdateAgentMessage` with `sessionUpdate: "agent_message"` (S33).
  */
 export function SessionUpdateAgentMessage(messageId: T.SessionUpdateAgentMessage["messageId"]): Builder<T.SessionUpdateAgentMessage> {
-  return rt.start(B113, { sessionUpdate: "agent_message", messageId });
+  return rt.start(B_SessionUpdateUserMessage, { sessionUpdate: "agent_message", messageId });
 }
 
 /**
  * Builder of `SessionUpdateAgentThoughtChunk` with `sessionUpdate: "agent_thought_chunk"` (S33).
  */
 export function SessionUpdateAgentThoughtChunk(messageId: T.SessionUpdateAgentThoughtChunk["messageId"], content: T.SessionUpdateAgentThoughtChunk["content"]): Builder<T.SessionUpdateAgentThoughtChunk> {
-  return rt.start(B112, { sessionUpdate: "agent_thought_chunk", messageId, content });
+  return rt.start(B_SessionUpdateUserMessageChunk, { sessionUpdate: "agent_thought_chunk", messageId, content });
 }
 
 /**
  * Builder of `SessionUpdateAgentThought` with `sessionUpdate: "agent_thought"` (S33).
  */
 export function SessionUpdateAgentThought(messageId: T.SessionUpdateAgentThought["messageId"]): Builder<T.SessionUpdateAgentThought> {
-  return rt.start(B113, { sessionUpdate: "agent_thought", messageId });
+  return rt.start(B_SessionUpdateUserMessage, { sessionUpdate: "agent_thought", messageId });
 }
 
 /**
  * Builder of `SessionUpdateStateUpdate` with `sessionUpdate: "state_update"` (S33).
  */
 export function SessionUpdateStateUpdate(stateUpdate: Rest<T.SessionUpdateStateUpdate, "sessionUpdate">): Builder<T.SessionUpdateStateUpdate, never> {
-  return rt.start(B114, { sessionUpdate: "state_update" }, stateUpdate);
+  return rt.start(B_SessionUpdateStateUpdate, { sessionUpdate: "state_update" }, stateUpdate);
 }
 
 /**
  * Builder of `SessionUpdateToolCallContentChunk` with `sessionUpdate: "tool_call_content_chunk"` (S33).
  */
 export function SessionUpdateToolCallContentChunk(toolCallId: T.SessionUpdateToolCallContentChunk["toolCallId"], content: T.SessionUpdateToolCallContentChunk["content"]): Builder<T.SessionUpdateToolCallContentChunk> {
-  return rt.start(B115, { sessionUpdate: "tool_call_content_chunk", toolCallId, content });
+  return rt.start(B_SessionUpdateToolCallContentChunk, { sessionUpdate: "tool_call_content_chunk", toolCallId, content });
 }
 
 /**
  * Builder of `SessionUpdateToolCallUpdate` with `sessionUpdate: "tool_call_update"` (S33).
  */
 export function SessionUpdateToolCallUpdate(toolCallId: T.SessionUpdateToolCallUpdate["toolCallId"]): Builder<T.SessionUpdateToolCallUpdate> {
-  return rt.start(B116, { sessionUpdate: "tool_call_update", toolCallId });
+  return rt.start(B_SessionUpdateToolCallUpdate, { sessionUpdate: "tool_call_update", toolCallId });
 }
 
 /**
  * Builder of `SessionUpdateTerminalUpdate` with `sessionUpdate: "terminal_update"` (S33).
  */
 export function SessionUpdateTerminalUpdate(terminalId: T.SessionUpdateTerminalUpdate["terminalId"]): Builder<T.SessionUpdateTerminalUpdate> {
-  return rt.start(B117, { sessionUpdate: "terminal_update", terminalId });
+  return rt.start(B_SessionUpdateTerminalUpdate, { sessionUpdate: "terminal_update", terminalId });
 }
 
 /**
  * Builder of `SessionUpdateTerminalOutputChunk` with `sessionUpdate: "terminal_output_chunk"` (S33).
  */
 export function SessionUpdateTerminalOutputChunk(terminalId: T.SessionUpdateTerminalOutputChunk["terminalId"], data: T.SessionUpdateTerminalOutputChunk["data"]): Builder<T.SessionUpdateTerminalOutputChunk> {
-  return rt.start(B118, { sessionUpdate: "terminal_output_chunk", terminalId, data });
+  return rt.start(B_SessionUpdateTerminalOutputChunk, { sessionUpdate: "terminal_output_chunk", terminalId, data });
 }
 
 /**
  * Builder of `SessionUpdatePlanUpdate` with `sessionUpdate: "plan_update"` (S33).
  */
 export function SessionUpdatePlanUpdate(plan: T.SessionUpdatePlanUpdate["plan"]): Builder<T.SessionUpdatePlanUpdate> {
-  return rt.start(B119, { sessionUpdate: "plan_update", plan });
+  return rt.start(B_SessionUpdatePlanUpdate, { sessionUpdate: "plan_update", plan });
 }
 
 /**
@@ -1463,56 +1463,56 @@ export function SessionUpdatePlanUpdate(plan: T.SessionUpdatePlanUpdate["plan"])
  * @experimental
  */
 export function SessionUpdatePlanRemoved(planId: T.SessionUpdatePlanRemoved["planId"]): Builder<T.SessionUpdatePlanRemoved> {
-  return rt.start(B120, { sessionUpdate: "plan_removed", planId });
+  return rt.start(B_SessionUpdatePlanRemoved, { sessionUpdate: "plan_removed", planId });
 }
 
 /**
  * Builder of `SessionUpdateAvailableCommandsUpdate` with `sessionUpdate: "available_commands_update"` (S33).
  */
 export function SessionUpdateAvailableCommandsUpdate(availableCommands: T.SessionUpdateAvailableCommandsUpdate["availableCommands"]): Builder<T.SessionUpdateAvailableCommandsUpdate> {
-  return rt.start(B121, { sessionUpdate: "available_commands_update", availableCommands });
+  return rt.start(B_SessionUpdateAvailableCommandsUpdate, { sessionUpdate: "available_commands_update", availableCommands });
 }
 
 /**
  * Builder of `SessionUpdateConfigOptionUpdate` with `sessionUpdate: "config_option_update"` (S33).
  */
 export function SessionUpdateConfigOptionUpdate(configOptions: T.SessionUpdateConfigOptionUpdate["configOptions"]): Builder<T.SessionUpdateConfigOptionUpdate> {
-  return rt.start(B122, { sessionUpdate: "config_option_update", configOptions });
+  return rt.start(B_SessionUpdateConfigOptionUpdate, { sessionUpdate: "config_option_update", configOptions });
 }
 
 /**
  * Builder of `SessionUpdateSessionInfoUpdate` with `sessionUpdate: "session_info_update"` (S33).
  */
 export function SessionUpdateSessionInfoUpdate(): Builder<T.SessionUpdateSessionInfoUpdate> {
-  return rt.start(B123, { sessionUpdate: "session_info_update" });
+  return rt.start(B_SessionUpdateSessionInfoUpdate, { sessionUpdate: "session_info_update" });
 }
 
 /**
  * Builder of `SessionUpdateUsageUpdate` with `sessionUpdate: "usage_update"` (S33).
  */
 export function SessionUpdateUsageUpdate(used: T.SessionUpdateUsageUpdate["used"], size: T.SessionUpdateUsageUpdate["size"]): Builder<T.SessionUpdateUsageUpdate> {
-  return rt.start(B124, { sessionUpdate: "usage_update", used, size });
+  return rt.start(B_SessionUpdateUsageUpdate, { sessionUpdate: "usage_update", used, size });
 }
 
 /**
  * Builder of `SessionUpdateNotice` with `sessionUpdate: "notice"` (S33).
  */
 export function SessionUpdateNotice(severity: T.SessionUpdateNotice["severity"], title: T.SessionUpdateNotice["title"]): Builder<T.SessionUpdateNotice> {
-  return rt.start(B125, { sessionUpdate: "notice", severity, title });
+  return rt.start(B_SessionUpdateNotice, { sessionUpdate: "notice", severity, title });
 }
 
 /**
  * Builder of `SessionUpdateCompactionUpdate` with `sessionUpdate: "compaction_update"` (S33).
  */
 export function SessionUpdateCompactionUpdate(compactionId: T.SessionUpdateCompactionUpdate["compactionId"], status: T.SessionUpdateCompactionUpdate["status"]): Builder<T.SessionUpdateCompactionUpdate> {
-  return rt.start(B126, { sessionUpdate: "compaction_update", compactionId, status });
+  return rt.start(B_SessionUpdateCompactionUpdate, { sessionUpdate: "compaction_update", compactionId, status });
 }
 
 /**
  * Builder of `SessionUpdateCompactionSummaryChunk` with `sessionUpdate: "compaction_summary_chunk"` (S33).
  */
 export function SessionUpdateCompactionSummaryChunk(compactionId: T.SessionUpdateCompactionSummaryChunk["compactionId"], content: T.SessionUpdateCompactionSummaryChunk["content"]): Builder<T.SessionUpdateCompactionSummaryChunk> {
-  return rt.start(B127, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
+  return rt.start(B_SessionUpdateCompactionSummaryChunk, { sessionUpdate: "compaction_summary_chunk", compactionId, content });
 }
 
 /**
@@ -1520,7 +1520,7 @@ export function SessionUpdateCompactionSummaryChunk(compactionId: T.SessionUpdat
  * @experimental
  */
 export function SessionUpdateSubagentUpdate(sessionId: T.SessionUpdateSubagentUpdate["sessionId"]): Builder<T.SessionUpdateSubagentUpdate> {
-  return rt.start(B128, { sessionUpdate: "subagent_update", sessionId });
+  return rt.start(B_SessionUpdateSubagentUpdate, { sessionUpdate: "subagent_update", sessionId });
 }
 
 /**
@@ -1528,7 +1528,7 @@ export function SessionUpdateSubagentUpdate(sessionId: T.SessionUpdateSubagentUp
  * @experimental
  */
 export function SessionUpdateSessionMessage(messageId: T.SessionUpdateSessionMessage["messageId"]): Builder<T.SessionUpdateSessionMessage> {
-  return rt.start(B129, { sessionUpdate: "session_message", messageId });
+  return rt.start(B_SessionUpdateSessionMessage, { sessionUpdate: "session_message", messageId });
 }
 
 /**
@@ -1536,105 +1536,105 @@ export function SessionUpdateSessionMessage(messageId: T.SessionUpdateSessionMes
  * @experimental
  */
 export function SessionUpdateSessionMessageChunk(messageId: T.SessionUpdateSessionMessageChunk["messageId"], content: T.SessionUpdateSessionMessageChunk["content"]): Builder<T.SessionUpdateSessionMessageChunk> {
-  return rt.start(B112, { sessionUpdate: "session_message_chunk", messageId, content });
+  return rt.start(B_SessionUpdateUserMessageChunk, { sessionUpdate: "session_message_chunk", messageId, content });
 }
 
 /**
  * Builder of `SessionUpdateOther` from a custom tag and its fields (S33).
  */
 export function SessionUpdateOther(tag: T.SessionUpdateOther["sessionUpdate"], fields?: Rest<T.SessionUpdateOther, "sessionUpdate">): Builder<T.SessionUpdateOther, never> {
-  return rt.start(B114, { sessionUpdate: tag }, fields);
+  return rt.start(B_SessionUpdateStateUpdate, { sessionUpdate: tag }, fields);
 }
 
 /**
  * Builder of `ContentChunk` (S33).
  */
 export function ContentChunk(messageId: T.ContentChunk["messageId"], content: T.ContentChunk["content"]): Builder<T.ContentChunk> {
-  return rt.start(B130, { messageId, content });
+  return rt.start(B_ContentChunk, { messageId, content });
 }
 
 /**
  * Builder of `UserMessage` (S33).
  */
 export function UserMessage(messageId: T.UserMessage["messageId"]): Builder<T.UserMessage> {
-  return rt.start(B131, { messageId });
+  return rt.start(B_UserMessage, { messageId });
 }
 
 /**
  * Builder of `AgentMessage` (S33).
  */
 export function AgentMessage(messageId: T.AgentMessage["messageId"]): Builder<T.AgentMessage> {
-  return rt.start(B131, { messageId });
+  return rt.start(B_UserMessage, { messageId });
 }
 
 /**
  * Builder of `AgentThought` (S33).
  */
 export function AgentThought(messageId: T.AgentThought["messageId"]): Builder<T.AgentThought> {
-  return rt.start(B131, { messageId });
+  return rt.start(B_UserMessage, { messageId });
 }
 
 /**
  * Builder of `ToolCallContentChunk` (S33).
  */
 export function ToolCallContentChunk(toolCallId: T.ToolCallContentChunk["toolCallId"], content: T.ToolCallContentChunk["content"]): Builder<T.ToolCallContentChunk> {
-  return rt.start(B132, { toolCallId, content });
+  return rt.start(B_ToolCallContentChunk, { toolCallId, content });
 }
 
 /**
  * Builder of `TerminalOutput` (S33).
  */
 export function TerminalOutput(data: T.TerminalOutput["data"]): Builder<T.TerminalOutput> {
-  return rt.start(B133, { data });
+  return rt.start(B_TerminalOutput, { data });
 }
 
 /**
  * Builder of `TerminalExitStatus` (S33).
  */
 export function TerminalExitStatus(): Builder<T.TerminalExitStatus> {
-  return rt.start(B134, {});
+  return rt.start(B_TerminalExitStatus, {});
 }
 
 /**
  * Builder of `TerminalSize` (S33).
  */
 export function TerminalSize(cols: T.TerminalSize["cols"], rows: T.TerminalSize["rows"]): Builder<T.TerminalSize> {
-  return rt.start(B135, { cols, rows });
+  return rt.start(B_TerminalSize, { cols, rows });
 }
 
 /**
  * Builder of `TerminalCapabilities` (S33).
  */
 export function TerminalCapabilities(): Builder<T.TerminalCapabilities> {
-  return rt.start(B32, {});
+  return rt.start(B_ToolCallCapabilities, {});
 }
 
 /**
  * Builder of `TerminalCancelCapabilities` (S33).
  */
 export function TerminalCancelCapabilities(): Builder<T.TerminalCancelCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `TerminalUpdate` (S33).
  */
 export function TerminalUpdate(terminalId: T.TerminalUpdate["terminalId"]): Builder<T.TerminalUpdate> {
-  return rt.start(B136, { terminalId });
+  return rt.start(B_TerminalUpdate, { terminalId });
 }
 
 /**
  * Builder of `TerminalOutputChunk` (S33).
  */
 export function TerminalOutputChunk(terminalId: T.TerminalOutputChunk["terminalId"], data: T.TerminalOutputChunk["data"]): Builder<T.TerminalOutputChunk> {
-  return rt.start(B137, { terminalId, data });
+  return rt.start(B_TerminalOutputChunk, { terminalId, data });
 }
 
 /**
  * Builder of `PlanUpdateContentItems` with `type: "items"` (S33).
  */
 export function PlanUpdateContentItems(planId: T.PlanUpdateContentItems["planId"], entries: T.PlanUpdateContentItems["entries"]): Builder<T.PlanUpdateContentItems> {
-  return rt.start(B138, { type: "items", planId, entries });
+  return rt.start(B_PlanUpdateContentItems, { type: "items", planId, entries });
 }
 
 /**
@@ -1642,7 +1642,7 @@ export function PlanUpdateContentItems(planId: T.PlanUpdateContentItems["planId"
  * @experimental
  */
 export function PlanUpdateContentFile(planId: T.PlanUpdateContentFile["planId"], uri: T.PlanUpdateContentFile["uri"]): Builder<T.PlanUpdateContentFile> {
-  return rt.start(B139, { type: "file", planId, uri });
+  return rt.start(B_PlanUpdateContentFile, { type: "file", planId, uri });
 }
 
 /**
@@ -1650,28 +1650,28 @@ export function PlanUpdateContentFile(planId: T.PlanUpdateContentFile["planId"],
  * @experimental
  */
 export function PlanUpdateContentMarkdown(planId: T.PlanUpdateContentMarkdown["planId"], content: T.PlanUpdateContentMarkdown["content"]): Builder<T.PlanUpdateContentMarkdown> {
-  return rt.start(B140, { type: "markdown", planId, content });
+  return rt.start(B_PlanUpdateContentMarkdown, { type: "markdown", planId, content });
 }
 
 /**
  * Builder of `PlanUpdateContentOther` from a custom tag and its fields (S33).
  */
 export function PlanUpdateContentOther(tag: T.PlanUpdateContentOther["type"], fields: Rest<T.PlanUpdateContentOther, "type">): Builder<T.PlanUpdateContentOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `PlanEntry` (S33).
  */
 export function PlanEntry(content: T.PlanEntry["content"], priority: T.PlanEntry["priority"], status: T.PlanEntry["status"]): Builder<T.PlanEntry> {
-  return rt.start(B141, { content, priority, status });
+  return rt.start(B_PlanEntry, { content, priority, status });
 }
 
 /**
  * Builder of `PlanItems` (S33).
  */
 export function PlanItems(planId: T.PlanItems["planId"], entries: T.PlanItems["entries"]): Builder<T.PlanItems> {
-  return rt.start(B142, { planId, entries });
+  return rt.start(B_PlanItems, { planId, entries });
 }
 
 /**
@@ -1679,7 +1679,7 @@ export function PlanItems(planId: T.PlanItems["planId"], entries: T.PlanItems["e
  * @experimental
  */
 export function PlanFile(planId: T.PlanFile["planId"], uri: T.PlanFile["uri"]): Builder<T.PlanFile> {
-  return rt.start(B143, { planId, uri });
+  return rt.start(B_PlanFile, { planId, uri });
 }
 
 /**
@@ -1687,14 +1687,14 @@ export function PlanFile(planId: T.PlanFile["planId"], uri: T.PlanFile["uri"]): 
  * @experimental
  */
 export function PlanMarkdown(planId: T.PlanMarkdown["planId"], content: T.PlanMarkdown["content"]): Builder<T.PlanMarkdown> {
-  return rt.start(B144, { planId, content });
+  return rt.start(B_PlanMarkdown, { planId, content });
 }
 
 /**
  * Builder of `PlanUpdate` (S33).
  */
 export function PlanUpdate(plan: T.PlanUpdate["plan"]): Builder<T.PlanUpdate> {
-  return rt.start(B145, { plan });
+  return rt.start(B_PlanUpdate, { plan });
 }
 
 /**
@@ -1702,63 +1702,63 @@ export function PlanUpdate(plan: T.PlanUpdate["plan"]): Builder<T.PlanUpdate> {
  * @experimental
  */
 export function PlanRemoved(planId: T.PlanRemoved["planId"]): Builder<T.PlanRemoved> {
-  return rt.start(B146, { planId });
+  return rt.start(B_PlanRemoved, { planId });
 }
 
 /**
  * Builder of `AvailableCommandsUpdate` (S33).
  */
 export function AvailableCommandsUpdate(availableCommands: T.AvailableCommandsUpdate["availableCommands"]): Builder<T.AvailableCommandsUpdate> {
-  return rt.start(B147, { availableCommands });
+  return rt.start(B_AvailableCommandsUpdate, { availableCommands });
 }
 
 /**
  * Builder of `ConfigOptionUpdate` (S33).
  */
 export function ConfigOptionUpdate(configOptions: T.ConfigOptionUpdate["configOptions"]): Builder<T.ConfigOptionUpdate> {
-  return rt.start(B109, { configOptions });
+  return rt.start(B_SetSessionConfigOptionResponse, { configOptions });
 }
 
 /**
  * Builder of `SessionInfoUpdate` (S33).
  */
 export function SessionInfoUpdate(): Builder<T.SessionInfoUpdate> {
-  return rt.start(B148, {});
+  return rt.start(B_SessionInfoUpdate, {});
 }
 
 /**
  * Builder of `Cost` (S33).
  */
 export function Cost(amount: T.Cost["amount"], currency: T.Cost["currency"]): Builder<T.Cost> {
-  return rt.start(B149, { amount, currency });
+  return rt.start(B_Cost, { amount, currency });
 }
 
 /**
  * Builder of `UsageUpdate` (S33).
  */
 export function UsageUpdate(used: T.UsageUpdate["used"], size: T.UsageUpdate["size"]): Builder<T.UsageUpdate> {
-  return rt.start(B150, { used, size });
+  return rt.start(B_UsageUpdate, { used, size });
 }
 
 /**
  * Builder of `Notice` (S33).
  */
 export function Notice(severity: T.Notice["severity"], title: T.Notice["title"]): Builder<T.Notice> {
-  return rt.start(B151, { severity, title });
+  return rt.start(B_Notice, { severity, title });
 }
 
 /**
  * Builder of `CompactionUpdate` (S33).
  */
 export function CompactionUpdate(compactionId: T.CompactionUpdate["compactionId"], status: T.CompactionUpdate["status"]): Builder<T.CompactionUpdate> {
-  return rt.start(B152, { compactionId, status });
+  return rt.start(B_CompactionUpdate, { compactionId, status });
 }
 
 /**
  * Builder of `CompactionSummaryChunk` (S33).
  */
 export function CompactionSummaryChunk(compactionId: T.CompactionSummaryChunk["compactionId"], content: T.CompactionSummaryChunk["content"]): Builder<T.CompactionSummaryChunk> {
-  return rt.start(B153, { compactionId, content });
+  return rt.start(B_CompactionSummaryChunk, { compactionId, content });
 }
 
 /**
@@ -1766,7 +1766,7 @@ export function CompactionSummaryChunk(compactionId: T.CompactionSummaryChunk["c
  * @experimental
  */
 export function SubagentSessionCapabilities(): Builder<T.SubagentSessionCapabilities> {
-  return rt.start(B32, {});
+  return rt.start(B_ToolCallCapabilities, {});
 }
 
 /**
@@ -1774,7 +1774,7 @@ export function SubagentSessionCapabilities(): Builder<T.SubagentSessionCapabili
  * @experimental
  */
 export function SessionCancelCapabilities(): Builder<T.SessionCancelCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -1782,7 +1782,7 @@ export function SessionCancelCapabilities(): Builder<T.SessionCancelCapabilities
  * @experimental
  */
 export function SubagentUpdate(sessionId: T.SubagentUpdate["sessionId"]): Builder<T.SubagentUpdate> {
-  return rt.start(B154, { sessionId });
+  return rt.start(B_SubagentUpdate, { sessionId });
 }
 
 /**
@@ -1790,7 +1790,7 @@ export function SubagentUpdate(sessionId: T.SubagentUpdate["sessionId"]): Builde
  * @experimental
  */
 export function SessionMessage(messageId: T.SessionMessage["messageId"]): Builder<T.SessionMessage> {
-  return rt.start(B155, { messageId });
+  return rt.start(B_SessionMessage, { messageId });
 }
 
 /**
@@ -1798,14 +1798,14 @@ export function SessionMessage(messageId: T.SessionMessage["messageId"]): Builde
  * @experimental
  */
 export function SessionMessageChunk(messageId: T.SessionMessageChunk["messageId"], content: T.SessionMessageChunk["content"]): Builder<T.SessionMessageChunk> {
-  return rt.start(B130, { messageId, content });
+  return rt.start(B_ContentChunk, { messageId, content });
 }
 
 /**
  * Builder of `CompleteElicitationNotification` (S33).
  */
 export function CompleteElicitationNotification(elicitationId: T.CompleteElicitationNotification["elicitationId"]): Builder<T.CompleteElicitationNotification> {
-  return rt.start(B156, { elicitationId });
+  return rt.start(B_CompleteElicitationNotification, { elicitationId });
 }
 
 /**
@@ -1813,63 +1813,63 @@ export function CompleteElicitationNotification(elicitationId: T.CompleteElicita
  * @experimental
  */
 export function AuthStatusUpdateNotification(state: T.AuthStatusUpdateNotification["state"]): Builder<T.AuthStatusUpdateNotification> {
-  return rt.start(B75, { state });
+  return rt.start(B_AuthStatusResponse, { state });
 }
 
 /**
  * Builder of `InitializeRequest` (S33).
  */
 export function InitializeRequest(protocolVersion: T.InitializeRequest["protocolVersion"], info: T.InitializeRequest["info"]): Builder<T.InitializeRequest> {
-  return rt.start(B157, { protocolVersion, info });
+  return rt.start(B_InitializeRequest, { protocolVersion, info });
 }
 
 /**
  * Builder of `ClientCapabilities` (S33).
  */
 export function ClientCapabilities(): Builder<T.ClientCapabilities> {
-  return rt.start(B158, {});
+  return rt.start(B_ClientCapabilities, {});
 }
 
 /**
  * Builder of `ClientAuthCapabilities` (S33).
  */
 export function ClientAuthCapabilities(): Builder<T.ClientAuthCapabilities> {
-  return rt.start(B159, {});
+  return rt.start(B_ClientAuthCapabilities, {});
 }
 
 /**
  * Builder of `TerminalAuthCapabilities` (S33).
  */
 export function TerminalAuthCapabilities(): Builder<T.TerminalAuthCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `ElicitationCapabilities` (S33).
  */
 export function ElicitationCapabilities(): Builder<T.ElicitationCapabilities> {
-  return rt.start(B160, {});
+  return rt.start(B_ElicitationCapabilities, {});
 }
 
 /**
  * Builder of `ElicitationFormCapabilities` (S33).
  */
 export function ElicitationFormCapabilities(): Builder<T.ElicitationFormCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `ElicitationUrlCapabilities` (S33).
  */
 export function ElicitationUrlCapabilities(): Builder<T.ElicitationUrlCapabilities> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `LoginAuthRequest` (S33).
  */
 export function LoginAuthRequest(methodId: T.LoginAuthRequest["methodId"]): Builder<T.LoginAuthRequest> {
-  return rt.start(B161, { methodId });
+  return rt.start(B_LoginAuthRequest, { methodId });
 }
 
 /**
@@ -1877,7 +1877,7 @@ export function LoginAuthRequest(methodId: T.LoginAuthRequest["methodId"]): Buil
  * @experimental
  */
 export function ListProvidersRequest(): Builder<T.ListProvidersRequest> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -1885,7 +1885,7 @@ export function ListProvidersRequest(): Builder<T.ListProvidersRequest> {
  * @experimental
  */
 export function SetProviderRequest(providerId: T.SetProviderRequest["providerId"], apiType: T.SetProviderRequest["apiType"], baseUrl: T.SetProviderRequest["baseUrl"]): Builder<T.SetProviderRequest> {
-  return rt.start(B162, { providerId, apiType, baseUrl });
+  return rt.start(B_SetProviderRequest, { providerId, apiType, baseUrl });
 }
 
 /**
@@ -1893,14 +1893,14 @@ export function SetProviderRequest(providerId: T.SetProviderRequest["providerId"
  * @experimental
  */
 export function DisableProviderRequest(providerId: T.DisableProviderRequest["providerId"]): Builder<T.DisableProviderRequest> {
-  return rt.start(B163, { providerId });
+  return rt.start(B_DisableProviderRequest, { providerId });
 }
 
 /**
  * Builder of `LogoutAuthRequest` (S33).
  */
 export function LogoutAuthRequest(): Builder<T.LogoutAuthRequest> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
@@ -1908,21 +1908,21 @@ export function LogoutAuthRequest(): Builder<T.LogoutAuthRequest> {
  * @experimental
  */
 export function AuthStatusRequest(): Builder<T.AuthStatusRequest> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `NewSessionRequest` (S33).
  */
 export function NewSessionRequest(cwd: T.NewSessionRequest["cwd"]): Builder<T.NewSessionRequest> {
-  return rt.start(B164, { cwd });
+  return rt.start(B_NewSessionRequest, { cwd });
 }
 
 /**
  * Builder of `McpServerHttpVariant` with `type: "http"` (S33).
  */
 export function McpServerHttpVariant(name: T.McpServerHttpVariant["name"], url: T.McpServerHttpVariant["url"]): Builder<T.McpServerHttpVariant> {
-  return rt.start(B165, { type: "http", name, url });
+  return rt.start(B_McpServerHttpVariant, { type: "http", name, url });
 }
 
 /**
@@ -1930,35 +1930,35 @@ export function McpServerHttpVariant(name: T.McpServerHttpVariant["name"], url: 
  * @experimental
  */
 export function McpServerAcpVariant(name: T.McpServerAcpVariant["name"], serverId: T.McpServerAcpVariant["serverId"]): Builder<T.McpServerAcpVariant> {
-  return rt.start(B166, { type: "acp", name, serverId });
+  return rt.start(B_McpServerAcpVariant, { type: "acp", name, serverId });
 }
 
 /**
  * Builder of `McpServerStdioVariant` with `type: "stdio"` (S33).
  */
 export function McpServerStdioVariant(name: T.McpServerStdioVariant["name"], command: T.McpServerStdioVariant["command"]): Builder<T.McpServerStdioVariant> {
-  return rt.start(B167, { type: "stdio", name, command });
+  return rt.start(B_McpServerStdioVariant, { type: "stdio", name, command });
 }
 
 /**
  * Builder of `McpServerOther` from a custom tag and its fields (S33).
  */
 export function McpServerOther(tag: T.McpServerOther["type"], fields?: Rest<T.McpServerOther, "type">): Builder<T.McpServerOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `HttpHeader` (S33).
  */
 export function HttpHeader(name: T.HttpHeader["name"], value: T.HttpHeader["value"]): Builder<T.HttpHeader> {
-  return rt.start(B69, { name, value });
+  return rt.start(B_EnvVariable, { name, value });
 }
 
 /**
  * Builder of `McpServerHttp` (S33).
  */
 export function McpServerHttp(name: T.McpServerHttp["name"], url: T.McpServerHttp["url"]): Builder<T.McpServerHttp> {
-  return rt.start(B168, { name, url });
+  return rt.start(B_McpServerHttp, { name, url });
 }
 
 /**
@@ -1966,14 +1966,14 @@ export function McpServerHttp(name: T.McpServerHttp["name"], url: T.McpServerHtt
  * @experimental
  */
 export function McpServerAcp(name: T.McpServerAcp["name"], serverId: T.McpServerAcp["serverId"]): Builder<T.McpServerAcp> {
-  return rt.start(B169, { name, serverId });
+  return rt.start(B_McpServerAcp, { name, serverId });
 }
 
 /**
  * Builder of `McpServerStdio` (S33).
  */
 export function McpServerStdio(name: T.McpServerStdio["name"], command: T.McpServerStdio["command"]): Builder<T.McpServerStdio> {
-  return rt.start(B170, { name, command });
+  return rt.start(B_McpServerStdio, { name, command });
 }
 
 /**
@@ -1981,21 +1981,21 @@ export function McpServerStdio(name: T.McpServerStdio["name"], command: T.McpSer
  * @experimental
  */
 export function SystemPrompt(mode: T.SystemPrompt["mode"], content: T.SystemPrompt["content"]): Builder<T.SystemPrompt> {
-  return rt.start(B171, { mode, content });
+  return rt.start(B_SystemPrompt, { mode, content });
 }
 
 /**
  * Builder of `ListSessionsRequest` (S33).
  */
 export function ListSessionsRequest(): Builder<T.ListSessionsRequest> {
-  return rt.start(B172, {});
+  return rt.start(B_ListSessionsRequest, {});
 }
 
 /**
  * Builder of `DeleteSessionRequest` (S33).
  */
 export function DeleteSessionRequest(sessionId: T.DeleteSessionRequest["sessionId"]): Builder<T.DeleteSessionRequest> {
-  return rt.start(B97, { sessionId });
+  return rt.start(B_BackgroundSubagent, { sessionId });
 }
 
 /**
@@ -2003,7 +2003,7 @@ export function DeleteSessionRequest(sessionId: T.DeleteSessionRequest["sessionI
  * @experimental
  */
 export function ForkSessionRequest(sessionId: T.ForkSessionRequest["sessionId"], cwd: T.ForkSessionRequest["cwd"]): Builder<T.ForkSessionRequest> {
-  return rt.start(B173, { sessionId, cwd });
+  return rt.start(B_ForkSessionRequest, { sessionId, cwd });
 }
 
 /**
@@ -2011,7 +2011,7 @@ export function ForkSessionRequest(sessionId: T.ForkSessionRequest["sessionId"],
  * @experimental
  */
 export function ArchiveSessionRequest(sessionId: T.ArchiveSessionRequest["sessionId"]): Builder<T.ArchiveSessionRequest> {
-  return rt.start(B97, { sessionId });
+  return rt.start(B_BackgroundSubagent, { sessionId });
 }
 
 /**
@@ -2019,7 +2019,7 @@ export function ArchiveSessionRequest(sessionId: T.ArchiveSessionRequest["sessio
  * @experimental
  */
 export function UnarchiveSessionRequest(sessionId: T.UnarchiveSessionRequest["sessionId"]): Builder<T.UnarchiveSessionRequest> {
-  return rt.start(B97, { sessionId });
+  return rt.start(B_BackgroundSubagent, { sessionId });
 }
 
 /**
@@ -2027,7 +2027,7 @@ export function UnarchiveSessionRequest(sessionId: T.UnarchiveSessionRequest["se
  * @experimental
  */
 export function SessionStatusRequest(sessionId: T.SessionStatusRequest["sessionId"]): Builder<T.SessionStatusRequest> {
-  return rt.start(B97, { sessionId });
+  return rt.start(B_BackgroundSubagent, { sessionId });
 }
 
 /**
@@ -2035,161 +2035,161 @@ export function SessionStatusRequest(sessionId: T.SessionStatusRequest["sessionI
  * @experimental
  */
 export function SetSessionTitleRequest(sessionId: T.SetSessionTitleRequest["sessionId"], title: T.SetSessionTitleRequest["title"]): Builder<T.SetSessionTitleRequest> {
-  return rt.start(B174, { sessionId, title });
+  return rt.start(B_SetSessionTitleRequest, { sessionId, title });
 }
 
 /**
  * Builder of `ResumeSessionRequest` (S33).
  */
 export function ResumeSessionRequest(sessionId: T.ResumeSessionRequest["sessionId"], cwd: T.ResumeSessionRequest["cwd"]): Builder<T.ResumeSessionRequest> {
-  return rt.start(B175, { sessionId, cwd });
+  return rt.start(B_ResumeSessionRequest, { sessionId, cwd });
 }
 
 /**
  * Builder of `ReplayFromStartVariant` with `type: "start"` (S33).
  */
 export function ReplayFromStartVariant(): Builder<T.ReplayFromStartVariant> {
-  return rt.start(B176, { type: "start" });
+  return rt.start(B_ReplayFromStartVariant, { type: "start" });
 }
 
 /**
  * Builder of `ReplayFromOther` from a custom tag and its fields (S33).
  */
 export function ReplayFromOther(tag: T.ReplayFromOther["type"], fields?: Rest<T.ReplayFromOther, "type">): Builder<T.ReplayFromOther, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `ReplayFromStart` (S33).
  */
 export function ReplayFromStart(): Builder<T.ReplayFromStart> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `CloseSessionRequest` (S33).
  */
 export function CloseSessionRequest(sessionId: T.CloseSessionRequest["sessionId"]): Builder<T.CloseSessionRequest> {
-  return rt.start(B97, { sessionId });
+  return rt.start(B_BackgroundSubagent, { sessionId });
 }
 
 /**
  * Builder of `CancelToolCallRequest` (S33).
  */
 export function CancelToolCallRequest(sessionId: T.CancelToolCallRequest["sessionId"], toolCallId: T.CancelToolCallRequest["toolCallId"]): Builder<T.CancelToolCallRequest> {
-  return rt.start(B177, { sessionId, toolCallId });
+  return rt.start(B_CancelToolCallRequest, { sessionId, toolCallId });
 }
 
 /**
  * Builder of `CancelTerminalRequest` (S33).
  */
 export function CancelTerminalRequest(sessionId: T.CancelTerminalRequest["sessionId"], terminalId: T.CancelTerminalRequest["terminalId"]): Builder<T.CancelTerminalRequest> {
-  return rt.start(B178, { sessionId, terminalId });
+  return rt.start(B_CancelTerminalRequest, { sessionId, terminalId });
 }
 
 /**
  * Builder of `SetSessionConfigOptionRequestId` with `type: "id"` (S33).
  */
 export function SetSessionConfigOptionRequestId(sessionId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestId>["sessionId"], configId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestId>["configId"], value: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestId>["value"]): Builder<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestId>> {
-  return rt.start(B179, { type: "id", sessionId, configId, value });
+  return rt.start(B_SetSessionConfigOptionRequestId, { type: "id", sessionId, configId, value });
 }
 
 /**
  * Builder of `SetSessionConfigOptionRequestBoolean` with `type: "boolean"` (S33).
  */
 export function SetSessionConfigOptionRequestBoolean(sessionId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["sessionId"], configId: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["configId"], value: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>["value"]): Builder<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestBoolean>> {
-  return rt.start(B179, { type: "boolean", sessionId, configId, value });
+  return rt.start(B_SetSessionConfigOptionRequestId, { type: "boolean", sessionId, configId, value });
 }
 
 /**
  * Builder of `SetSessionConfigOptionRequestOther` from a custom tag and its fields (S33).
  */
 export function SetSessionConfigOptionRequestOther(tag: Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestOther>["type"], fields: Rest<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestOther>, "type">): Builder<Extract<T.SetSessionConfigOptionRequest, T.SetSessionConfigOptionRequestOther>, never> {
-  return rt.start(B3, { type: tag }, fields);
+  return rt.start(B_RequestPermissionSubjectOther, { type: tag }, fields);
 }
 
 /**
  * Builder of `PromptRequest` (S33).
  */
 export function PromptRequest(sessionId: T.PromptRequest["sessionId"], prompt: T.PromptRequest["prompt"]): Builder<T.PromptRequest> {
-  return rt.start(B180, { sessionId, prompt });
+  return rt.start(B_PromptRequest, { sessionId, prompt });
 }
 
 /**
  * Builder of `RequestPermissionResponse` (S33).
  */
 export function RequestPermissionResponse(outcome: T.RequestPermissionResponse["outcome"]): Builder<T.RequestPermissionResponse> {
-  return rt.start(B181, { outcome });
+  return rt.start(B_RequestPermissionResponse, { outcome });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeCancelled` with `outcome: "cancelled"` (S33).
  */
 export function RequestPermissionOutcomeCancelled(): Builder<T.RequestPermissionOutcomeCancelled> {
-  return rt.start(B181, { outcome: "cancelled" });
+  return rt.start(B_RequestPermissionResponse, { outcome: "cancelled" });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeSelected` with `outcome: "selected"` (S33).
  */
 export function RequestPermissionOutcomeSelected(optionId: T.RequestPermissionOutcomeSelected["optionId"]): Builder<T.RequestPermissionOutcomeSelected> {
-  return rt.start(B182, { outcome: "selected", optionId });
+  return rt.start(B_RequestPermissionOutcomeSelected, { outcome: "selected", optionId });
 }
 
 /**
  * Builder of `RequestPermissionOutcomeOther` from a custom tag and its fields (S33).
  */
 export function RequestPermissionOutcomeOther(tag: T.RequestPermissionOutcomeOther["outcome"], fields?: Rest<T.RequestPermissionOutcomeOther, "outcome">): Builder<T.RequestPermissionOutcomeOther, never> {
-  return rt.start(B183, { outcome: tag }, fields);
+  return rt.start(B_RequestPermissionOutcomeOther, { outcome: tag }, fields);
 }
 
 /**
  * Builder of `CancelledPermissionOutcome` (S33).
  */
 export function CancelledPermissionOutcome(): Builder<T.CancelledPermissionOutcome> {
-  return rt.start(B33, {});
+  return rt.start(B_ToolCallCancelCapabilities, {});
 }
 
 /**
  * Builder of `SelectedPermissionOutcome` (S33).
  */
 export function SelectedPermissionOutcome(optionId: T.SelectedPermissionOutcome["optionId"]): Builder<T.SelectedPermissionOutcome> {
-  return rt.start(B184, { optionId });
+  return rt.start(B_SelectedPermissionOutcome, { optionId });
 }
 
 /**
  * Builder of `CreateElicitationResponseAccept` with `action: "accept"` (S33).
  */
 export function CreateElicitationResponseAccept(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseAccept>> {
-  return rt.start(B185, { action: "accept" });
+  return rt.start(B_CreateElicitationResponseAccept, { action: "accept" });
 }
 
 /**
  * Builder of `CreateElicitationResponseDecline` with `action: "decline"` (S33).
  */
 export function CreateElicitationResponseDecline(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseDecline>> {
-  return rt.start(B186, { action: "decline" });
+  return rt.start(B_CreateElicitationResponseDecline, { action: "decline" });
 }
 
 /**
  * Builder of `CreateElicitationResponseCancel` with `action: "cancel"` (S33).
  */
 export function CreateElicitationResponseCancel(): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseCancel>> {
-  return rt.start(B186, { action: "cancel" });
+  return rt.start(B_CreateElicitationResponseDecline, { action: "cancel" });
 }
 
 /**
  * Builder of `CreateElicitationResponseOther` from a custom tag and its fields (S33).
  */
 export function CreateElicitationResponseOther(tag: Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>["action"], fields?: Rest<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, "action">): Builder<Extract<T.CreateElicitationResponse, T.CreateElicitationResponseOther>, never> {
-  return rt.start(B187, { action: tag }, fields);
+  return rt.start(B_CreateElicitationResponseOther, { action: tag }, fields);
 }
 
 /**
  * Builder of `ElicitationAcceptAction` (S33).
  */
 export function ElicitationAcceptAction(): Builder<T.ElicitationAcceptAction> {
-  return rt.start(B188, {});
+  return rt.start(B_ElicitationAcceptAction, {});
 }
 
 /**
@@ -2197,14 +2197,14 @@ export function ElicitationAcceptAction(): Builder<T.ElicitationAcceptAction> {
  * @experimental
  */
 export function McpError(code: T.McpError["code"], message: T.McpError["message"]): Builder<T.McpError> {
-  return rt.start(B99, { code, message });
+  return rt.start(B_Error, { code, message });
 }
 
 /**
  * Builder of `CancelSessionNotification` (S33).
  */
 export function CancelSessionNotification(sessionId: T.CancelSessionNotification["sessionId"]): Builder<T.CancelSessionNotification> {
-  return rt.start(B97, { sessionId });
+  return rt.start(B_BackgroundSubagent, { sessionId });
 }
 
 /**
@@ -2212,14 +2212,14 @@ export function CancelSessionNotification(sessionId: T.CancelSessionNotification
  * @experimental
  */
 export function MessageMcpNotification(serverId: T.MessageMcpNotification["serverId"], requestId: T.MessageMcpNotification["requestId"], method: T.MessageMcpNotification["method"]): Builder<T.MessageMcpNotification> {
-  return rt.start(B57, { serverId, requestId, method });
+  return rt.start(B_MessageMcpRequest, { serverId, requestId, method });
 }
 
 /**
  * Builder of `CancelRequestNotification` (S33).
  */
 export function CancelRequestNotification(requestId: T.CancelRequestNotification["requestId"]): Builder<T.CancelRequestNotification> {
-  return rt.start(B189, { requestId });
+  return rt.start(B_CancelRequestNotification, { requestId });
 }
 
 /**
@@ -2227,7 +2227,7 @@ export function CancelRequestNotification(requestId: T.CancelRequestNotification
  * @experimental
  */
 export function ProxySuccessorRequest(method: T.ProxySuccessorRequest["method"]): Builder<T.ProxySuccessorRequest> {
-  return rt.start(B190, { method });
+  return rt.start(B_ProxySuccessorRequest, { method });
 }
 
 /**
@@ -2235,5 +2235,5 @@ export function ProxySuccessorRequest(method: T.ProxySuccessorRequest["method"])
  * @experimental
  */
 export function ProxySuccessorNotification(method: T.ProxySuccessorNotification["method"]): Builder<T.ProxySuccessorNotification> {
-  return rt.start(B190, { method });
+  return rt.start(B_ProxySuccessorRequest, { method });
 }
