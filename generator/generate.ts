@@ -141,7 +141,7 @@ export const BUILTIN_EMITTERS: readonly Emitter[] = [
     apiVersion: 1,
     name: "session",
     requires: ["types", "validate", "apply"],
-    runtime: ["patch", "result", "session", "subagent"],
+    runtime: ["decode", "patch", "result", "session", "subagent"],
     files: [{ path: "session.ts", exports: "flat", emit: emitSession }],
   },
   {

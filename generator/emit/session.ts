@@ -11,6 +11,7 @@ import { block, code, doc, GeneratedFile, indent, join, key, lines, literalKey, 
 import type { SessionRoute, Semantics, TaggedUnionNode } from "../ir.js";
 import type { SurfaceModel } from "../model.js";
 import { patchFunction } from "./apply.js";
+import { FIRST_ISSUE_MODULE } from "./validators.js";
 
 /** The TypeScript type of a slot, and whether a new session has it. */
 interface Slot {
@@ -44,7 +45,9 @@ export function emitSession(model: SurfaceModel, context: Pick<EmitContext, "run
   f.print(lines(reexports));
   f.print(...localPatches(semantics, names));
   f.print(timelineType(semantics), stateInterface(slots, model.surface), jsonInterface(slots), stateCopy(slots));
-  f.print(tableConst(model, slots, names, f.importAll("./validate.js", "validate"), f.import(sessionModule, "uniformRoute"), f.import(sessionModule, "SessionTable", { type: true })));
+  // The first-issue check (validate-first.ts), not `validate.X`: a bundle of the reducer then keeps no all-issues collector.
+  const validate = code`(value: unknown) => ${f.import(`${context.runtime}/decode.js`, "finish")}(${f.importAll(FIRST_ISSUE_MODULE, "first")}.${name(semantics.union)}(value) ? value : undefined)`;
+  f.print(tableConst(model, slots, names, validate, f.import(sessionModule, "uniformRoute"), f.import(sessionModule, "SessionTable", { type: true })));
   const union = code`${names.T}.${name(model.session.union.name)}`;
   f.print(reducer(model, union, names, { reduce: f.import(sessionModule, "reduce"), upsertEntity: f.import(sessionModule, "upsertEntity"), appendItem: f.import(sessionModule, "appendItem") }));
   const runtime = { emptyState: f.import(sessionModule, "emptyState"), toJson: f.import(sessionModule, "toJson"), fromJson: f.import(sessionModule, "fromJson") };
@@ -186,6 +189,7 @@ function stateCopy(slots: readonly Slot[]): Code {
   ])}`;
 }
 
+/** The reducer's table; `validate` checks a stored value as an update (first issue). */
 function tableConst(model: SurfaceModel, slots: readonly Slot[], names: Names, validate: Code, uniformRoute: Code, sessionTable: Code): Code {
   const { semantics } = model;
   const known = semantics.routes.filter((r) => r.tag !== "*");
@@ -204,7 +208,7 @@ function tableConst(model: SurfaceModel, slots: readonly Slot[], names: Names, v
       code`singletons: ${strings(slots.filter((s) => s.kind === "singleton").map((s) => s.name))},`,
       code`initial: ${jsonLiteral(initial)},`,
       wrapped(code`stored: {`, slots.flatMap((s) => (s.shape ? [code`${literalKey(s.name)}: ${storedAs(semantics, s.shape)},`] : [])), code`},`),
-      code`validate: ${validate}.${name(semantics.union)},`,
+      code`validate: ${validate},`,
       code`copy: copyState,`,
     ],
     code`};`,
