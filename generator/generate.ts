@@ -24,7 +24,7 @@ import { emitPackage } from "./emit/package.js";
 import { emitParseOwned } from "./emit/parse-owned.js";
 import { emitParsers } from "./emit/parsers.js";
 import { emitFirstIssueValidators, emitValidators } from "./emit/validators.js";
-import type { SchemaIR, Surface } from "./ir.js";
+import type { Surface } from "./ir.js";
 import { SchemaError } from "./errors.js";
 import { loadSchema, loadSchemaLock } from "./load.js";
 import { loadVariantNames, VARIANT_NAMES_FILE } from "./naming.js";
@@ -111,12 +111,9 @@ function runtimeFiles(): OutputFile[] {
     }));
 }
 
-/**
- * A built-in emitter of one per-surface file written against `SchemaIR` (the
- * emitters not yet moved to the model read `model.ir`, which carries the overlay).
- */
-function irEmitter(name: string, exports: ExportStyle, emit: (ir: SchemaIR) => string, needs: { requires?: string[]; runtime?: string[] }): Emitter {
-  return { apiVersion: 1, name, ...needs, files: [{ path: `${name}.ts`, exports, emit: (model) => emit(model.ir) }] };
+/** A built-in emitter of one per-surface file, `<name>.ts`. */
+function moduleEmitter(name: string, exports: ExportStyle, emit: (model: SurfaceModel) => string, needs: { requires?: string[]; runtime?: string[] }): Emitter {
+  return { apiVersion: 1, name, ...needs, files: [{ path: `${name}.ts`, exports, emit }] };
 }
 
 /** The built-in emitters, in index.ts order: registered through the same API as a project's (api.ts). */
@@ -128,14 +125,14 @@ export const BUILTIN_EMITTERS: readonly Emitter[] = [
     requires: ["types"],
     runtime: ["collect", "decode", "result"],
     files: [
-      { path: "validate-first.ts", exports: "none", emit: (model) => emitFirstIssueValidators(model.ir) },
-      { path: "validate.ts", exports: { namespace: "validate" }, emit: (model) => emitValidators(model.ir) },
+      { path: "validate-first.ts", exports: "none", emit: emitFirstIssueValidators },
+      { path: "validate.ts", exports: { namespace: "validate" }, emit: emitValidators },
     ],
   },
-  irEmitter("parse", { namespace: "parse" }, emitParsers, { requires: ["types"], runtime: ["decode", "result"] }),
-  irEmitter("parse-owned", { namespace: "parseOwned" }, emitParseOwned, { requires: ["types", "parse"], runtime: ["decode", "result"] }),
+  moduleEmitter("parse", { namespace: "parse" }, emitParsers, { requires: ["types"], runtime: ["decode", "result"] }),
+  moduleEmitter("parse-owned", { namespace: "parseOwned" }, emitParseOwned, { requires: ["types", "parse"], runtime: ["decode", "result"] }),
   { apiVersion: 1, name: "methods", requires: ["types"], files: [{ path: "methods.ts", exports: "flat", emit: emitMethods }] },
-  irEmitter("build", { namespace: "build" }, emitBuilders, { requires: ["types"], runtime: ["build"] }),
+  moduleEmitter("build", { namespace: "build" }, emitBuilders, { requires: ["types"], runtime: ["build"] }),
   { apiVersion: 1, name: "apply", requires: ["types"], runtime: ["patch"], files: [{ path: "apply.ts", exports: { namespace: "apply" }, emit: emitApply }] },
   {
     apiVersion: 1,

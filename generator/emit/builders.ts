@@ -7,6 +7,7 @@
  * a typed entry function over one small generic runtime (runtime/build.ts);
  * setters are typed by a mapped type, so only key lists are emitted per type.
  */
+import type { SurfaceModel } from "../model.js";
 import { block, code, doc, GeneratedFile, isIdentifier, join, lines, literalKey, name, type Code } from "../code.js";
 import type { Def, Doc, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode } from "../ir.js";
 import { runtimeDir } from "./shared.js";
@@ -50,10 +51,12 @@ interface Names {
 }
 
 class BuilderWriter {
+  private readonly ir: SchemaIR;
   private readonly defs: ReadonlyMap<string, Def>;
 
-  constructor(private readonly ir: SchemaIR) {
-    this.defs = new Map(ir.defs.map((d) => [d.name, d]));
+  constructor(model: SurfaceModel) {
+    this.ir = model.ir;
+    this.defs = model.defsByName;
   }
 
   emit(): string {
@@ -243,6 +246,6 @@ function builderDoc(shape: Shape): Code {
 }
 
 /** Emits the `build.ts` module body of one surface. */
-export function emitBuilders(ir: SchemaIR): string {
-  return new BuilderWriter(ir).emit();
+export function emitBuilders(model: SurfaceModel): string {
+  return new BuilderWriter(model).emit();
 }

@@ -3,6 +3,7 @@
  * scalar IR node, its failure message, JSON-pointer segments, and a pool of
  * hoisted helper functions with unique names.
  */
+import type { SurfaceModel } from "../model.js";
 import { block, chain, clause, code, doc, GeneratedFile, join, name, own, wrapped, type Code } from "../code.js";
 import { INT_RANGES, type Def, type IntFormat, type Node, type SchemaIR } from "../ir.js";
 import type { MethodDispatch } from "./envelopes.js";
@@ -252,11 +253,14 @@ export abstract class DecodeWriter {
   private readonly asking = new Set<string>();
   private current: Def | undefined;
 
+  protected readonly ir: SchemaIR;
+
   constructor(
-    protected readonly ir: SchemaIR,
+    model: SurfaceModel,
     private readonly layout: DecodeLayout,
   ) {
-    this.defs = new Map(ir.defs.map((d) => [d.name, d]));
+    this.ir = model.ir;
+    this.defs = model.defsByName;
   }
 
   /** Names of a def's own functions, reserved before any helper is named. */

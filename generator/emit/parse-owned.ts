@@ -13,8 +13,9 @@
  * the keys they account for (`k_X(v)`: a count, `-1` for no, `Infinity` when
  * every key is kept raw) and compare with the keys the object has (S29).
  */
+import type { SurfaceModel } from "../model.js";
 import { block, clause, code, doc, name, own, type Code } from "../code.js";
-import { withoutNull, type Def, type Field, type Node, type OtherVariant, type SchemaIR, type TaggedUnionNode, type TaggedVariant } from "../ir.js";
+import { withoutNull, type Def, type Field, type Node, type OtherVariant, type TaggedUnionNode, type TaggedVariant } from "../ir.js";
 import { DecodeWriter, isScalar, scalarTest } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
 
@@ -40,8 +41,8 @@ const MODULE_DOC = [
 const FROM_TEXT = "fromText";
 
 class ExactWriter extends DecodeWriter {
-  constructor(ir: SchemaIR) {
-    super(ir, { doc: MODULE_DOC, prefix: "parseOwned", imports: [["tolerant", "./parse.js"]], entries: [FROM_TEXT] });
+  constructor(model: SurfaceModel) {
+    super(model, { doc: MODULE_DOC, prefix: "parseOwned", imports: [["tolerant", "./parse.js"]], entries: [FROM_TEXT] });
   }
 
   protected override entries(): Code[] {
@@ -156,12 +157,17 @@ class ExactWriter extends DecodeWriter {
     const tag = node.mixin?.kind === "tagged" ? node.mixin.tag : undefined;
     const own = node.fields.filter((f) => f.name !== tag);
     const names = new Set([...base, ...own.map((f) => f.name)]);
-    const statements = [code`let n = 0, x: any;`, ...own.flatMap((f) => this.field(f, node.fields))];
+    const statements = this.counted(0, own, node.fields);
     const mixin = node.mixin;
     if (mixin?.kind === "tagged") statements.push(code`const m = ${this.pool.within("mixin", () => this.counter(mixin, names))}(v);`, code`if (m < 0) return -1;`, code`n += m;`);
     else if (mixin) statements.push(code`return -1;`); // an untagged mixin (elicitation scopes): the parser copies
     statements.push(node.keepsUnknown ? code`return Infinity;` : code`return n;`);
     return statements;
+  }
+
+  /** The count `n` starting at `start`, and the counting statements of `fields` (the local `x` only when there are some). */
+  private counted(start: number, fields: readonly Field[], siblings: readonly Field[]): Code[] {
+    return [fields.length ? code`let n = ${start}, x: any;` : code`let n = ${start};`, ...fields.flatMap((f) => this.field(f, siblings))];
   }
 
   /** Counting statements of one field, after the parser's `field()` (S23-S26). */
@@ -201,7 +207,7 @@ class ExactWriter extends DecodeWriter {
     return this.pool.rooted(variant.name, () => {
       const names = new Set([...base, tag, ...variant.fields.map((f) => f.name)]);
       const clash = base.has(tag) || variant.fields.some((f) => base.has(f.name) || f.name === tag);
-      const statements = [code`let n = 1, x: any;`, ...variant.fields.flatMap((f) => this.field(f, variant.fields))];
+      const statements = this.counted(1, variant.fields, variant.fields);
       const payload = variant.payload;
       if (clash || (payload && (!isObjectShaped(this.resolve(payload)) || overlaps(this.keyNames(payload), names)))) statements.push(code`return -1;`);
       else if (payload) statements.push(code`const m = ${this.counter(payload)}(v);`, code`return m < 0 ? -1 : n + m;`);
@@ -222,7 +228,7 @@ class ExactWriter extends DecodeWriter {
       const mixin = other.mixin;
       const mixinTest = mixin && this.pool.within("mixin", () => this.check(mixin, V));
       if (mixinTest) statements.push(code`if (!${mixinTest}) return -1;`);
-      return this.pool.intern("k_", block(COUNT, [code`let x: any;`, ...statements, code`return Infinity;`]));
+      return this.pool.intern("k_", block(COUNT, [...(other.fields.length ? [code`let x: any;`] : []), ...statements, code`return Infinity;`]));
     });
   }
 
@@ -256,6 +262,6 @@ function overlaps(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 }
 
 /** Emits the `parse-owned.ts` module of one surface. */
-export function emitParseOwned(ir: SchemaIR): string {
-  return new ExactWriter(ir).emit();
+export function emitParseOwned(model: SurfaceModel): string {
+  return new ExactWriter(model).emit();
 }

@@ -13,8 +13,9 @@
  * - JSON-RPC envelopes decode `params` by their `method`, and `result` by the
  *   method the caller names (`parse.XFor`), else raw (see envelopes.ts).
  */
+import type { SurfaceModel } from "../model.js";
 import { block, chain, clause, code, doc, join, literalKey, name, own, ownSet, type Code } from "../code.js";
-import { withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type SchemaIR, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
+import { withoutNull, type Def, type Field, type Node, type ObjectNode, type OtherVariant, type TaggedUnionNode, type TaggedVariant, type UnionNode } from "../ir.js";
 import { DecodeWriter, expectation, isScalar, scalarTest, segment } from "./checks.js";
 import { methodDispatch, type MethodDispatch } from "./envelopes.js";
 
@@ -48,8 +49,8 @@ const MODULE_DOC = [
 ];
 
 class ParserWriter extends DecodeWriter {
-  constructor(ir: SchemaIR) {
-    super(ir, { doc: MODULE_DOC, prefix: "parse" });
+  constructor(model: SurfaceModel) {
+    super(model, { doc: MODULE_DOC, prefix: "parse" });
   }
 
   protected ownNames(def: Def): readonly string[] {
@@ -280,6 +281,6 @@ function emptyValue(node: Node): Code | undefined {
 }
 
 /** Emits the `parse.ts` module of one surface. */
-export function emitParsers(ir: SchemaIR): string {
-  return new ParserWriter(ir).emit();
+export function emitParsers(model: SurfaceModel): string {
+  return new ParserWriter(model).emit();
 }

@@ -101,11 +101,11 @@ export class CollectorWriter {
     const dispatch = [
       OBJECT_EXPECTED,
       code`const t = ${own(V, node.tag)};`,
-      code`const mark = out.length;`,
       block(code`switch (t)`, [...cases, code`default: if (typeof t === "string") ${other}; else ${noTag};`]),
     ];
     const untagged = node.untagged ?? [];
     if (untagged.length === 0) return dispatch;
+    dispatch.splice(2, 0, code`const mark = out.length;`);
     const holding = code`collect.holding(${this.alternatives(untagged)})`;
     if (!node.exclusive) return [...dispatch, code`if (out.length > mark && ${holding} > 0) out.length = mark;`];
     return [

@@ -14,6 +14,7 @@
  * (validate-all.ts), which run only after the fast check said no. The
  * connection imports `validate-first.ts`, so a bundler drops every collector.
  */
+import type { SurfaceModel } from "../model.js";
 import { block, code, doc, GeneratedFile, indent, lines, name, own, wrapped, type Code } from "../code.js";
 import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode, UnionOption } from "../ir.js";
 import { decodeModule, expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
@@ -197,12 +198,12 @@ function validateWrapper(def: Def): Code {
 }
 
 /** Emits the `validate-first.ts` module of one surface (not re-exported by the entry point). */
-export function emitFirstIssueValidators(ir: SchemaIR): string {
-  return new FastCheckWriter(ir).emit();
+export function emitFirstIssueValidators(model: SurfaceModel): string {
+  return new FastCheckWriter(model.ir).emit();
 }
 
 /** Emits the `validate.ts` module of one surface: the collectors and the public wrappers over `validate-first.ts`. */
-export function emitValidators(ir: SchemaIR): string {
+export function emitValidators({ ir }: SurfaceModel): string {
   const pool = new FunctionPool();
   const collectors = new CollectorWriter(pool, ir.defs.map((def) => def.name));
   const wrappers = ir.defs.map((def) => {

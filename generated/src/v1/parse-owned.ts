@@ -272,19 +272,19 @@ function e_ToolCallStatus(v: any): boolean {
 }
 
 function k_ToolCallContentContent(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Content(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ToolCallContentDiff(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Diff(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ToolCallContentTerminal(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Terminal(v);
   return m < 0 ? -1 : n + m;
 }
@@ -308,31 +308,31 @@ function e_ToolCallContent(v: any): boolean {
 }
 
 function k_ContentBlockText(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_TextContent(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockImage(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ImageContent(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockAudio(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AudioContent(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockResourceLink(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ResourceLink(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockResource(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_EmbeddedResource(v);
   return m < 0 ? -1 : n + m;
 }
@@ -938,13 +938,13 @@ function e_KillTerminalRequest(v: any): boolean {
 }
 
 function k_CreateElicitationRequestForm(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_CreateElicitationRequestUrl(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ElicitationUrlMode(v);
   return m < 0 ? -1 : n + m;
 }
@@ -954,7 +954,6 @@ function e_CreateElicitationRequestOther_mixin(v: any): boolean {
 }
 
 function k_CreateElicitationRequestOther(v: any): number {
-  let x: any;
   if (!e_CreateElicitationRequestOther_mixin(v)) return -1;
   return Infinity;
 }
@@ -1079,37 +1078,36 @@ function e_ElicitationSchemaType(v: any): boolean {
 }
 
 function k_ElicitationPropertySchemaString(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_StringPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaNumber(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_NumberPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaInteger(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_IntegerPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaBoolean(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_BooleanPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaArray(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_MultiSelectPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaOther(v: any): number {
-  let x: any;
   return Infinity;
 }
 
@@ -1344,7 +1342,7 @@ function e_BooleanPropertySchema(v: any): boolean {
 }
 
 function k_MultiSelectItemsString(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_StringMultiSelectItems(v);
   return m < 0 ? -1 : n + m;
 }
@@ -1824,7 +1822,7 @@ function e_LogoutCapabilities(v: any): boolean {
 }
 
 function k_AuthMethodTerminalVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AuthMethodTerminal(v);
   return m < 0 ? -1 : n + m;
 }
@@ -2086,13 +2084,13 @@ function e_SessionMode(v: any): boolean {
 }
 
 function k_SessionConfigOptionSelect(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionConfigOptionBoolean(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionConfigBoolean(v);
   return m < 0 ? -1 : n + m;
 }
@@ -2556,73 +2554,73 @@ function e_SessionNotification(v: any): boolean {
 }
 
 function k_SessionUpdateUserMessageChunk(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ContentChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateToolCall(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ToolCall(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateToolCallUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ToolCallUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdatePlan(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Plan(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AvailableCommandsUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateCurrentModeUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_CurrentModeUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateConfigOptionUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ConfigOptionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateSessionInfoUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionInfoUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateUsageUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_UsageUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateNotice(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Notice(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateCompactionUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_CompactionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateCompactionSummaryChunk(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_CompactionSummaryChunk(v);
   return m < 0 ? -1 : n + m;
 }
@@ -3505,13 +3503,13 @@ function e_NewSessionRequest(v: any): boolean {
 }
 
 function k_McpServerHttpVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_McpServerHttp(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_McpServerSseVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_McpServerSse(v);
   return m < 0 ? -1 : n + m;
 }
@@ -3983,12 +3981,12 @@ function e_RequestPermissionResponse(v: any): boolean {
 }
 
 function k_RequestPermissionOutcomeCancelled(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   return n;
 }
 
 function k_RequestPermissionOutcomeSelected(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SelectedPermissionOutcome(v);
   return m < 0 ? -1 : n + m;
 }
@@ -4153,7 +4151,7 @@ function e_KillTerminalResponse(v: any): boolean {
 }
 
 function k_CreateElicitationResponseAccept(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ElicitationAcceptAction(v);
   return m < 0 ? -1 : n + m;
 }

@@ -117,7 +117,6 @@ function c_RequestPermissionSubjectOther(v: any, p: string, out: rt.Issue[]): vo
 function c_RequestPermissionSubject(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "tool_call": c_RequestPermissionSubjectToolCall(v, p, out); break;
     case "command": c_RequestPermissionSubjectCommand(v, p, out); break;
@@ -220,7 +219,6 @@ function c_ToolCallContentTerminal(v: any, p: string, out: rt.Issue[]): void {
 function c_ToolCallContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "content": c_ToolCallContentContent(v, p, out); break;
     case "diff": c_ToolCallContentDiff(v, p, out); break;
@@ -252,7 +250,6 @@ function c_ContentBlockResource(v: any, p: string, out: rt.Issue[]): void {
 function c_ContentBlock(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "text": c_ContentBlockText(v, p, out); break;
     case "image": c_ContentBlockImage(v, p, out); break;
@@ -606,7 +603,6 @@ function c_DiffChangeMove(v: any, p: string, out: rt.Issue[]): void {
 function c_DiffChange_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.operation;
-  const mark = out.length;
   switch (t) {
     case "add": c_DiffChangeAdd(v, p, out); break;
     case "delete": c_DiffChangeAdd(v, p, out); break;
@@ -904,7 +900,6 @@ function c_CreateElicitationRequestOther_2(v: any, p: string, out: rt.Issue[]): 
 function c_CreateElicitationRequest_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.mode;
-  const mark = out.length;
   switch (t) {
     case "form": c_CreateElicitationRequestForm(v, p, out); break;
     case "url": c_CreateElicitationRequestUrl(v, p, out); break;
@@ -1027,7 +1022,6 @@ function c_ElicitationPropertySchemaArray(v: any, p: string, out: rt.Issue[]): v
 function c_ElicitationPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "string": c_ElicitationPropertySchemaString(v, p, out); break;
     case "number": c_ElicitationPropertySchemaNumber(v, p, out); break;
@@ -1719,7 +1713,6 @@ function c_AuthMethodOther(v: any, p: string, out: rt.Issue[]): void {
 function c_AuthMethod(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "terminal": c_AuthMethodTerminalVariant(v, p, out); break;
     case "agent": c_AuthMethodAgentVariant(v, p, out); break;
@@ -1895,7 +1888,6 @@ function c_SessionConfigOptionBoolean(v: any, p: string, out: rt.Issue[]): void 
 function c_SessionConfigOption_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "select": c_SessionConfigOptionSelect(v, p, out); break;
     case "boolean": c_SessionConfigOptionBoolean(v, p, out); break;
@@ -2077,7 +2069,6 @@ function c_AvailableCommandOther(v: any, p: string, out: rt.Issue[]): void {
 function c_AvailableCommand(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "command": c_AvailableCommandCommand(v, p, out); break;
     default: if (typeof t === "string") c_AvailableCommandOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
@@ -2091,7 +2082,6 @@ function c_AvailableCommandInputText(v: any, p: string, out: rt.Issue[]): void {
 function c_AvailableCommandInput(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "text": c_AvailableCommandInputText(v, p, out); break;
     default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
@@ -2512,7 +2502,6 @@ function c_SessionUpdateCompactionSummaryChunk(v: any, p: string, out: rt.Issue[
 function c_SessionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.sessionUpdate;
-  const mark = out.length;
   switch (t) {
     case "user_message_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
     case "user_message": c_SessionUpdateUserMessage(v, p, out); break;
@@ -2641,7 +2630,6 @@ function c_BackgroundWorkToolCall(v: any, p: string, out: rt.Issue[]): void {
 function c_BackgroundWork(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "terminal": c_BackgroundWorkTerminal(v, p, out); break;
     case "tool_call": c_BackgroundWorkToolCall(v, p, out); break;
@@ -2719,7 +2707,6 @@ function c_IdleStateUpdateError(v: any, p: string, out: rt.Issue[]): void {
 function c_IdleStateUpdate_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.stopReason;
-  const mark = out.length;
   switch (t) {
     case "end_turn": c_RequestPermissionSubjectOther(v, p, out); break;
     case "max_tokens": c_RequestPermissionSubjectOther(v, p, out); break;
@@ -2785,7 +2772,6 @@ function c_StateUpdateRequiresAction(v: any, p: string, out: rt.Issue[]): void {
 function c_StateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.state;
-  const mark = out.length;
   switch (t) {
     case "running": c_StateUpdateRunning(v, p, out); break;
     case "idle": c_StateUpdateIdle(v, p, out); break;
@@ -2992,7 +2978,6 @@ function c_PlanUpdateContentOther(v: any, p: string, out: rt.Issue[]): void {
 function c_PlanUpdateContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "items": c_PlanUpdateContentItems(v, p, out); break;
     default: if (typeof t === "string") c_PlanUpdateContentOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
@@ -3519,7 +3504,6 @@ function c_McpServerStdioVariant(v: any, p: string, out: rt.Issue[]): void {
 function c_McpServer(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "http": c_McpServerHttpVariant(v, p, out); break;
     case "stdio": c_McpServerStdioVariant(v, p, out); break;
@@ -3701,7 +3685,6 @@ function c_ReplayFromStartVariant(v: any, p: string, out: rt.Issue[]): void {
 function c_ReplayFrom(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "start": c_ReplayFromStartVariant(v, p, out); break;
     default: if (typeof t === "string") c_RequestPermissionSubjectOther(v, p, out); else rt.issue(out, p + "/type", t === undefined ? "missing required property" : "expected a string", t);
@@ -3806,7 +3789,6 @@ function c_SetSessionConfigOptionRequestOther(v: any, p: string, out: rt.Issue[]
 function c_SetSessionConfigOptionRequest_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "id": c_SetSessionConfigOptionRequestId(v, p, out); break;
     case "boolean": c_SetSessionConfigOptionRequestBoolean(v, p, out); break;
@@ -3922,7 +3904,6 @@ function c_RequestPermissionOutcomeSelected(v: any, p: string, out: rt.Issue[]):
 function c_RequestPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.outcome;
-  const mark = out.length;
   switch (t) {
     case "cancelled": c_RequestPermissionOutcomeCancelled(v, p, out); break;
     case "selected": c_RequestPermissionOutcomeSelected(v, p, out); break;
@@ -3963,7 +3944,6 @@ function c_CreateElicitationResponseAccept(v: any, p: string, out: rt.Issue[]): 
 function c_CreateElicitationResponse_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.action;
-  const mark = out.length;
   switch (t) {
     case "accept": c_CreateElicitationResponseAccept(v, p, out); break;
     case "decline": c_RequestPermissionSubjectOther(v, p, out); break;

@@ -274,19 +274,19 @@ function e_ToolCallStatus(v: any): boolean {
 }
 
 function k_ToolCallContentContent(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Content(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ToolCallContentDiff(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Diff(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ToolCallContentTerminal(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Terminal(v);
   return m < 0 ? -1 : n + m;
 }
@@ -310,31 +310,31 @@ function e_ToolCallContent(v: any): boolean {
 }
 
 function k_ContentBlockText(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_TextContent(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockImage(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ImageContent(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockAudio(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AudioContent(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockResourceLink(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ResourceLink(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockResource(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_EmbeddedResource(v);
   return m < 0 ? -1 : n + m;
 }
@@ -940,13 +940,13 @@ function e_KillTerminalRequest(v: any): boolean {
 }
 
 function k_CreateElicitationRequestForm(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_CreateElicitationRequestUrl(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ElicitationUrlMode(v);
   return m < 0 ? -1 : n + m;
 }
@@ -956,7 +956,6 @@ function e_CreateElicitationRequestOther_mixin(v: any): boolean {
 }
 
 function k_CreateElicitationRequestOther(v: any): number {
-  let x: any;
   if (!e_CreateElicitationRequestOther_mixin(v)) return -1;
   return Infinity;
 }
@@ -1081,37 +1080,36 @@ function e_ElicitationSchemaType(v: any): boolean {
 }
 
 function k_ElicitationPropertySchemaString(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_StringPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaNumber(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_NumberPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaInteger(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_IntegerPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaBoolean(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_BooleanPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaArray(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_MultiSelectPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaOther(v: any): number {
-  let x: any;
   return Infinity;
 }
 
@@ -1346,7 +1344,7 @@ function e_BooleanPropertySchema(v: any): boolean {
 }
 
 function k_MultiSelectItemsString(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_StringMultiSelectItems(v);
   return m < 0 ? -1 : n + m;
 }
@@ -2062,7 +2060,7 @@ function e_ProvidersCapabilities(v: any): boolean {
 }
 
 function k_AuthMethodTerminalVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AuthMethodTerminal(v);
   return m < 0 ? -1 : n + m;
 }
@@ -2531,13 +2529,13 @@ function e_SessionMode(v: any): boolean {
 }
 
 function k_SessionConfigOptionSelect(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionConfigOptionBoolean(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionConfigBoolean(v);
   return m < 0 ? -1 : n + m;
 }
@@ -3156,103 +3154,103 @@ function e_SessionNotification(v: any): boolean {
 }
 
 function k_SessionUpdateUserMessageChunk(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ContentChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateToolCall(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ToolCall(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateToolCallUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ToolCallUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdatePlan(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Plan(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdatePlanUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_PlanUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdatePlanRemoved(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_PlanRemoved(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AvailableCommandsUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateCurrentModeUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_CurrentModeUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateConfigOptionUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ConfigOptionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateSessionInfoUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionInfoUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateUsageUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_UsageUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateNotice(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Notice(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateCompactionUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_CompactionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateCompactionSummaryChunk(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_CompactionSummaryChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateSubagentUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SubagentUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateSessionMessage(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionMessage(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateSessionMessageChunk(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionMessageChunk(v);
   return m < 0 ? -1 : n + m;
 }
@@ -3458,19 +3456,19 @@ function e_Plan(v: any): boolean {
 }
 
 function k_PlanUpdateContentItems(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_PlanItems(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_PlanUpdateContentFile(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_PlanFile(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_PlanUpdateContentMarkdown(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_PlanMarkdown(v);
   return m < 0 ? -1 : n + m;
 }
@@ -3944,25 +3942,25 @@ function e_SessionCancelCapabilities(v: any): boolean {
 }
 
 function k_StateUpdateRunning(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_RunningStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_StateUpdateIdle(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_IdleStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_StateUpdateRequiresAction(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_RequiresActionStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_StateUpdateUnknown(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_UnknownStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
@@ -4016,12 +4014,12 @@ function e_ErrorStopReason(v: any): boolean {
 }
 
 function k_IdleStateUpdateEndTurn(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   return n;
 }
 
 function k_IdleStateUpdateError(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ErrorStopReason(v);
   return m < 0 ? -1 : n + m;
 }
@@ -4764,19 +4762,19 @@ function e_NewSessionRequest(v: any): boolean {
 }
 
 function k_McpServerHttpVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_McpServerHttp(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_McpServerSseVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_McpServerSse(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_McpServerAcpVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_McpServerAcp(v);
   return m < 0 ? -1 : n + m;
 }
@@ -5443,7 +5441,7 @@ function e_RequestPermissionResponse(v: any): boolean {
 }
 
 function k_RequestPermissionOutcomeSelected(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SelectedPermissionOutcome(v);
   return m < 0 ? -1 : n + m;
 }
@@ -5608,7 +5606,7 @@ function e_KillTerminalResponse(v: any): boolean {
 }
 
 function k_CreateElicitationResponseAccept(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ElicitationAcceptAction(v);
   return m < 0 ? -1 : n + m;
 }

@@ -242,7 +242,6 @@ function c_ToolCallContentTerminal(v: any, p: string, out: rt.Issue[]): void {
 function c_ToolCallContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "content": c_ToolCallContentContent(v, p, out); break;
     case "diff": c_ToolCallContentDiff(v, p, out); break;
@@ -274,7 +273,6 @@ function c_ContentBlockResource(v: any, p: string, out: rt.Issue[]): void {
 function c_ContentBlock(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "text": c_ContentBlockText(v, p, out); break;
     case "image": c_ContentBlockImage(v, p, out); break;
@@ -853,7 +851,6 @@ function c_CreateElicitationRequestOther_2(v: any, p: string, out: rt.Issue[]): 
 function c_CreateElicitationRequest_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.mode;
-  const mark = out.length;
   switch (t) {
     case "form": c_CreateElicitationRequestForm(v, p, out); break;
     case "url": c_CreateElicitationRequestUrl(v, p, out); break;
@@ -978,7 +975,6 @@ function c_ElicitationPropertySchemaOther(v: any, p: string, out: rt.Issue[]): v
 function c_ElicitationPropertySchema(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "string": c_ElicitationPropertySchemaString(v, p, out); break;
     case "number": c_ElicitationPropertySchemaNumber(v, p, out); break;
@@ -2238,7 +2234,6 @@ function c_SessionConfigOptionBoolean(v: any, p: string, out: rt.Issue[]): void 
 function c_SessionConfigOption_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "select": c_SessionConfigOptionSelect(v, p, out); break;
     case "boolean": c_SessionConfigOptionBoolean(v, p, out); break;
@@ -2855,7 +2850,6 @@ function c_SessionUpdateSessionMessageChunk(v: any, p: string, out: rt.Issue[]):
 function c_SessionUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.sessionUpdate;
-  const mark = out.length;
   switch (t) {
     case "user_message_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
     case "agent_message_chunk": c_SessionUpdateUserMessageChunk(v, p, out); break;
@@ -3030,7 +3024,6 @@ function c_PlanUpdateContentMarkdown(v: any, p: string, out: rt.Issue[]): void {
 function c_PlanUpdateContent(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.type;
-  const mark = out.length;
   switch (t) {
     case "items": c_PlanUpdateContentItems(v, p, out); break;
     case "file": c_PlanUpdateContentFile(v, p, out); break;
@@ -3463,7 +3456,6 @@ function c_StateUpdateUnknown(v: any, p: string, out: rt.Issue[]): void {
 function c_StateUpdate(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.state;
-  const mark = out.length;
   switch (t) {
     case "running": c_StateUpdateRunning(v, p, out); break;
     case "idle": c_StateUpdateIdle(v, p, out); break;
@@ -3500,7 +3492,6 @@ function c_IdleStateUpdateError(v: any, p: string, out: rt.Issue[]): void {
 function c_IdleStateUpdate_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.stopReason;
-  const mark = out.length;
   switch (t) {
     case "end_turn": c_ElicitationPropertySchemaOther(v, p, out); break;
     case "max_tokens": c_ElicitationPropertySchemaOther(v, p, out); break;
@@ -4743,7 +4734,6 @@ function c_RequestPermissionOutcomeSelected(v: any, p: string, out: rt.Issue[]):
 function c_RequestPermissionOutcome(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.outcome;
-  const mark = out.length;
   switch (t) {
     case "cancelled": c_ElicitationPropertySchemaOther(v, p, out); break;
     case "selected": c_RequestPermissionOutcomeSelected(v, p, out); break;
@@ -4882,7 +4872,6 @@ function c_CreateElicitationResponseAccept(v: any, p: string, out: rt.Issue[]): 
 function c_CreateElicitationResponse_2(v: any, p: string, out: rt.Issue[]): void {
   if (!rt.isObject(v)) return rt.issue(out, p, "expected an object", v);
   const t = v.action;
-  const mark = out.length;
   switch (t) {
     case "accept": c_CreateElicitationResponseAccept(v, p, out); break;
     case "decline": c_ElicitationPropertySchemaOther(v, p, out); break;

@@ -119,19 +119,18 @@ function e_SessionId(v: any): boolean {
 }
 
 function k_RequestPermissionSubjectToolCall(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ToolCallPermissionSubject(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_RequestPermissionSubjectCommand(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_CommandPermissionSubject(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_RequestPermissionSubjectOther(v: any): number {
-  let x: any;
   return Infinity;
 }
 
@@ -244,19 +243,19 @@ function e_ToolCallStatus(v: any): boolean {
 }
 
 function k_ToolCallContentContent(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Content(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ToolCallContentDiff(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Diff(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ToolCallContentTerminal(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Terminal(v);
   return m < 0 ? -1 : n + m;
 }
@@ -280,31 +279,31 @@ function e_ToolCallContent(v: any): boolean {
 }
 
 function k_ContentBlockText(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_TextContent(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockImage(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ImageContent(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockAudio(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AudioContent(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockResourceLink(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ResourceLink(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ContentBlockResource(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_EmbeddedResource(v);
   return m < 0 ? -1 : n + m;
 }
@@ -680,13 +679,13 @@ function e_Content(v: any): boolean {
 }
 
 function k_DiffChangeAdd(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_DiffPathChange(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_DiffChangeMove(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_DiffPathPairChange(v);
   return m < 0 ? -1 : n + m;
 }
@@ -1009,13 +1008,13 @@ function e_PermissionOptionKind(v: any): boolean {
 }
 
 function k_CreateElicitationRequestForm(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ElicitationFormMode(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_CreateElicitationRequestUrl(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ElicitationUrlMode(v);
   return m < 0 ? -1 : n + m;
 }
@@ -1025,7 +1024,6 @@ function e_CreateElicitationRequestOther_mixin(v: any): boolean {
 }
 
 function k_CreateElicitationRequestOther(v: any): number {
-  let x: any;
   if (!e_CreateElicitationRequestOther_mixin(v)) return -1;
   return Infinity;
 }
@@ -1150,31 +1148,31 @@ function e_ElicitationSchemaType(v: any): boolean {
 }
 
 function k_ElicitationPropertySchemaString(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_StringPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaNumber(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_NumberPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaInteger(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_IntegerPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaBoolean(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_BooleanPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_ElicitationPropertySchemaArray(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_MultiSelectPropertySchema(v);
   return m < 0 ? -1 : n + m;
 }
@@ -1410,7 +1408,7 @@ function e_BooleanPropertySchema(v: any): boolean {
 }
 
 function k_MultiSelectItemsString(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_StringMultiSelectItems(v);
   return m < 0 ? -1 : n + m;
 }
@@ -2158,13 +2156,13 @@ function e_ProvidersCapabilities(v: any): boolean {
 }
 
 function k_AuthMethodTerminalVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AuthMethodTerminal(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_AuthMethodAgentVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AuthMethodAgent(v);
   return m < 0 ? -1 : n + m;
 }
@@ -2582,13 +2580,13 @@ function e_NewSessionResponse(v: any): boolean {
 }
 
 function k_SessionConfigOptionSelect(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionConfigSelect(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionConfigOptionBoolean(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionConfigBoolean(v);
   return m < 0 ? -1 : n + m;
 }
@@ -2763,7 +2761,7 @@ function e_SessionConfigBoolean(v: any): boolean {
 }
 
 function k_AvailableCommandCommand(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Command(v);
   return m < 0 ? -1 : n + m;
 }
@@ -2792,7 +2790,7 @@ function e_AvailableCommand(v: any): boolean {
 }
 
 function k_AvailableCommandInputText(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_TextCommandInput(v);
   return m < 0 ? -1 : n + m;
 }
@@ -3049,25 +3047,25 @@ function e_SessionStatus(v: any): boolean {
 }
 
 function k_StateUpdateRunning(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_RunningStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_StateUpdateIdle(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_IdleStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_StateUpdateRequiresAction(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_RequiresActionStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_StateUpdateUnknown(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_UnknownStateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
@@ -3093,19 +3091,19 @@ function e_StateUpdate(v: any): boolean {
 }
 
 function k_BackgroundWorkTerminal(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_BackgroundTerminal(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_BackgroundWorkToolCall(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_BackgroundToolCall(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_BackgroundWorkSubagent(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_BackgroundSubagent(v);
   return m < 0 ? -1 : n + m;
 }
@@ -3356,12 +3354,12 @@ function e_Usage(v: any): boolean {
 }
 
 function k_IdleStateUpdateEndTurn(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   return n;
 }
 
 function k_IdleStateUpdateError(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ErrorStopReason(v);
   return m < 0 ? -1 : n + m;
 }
@@ -3639,127 +3637,127 @@ function e_UpdateSessionNotification(v: any): boolean {
 }
 
 function k_SessionUpdateUserMessageChunk(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ContentChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateUserMessage(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_UserMessage(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateAgentMessage(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AgentMessage(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateAgentThought(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AgentThought(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateStateUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_StateUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateToolCallContentChunk(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ToolCallContentChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateToolCallUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ToolCallUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateTerminalUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_TerminalUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateTerminalOutputChunk(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_TerminalOutputChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdatePlanUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_PlanUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdatePlanRemoved(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_PlanRemoved(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateAvailableCommandsUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_AvailableCommandsUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateConfigOptionUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ConfigOptionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateSessionInfoUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionInfoUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateUsageUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_UsageUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateNotice(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_Notice(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateCompactionUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_CompactionUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateCompactionSummaryChunk(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_CompactionSummaryChunk(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateSubagentUpdate(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SubagentUpdate(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateSessionMessage(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionMessage(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_SessionUpdateSessionMessageChunk(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SessionMessageChunk(v);
   return m < 0 ? -1 : n + m;
 }
@@ -4125,19 +4123,19 @@ function e_TerminalOutputChunk(v: any): boolean {
 }
 
 function k_PlanUpdateContentItems(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_PlanItems(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_PlanUpdateContentFile(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_PlanFile(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_PlanUpdateContentMarkdown(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_PlanMarkdown(v);
   return m < 0 ? -1 : n + m;
 }
@@ -5116,19 +5114,19 @@ function e_NewSessionRequest(v: any): boolean {
 }
 
 function k_McpServerHttpVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_McpServerHttp(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_McpServerAcpVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_McpServerAcp(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_McpServerStdioVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_McpServerStdio(v);
   return m < 0 ? -1 : n + m;
 }
@@ -5516,7 +5514,7 @@ function e_ResumeSessionRequest(v: any): boolean {
 }
 
 function k_ReplayFromStartVariant(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ReplayFromStart(v);
   return m < 0 ? -1 : n + m;
 }
@@ -5762,13 +5760,13 @@ function e_RequestPermissionResponse(v: any): boolean {
 }
 
 function k_RequestPermissionOutcomeCancelled(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_CancelledPermissionOutcome(v);
   return m < 0 ? -1 : n + m;
 }
 
 function k_RequestPermissionOutcomeSelected(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_SelectedPermissionOutcome(v);
   return m < 0 ? -1 : n + m;
 }
@@ -5823,7 +5821,7 @@ function e_SelectedPermissionOutcome(v: any): boolean {
 }
 
 function k_CreateElicitationResponseAccept(v: any): number {
-  let n = 1, x: any;
+  let n = 1;
   const m = k_ElicitationAcceptAction(v);
   return m < 0 ? -1 : n + m;
 }
