@@ -32,6 +32,16 @@ describe("validate with { all: true }", () => {
     ]);
   });
 
+  it("never throws on a union alternative holding more issues than a call takes arguments", () => {
+    // SessionConfigSelectOptions is an untagged union of two array shapes; 300,000 bad items give
+    // each alternative 300,000 issues, more than a spread into Math.max or push() can take.
+    const check = validateAll("v2/unstable", "SessionConfigSelectOptions");
+    const result = check(new Array(300_000).fill(5), { all: true });
+    expect(result.ok).toBe(false);
+    expect(result.issues?.length).toBe(300_000);
+    expect(result.issues?.[299_999]?.path).toBe("/299999");
+  });
+
   it("puts a missing property after the keys its object has", () => {
     const check = validateAll("v1", "ToolCallLocation");
     expect(check({ line: "x" }, { all: true }).issues).toEqual([

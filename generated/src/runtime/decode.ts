@@ -326,11 +326,13 @@ export function deepestIssues(out: Issue[], path: string, value: unknown, altern
   for (const collect of alternatives) {
     const found: Issue[] = [];
     collect(found);
-    const deepest = Math.max(...found.map((i) => i.path.split("/").length));
-    if (found.length && deepest > depth) [best, depth] = [found, deepest];
+    // Loops, not spreads: the number of issues is the input's to choose (no argument-count limit).
+    let deepest = -1;
+    for (const i of found) deepest = Math.max(deepest, i.path.split("/").length);
+    if (deepest > depth) [best, depth] = [found, deepest];
   }
   if (depth <= path.split("/").length) return issue(out, path, "matches no alternative", value);
-  out.push(...best);
+  for (const i of best) out.push(i);
   return undefined;
 }
 
@@ -344,21 +346,36 @@ export function allIssues(value: unknown, collect: (v: unknown, p: string, out: 
   const out: Issue[] = [];
   collect(value, "", out);
   if (out.length === 0) return first;
-  const order = out.map((i) => documentPosition(value, i.path));
+  const keyIndexes = new Map<object, ReadonlyMap<string, number>>();
+  const order = out.map((i) => documentPosition(value, i.path, keyIndexes));
   const sorted = out.map((_, n) => n).sort((a, b) => comparePositions(order[a]!, order[b]!) || a - b);
   return { ok: false, issues: sorted.map((n) => out[n]!) };
 }
 
-/** The position of a pointer in `value`: per level, the index of the key among the container's keys. */
-function documentPosition(value: unknown, path: string): number[] {
+/**
+ * The position of a pointer in `value`: per level, the index of the key among the container's keys
+ * (a key the container lacks sorts after its keys). `keyIndexes` caches each object's key order, so
+ * many issues in one large container cost one pass over its keys, not one per issue.
+ */
+function documentPosition(value: unknown, path: string, keyIndexes: Map<object, ReadonlyMap<string, number>>): number[] {
   const position: number[] = [];
   let at: unknown = value;
   for (const raw of path.split("/").slice(1)) {
     const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
     if (typeof at !== "object" || at === null) break;
-    const keys = Object.keys(at);
-    const index = Array.isArray(at) ? Number(key) : keys.indexOf(key);
-    position.push(index < 0 ? keys.length : index);
+    let index: number;
+    let size: number;
+    if (Array.isArray(at)) {
+      const n = Number(key);
+      size = at.length;
+      index = Number.isInteger(n) && n >= 0 && n < size ? n : -1;
+    } else {
+      let keys = keyIndexes.get(at);
+      if (keys === undefined) keyIndexes.set(at, (keys = new Map(Object.keys(at).map((k, i) => [k, i]))));
+      size = keys.size;
+      index = keys.get(key) ?? -1;
+    }
+    position.push(index < 0 ? size : index);
     at = index < 0 ? undefined : (at as Record<string, unknown>)[key];
   }
   return position;
