@@ -42,11 +42,6 @@ export function literal(value: string | number | boolean | null | bigint): strin
   return JSON.stringify(value);
 }
 
-/** An array literal of escaped strings. */
-export function literalList(values: readonly string[]): string {
-  return `[${values.map((v) => literal(v)).join(", ")}]`;
-}
-
 /** A JSDoc block from text lines; `*\/` inside the text is neutralised. */
 export function jsDoc(lines: readonly string[], indent = ""): string {
   const body = lines.flatMap((line) => line.split("\n")).map((line) => line.replaceAll("*/", "*\\/").trimEnd());
@@ -146,12 +141,15 @@ export function doc(lines: readonly string[]): Code {
   return makeCode(jsDoc(lines));
 }
 
-/** An own-property read of a JSON object as code (`ownRead`: S34-safe for prototype keys). */
+/**
+ * An own-property read of a JSON object as code (`ownRead`: S34-safe for prototype keys). A prototype
+ * key reads through `rt.own`, so the module must import a runtime namespace `rt` that has it (decode, patch).
+ */
 export function own(target: Code, property: string): Code {
   return makeCode(ownRead(target.text, property));
 }
 
-/** An own-data-property store as code (`ownWrite`: `__proto__` goes through `rt.put`), without semicolon. */
+/** An own-data-property store as code (`ownWrite`: `__proto__` goes through `rt.put`, as `own` needs `rt`), without semicolon. */
 export function ownSet(target: Code, property: string, value: Code): Code {
   return makeCode(ownWrite(target.text, property, value.text));
 }

@@ -75,7 +75,7 @@ describe("wire errors", () => {
   // excludes null ("Unlike base JSON-RPC, it MUST NOT be `null`"). An id outside it is not a valid request.
   const ADMITS_NULL_ID = { v1: true, "v1/unstable": true, v2: false, "v2/unstable": false } as const;
   for (const [surface, admitsNull] of Object.entries(ADMITS_NULL_ID)) {
-    it(`${surface}: answers a request whose id its RequestId does not admit with -32600 and id null`, async () => {
+    it(`${surface}: answers a request whose id its RequestId does not admit with -32600, echoing the id`, async () => {
       const [near, far] = inMemoryTransports();
       ENTRIES[surface as keyof typeof ENTRIES].connectAgent(near, {});
       const raw = rawPeer(far);
@@ -83,7 +83,7 @@ describe("wire errors", () => {
       expect(await raw.next()).toMatchObject({ id: null, error: { code: admitsNull ? -32601 : -32600 } });
       for (const id of [1.5, 2 ** 70, -(2 ** 70)]) {
         await raw.sendJson({ jsonrpc: "2.0", id, method: "no/such", params: {} });
-        expect(await raw.next()).toMatchObject({ id: null, error: { code: -32600 } });
+        expect(await raw.next()).toMatchObject({ id, error: { code: -32600 } });
       }
       for (const id of [9, "nine", -(2 ** 53)]) {
         await raw.sendJson({ jsonrpc: "2.0", id, method: "no/such", params: {} });

@@ -1,7 +1,9 @@
 /**
- * What `emitValidators` and `emitParsers` share: the test expression of each
- * scalar IR node, its failure message, JSON-pointer segments, and a pool of
- * hoisted helper functions with unique names.
+ * What the check emitters share (validators, collectors, parsers, parse-owned):
+ * the test expression of each scalar IR node, its failure message, JSON-pointer
+ * segments, the pool of hoisted helpers named after what they check, the
+ * layout of a decode module, and `DecodeWriter`, the skeleton of `parse.ts`
+ * and `parse-owned.ts`.
  */
 import type { SurfaceModel } from "../model.js";
 import { block, chain, clause, code, doc, GeneratedFile, join, name, own, wrapped, type Code } from "../code.js";

@@ -65,7 +65,7 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     T: f.importAll("./types.js", "T", { type: true }),
     parse: f.importAll("./parse.js", "parse"),
     // The first-issue checks behind `validate.X`, without the `{ all: true }` collectors a bundle would carry.
-    validate: f.importAll(FIRST_ISSUE_MODULE, "validate"),
+    validate: f.importAll(FIRST_ISSUE_MODULE, "first"),
   };
   f.import(transport, "Transport", { type: true });
   f.print(

@@ -217,6 +217,8 @@ class ParserWriter extends DecodeWriter {
 
   /** A known variant: the tag, its own fields, then its payload's fields. */
   private variant(tag: string, variant: TaggedVariant): Code {
+    // Claimed first: a helper of an inline payload, named after the variant's path, must not take this name.
+    this.pool.reserve([`p_${variant.name}`]);
     return this.pool.rooted(variant.name, () => {
       const fields = variant.fields.flatMap((f) => this.field(f));
       const statements = [code`const out: any = { ${literalKey(tag)}: ${variant.tagValue} };`];
@@ -237,6 +239,7 @@ class ParserWriter extends DecodeWriter {
 
   /** The custom variant (S27): declared and required properties still hold; everything else is kept raw. */
   private other(other: OtherVariant, mixin?: MixinContext): Code {
+    this.pool.reserve([`p_${other.name}`]);
     return this.pool.rooted(other.name, () => {
       const declared = new Set(other.fields.map((f) => f.name));
       const statements = other.required

@@ -3,8 +3,9 @@
  * `SessionState` type, `emptySessionState()`, `reduceSession(state, update)`
  * (S1-S22, S27, S34, S35), `applyMeta` (S6) and, where subagents mirror a
  * child's state, `subagentStatus(entry)`. The reducer is the runtime engine
- * driven by a generated route table: one route per `SessionUpdate` variant,
- * one function here per route op.
+ * driven by a generated route table (one route per `SessionUpdate` variant),
+ * behind a generated `switch` that sends keyed upserts and chunks into a
+ * stored entity straight to the runtime's fast paths.
  */
 import type { EmitContext } from "../api.js";
 import { block, code, doc, GeneratedFile, indent, join, key, lines, literalKey, member, name, own, wrapped, type Code } from "../code.js";

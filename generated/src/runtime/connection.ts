@@ -338,7 +338,8 @@ class Connection {
     const hasId = id !== undefined;
     if (hasId && !isRequestId(id)) return this.answerError(null, INVALID_REQUEST, "Invalid request: id must be a string, a number or null");
     if (hasId && typeof method === "string" && this.spec.requestId !== undefined && !this.spec.requestId(id)) {
-      return this.answerError(null, INVALID_REQUEST, "Invalid request: the id is not a RequestId of this protocol version", { issues: failedIssues() });
+      // The id is a JSON-RPC id, only not one this version admits: echo it, so that the caller can match the answer.
+      return this.answerError(id, INVALID_REQUEST, "Invalid request: the id is not a RequestId of this protocol version", { issues: failedIssues() });
     }
     if (jsonrpc !== "2.0") return this.answerError(hasId ? id : null, INVALID_REQUEST, 'Invalid request: jsonrpc must be "2.0"');
     if (typeof method === "string") {

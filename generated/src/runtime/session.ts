@@ -101,7 +101,7 @@ export interface SessionTable {
   readonly initial: JsonObject;
   /** How each slot's values are checked by `fromJson`. */
   readonly stored: Readonly<Record<string, StoredAs>>;
-  /** The surface's `validate.SessionUpdate`. */
+  /** Checks a stored value as the surface's `SessionUpdate` (first issue; the same verdict as `validate.SessionUpdate`). */
   validate(value: unknown): Result<unknown>;
   /**
    * A shallow copy of a state, written by the generator as one object literal:

@@ -8,7 +8,7 @@ import type * as M from "./methods.js";
 import * as parse from "./parse.js";
 import { type SessionState, emptySessionState, reduceSession } from "./session.js";
 import type * as T from "./types.js";
-import * as validate from "./validate-first.js";
+import * as first from "./validate-first.js";
 
 export { inMemoryTransports, ndJsonStream } from "../runtime/transport.js";
 export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from "../runtime/transport.js";
@@ -109,18 +109,18 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["authenticate", { parseParams: parse.AuthenticateRequest, validateResult: validate.AuthenticateResponse }],
-      ["initialize", { parseParams: parse.InitializeRequest, validateResult: validate.InitializeResponse }],
-      ["logout", { parseParams: parse.LogoutRequest, validateResult: validate.LogoutResponse }],
-      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: validate.CloseSessionResponse }],
-      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: validate.DeleteSessionResponse }],
-      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: validate.ListSessionsResponse }],
-      ["session/load", { parseParams: parse.LoadSessionRequest, validateResult: validate.LoadSessionResponse }],
-      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: validate.NewSessionResponse }],
-      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: validate.PromptResponse }],
-      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: validate.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: validate.SetSessionConfigOptionResponse }],
-      ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateResult: validate.SetSessionModeResponse }],
+      ["authenticate", { parseParams: parse.AuthenticateRequest, validateResult: first.AuthenticateResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: first.InitializeResponse }],
+      ["logout", { parseParams: parse.LogoutRequest, validateResult: first.LogoutResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
+      ["session/load", { parseParams: parse.LoadSessionRequest, validateResult: first.LoadSessionResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: first.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: first.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateResult: first.SetSessionModeResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["session/cancel", { parseParams: parse.CancelNotification }],
@@ -134,21 +134,21 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["authenticate", { validateParams: validate.AuthenticateRequest, parseResult: parse.AuthenticateResponse }],
-      ["initialize", { validateParams: validate.InitializeRequest, parseResult: parse.InitializeResponse }],
-      ["logout", { validateParams: validate.LogoutRequest, parseResult: parse.LogoutResponse }],
-      ["session/close", { validateParams: validate.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
-      ["session/delete", { validateParams: validate.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
-      ["session/list", { validateParams: validate.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
-      ["session/load", { validateParams: validate.LoadSessionRequest, parseResult: parse.LoadSessionResponse }],
-      ["session/new", { validateParams: validate.NewSessionRequest, parseResult: parse.NewSessionResponse }],
-      ["session/prompt", { validateParams: validate.PromptRequest, parseResult: parse.PromptResponse }],
-      ["session/resume", { validateParams: validate.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
-      ["session/set_config_option", { validateParams: validate.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
-      ["session/set_mode", { validateParams: validate.SetSessionModeRequest, parseResult: parse.SetSessionModeResponse }],
+      ["authenticate", { validateParams: first.AuthenticateRequest, parseResult: parse.AuthenticateResponse }],
+      ["initialize", { validateParams: first.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["logout", { validateParams: first.LogoutRequest, parseResult: parse.LogoutResponse }],
+      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/load", { validateParams: first.LoadSessionRequest, parseResult: parse.LoadSessionResponse }],
+      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { validateParams: first.SetSessionModeRequest, parseResult: parse.SetSessionModeResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
-      ["session/cancel", { validateParams: validate.CancelNotification }],
+      ["session/cancel", { validateParams: first.CancelNotification }],
     ]),
   };
 }
@@ -159,15 +159,15 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: validate.CreateElicitationResponse }],
-      ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateResult: validate.ReadTextFileResponse }],
-      ["fs/write_text_file", { parseParams: parse.WriteTextFileRequest, validateResult: validate.WriteTextFileResponse }],
-      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: validate.RequestPermissionResponse }],
-      ["terminal/create", { parseParams: parse.CreateTerminalRequest, validateResult: validate.CreateTerminalResponse }],
-      ["terminal/kill", { parseParams: parse.KillTerminalRequest, validateResult: validate.KillTerminalResponse }],
-      ["terminal/output", { parseParams: parse.TerminalOutputRequest, validateResult: validate.TerminalOutputResponse }],
-      ["terminal/release", { parseParams: parse.ReleaseTerminalRequest, validateResult: validate.ReleaseTerminalResponse }],
-      ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateResult: validate.WaitForTerminalExitResponse }],
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
+      ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateResult: first.ReadTextFileResponse }],
+      ["fs/write_text_file", { parseParams: parse.WriteTextFileRequest, validateResult: first.WriteTextFileResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
+      ["terminal/create", { parseParams: parse.CreateTerminalRequest, validateResult: first.CreateTerminalResponse }],
+      ["terminal/kill", { parseParams: parse.KillTerminalRequest, validateResult: first.KillTerminalResponse }],
+      ["terminal/output", { parseParams: parse.TerminalOutputRequest, validateResult: first.TerminalOutputResponse }],
+      ["terminal/release", { parseParams: parse.ReleaseTerminalRequest, validateResult: first.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateResult: first.WaitForTerminalExitResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["elicitation/complete", { parseParams: parse.CompleteElicitationNotification }],
@@ -182,19 +182,19 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["elicitation/create", { validateParams: validate.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
-      ["fs/read_text_file", { validateParams: validate.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse }],
-      ["fs/write_text_file", { validateParams: validate.WriteTextFileRequest, parseResult: parse.WriteTextFileResponse }],
-      ["session/request_permission", { validateParams: validate.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
-      ["terminal/create", { validateParams: validate.CreateTerminalRequest, parseResult: parse.CreateTerminalResponse }],
-      ["terminal/kill", { validateParams: validate.KillTerminalRequest, parseResult: parse.KillTerminalResponse }],
-      ["terminal/output", { validateParams: validate.TerminalOutputRequest, parseResult: parse.TerminalOutputResponse }],
-      ["terminal/release", { validateParams: validate.ReleaseTerminalRequest, parseResult: parse.ReleaseTerminalResponse }],
-      ["terminal/wait_for_exit", { validateParams: validate.WaitForTerminalExitRequest, parseResult: parse.WaitForTerminalExitResponse }],
+      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["fs/read_text_file", { validateParams: first.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse }],
+      ["fs/write_text_file", { validateParams: first.WriteTextFileRequest, parseResult: parse.WriteTextFileResponse }],
+      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
+      ["terminal/create", { validateParams: first.CreateTerminalRequest, parseResult: parse.CreateTerminalResponse }],
+      ["terminal/kill", { validateParams: first.KillTerminalRequest, parseResult: parse.KillTerminalResponse }],
+      ["terminal/output", { validateParams: first.TerminalOutputRequest, parseResult: parse.TerminalOutputResponse }],
+      ["terminal/release", { validateParams: first.ReleaseTerminalRequest, parseResult: parse.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { validateParams: first.WaitForTerminalExitRequest, parseResult: parse.WaitForTerminalExitResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
-      ["elicitation/complete", { validateParams: validate.CompleteElicitationNotification }],
-      ["session/update", { validateParams: validate.SessionNotification }],
+      ["elicitation/complete", { validateParams: first.CompleteElicitationNotification }],
+      ["session/update", { validateParams: first.SessionNotification }],
     ]),
   };
 }
@@ -207,7 +207,7 @@ const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 /**
  * The ids this surface admits in a request (its schema's `RequestId`), when it has the type.
  */
-const REQUEST_ID: rt.Check | undefined = validate.RequestId;
+const REQUEST_ID: rt.Check | undefined = first.RequestId;
 
 /**
  * Handlers of the agent end: any subset of the methods with `x-side: agent`, each typed from the method table.

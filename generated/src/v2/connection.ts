@@ -8,7 +8,7 @@ import type * as M from "./methods.js";
 import * as parse from "./parse.js";
 import { type SessionState, emptySessionState, reduceSession } from "./session.js";
 import type * as T from "./types.js";
-import * as validate from "./validate-first.js";
+import * as first from "./validate-first.js";
 
 export { inMemoryTransports, ndJsonStream } from "../runtime/transport.js";
 export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from "../runtime/transport.js";
@@ -119,18 +119,18 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["auth/login", { parseParams: parse.LoginAuthRequest, validateResult: validate.LoginAuthResponse }],
-      ["auth/logout", { parseParams: parse.LogoutAuthRequest, validateResult: validate.LogoutAuthResponse }],
-      ["initialize", { parseParams: parse.InitializeRequest, validateResult: validate.InitializeResponse }],
-      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: validate.CloseSessionResponse }],
-      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: validate.DeleteSessionResponse }],
-      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: validate.ListSessionsResponse }],
-      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: validate.NewSessionResponse }],
-      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: validate.PromptResponse }],
-      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: validate.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: validate.SetSessionConfigOptionResponse }],
-      ["terminal/cancel", { parseParams: parse.CancelTerminalRequest, validateResult: validate.CancelTerminalResponse }],
-      ["tool_call/cancel", { parseParams: parse.CancelToolCallRequest, validateResult: validate.CancelToolCallResponse }],
+      ["auth/login", { parseParams: parse.LoginAuthRequest, validateResult: first.LoginAuthResponse }],
+      ["auth/logout", { parseParams: parse.LogoutAuthRequest, validateResult: first.LogoutAuthResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: first.InitializeResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: first.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: first.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
+      ["terminal/cancel", { parseParams: parse.CancelTerminalRequest, validateResult: first.CancelTerminalResponse }],
+      ["tool_call/cancel", { parseParams: parse.CancelToolCallRequest, validateResult: first.CancelToolCallResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["session/cancel", { parseParams: parse.CancelSessionNotification }],
@@ -144,21 +144,21 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["auth/login", { validateParams: validate.LoginAuthRequest, parseResult: parse.LoginAuthResponse }],
-      ["auth/logout", { validateParams: validate.LogoutAuthRequest, parseResult: parse.LogoutAuthResponse }],
-      ["initialize", { validateParams: validate.InitializeRequest, parseResult: parse.InitializeResponse }],
-      ["session/close", { validateParams: validate.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
-      ["session/delete", { validateParams: validate.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
-      ["session/list", { validateParams: validate.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
-      ["session/new", { validateParams: validate.NewSessionRequest, parseResult: parse.NewSessionResponse }],
-      ["session/prompt", { validateParams: validate.PromptRequest, parseResult: parse.PromptResponse }],
-      ["session/resume", { validateParams: validate.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
-      ["session/set_config_option", { validateParams: validate.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
-      ["terminal/cancel", { validateParams: validate.CancelTerminalRequest, parseResult: parse.CancelTerminalResponse }],
-      ["tool_call/cancel", { validateParams: validate.CancelToolCallRequest, parseResult: parse.CancelToolCallResponse }],
+      ["auth/login", { validateParams: first.LoginAuthRequest, parseResult: parse.LoginAuthResponse }],
+      ["auth/logout", { validateParams: first.LogoutAuthRequest, parseResult: parse.LogoutAuthResponse }],
+      ["initialize", { validateParams: first.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["terminal/cancel", { validateParams: first.CancelTerminalRequest, parseResult: parse.CancelTerminalResponse }],
+      ["tool_call/cancel", { validateParams: first.CancelToolCallRequest, parseResult: parse.CancelToolCallResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
-      ["session/cancel", { validateParams: validate.CancelSessionNotification }],
+      ["session/cancel", { validateParams: first.CancelSessionNotification }],
     ]),
   };
 }
@@ -169,8 +169,8 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: validate.CreateElicitationResponse }],
-      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: validate.RequestPermissionResponse }],
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["elicitation/complete", { parseParams: parse.CompleteElicitationNotification }],
@@ -185,12 +185,12 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["elicitation/create", { validateParams: validate.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
-      ["session/request_permission", { validateParams: validate.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
+      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
-      ["elicitation/complete", { validateParams: validate.CompleteElicitationNotification }],
-      ["session/update", { validateParams: validate.UpdateSessionNotification }],
+      ["elicitation/complete", { validateParams: first.CompleteElicitationNotification }],
+      ["session/update", { validateParams: first.UpdateSessionNotification }],
     ]),
   };
 }
@@ -203,7 +203,7 @@ const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 /**
  * The ids this surface admits in a request (its schema's `RequestId`), when it has the type.
  */
-const REQUEST_ID: rt.Check | undefined = validate.RequestId;
+const REQUEST_ID: rt.Check | undefined = first.RequestId;
 
 /**
  * Handlers of the agent end: any subset of the methods with `x-side: agent`, each typed from the method table.

@@ -8,7 +8,7 @@ import type * as M from "./methods.js";
 import * as parse from "./parse.js";
 import { type SessionState, emptySessionState, reduceSession } from "./session.js";
 import type * as T from "./types.js";
-import * as validate from "./validate-first.js";
+import * as first from "./validate-first.js";
 
 export { inMemoryTransports, ndJsonStream } from "../../runtime/transport.js";
 export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from "../../runtime/transport.js";
@@ -109,27 +109,27 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["auth/status", { parseParams: parse.AuthStatusRequest, validateResult: validate.AuthStatusResponse }],
-      ["authenticate", { parseParams: parse.AuthenticateRequest, validateResult: validate.AuthenticateResponse }],
-      ["initialize", { parseParams: parse.InitializeRequest, validateResult: validate.InitializeResponse }],
-      ["logout", { parseParams: parse.LogoutRequest, validateResult: validate.LogoutResponse }],
-      ["providers/disable", { parseParams: parse.DisableProviderRequest, validateResult: validate.DisableProviderResponse }],
-      ["providers/list", { parseParams: parse.ListProvidersRequest, validateResult: validate.ListProvidersResponse }],
-      ["providers/set", { parseParams: parse.SetProviderRequest, validateResult: validate.SetProviderResponse }],
-      ["session/archive", { parseParams: parse.ArchiveSessionRequest, validateResult: validate.ArchiveSessionResponse }],
-      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: validate.CloseSessionResponse }],
-      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: validate.DeleteSessionResponse }],
-      ["session/fork", { parseParams: parse.ForkSessionRequest, validateResult: validate.ForkSessionResponse }],
-      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: validate.ListSessionsResponse }],
-      ["session/load", { parseParams: parse.LoadSessionRequest, validateResult: validate.LoadSessionResponse }],
-      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: validate.NewSessionResponse }],
-      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: validate.PromptResponse }],
-      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: validate.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: validate.SetSessionConfigOptionResponse }],
-      ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateResult: validate.SetSessionModeResponse }],
-      ["session/set_title", { parseParams: parse.SetSessionTitleRequest, validateResult: validate.SetSessionTitleResponse }],
-      ["session/status", { parseParams: parse.SessionStatusRequest, validateResult: validate.SessionStatusResponse }],
-      ["session/unarchive", { parseParams: parse.UnarchiveSessionRequest, validateResult: validate.UnarchiveSessionResponse }],
+      ["auth/status", { parseParams: parse.AuthStatusRequest, validateResult: first.AuthStatusResponse }],
+      ["authenticate", { parseParams: parse.AuthenticateRequest, validateResult: first.AuthenticateResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: first.InitializeResponse }],
+      ["logout", { parseParams: parse.LogoutRequest, validateResult: first.LogoutResponse }],
+      ["providers/disable", { parseParams: parse.DisableProviderRequest, validateResult: first.DisableProviderResponse }],
+      ["providers/list", { parseParams: parse.ListProvidersRequest, validateResult: first.ListProvidersResponse }],
+      ["providers/set", { parseParams: parse.SetProviderRequest, validateResult: first.SetProviderResponse }],
+      ["session/archive", { parseParams: parse.ArchiveSessionRequest, validateResult: first.ArchiveSessionResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
+      ["session/fork", { parseParams: parse.ForkSessionRequest, validateResult: first.ForkSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
+      ["session/load", { parseParams: parse.LoadSessionRequest, validateResult: first.LoadSessionResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: first.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: first.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateResult: first.SetSessionModeResponse }],
+      ["session/set_title", { parseParams: parse.SetSessionTitleRequest, validateResult: first.SetSessionTitleResponse }],
+      ["session/status", { parseParams: parse.SessionStatusRequest, validateResult: first.SessionStatusResponse }],
+      ["session/unarchive", { parseParams: parse.UnarchiveSessionRequest, validateResult: first.UnarchiveSessionResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["mcp/message", { parseParams: parse.MessageMcpNotification }],
@@ -144,31 +144,31 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["auth/status", { validateParams: validate.AuthStatusRequest, parseResult: parse.AuthStatusResponse }],
-      ["authenticate", { validateParams: validate.AuthenticateRequest, parseResult: parse.AuthenticateResponse }],
-      ["initialize", { validateParams: validate.InitializeRequest, parseResult: parse.InitializeResponse }],
-      ["logout", { validateParams: validate.LogoutRequest, parseResult: parse.LogoutResponse }],
-      ["providers/disable", { validateParams: validate.DisableProviderRequest, parseResult: parse.DisableProviderResponse }],
-      ["providers/list", { validateParams: validate.ListProvidersRequest, parseResult: parse.ListProvidersResponse }],
-      ["providers/set", { validateParams: validate.SetProviderRequest, parseResult: parse.SetProviderResponse }],
-      ["session/archive", { validateParams: validate.ArchiveSessionRequest, parseResult: parse.ArchiveSessionResponse }],
-      ["session/close", { validateParams: validate.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
-      ["session/delete", { validateParams: validate.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
-      ["session/fork", { validateParams: validate.ForkSessionRequest, parseResult: parse.ForkSessionResponse }],
-      ["session/list", { validateParams: validate.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
-      ["session/load", { validateParams: validate.LoadSessionRequest, parseResult: parse.LoadSessionResponse }],
-      ["session/new", { validateParams: validate.NewSessionRequest, parseResult: parse.NewSessionResponse }],
-      ["session/prompt", { validateParams: validate.PromptRequest, parseResult: parse.PromptResponse }],
-      ["session/resume", { validateParams: validate.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
-      ["session/set_config_option", { validateParams: validate.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
-      ["session/set_mode", { validateParams: validate.SetSessionModeRequest, parseResult: parse.SetSessionModeResponse }],
-      ["session/set_title", { validateParams: validate.SetSessionTitleRequest, parseResult: parse.SetSessionTitleResponse }],
-      ["session/status", { validateParams: validate.SessionStatusRequest, parseResult: parse.SessionStatusResponse }],
-      ["session/unarchive", { validateParams: validate.UnarchiveSessionRequest, parseResult: parse.UnarchiveSessionResponse }],
+      ["auth/status", { validateParams: first.AuthStatusRequest, parseResult: parse.AuthStatusResponse }],
+      ["authenticate", { validateParams: first.AuthenticateRequest, parseResult: parse.AuthenticateResponse }],
+      ["initialize", { validateParams: first.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["logout", { validateParams: first.LogoutRequest, parseResult: parse.LogoutResponse }],
+      ["providers/disable", { validateParams: first.DisableProviderRequest, parseResult: parse.DisableProviderResponse }],
+      ["providers/list", { validateParams: first.ListProvidersRequest, parseResult: parse.ListProvidersResponse }],
+      ["providers/set", { validateParams: first.SetProviderRequest, parseResult: parse.SetProviderResponse }],
+      ["session/archive", { validateParams: first.ArchiveSessionRequest, parseResult: parse.ArchiveSessionResponse }],
+      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/fork", { validateParams: first.ForkSessionRequest, parseResult: parse.ForkSessionResponse }],
+      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/load", { validateParams: first.LoadSessionRequest, parseResult: parse.LoadSessionResponse }],
+      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { validateParams: first.SetSessionModeRequest, parseResult: parse.SetSessionModeResponse }],
+      ["session/set_title", { validateParams: first.SetSessionTitleRequest, parseResult: parse.SetSessionTitleResponse }],
+      ["session/status", { validateParams: first.SessionStatusRequest, parseResult: parse.SessionStatusResponse }],
+      ["session/unarchive", { validateParams: first.UnarchiveSessionRequest, parseResult: parse.UnarchiveSessionResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
-      ["mcp/message", { validateParams: validate.MessageMcpNotification }],
-      ["session/cancel", { validateParams: validate.CancelNotification }],
+      ["mcp/message", { validateParams: first.MessageMcpNotification }],
+      ["session/cancel", { validateParams: first.CancelNotification }],
     ]),
   };
 }
@@ -179,16 +179,16 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: validate.CreateElicitationResponse }],
-      ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateResult: validate.ReadTextFileResponse }],
-      ["fs/write_text_file", { parseParams: parse.WriteTextFileRequest, validateResult: validate.WriteTextFileResponse }],
-      ["mcp/message", { parseParams: parse.MessageMcpRequest, validateResult: validate.MessageMcpResponse }],
-      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: validate.RequestPermissionResponse }],
-      ["terminal/create", { parseParams: parse.CreateTerminalRequest, validateResult: validate.CreateTerminalResponse }],
-      ["terminal/kill", { parseParams: parse.KillTerminalRequest, validateResult: validate.KillTerminalResponse }],
-      ["terminal/output", { parseParams: parse.TerminalOutputRequest, validateResult: validate.TerminalOutputResponse }],
-      ["terminal/release", { parseParams: parse.ReleaseTerminalRequest, validateResult: validate.ReleaseTerminalResponse }],
-      ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateResult: validate.WaitForTerminalExitResponse }],
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
+      ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateResult: first.ReadTextFileResponse }],
+      ["fs/write_text_file", { parseParams: parse.WriteTextFileRequest, validateResult: first.WriteTextFileResponse }],
+      ["mcp/message", { parseParams: parse.MessageMcpRequest, validateResult: first.MessageMcpResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
+      ["terminal/create", { parseParams: parse.CreateTerminalRequest, validateResult: first.CreateTerminalResponse }],
+      ["terminal/kill", { parseParams: parse.KillTerminalRequest, validateResult: first.KillTerminalResponse }],
+      ["terminal/output", { parseParams: parse.TerminalOutputRequest, validateResult: first.TerminalOutputResponse }],
+      ["terminal/release", { parseParams: parse.ReleaseTerminalRequest, validateResult: first.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateResult: first.WaitForTerminalExitResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["auth/status_update", { parseParams: parse.AuthStatusUpdateNotification }],
@@ -204,21 +204,21 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["elicitation/create", { validateParams: validate.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
-      ["fs/read_text_file", { validateParams: validate.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse }],
-      ["fs/write_text_file", { validateParams: validate.WriteTextFileRequest, parseResult: parse.WriteTextFileResponse }],
-      ["mcp/message", { validateParams: validate.MessageMcpRequest, parseResult: parse.MessageMcpResponse }],
-      ["session/request_permission", { validateParams: validate.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
-      ["terminal/create", { validateParams: validate.CreateTerminalRequest, parseResult: parse.CreateTerminalResponse }],
-      ["terminal/kill", { validateParams: validate.KillTerminalRequest, parseResult: parse.KillTerminalResponse }],
-      ["terminal/output", { validateParams: validate.TerminalOutputRequest, parseResult: parse.TerminalOutputResponse }],
-      ["terminal/release", { validateParams: validate.ReleaseTerminalRequest, parseResult: parse.ReleaseTerminalResponse }],
-      ["terminal/wait_for_exit", { validateParams: validate.WaitForTerminalExitRequest, parseResult: parse.WaitForTerminalExitResponse }],
+      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["fs/read_text_file", { validateParams: first.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse }],
+      ["fs/write_text_file", { validateParams: first.WriteTextFileRequest, parseResult: parse.WriteTextFileResponse }],
+      ["mcp/message", { validateParams: first.MessageMcpRequest, parseResult: parse.MessageMcpResponse }],
+      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
+      ["terminal/create", { validateParams: first.CreateTerminalRequest, parseResult: parse.CreateTerminalResponse }],
+      ["terminal/kill", { validateParams: first.KillTerminalRequest, parseResult: parse.KillTerminalResponse }],
+      ["terminal/output", { validateParams: first.TerminalOutputRequest, parseResult: parse.TerminalOutputResponse }],
+      ["terminal/release", { validateParams: first.ReleaseTerminalRequest, parseResult: parse.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { validateParams: first.WaitForTerminalExitRequest, parseResult: parse.WaitForTerminalExitResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
-      ["auth/status_update", { validateParams: validate.AuthStatusUpdateNotification }],
-      ["elicitation/complete", { validateParams: validate.CompleteElicitationNotification }],
-      ["session/update", { validateParams: validate.SessionNotification }],
+      ["auth/status_update", { validateParams: first.AuthStatusUpdateNotification }],
+      ["elicitation/complete", { validateParams: first.CompleteElicitationNotification }],
+      ["session/update", { validateParams: first.SessionNotification }],
     ]),
   };
 }
@@ -229,8 +229,8 @@ function clientCalled(): rt.MethodTable<rt.CalledSpec> {
 function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["proxy/initialize", { parseParams: parse.InitializeProxyRequest, validateResult: validate.InitializeProxyResponse }],
-      ["proxy/successor", { parseParams: parse.ProxySuccessorRequest, validateResult: validate.ProxySuccessorResponse }],
+      ["proxy/initialize", { parseParams: parse.InitializeProxyRequest, validateResult: first.InitializeProxyResponse }],
+      ["proxy/successor", { parseParams: parse.ProxySuccessorRequest, validateResult: first.ProxySuccessorResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["proxy/successor", { parseParams: parse.ProxySuccessorNotification }],
@@ -244,11 +244,11 @@ function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
 function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["proxy/initialize", { validateParams: validate.InitializeProxyRequest, parseResult: parse.InitializeProxyResponse }],
-      ["proxy/successor", { validateParams: validate.ProxySuccessorRequest, parseResult: parse.ProxySuccessorResponse }],
+      ["proxy/initialize", { validateParams: first.InitializeProxyRequest, parseResult: parse.InitializeProxyResponse }],
+      ["proxy/successor", { validateParams: first.ProxySuccessorRequest, parseResult: parse.ProxySuccessorResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
-      ["proxy/successor", { validateParams: validate.ProxySuccessorNotification }],
+      ["proxy/successor", { validateParams: first.ProxySuccessorNotification }],
     ]),
   };
 }
@@ -261,7 +261,7 @@ const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 /**
  * The ids this surface admits in a request (its schema's `RequestId`), when it has the type.
  */
-const REQUEST_ID: rt.Check | undefined = validate.RequestId;
+const REQUEST_ID: rt.Check | undefined = first.RequestId;
 
 /**
  * Handlers of the agent end: any subset of the methods with `x-side: agent`, each typed from the method table.

@@ -8,7 +8,7 @@ import type * as M from "./methods.js";
 import * as parse from "./parse.js";
 import { type SessionState, emptySessionState, reduceSession } from "./session.js";
 import type * as T from "./types.js";
-import * as validate from "./validate-first.js";
+import * as first from "./validate-first.js";
 
 export { inMemoryTransports, ndJsonStream } from "../../runtime/transport.js";
 export type { LineSink, NdJsonOptions, NodeReadable, NodeWritable, Transport, WebReadable, WebWritable } from "../../runtime/transport.js";
@@ -119,27 +119,27 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["auth/login", { parseParams: parse.LoginAuthRequest, validateResult: validate.LoginAuthResponse }],
-      ["auth/logout", { parseParams: parse.LogoutAuthRequest, validateResult: validate.LogoutAuthResponse }],
-      ["auth/status", { parseParams: parse.AuthStatusRequest, validateResult: validate.AuthStatusResponse }],
-      ["initialize", { parseParams: parse.InitializeRequest, validateResult: validate.InitializeResponse }],
-      ["providers/disable", { parseParams: parse.DisableProviderRequest, validateResult: validate.DisableProviderResponse }],
-      ["providers/list", { parseParams: parse.ListProvidersRequest, validateResult: validate.ListProvidersResponse }],
-      ["providers/set", { parseParams: parse.SetProviderRequest, validateResult: validate.SetProviderResponse }],
-      ["session/archive", { parseParams: parse.ArchiveSessionRequest, validateResult: validate.ArchiveSessionResponse }],
-      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: validate.CloseSessionResponse }],
-      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: validate.DeleteSessionResponse }],
-      ["session/fork", { parseParams: parse.ForkSessionRequest, validateResult: validate.ForkSessionResponse }],
-      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: validate.ListSessionsResponse }],
-      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: validate.NewSessionResponse }],
-      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: validate.PromptResponse }],
-      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: validate.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: validate.SetSessionConfigOptionResponse }],
-      ["session/set_title", { parseParams: parse.SetSessionTitleRequest, validateResult: validate.SetSessionTitleResponse }],
-      ["session/status", { parseParams: parse.SessionStatusRequest, validateResult: validate.SessionStatusResponse }],
-      ["session/unarchive", { parseParams: parse.UnarchiveSessionRequest, validateResult: validate.UnarchiveSessionResponse }],
-      ["terminal/cancel", { parseParams: parse.CancelTerminalRequest, validateResult: validate.CancelTerminalResponse }],
-      ["tool_call/cancel", { parseParams: parse.CancelToolCallRequest, validateResult: validate.CancelToolCallResponse }],
+      ["auth/login", { parseParams: parse.LoginAuthRequest, validateResult: first.LoginAuthResponse }],
+      ["auth/logout", { parseParams: parse.LogoutAuthRequest, validateResult: first.LogoutAuthResponse }],
+      ["auth/status", { parseParams: parse.AuthStatusRequest, validateResult: first.AuthStatusResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: first.InitializeResponse }],
+      ["providers/disable", { parseParams: parse.DisableProviderRequest, validateResult: first.DisableProviderResponse }],
+      ["providers/list", { parseParams: parse.ListProvidersRequest, validateResult: first.ListProvidersResponse }],
+      ["providers/set", { parseParams: parse.SetProviderRequest, validateResult: first.SetProviderResponse }],
+      ["session/archive", { parseParams: parse.ArchiveSessionRequest, validateResult: first.ArchiveSessionResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
+      ["session/fork", { parseParams: parse.ForkSessionRequest, validateResult: first.ForkSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: first.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: first.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
+      ["session/set_title", { parseParams: parse.SetSessionTitleRequest, validateResult: first.SetSessionTitleResponse }],
+      ["session/status", { parseParams: parse.SessionStatusRequest, validateResult: first.SessionStatusResponse }],
+      ["session/unarchive", { parseParams: parse.UnarchiveSessionRequest, validateResult: first.UnarchiveSessionResponse }],
+      ["terminal/cancel", { parseParams: parse.CancelTerminalRequest, validateResult: first.CancelTerminalResponse }],
+      ["tool_call/cancel", { parseParams: parse.CancelToolCallRequest, validateResult: first.CancelToolCallResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["mcp/message", { parseParams: parse.MessageMcpNotification }],
@@ -154,31 +154,31 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["auth/login", { validateParams: validate.LoginAuthRequest, parseResult: parse.LoginAuthResponse }],
-      ["auth/logout", { validateParams: validate.LogoutAuthRequest, parseResult: parse.LogoutAuthResponse }],
-      ["auth/status", { validateParams: validate.AuthStatusRequest, parseResult: parse.AuthStatusResponse }],
-      ["initialize", { validateParams: validate.InitializeRequest, parseResult: parse.InitializeResponse }],
-      ["providers/disable", { validateParams: validate.DisableProviderRequest, parseResult: parse.DisableProviderResponse }],
-      ["providers/list", { validateParams: validate.ListProvidersRequest, parseResult: parse.ListProvidersResponse }],
-      ["providers/set", { validateParams: validate.SetProviderRequest, parseResult: parse.SetProviderResponse }],
-      ["session/archive", { validateParams: validate.ArchiveSessionRequest, parseResult: parse.ArchiveSessionResponse }],
-      ["session/close", { validateParams: validate.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
-      ["session/delete", { validateParams: validate.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
-      ["session/fork", { validateParams: validate.ForkSessionRequest, parseResult: parse.ForkSessionResponse }],
-      ["session/list", { validateParams: validate.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
-      ["session/new", { validateParams: validate.NewSessionRequest, parseResult: parse.NewSessionResponse }],
-      ["session/prompt", { validateParams: validate.PromptRequest, parseResult: parse.PromptResponse }],
-      ["session/resume", { validateParams: validate.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
-      ["session/set_config_option", { validateParams: validate.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
-      ["session/set_title", { validateParams: validate.SetSessionTitleRequest, parseResult: parse.SetSessionTitleResponse }],
-      ["session/status", { validateParams: validate.SessionStatusRequest, parseResult: parse.SessionStatusResponse }],
-      ["session/unarchive", { validateParams: validate.UnarchiveSessionRequest, parseResult: parse.UnarchiveSessionResponse }],
-      ["terminal/cancel", { validateParams: validate.CancelTerminalRequest, parseResult: parse.CancelTerminalResponse }],
-      ["tool_call/cancel", { validateParams: validate.CancelToolCallRequest, parseResult: parse.CancelToolCallResponse }],
+      ["auth/login", { validateParams: first.LoginAuthRequest, parseResult: parse.LoginAuthResponse }],
+      ["auth/logout", { validateParams: first.LogoutAuthRequest, parseResult: parse.LogoutAuthResponse }],
+      ["auth/status", { validateParams: first.AuthStatusRequest, parseResult: parse.AuthStatusResponse }],
+      ["initialize", { validateParams: first.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["providers/disable", { validateParams: first.DisableProviderRequest, parseResult: parse.DisableProviderResponse }],
+      ["providers/list", { validateParams: first.ListProvidersRequest, parseResult: parse.ListProvidersResponse }],
+      ["providers/set", { validateParams: first.SetProviderRequest, parseResult: parse.SetProviderResponse }],
+      ["session/archive", { validateParams: first.ArchiveSessionRequest, parseResult: parse.ArchiveSessionResponse }],
+      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/fork", { validateParams: first.ForkSessionRequest, parseResult: parse.ForkSessionResponse }],
+      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["session/set_title", { validateParams: first.SetSessionTitleRequest, parseResult: parse.SetSessionTitleResponse }],
+      ["session/status", { validateParams: first.SessionStatusRequest, parseResult: parse.SessionStatusResponse }],
+      ["session/unarchive", { validateParams: first.UnarchiveSessionRequest, parseResult: parse.UnarchiveSessionResponse }],
+      ["terminal/cancel", { validateParams: first.CancelTerminalRequest, parseResult: parse.CancelTerminalResponse }],
+      ["tool_call/cancel", { validateParams: first.CancelToolCallRequest, parseResult: parse.CancelToolCallResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
-      ["mcp/message", { validateParams: validate.MessageMcpNotification }],
-      ["session/cancel", { validateParams: validate.CancelSessionNotification }],
+      ["mcp/message", { validateParams: first.MessageMcpNotification }],
+      ["session/cancel", { validateParams: first.CancelSessionNotification }],
     ]),
   };
 }
@@ -189,9 +189,9 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: validate.CreateElicitationResponse }],
-      ["mcp/message", { parseParams: parse.MessageMcpRequest, validateResult: validate.MessageMcpResponse }],
-      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: validate.RequestPermissionResponse }],
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
+      ["mcp/message", { parseParams: parse.MessageMcpRequest, validateResult: first.MessageMcpResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["auth/status_update", { parseParams: parse.AuthStatusUpdateNotification }],
@@ -207,14 +207,14 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["elicitation/create", { validateParams: validate.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
-      ["mcp/message", { validateParams: validate.MessageMcpRequest, parseResult: parse.MessageMcpResponse }],
-      ["session/request_permission", { validateParams: validate.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
+      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["mcp/message", { validateParams: first.MessageMcpRequest, parseResult: parse.MessageMcpResponse }],
+      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
-      ["auth/status_update", { validateParams: validate.AuthStatusUpdateNotification }],
-      ["elicitation/complete", { validateParams: validate.CompleteElicitationNotification }],
-      ["session/update", { validateParams: validate.UpdateSessionNotification }],
+      ["auth/status_update", { validateParams: first.AuthStatusUpdateNotification }],
+      ["elicitation/complete", { validateParams: first.CompleteElicitationNotification }],
+      ["session/update", { validateParams: first.UpdateSessionNotification }],
     ]),
   };
 }
@@ -225,8 +225,8 @@ function clientCalled(): rt.MethodTable<rt.CalledSpec> {
 function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["proxy/initialize", { parseParams: parse.InitializeProxyRequest, validateResult: validate.InitializeProxyResponse }],
-      ["proxy/successor", { parseParams: parse.ProxySuccessorRequest, validateResult: validate.ProxySuccessorResponse }],
+      ["proxy/initialize", { parseParams: parse.InitializeProxyRequest, validateResult: first.InitializeProxyResponse }],
+      ["proxy/successor", { parseParams: parse.ProxySuccessorRequest, validateResult: first.ProxySuccessorResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["proxy/successor", { parseParams: parse.ProxySuccessorNotification }],
@@ -240,11 +240,11 @@ function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
 function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["proxy/initialize", { validateParams: validate.InitializeProxyRequest, parseResult: parse.InitializeProxyResponse }],
-      ["proxy/successor", { validateParams: validate.ProxySuccessorRequest, parseResult: parse.ProxySuccessorResponse }],
+      ["proxy/initialize", { validateParams: first.InitializeProxyRequest, parseResult: parse.InitializeProxyResponse }],
+      ["proxy/successor", { validateParams: first.ProxySuccessorRequest, parseResult: parse.ProxySuccessorResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
-      ["proxy/successor", { validateParams: validate.ProxySuccessorNotification }],
+      ["proxy/successor", { validateParams: first.ProxySuccessorNotification }],
     ]),
   };
 }
@@ -257,7 +257,7 @@ const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 /**
  * The ids this surface admits in a request (its schema's `RequestId`), when it has the type.
  */
-const REQUEST_ID: rt.Check | undefined = validate.RequestId;
+const REQUEST_ID: rt.Check | undefined = first.RequestId;
 
 /**
  * Handlers of the agent end: any subset of the methods with `x-side: agent`, each typed from the method table.
