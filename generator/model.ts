@@ -44,7 +44,12 @@ export interface SurfaceModel {
   readonly session: SessionModel;
   /** Every method, sorted by side, kind and name (see methods.ts). */
   readonly methods: readonly MethodEntry[];
+  /** The def of a JSON-RPC request's id (`RequestId`), when the schema has one: the ids the connection admits. */
+  readonly requestId?: string;
 }
+
+/** The protocol's name for the type of a request id. */
+const REQUEST_ID = "RequestId";
 
 /**
  * Builds the model of a checked IR and its resolved overlay. A schema whose
@@ -65,6 +70,7 @@ export function buildSurfaceModel(ir: SchemaIR, semantics: Semantics, rawDefs: R
     semantics,
     session: sessionModel(byName, methods, semantics, schemaFile),
     methods,
+    ...(byName.has(REQUEST_ID) ? { requestId: REQUEST_ID } : {}),
   };
 }
 

@@ -34,9 +34,6 @@ const ENDS: readonly End[] = [
   { fn: "connectProxy", role: "Proxy", handles: ["agent", "proxy"], calls: ["client", "proxy"], peer: "conductor" },
 ];
 
-/** The schema type of a JSON-RPC request id. */
-const REQUEST_ID_TYPE = "RequestId";
-
 /** JSON-RPC's cancellation notification (not an ACP method of the overlay). */
 const CANCEL_METHOD = "$/cancel_request";
 
@@ -167,8 +164,9 @@ function cancelSpec(cancel: MethodEntry | undefined, names: Names): Code {
 
 /** The check of an incoming request's id: the surface's `RequestId` (v2 excludes `null`, v1 admits it). */
 function requestIdSpec(model: SurfaceModel, names: Names): Code {
-  const value = model.defsByName.has(REQUEST_ID_TYPE) ? check(names.validate, REQUEST_ID_TYPE, names) : code`undefined`;
-  return code`${doc([`The ids this surface admits in a request (its schema's \`${REQUEST_ID_TYPE}\`), when it has the type.`])}const REQUEST_ID: ${names.rt}.Check | undefined = ${value};`;
+  const value = model.requestId === undefined ? code`undefined` : check(names.validate, model.requestId, names);
+  const what = model.requestId === undefined ? "any JSON-RPC id: the schema names no request id type" : `its schema's \`${model.requestId}\``;
+  return code`${doc([`The ids this surface admits in a request (${what}).`])}const REQUEST_ID: ${names.rt}.Check | undefined = ${value};`;
 }
 
 /** The handlers type, the peer type and the connect function of one end. */

@@ -3,7 +3,7 @@
  * tagged-union variants become named exported types so that builders and
  * users can refer to them.
  */
-import { block, code, doc, indent, join, key, lines, name, type Code } from "../code.js";
+import { block, code, doc, GeneratedFile, indent, join, key, lines, name, type Code } from "../code.js";
 import type { Def, Doc, EnumNode, Field, Node, ObjectNode, OtherVariant, TaggedUnionNode, UnionNode } from "../ir.js";
 import type { SurfaceModel } from "../model.js";
 
@@ -16,7 +16,9 @@ class TypeWriter {
   /** The whole `types.ts` body for the surface. */
   emit(): string {
     for (const def of this.model.defs) this.def(def);
-    return this.out.map((c) => `${c.text}\n`).join("\n");
+    const f = new GeneratedFile();
+    f.print(...this.out);
+    return f.toString();
   }
 
   private def(def: Def): void {

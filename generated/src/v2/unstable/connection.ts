@@ -255,7 +255,7 @@ function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
 const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
 
 /**
- * The ids this surface admits in a request (its schema's `RequestId`), when it has the type.
+ * The ids this surface admits in a request (its schema's `RequestId`).
  */
 const REQUEST_ID: rt.Check | undefined = first.RequestId;
 
