@@ -11,7 +11,7 @@ import { exec } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SURFACES } from "../generator/surfaces.js";
 import { ROOT, SCHEMA_DIR } from "./support/ir.js";
 import { CHECK_RUNS, QUICK_RUNS, README_COVERAGE, readmeCommands } from "./support/readme-commands.js";
@@ -37,16 +37,29 @@ function scratchProject(): string {
   return dir;
 }
 
-const scratch = scratchProject();
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+/** The commands this file runs, started once before its tests (not at import: a filtered run that selects none starts nothing). */
+function startRuns() {
+  const scratch = scratchProject();
+  // Started together, so that the file takes about as long as its slowest command.
+  const started = {
+    fuzz: shell(QUICK_RUNS.fuzz, ROOT),
+    budgets: shell(QUICK_RUNS.budgets, ROOT),
+    generateCheck: shell(CHECK_RUNS.generateCheck, ROOT),
+    schemaSync: shell(CHECK_RUNS.schemaSync, scratch),
+  };
+  return { scratch, started };
+}
 
-// Started together, so that the file takes about as long as its slowest command.
-const runs = {
-  fuzz: shell(QUICK_RUNS.fuzz, ROOT),
-  budgets: shell(QUICK_RUNS.budgets, ROOT),
-  generateCheck: shell(CHECK_RUNS.generateCheck, ROOT),
-  schemaSync: shell(CHECK_RUNS.schemaSync, scratch),
-};
+let runs: ReturnType<typeof startRuns>["started"];
+let scratch: string | undefined;
+beforeAll(() => {
+  ({ scratch, started: runs } = startRuns());
+});
+// Every command has ended before its scratch directory goes (a failing test does not wait for the others).
+afterAll(async () => {
+  if (runs) await Promise.all(Object.values(runs));
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
 
 describe("README commands", () => {
   const documented = readmeCommands();
@@ -113,10 +126,11 @@ describe("the other commands this file runs, as written", () => {
     const run = await runs.schemaSync;
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("schema/ now holds @agentclientprotocol/sdk@");
+    const synced = join(scratch!, "schema");
     const files = readdirSync(SCHEMA_DIR, { recursive: true, encoding: "utf8" }).sort();
-    expect(readdirSync(join(scratch, "schema"), { recursive: true, encoding: "utf8" }).sort()).toEqual(files);
+    expect(readdirSync(synced, { recursive: true, encoding: "utf8" }).sort()).toEqual(files);
     for (const file of files.filter((f) => f.endsWith(".json"))) {
-      expect(readFileSync(join(scratch, "schema", file)).equals(readFileSync(join(SCHEMA_DIR, file))), file).toBe(true);
+      expect(readFileSync(join(synced, file)).equals(readFileSync(join(SCHEMA_DIR, file))), file).toBe(true);
     }
   }, 120_000);
 });

@@ -8,7 +8,7 @@
  * stored entity straight to the runtime's fast paths.
  */
 import type { EmitContext } from "../api.js";
-import { block, code, doc, GeneratedFile, indent, join, key, lines, literalKey, member, name, own, wrapped, type Code } from "../code.js";
+import { block, clause, code, doc, GeneratedFile, join, key, lines, literalKey, member, name, own, wrapped, type Code } from "../code.js";
 import type { SessionRoute, Semantics, TaggedUnionNode } from "../ir.js";
 import type { SurfaceModel } from "../model.js";
 import { patchFunction } from "./apply.js";
@@ -295,13 +295,13 @@ function reducer(model: SurfaceModel, union: Code, names: Names, engine: FastPat
   const rt = names.rt();
   const cases = semantics.routes.flatMap((route) => {
     const call = fastPath(semantics, names, engine, u, route);
-    return call === undefined ? [] : [code`case ${route.tag}:`, indent(code`return ${call};`)];
+    return call === undefined ? [] : [clause(code`case ${route.tag}:`, [code`return ${call};`])];
   });
   const tag = own(u, model.session.union.node.tag);
   const comment = doc(["The state after `update`; `owned`: the caller hands the update over (no copy)."]);
   return code`${comment}${block(code`function reduceWith(state: SessionState, update: ${union}, owned: boolean): SessionState`, [
     code`const ${u} = update as unknown as ${rt}.JsonObject;`,
-    block(code`switch (typeof update === "object" && update !== null ? ${tag} : undefined)`, [...cases, code`default:`, indent(code`return ${engine.reduce}(TABLE, state, update, owned);`)]),
+    block(code`switch (typeof update === "object" && update !== null ? ${tag} : undefined)`, [...cases, clause(code`default:`, [code`return ${engine.reduce}(TABLE, state, update, owned);`])]),
   ])}`;
 }
 

@@ -15,7 +15,7 @@
  * connection imports `validate-first.ts`, so a bundler drops every collector.
  */
 import type { SurfaceModel } from "../model.js";
-import { block, code, doc, GeneratedFile, indent, lines, name, own, wrapped, type Code } from "../code.js";
+import { block, clause, code, doc, GeneratedFile, name, own, wrapped, type Code } from "../code.js";
 import type { Def, Field, Node, ObjectNode, OtherVariant, SchemaIR, TaggedUnionNode, TaggedVariant, UnionNode, UnionOption } from "../ir.js";
 import { decodeModule, expectation, FunctionPool, isScalar, scalarTest, segment } from "./checks.js";
 import { runtimeDir } from "./shared.js";
@@ -112,7 +112,7 @@ class FastCheckWriter {
   /** Dispatch on the tag; untagged branches are tried after (anyOf) or counted (oneOf). */
   private tagged(node: TaggedUnionNode): Code[] {
     const seg = segment(node.tag);
-    const cases = node.variants.map((variant) => lines([code`case ${variant.tagValue}:`, indent(lines([code`ok = ${this.variant(variant)}(v);`, code`break;`]))]));
+    const cases = node.variants.map((variant) => clause(code`case ${variant.tagValue}:`, [code`ok = ${this.variant(variant)}(v);`, code`break;`]));
     const otherTag = node.other ? code`${this.other(node.other)}(v)` : code`rt.failAt(${seg}, ${`unknown ${node.tag}; this union is closed`})`;
     const noTag = node.absent
       ? code`t === undefined || t === null || rt.failAt(${seg}, "expected a string or null")`
@@ -121,7 +121,7 @@ class FastCheckWriter {
       OBJECT_EXPECTED,
       code`const t = ${own(V, node.tag)};`,
       code`let ok: true | undefined;`,
-      block(code`switch (t)`, [...cases, lines([code`default:`, indent(code`ok = typeof t === "string" ? ${otherTag} : ${noTag};`)])]),
+      block(code`switch (t)`, [...cases, clause(code`default:`, [code`ok = typeof t === "string" ? ${otherTag} : ${noTag};`])]),
     ];
     const untagged = (node.untagged ?? []).map((o) => this.option(o));
     if (untagged.length === 0) return [...dispatch, code`return ok;`];
