@@ -6,15 +6,14 @@
  * bundle's largest modules).
  */
 import { exec } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { readmeSection, readmeShellCommands } from "./docs-readme.js";
 import { CONNECTION_COMMANDS, methodsMarkdown } from "./support/connection-readme.js";
 import { ENTRIES } from "./support/surfaces.js";
 
 const ROOT = new URL("..", import.meta.url);
-const README = readFileSync(new URL("README.md", ROOT), "utf8");
-const SECTION = README.slice(README.indexOf("\n## Connection"), README.indexOf("\n## ", README.indexOf("\n## Connection") + 1));
+const SECTION = readmeSection("Connection");
 
 describe("README: Connection", () => {
   it("lists the methods of each surface as the generated method tables have them", () => {
@@ -22,9 +21,9 @@ describe("README: Connection", () => {
   });
 
   it("documents only commands the tests run exactly as written", () => {
-    const blocks = [...SECTION.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split("\n").filter((line) => line.trim() && !line.startsWith("#")));
-    expect(blocks.length).toBeGreaterThan(0);
-    for (const command of blocks) expect(Object.values(CONNECTION_COMMANDS)).toContain(command.trim());
+    const commands = readmeShellCommands("Connection");
+    expect(commands.length).toBeGreaterThan(0);
+    for (const command of commands) expect(Object.values(CONNECTION_COMMANDS)).toContain(command);
   });
 
   it(`${CONNECTION_COMMANDS.benchQuick} prints the three tables`, async () => {

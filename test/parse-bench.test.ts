@@ -5,15 +5,12 @@
  * block), and the output must have the shape the section describes.
  */
 import { exec } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { readmeShellCommands } from "./docs-readme.js";
 
 const ROOT = new URL("..", import.meta.url);
-const README = readFileSync(new URL("README.md", ROOT), "utf8");
-const START = README.indexOf("\n### Benchmark: parse and validate");
-const SECTION = README.slice(START, README.indexOf("\n### ", START + 1));
-const COMMANDS = (SECTION.match(/```sh\n([\s\S]*?)```/)?.[1] ?? "").split("\n").map((line) => line.replace(/#.*$/, "").trim()).filter(Boolean);
+const COMMANDS = readmeShellCommands("Benchmark: parse and validate", 3);
 
 function documented(flag: string): string {
   const command = COMMANDS.find((c) => c.includes(flag));

@@ -38,7 +38,7 @@ export function readmeCommands(readme = readFileSync(join(ROOT, "README.md"), "u
 }
 
 /** A line of a shell block without its comment (a `#` at the start or after white space). */
-function shellCommand(line: string): string {
+export function shellCommand(line: string): string {
   return line.replace(/(^|\s)#.*$/, "").trim();
 }
 
