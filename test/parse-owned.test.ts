@@ -12,15 +12,7 @@ import { buildMethodTable, indexRequests, loadSchema, routeMessage } from "../be
 import type { Surface } from "../generator/ir.js";
 import { loadFixtures } from "./support/fixtures.js";
 import { canonicalJson } from "./support/json.js";
-import { ENTRIES, parserOf } from "./support/surfaces.js";
-
-type Check = (value: unknown) => { ok: boolean; value?: unknown; issues?: { path: string; message: string }[] };
-
-function ownedOf(surface: Surface, type: string): Check {
-  const fn = (ENTRIES[surface] as unknown as { parseOwned: Record<string, Check> }).parseOwned[type];
-  if (!fn) throw new Error(`no parseOwned.${type} on ${surface}`);
-  return fn;
-}
+import { ownedParserOf, parserOf } from "./support/surfaces.js";
 
 /** Every object keeps a plain prototype (S34); iterative, the values can be large. */
 function prototypesArePlain(value: unknown): boolean {
@@ -37,7 +29,7 @@ function prototypesArePlain(value: unknown): boolean {
 function compare(surface: Surface, type: string, text: string, pick: (v: unknown) => unknown = (v) => v): boolean {
   const copying = parserOf(surface, type)(pick(JSON.parse(text)));
   const input = pick(JSON.parse(text));
-  const owned = ownedOf(surface, type)(input);
+  const owned = ownedParserOf(surface, type)(input);
   expect(canonicalJson(owned)).toBe(canonicalJson(copying));
   expect(prototypesArePlain(owned.value)).toBe(true);
   expect(Object.keys(Object.prototype)).toEqual([]);
@@ -83,7 +75,7 @@ describe("parseOwned keeps the tree JSON.parse made", () => {
     const type = surface.startsWith("v1") ? "SessionNotification" : "UpdateSessionNotification";
     it(`${surface}: returns it as is, __proto__ an own key, no prototype changed (S34)`, () => {
       const input = JSON.parse(text) as { update: { rawInput: object; _meta: object } };
-      const result = ownedOf(surface, type)(input);
+      const result = ownedParserOf(surface, type)(input);
       expect(result.ok && result.value).toBe(input);
       expect(Object.getPrototypeOf(input.update.rawInput)).toBe(Object.prototype);
       expect(Object.hasOwn(input.update.rawInput, "__proto__")).toBe(true);
@@ -97,7 +89,7 @@ describe("parseOwned keeps the tree JSON.parse made", () => {
   }
 
   it("a value that does not parse gives parse's issue", () => {
-    const result = ownedOf("v2/unstable", "UpdateSessionNotification")({ sessionId: 5 });
+    const result = ownedParserOf("v2/unstable", "UpdateSessionNotification")({ sessionId: 5 });
     expect(result).toEqual(parserOf("v2/unstable", "UpdateSessionNotification")({ sessionId: 5 }));
     expect(result.ok).toBe(false);
   });

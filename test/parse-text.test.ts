@@ -11,7 +11,7 @@ import { buildMethodTable, indexRequests, loadSchema, routeMessage, type Route }
 import type { Surface } from "../generator/ir.js";
 import { loadFixtures } from "./support/fixtures.js";
 import { canonicalJson } from "./support/json.js";
-import { ENTRIES, parserOf } from "./support/surfaces.js";
+import { ENTRIES, ownedParserOf, parserOf } from "./support/surfaces.js";
 
 type Result = { ok: boolean; value?: unknown; issues?: { path: string; message: string }[] };
 type Decoder = (value: unknown) => Result;
@@ -24,15 +24,9 @@ function owned(surface: Surface): Owned {
   return (ENTRIES[surface] as unknown as { parseOwned: Owned }).parseOwned;
 }
 
-function decoderOf(surface: Surface, type: string): Decoder {
-  const fn = owned(surface)[type];
-  if (typeof fn !== "function") throw new Error(`no parseOwned.${type} on ${surface}`);
-  return fn as Decoder;
-}
-
 /** `fromText(text, parseOwned.type)` against `parse.type(JSON.parse(text))`. */
 function compare(surface: Surface, type: string, text: string): Result {
-  const fromText = owned(surface).fromText(text, decoderOf(surface, type));
+  const fromText = owned(surface).fromText(text, ownedParserOf(surface, type));
   expect(canonicalJson(fromText)).toBe(canonicalJson(parserOf(surface, type)(JSON.parse(text))));
   return fromText;
 }
@@ -89,7 +83,7 @@ describe("parseOwned.fromText on hostile text", () => {
 
   it("gives an issue at the root, and never throws, for text that is not JSON", () => {
     for (const text of ["", "{", '{"a":1}x', "\u0000", "[".repeat(200_000)]) {
-      const result = owned("v2/unstable").fromText(text, decoderOf("v2/unstable", "UpdateSessionNotification"));
+      const result = owned("v2/unstable").fromText(text, ownedParserOf("v2/unstable", "UpdateSessionNotification"));
       expect(result.ok).toBe(false);
       expect(result.issues?.[0]?.path).toBe("");
       expect(result.issues?.[0]?.message).toMatch(/^not JSON: /);
@@ -99,7 +93,7 @@ describe("parseOwned.fromText on hostile text", () => {
   it("takes text nested 10^5 levels deep in a raw value", () => {
     const deep = "[".repeat(100_000) + "]".repeat(100_000);
     const text = `{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","rawInput":${deep}}}`;
-    const result = owned("v2/unstable").fromText(text, decoderOf("v2/unstable", "UpdateSessionNotification"));
+    const result = owned("v2/unstable").fromText(text, ownedParserOf("v2/unstable", "UpdateSessionNotification"));
     expect(parserOf("v2/unstable", "UpdateSessionNotification")(JSON.parse(text)).ok).toBe(true);
     let depth = 0;
     for (let v = (result as { value: { update: { rawInput: unknown } } }).value.update.rawInput; Array.isArray(v); v = v[0]) depth++;

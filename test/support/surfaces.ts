@@ -9,16 +9,24 @@ export const ENTRIES = { v1, "v1/unstable": v1Unstable, v2, "v2/unstable": v2Uns
 
 type AnyCheck = (value: unknown) => { ok: boolean; value?: unknown; issues?: { path: string; message: string }[] };
 
+/** A per-type function of a surface's namespace (`validate`, `parse`, `parseOwned`), by type name. */
+function checkOf(surface: Surface, namespace: "validate" | "parse" | "parseOwned", type: string): AnyCheck {
+  const fn = (ENTRIES[surface][namespace] as unknown as Record<string, AnyCheck>)[type];
+  if (typeof fn !== "function") throw new Error(`no ${namespace}.${type} on ${surface}`);
+  return fn;
+}
+
 /** `validate.X` of a surface, by type name. */
 export function validatorOf(surface: Surface, type: string): AnyCheck {
-  const fn = (ENTRIES[surface].validate as unknown as Record<string, AnyCheck>)[type];
-  if (!fn) throw new Error(`no validate.${type} on ${surface}`);
-  return fn;
+  return checkOf(surface, "validate", type);
 }
 
 /** `parse.X` of a surface, by type name. */
 export function parserOf(surface: Surface, type: string): AnyCheck {
-  const fn = (ENTRIES[surface].parse as unknown as Record<string, AnyCheck>)[type];
-  if (!fn) throw new Error(`no parse.${type} on ${surface}`);
-  return fn;
+  return checkOf(surface, "parse", type);
+}
+
+/** `parseOwned.X` of a surface, by type name. */
+export function ownedParserOf(surface: Surface, type: string): AnyCheck {
+  return checkOf(surface, "parseOwned", type);
 }
