@@ -187,10 +187,9 @@ export function reduce<S>(table: SessionTable, state: S, update: unknown, owned 
  * the general way.
  */
 export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, patch: Patch["patch"], owned: boolean): S {
-  const from = state as State;
-  const map = from[slot];
-  if (typeof id !== "string" || !PersistentMap.is(map) || !isOwnTimeline(from["timeline"])) return reduce(table, state, update, owned);
-  const old = map.peek(id) as object | undefined;
+  const map = fastPathMap(state as State, slot, id);
+  if (map === undefined) return reduce(table, state, update, owned);
+  const old = map.peek(id as string) as object | undefined;
   const before = adoptBy(owned ? share : copyJson);
   let entity: object;
   try {
@@ -198,10 +197,7 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
   } finally {
     adoptBy(before);
   }
-  const copy = table.copy(from);
-  copy[slot] = map.with(id, entity);
-  if (old === undefined) copy["timeline"] = joined(from["timeline"] as Timeline, slot, id);
-  return copy as S;
+  return storeEntity(table, state as State, slot, id as string, entity, old === undefined) as S;
 }
 
 /**
@@ -213,18 +209,29 @@ export function upsertEntity<S>(table: SessionTable, state: S, update: JsonObjec
  * the general way.
  */
 export function appendItem<S>(table: SessionTable, state: S, update: JsonObject, slot: string, id: unknown, into: string, item: unknown, owned: boolean): S {
-  const from = state as State;
-  const map = from[slot];
-  if (typeof id !== "string" || !PersistentMap.is(map) || !isOwnTimeline(from["timeline"])) return reduce(table, state, update, owned);
-  const old = map.peek(id) as JsonObject | null | undefined;
+  const map = fastPathMap(state as State, slot, id);
+  const old = map?.peek(id as string) as JsonObject | null | undefined;
   // A hand-made state can hold `null` for an entity: the route creates it, as on a first sight.
   if (old === undefined || old === null) return reduce(table, state, update, owned);
   const current = old[into];
   const entity = { ...old };
+  // S34: `into` is a list field named by the reviewed overlay (never a prototype key), not a wire key.
   entity[into] = appended(Array.isArray(current) ? (current as unknown[]) : [], owned ? item : copyJson(item));
+  return storeEntity(table, state as State, slot, id as string, entity, false) as S;
+}
+
+/** The map of `slot` when the fast paths can take the update: a string id, our own map and timeline (no adoption due). */
+function fastPathMap(state: State, slot: string, id: unknown): PersistentMap<unknown> | undefined {
+  const map = state[slot];
+  return typeof id === "string" && PersistentMap.is(map) && isOwnTimeline(state["timeline"]) ? map : undefined;
+}
+
+/** The next state: `entity` stored under `id` in `slot`, joining the timeline when it is new. */
+function storeEntity(table: SessionTable, from: State, slot: string, id: string, entity: object, isNew: boolean): State {
   const copy = table.copy(from);
-  copy[slot] = map.with(id, entity);
-  return copy as S;
+  copy[slot] = (from[slot] as PersistentMap<unknown>).with(id, entity);
+  if (isNew) copy["timeline"] = joined(from["timeline"] as Timeline, slot, id);
+  return copy;
 }
 
 /** `timeline` with the new entity `id` of map `kind` at its end. */
