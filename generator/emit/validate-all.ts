@@ -98,14 +98,15 @@ export class CollectorWriter {
     const noTag = node.absent
       ? code`if (t !== undefined && t !== null) rt.issue(out, ${at}, "expected a string or null", t)`
       : code`rt.issue(out, ${at}, t === undefined ? "missing required property" : "expected a string", t)`;
+    const untagged = node.untagged ?? [];
+    // `mark`: where the tagged branch's issues start, for the untagged branches to take back.
     const dispatch = [
       OBJECT_EXPECTED,
       code`const t = ${own(V, node.tag)};`,
+      ...(untagged.length ? [code`const mark = out.length;`] : []),
       block(code`switch (t)`, [...cases, code`default: if (typeof t === "string") ${other}; else ${noTag};`]),
     ];
-    const untagged = node.untagged ?? [];
     if (untagged.length === 0) return dispatch;
-    dispatch.splice(2, 0, code`const mark = out.length;`);
     const holding = code`collect.holding(${this.alternatives(untagged)})`;
     if (!node.exclusive) return [...dispatch, code`if (out.length > mark && ${holding} > 0) out.length = mark;`];
     return [
