@@ -106,6 +106,35 @@ describe("9.4 reduceSession accepts any state its type admits", () => {
     }
   });
 
+  it("v2/unstable: the reducer's own maps with a timeline the caller replaced or copied: the timeline is completed, on every path", () => {
+    const built = [
+      { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "Read" },
+      { sessionUpdate: "agent_thought_chunk", messageId: "a1", content: { type: "text", text: "hm" } },
+    ] as const;
+    const own = built.reduce<v2u.SessionState>((s, u) => v2u.reduceSession(s, structuredClone(u)), v2u.emptySessionState());
+    const full = [
+      { kind: "toolCalls", id: "t1" },
+      { kind: "agentThoughts", id: "a1" },
+    ];
+    // One update per fast path (upsert of a known and a new entity, chunk into a stored one) and one general route.
+    const nextUpdates = [
+      { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" },
+      { sessionUpdate: "tool_call_update", toolCallId: "t2" },
+      { sessionUpdate: "agent_thought_chunk", messageId: "a1", content: { type: "text", text: "!" } },
+      { sessionUpdate: "usage_update", used: 1, size: 2 },
+    ] as const;
+    for (const reduce of [v2u.reduceSession, v2u.reduceSessionOwned]) {
+      for (const timeline of [[], Object.freeze([own.timeline[1]!]), Object.freeze([...own.timeline]), structuredClone(own.timeline)]) {
+        for (const update of nextUpdates) {
+          const next = reduce({ ...own, timeline }, structuredClone(update) as v2u.SessionUpdate);
+          const joined = update.sessionUpdate === "tool_call_update" && update.toolCallId === "t2" ? [{ kind: "toolCalls", id: "t2" }] : [];
+          const expected = timeline.length === 1 ? [full[1], full[0], ...joined] : [...full, ...joined];
+          expect(next.timeline).toEqual(expected);
+        }
+      }
+    }
+  });
+
   it("v1: plain Maps adopted the same way", () => {
     const state: v1.SessionState = { ...v1.emptySessionState(), toolCalls: new Map([["t1", { toolCallId: "t1", title: "Run" }]]) };
     const next = v1.reduceSession(state, { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" });

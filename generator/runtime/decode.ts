@@ -226,22 +226,34 @@ export function put(target: Record<string, unknown>, key: string, value: unknown
  * stack below that: `JSON.parse` reads values nested a million levels deep, more than any call stack.
  */
 export function copyJson(value: unknown): unknown {
-  return copyToDepth(value, 0);
+  return typeof value === "object" && value !== null ? copyToDepth(value, 0) : value;
 }
 
 /** Depth up to which `copyJson` recurses; deeper parts are copied with a stack. */
 const RECURSION_LIMIT = 64;
 
-function copyToDepth(value: unknown, depth: number): unknown {
-  if (typeof value !== "object" || value === null) return value;
+/**
+ * A container copied whole in one step (`slice`, or a spread: V8 clones the source's shape, and a
+ * spread defines each key as an own data property, so an own `__proto__` stays data, S34), then
+ * its object members replaced by their copies. `out[key] = ...` is safe for every key here: it is
+ * an own data property of `out` already, which a store finds before any inherited setter.
+ */
+function copyToDepth(value: object, depth: number): unknown {
   if (depth === RECURSION_LIMIT) return copyWithStack(value);
   if (Array.isArray(value)) {
-    const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = copyToDepth(value[i], depth + 1);
+    const out = value.slice();
+    for (let i = 0; i < out.length; i++) {
+      const member: unknown = out[i];
+      if (typeof member === "object" && member !== null) out[i] = copyToDepth(member, depth + 1);
+    }
     return out;
   }
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) put(out, key, copyToDepth((value as Record<string, unknown>)[key], depth + 1));
+  const out: Record<string, unknown> = { ...value };
+  // `for in` reads the shape's cached key list (faster than `Object.keys`); inherited keys are skipped.
+  for (const key in out) {
+    const member = out[key];
+    if (typeof member === "object" && member !== null && Object.hasOwn(out, key)) out[key] = copyToDepth(member, depth + 1);
+  }
   return out;
 }
 

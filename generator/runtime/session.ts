@@ -118,22 +118,37 @@ type State = Readonly<JsonObject>;
 type Entities = PersistentMap<unknown>;
 type Timeline = readonly TimelineEntry[];
 
+/** A base class whose constructor returns its argument, so that a subclass's private field is stamped on that object. */
+class Stamped {
+  constructor(target: object) {
+    return target as Stamped;
+  }
+}
+
 /**
  * Marks the timelines this runtime built (frozen, and in step with their
- * state's maps): a non-enumerable property under a module-private symbol,
- * invisible to iteration, `JSON.stringify` and deep equality, and lost by any
- * copy, so a timeline the caller built or copied is adopted. (A `WeakSet` of
- * timelines cost an ephemeron entry per new entity, in time and memory.)
+ * state's maps) with a private field, stamped through `Stamped`'s
+ * constructor: invisible to iteration, `JSON.stringify`, deep equality and
+ * any copy, so a timeline the caller built or copied is adopted. (Cheaper
+ * than `Object.defineProperty` of a symbol on every new timeline array,
+ * and than a `WeakSet`, an ephemeron per new entity, in time and memory.)
  */
-const OWN_TIMELINE: unique symbol = Symbol("acp-bindings.timeline");
+class TimelineMark extends Stamped {
+  #own = true;
+
+  /** Whether `value` was marked (by `ownTimeline`). */
+  static has(value: unknown): boolean {
+    return typeof value === "object" && value !== null && #own in value;
+  }
+}
 
 function ownTimeline(entries: TimelineEntry[]): Timeline {
-  Object.defineProperty(entries, OWN_TIMELINE, { value: true });
+  new TimelineMark(entries);
   return Object.freeze(entries);
 }
 
 function isOwnTimeline(timeline: unknown): boolean {
-  return Array.isArray(timeline) && Object.hasOwn(timeline, OWN_TIMELINE);
+  return TimelineMark.has(timeline);
 }
 
 const NO_ENTITIES: Timeline = ownTimeline([]);

@@ -117,13 +117,12 @@ export class PersistentMap<V> implements ReadonlyMap<string, V> {
     return this.#root !== undefined && find(this.#root, hashOf(key), key, 0) !== undefined;
   }
 
-  /** A map with `key` set to `value`; an existing key keeps its position. */
+  /** A map with `key` set to `value`; an existing key keeps its position. One walk down the trie. */
   with(key: string, value: V): PersistentMap<V> {
-    const hash = hashOf(key);
-    const old = this.#root === undefined ? undefined : find(this.#root, hash, key, 0);
-    const leaf = new Leaf(key, value, old?.seq ?? this.#nextSeq);
-    const root = this.#root === undefined ? leaf : insert(this.#root, leaf, hash, 0);
-    return new PersistentMap(root, old ? this.#size : this.#size + 1, old ? this.#nextSeq : this.#nextSeq + 1);
+    if (this.#root === undefined) return new PersistentMap<V>(new Leaf(key, value, this.#nextSeq), 1, this.#nextSeq + 1);
+    replaced = false;
+    const root = insert(this.#root, key, value, hashOf(key), 0, this.#nextSeq);
+    return replaced ? new PersistentMap(root, this.#size, this.#nextSeq) : new PersistentMap(root, this.#size + 1, this.#nextSeq + 1);
   }
 
   /** A map without `key` (this map when the key is absent). */
@@ -254,21 +253,36 @@ function find<V>(node: Trie<V>, hash: number, key: string, shift: number): Leaf<
   return bitmap & bit ? find(childAt(node, slot(bitmap, bit)), hash, key, shift + BITS) : undefined;
 }
 
-/** `node` with `leaf` (whose key hashes to `hash`) stored, replacing an entry with the same key. */
-function insert<V>(node: Trie<V>, leaf: Leaf<V>, hash: number, shift: number): Trie<V> {
+/** Set by `insert`: whether it replaced an entry with the same key (whose insertion number the new leaf keeps). */
+let replaced = false;
+
+/**
+ * `node` with `value` stored under `key` (which hashes to `hash`): a new leaf
+ * numbered `seq`, or, replacing an entry with the same key, keeping its number
+ * (and setting `replaced`).
+ */
+function insert<V>(node: Trie<V>, key: string, value: V, hash: number, shift: number, seq: number): Trie<V> {
   if (isLeaf(node)) {
-    if (node.key === leaf.key) return leaf;
+    if (node.key === key) return replacing(node, value);
   } else if (!isCollision(node)) {
     const bit = bitAt(hash, shift);
     const at = slot(bitmapOf(node), bit);
-    if (!(bitmapOf(node) & bit)) return withInserted(node, bit, at, leaf);
-    return withChild(node, at, insert(childAt(node, at), leaf, hash, shift + BITS));
+    if (!(bitmapOf(node) & bit)) return withInserted(node, bit, at, new Leaf(key, value, seq));
+    return withChild(node, at, insert(childAt(node, at), key, value, hash, shift + BITS, seq));
   }
   // A leaf with another key, or a collision node: the same full hash collides, another one splits.
   const other = hashBelow(node);
-  if (other !== hash) return join(node, other, leaf, hash, shift);
-  const leaves = isLeaf(node) ? [node] : (childrenOf(node) as Leaf<V>[]).filter((l) => l.key !== leaf.key);
-  return branch(0, [...leaves, leaf]);
+  if (other !== hash) return join(node, other, new Leaf(key, value, seq), hash, shift);
+  const leaves = isLeaf(node) ? [node] : (childrenOf(node) as Leaf<V>[]);
+  const old = leaves.find((l) => l.key === key);
+  const rest = old === undefined ? leaves : leaves.filter((l) => l !== old);
+  return branch(0, [...rest, old === undefined ? new Leaf(key, value, seq) : replacing(old, value)]);
+}
+
+/** The leaf replacing `old` (same key and insertion number) with `value`. */
+function replacing<V>(old: Leaf<V>, value: V): Leaf<V> {
+  replaced = true;
+  return new Leaf(old.key, value, old.seq);
 }
 
 /** A branch holding `a` (a leaf or collision node of hash `hashA`) and `b` (of another hash `hashB`), at depth `shift` or below. */
