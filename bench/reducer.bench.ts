@@ -56,7 +56,7 @@
  */
 import { build } from "esbuild";
 import { fork } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -89,9 +89,18 @@ async function compile(out: string): Promise<void> {
   writeFileSync(join(out, "package.json"), JSON.stringify({ type: "module" }));
 }
 
-/** The modules `compile` wrote into `dir`, imported. */
+/**
+ * The modules `compile` wrote into `dir`, imported; throws unless they loaded
+ * as ES modules (an ES module namespace holds its exports as data properties;
+ * tsx's CommonJS form of the same file holds getters).
+ */
 async function load(dir: string): Promise<Modules> {
-  const from = (path: string) => import(pathToFileURL(join(dir, path)).href);
+  const from = async (path: string) => {
+    const namespace = (await import(pathToFileURL(join(dir, path)).href)) as object;
+    const getters = Object.keys(namespace).filter((name) => Object.getOwnPropertyDescriptor(namespace, name)?.get !== undefined);
+    if (getters.length > 0) throw new Error(`${path} was not loaded as an ES module: its exports ${getters.slice(0, 3).join(", ")} are getters`);
+    return namespace;
+  };
   return {
     bindings: (await from("generated/src/v2/unstable/index.js")) as Bindings,
     naive: (await from("bench/naive-reducer.js")) as Naive,
@@ -105,22 +114,24 @@ interface Item {
   readonly update: SessionUpdate;
 }
 
+/** A reducer, and the copy of the modules it runs from, whose `parse` decodes its input. */
 interface Contender<S> {
   readonly name: string;
   readonly empty: () => S;
   readonly reduce: (state: S, update: SessionUpdate) => S;
+  readonly modules: Modules;
 }
 
-/** The four reducers, the in-place baseline first, and the owned one (whose input must be fresh). */
-function reducers({ bindings, naive }: Modules): readonly Contender<any>[] {
-  const { emptySessionState, reduceSession, reduceSessionOwned } = bindings;
-  return [
-    { name: "naive in place (baseline)", empty: naive.naiveEmpty, reduce: naive.naiveReduceInPlace as Contender<NaiveState>["reduce"] },
-    { name: "naive copying: spread + Map copy", empty: naive.naiveEmpty, reduce: naive.naiveReduce as Contender<NaiveState>["reduce"] },
-    { name: "ours: reduceSession", empty: emptySessionState, reduce: reduceSession },
-    { name: "ours: reduceSessionOwned (trusted)", empty: emptySessionState, reduce: reduceSessionOwned },
-  ];
-}
+/**
+ * The four reducers, the in-place baseline first. Each is made from its own
+ * copy of the modules (see `measureWorkload`).
+ */
+const REDUCERS: readonly ((modules: Modules) => Contender<any>)[] = [
+  (modules) => ({ name: "naive in place (baseline)", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduceInPlace as Contender<NaiveState>["reduce"], modules }),
+  (modules) => ({ name: "naive copying: spread + Map copy", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduce as Contender<NaiveState>["reduce"], modules }),
+  (modules) => ({ name: "ours: reduceSession", empty: modules.bindings.emptySessionState, reduce: modules.bindings.reduceSession, modules }),
+  (modules) => ({ name: "ours: reduceSessionOwned (trusted)", empty: modules.bindings.emptySessionState, reduce: modules.bindings.reduceSessionOwned, modules }),
+];
 
 /** The map slot and id field of each tag of the 4-kind stream, for the floor below. */
 const FLOOR_ROUTES: Readonly<Record<string, readonly [slot: string, id: string]>> = {
@@ -139,8 +150,10 @@ type FloorState = Record<string, unknown>;
  * built, nothing copied or frozen, no timeline). What it costs bounds what
  * the persistence alone costs.
  */
-function floor({ pmap }: Modules): Contender<FloorState> {
+function floor(modules: Modules): Contender<FloorState> {
+  const { pmap } = modules;
   return {
+    modules,
     name: "bound: state copy + trie insert only (not a reducer)",
     empty: () => {
       const e = pmap.PersistentMap.empty();
@@ -180,16 +193,16 @@ function loadItems({ bindings }: Modules): { items: Item[]; skipped: number } {
   return { items, skipped };
 }
 
-/** A fresh decode of a pristine update (`parse` output is a new value), as a client has just before it reduces. */
-function decode({ bindings }: Modules, update: SessionUpdate): SessionUpdate {
-  const result = bindings.parse.SessionUpdate(update);
+/** A fresh decode of a pristine update by the contender's `parse` (a new value), as a client has just before it reduces. */
+function decode({ modules }: { readonly modules: Modules }, update: SessionUpdate): SessionUpdate {
+  const result = modules.bindings.parse.SessionUpdate(update);
   if (!result.ok) throw new Error("a decoded update no longer parses");
   return result.value;
 }
 
 /** The items with every update freshly decoded: the input of one fold. */
-function decoded(modules: Modules, items: readonly Item[]): (Item | undefined)[] {
-  return items.map(({ sessionId, update }) => ({ sessionId, update: decode(modules, update) }));
+function decoded(contender: { readonly modules: Modules }, items: readonly Item[]): (Item | undefined)[] {
+  return items.map(({ sessionId, update }) => ({ sessionId, update: decode(contender, update) }));
 }
 
 /**
@@ -219,10 +232,10 @@ function canonical(value: unknown): string {
 }
 
 /** Throws unless every contender ends every session in the same state as the first; returns the session count. */
-function assertIdentical(modules: Modules, items: readonly Item[], list: readonly Contender<any>[]): number {
-  const expected = fold(list[0]!, decoded(modules, items));
+function assertIdentical(items: readonly Item[], list: readonly Contender<any>[]): number {
+  const expected = fold(list[0]!, decoded(list[0]!, items));
   for (const contender of list.slice(1)) {
-    const actual = fold(contender, decoded(modules, items));
+    const actual = fold(contender, decoded(contender, items));
     if (actual.size !== expected.size) throw new Error(`${contender.name}: session count differs: ${actual.size} vs ${expected.size}`);
     for (const [id, state] of expected) {
       const x = canonical(state);
@@ -242,11 +255,11 @@ function gc(): void {
 }
 
 /** Milliseconds per fold over `reps` folds, each of freshly decoded input (decoding not timed), after one untimed fold. */
-function sample<S>(modules: Modules, contender: Contender<S>, items: readonly Item[], reps: number): number {
-  fold(contender, decoded(modules, items));
+function sample<S>(contender: Contender<S>, items: readonly Item[], reps: number): number {
+  fold(contender, decoded(contender, items));
   let ms = 0;
   for (let r = 0; r < reps; r++) {
-    const input = decoded(modules, items);
+    const input = decoded(contender, items);
     const start = performance.now();
     fold(contender, input);
     ms += performance.now() - start;
@@ -255,14 +268,14 @@ function sample<S>(modules: Modules, contender: Contender<S>, items: readonly It
 }
 
 /** Interleaved rounds (rotating order) after `warmup` rounds that set each contender's reps so that a sample lasts >= `minSampleMs`. */
-function measure(modules: Modules, items: readonly Item[], list: readonly Contender<any>[], rounds: number, warmup: number, minSampleMs = 200): number[][] {
+function measure(items: readonly Item[], list: readonly Contender<any>[], rounds: number, warmup: number, minSampleMs = 200): number[][] {
   gc();
   const times = list.map((): number[] => []);
   const reps = list.map(() => 1);
   for (let round = -warmup; round < rounds; round++) {
     for (let k = 0; k < list.length; k++) {
       const i = (k + Math.max(round, 0)) % list.length;
-      const ms = sample(modules, list[i]!, items, reps[i]!);
+      const ms = sample(list[i]!, items, reps[i]!);
       if (round < 0) reps[i] = Math.max(1, Math.ceil(minSampleMs / ms));
       else times[i]!.push(ms);
     }
@@ -276,7 +289,7 @@ function measure(modules: Modules, items: readonly Item[], list: readonly Conten
  * in-place baseline, which has no intermediate states). Each update is
  * decoded just before it is reduced: what a state keeps of it is counted.
  */
-function memory<S>(modules: Modules, contender: Contender<S>, items: readonly Item[], inPlace: boolean): { final: number; all: number | undefined } {
+function memory<S>(contender: Contender<S>, items: readonly Item[], inPlace: boolean): { final: number; all: number | undefined } {
   const perThousand = (bytes: number) => bytes / 1e6 / (items.length / 1000);
   const retained = (keepAll: boolean): number => {
     gc();
@@ -284,7 +297,7 @@ function memory<S>(modules: Modules, contender: Contender<S>, items: readonly It
     const kept: S[] = [];
     const states = new Map<string, S>();
     for (const { sessionId, update } of items) {
-      const next = contender.reduce(states.get(sessionId) ?? contender.empty(), decode(modules, update));
+      const next = contender.reduce(states.get(sessionId) ?? contender.empty(), decode(contender, update));
       states.set(sessionId, next);
       if (keepAll) kept.push(next);
     }
@@ -306,18 +319,24 @@ interface WorkloadResult {
   readonly memories: ({ final: number; all: number | undefined } | undefined)[];
 }
 
-/** Measures one workload in this (fresh) process. */
+/**
+ * Measures one workload in this (fresh) process. Every contender runs from
+ * its own copy of the compiled modules (`dir/0`, `dir/1`, ...), as a client
+ * runs one reducer: the type feedback of one contender's calls does not
+ * shape the code another runs (the two naive reducers share `reduceBy`, ours
+ * share `reduceWith`). The pristine items come from one more copy.
+ */
 async function measureWorkload(workload: number, dir: string): Promise<WorkloadResult> {
-  const modules = await load(dir);
-  const { items, skipped } = loadItems(modules);
+  const makers = workload === FOUR_KIND_WORKLOAD ? [...REDUCERS, floor] : REDUCERS;
+  const list: Contender<any>[] = [];
+  for (const [i, make] of makers.entries()) list.push(make(await load(join(dir, String(i)))));
+  const { items, skipped } = loadItems(await load(join(dir, String(makers.length))));
   const work = WORKLOADS[workload]!.items(items);
-  const all = reducers(modules);
-  const list = workload === FOUR_KIND_WORKLOAD ? [...all, floor(modules)] : all;
-  const sessions = assertIdentical(modules, work, all);
+  const sessions = assertIdentical(work, list.slice(0, REDUCERS.length));
   // All timing first, then the memory passes (which keep every state alive), so that no timed round follows one.
-  const times = measure(modules, work, list, numberArg("rounds") ?? 15, numberArg("warmup") ?? 3);
+  const times = measure(work, list, numberArg("rounds") ?? 15, numberArg("warmup") ?? 3);
   const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
-  const memories = list.map((c) => (hasGc ? memory(modules, c, work, c === all[0]) : undefined));
+  const memories = list.map((c) => (hasGc ? memory(c, work, c === list[0]) : undefined));
   return { updates: work.length, corpusUpdates: items.length, skipped, sessions, names: list.map((c) => c.name), times, memories };
 }
 
@@ -362,7 +381,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "reducer-bench-"));
   const load0 = loadavg()[0]!;
   try {
-    await compile(dir);
+    await compile(join(dir, "0"));
+    for (let copy = 1; copy <= REDUCERS.length + 1; copy++) cpSync(join(dir, "0"), join(dir, String(copy)), { recursive: true });
     const results: WorkloadResult[] = [];
     for (let w = 0; w < WORKLOADS.length; w++) results.push(await inFreshProcess(w, dir));
     const [every, four] = results as [WorkloadResult, WorkloadResult];
