@@ -1,22 +1,39 @@
 /**
- * Session reducer throughput and memory over the v2-unstable corpus, one process run.
+ * Session reducer throughput and memory over the v2-unstable corpus.
  *
  *   npx tsx --expose-gc bench/reducer.bench.ts [--rounds 15] [--warmup 3] [--seed N] [--size N]
  *
  * The corpus (bench/corpus.ts) is a simulated transcript of many sessions.
- * Its `session/update` notifications are decoded once, outside timing
- * (JSON.parse, then `parse.SessionUpdate`; updates it rejects are left out),
- * and every contender folds the same list. Workloads: every update, one state
- * per session as in the corpus; the 4-kind stream (tool_call_update,
+ * Its `session/update` notifications are decoded (JSON.parse, then
+ * `parse.SessionUpdate`; updates it rejects are left out), and every
+ * contender folds the same updates. Workloads: every update, one state per
+ * session as in the corpus; the 4-kind stream (tool_call_update,
  * agent_thought, agent_thought_chunk, subagent_update only), per session;
  * and every update as one long session (thousands of entities per map).
- * Every contender runs as plain ES modules, as a user runs the built
- * package: generated/src and bench/naive-reducer.ts are first compiled file
- * by file with esbuild (imports kept) into a temporary directory and
- * imported from there. Run straight from tsx's loader, the generated
- * modules' imports of each other went through accessor functions, which
- * slowed our reducer (many small calls across modules) by about a third
- * and the one-module baseline hardly at all.
+ *
+ * What a client sees, and how the bench keeps to it (README.md, "Benchmark:
+ * the reducer", gives the experiments behind each point):
+ * - Real ES modules. generated/src and bench/naive-reducer.ts are compiled
+ *   file by file with esbuild (imports kept) into a temporary directory that
+ *   holds a `{"type":"module"}` package.json, as the published package
+ *   does. Without it, tsx loaded the `.js` files as CommonJS and every
+ *   import between modules became a getter call.
+ * - One fresh process per workload (as JMH forks per benchmark): the type
+ *   feedback one workload leaves in shared functions (the naive reducers'
+ *   shared `reduceBy`, our `reduceWith`) does not shape another's code.
+ * - Fresh input for every fold. A client reduces each update once, right
+ *   after `parse` made it: before each fold (outside timing) every update is
+ *   decoded anew from pristine data no reducer ever saw, and the fold drops
+ *   each update from its list once reduced, so an update the reducer copied
+ *   can die, as in a stream. Folding the same objects again instead handed
+ *   `reduceSessionOwned` values it had frozen already (its freezing skipped)
+ *   and every other contender frozen, old-generation input.
+ * - GC: one full GC before the rounds, none forced between samples (a forced
+ *   GC leaves the young generation shrunk, which a client reducing a live
+ *   stream never has). Before each timed sample, one untimed fold of the
+ *   same contender pays the young garbage the previous contender left and
+ *   brings the heap to this contender's steady state. Samples last >= 200 ms
+ *   (reps calibrated in warm-up), so a sample holds its own GC pauses.
  * Contenders:
  * - naive in place (the baseline): bench/naive-reducer.ts with ONE state whose
  *   `Map`s are updated in place, a fresh object per entity update;
@@ -31,19 +48,20 @@
  * Before timing, the end states of all are asserted identical, session by
  * session (same entities in the same order, same timeline, same JSON).
  * Rounds interleave the contenders (rotating their order); the table reports
- * the median round and the p10-p90 spread (one full GC before each workload,
- * none between samples, see `measure`). Memory: the heap after GC with the
+ * the median round and the p10-p90 spread. Memory: the heap after GC with the
  * final states kept, and with every intermediate state kept, minus the heap
- * before the fold, per 1,000 updates (the decoded updates are live throughout
- * and not counted).
+ * before the fold, per 1,000 updates; each update is decoded just before it
+ * is reduced, so what a state keeps of its update is counted and the rest
+ * of the decode is not.
  */
 import { build } from "esbuild";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { fork } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { SessionState, SessionUpdate } from "../generated/src/v2/unstable/index.js";
+import type { SessionUpdate } from "../generated/src/v2/unstable/index.js";
 import { generateCorpus, numberArg } from "./corpus.js";
 import type { NaiveState } from "./naive-reducer.js";
 
@@ -51,28 +69,44 @@ type Bindings = typeof import("../generated/src/v2/unstable/index.js");
 type Naive = typeof import("./naive-reducer.js");
 type Pmap = typeof import("../generated/src/runtime/pmap.js");
 
-/** generated/src and the naive reducer compiled to plain ES modules (one output file per source, imports kept), imported. */
-async function compiled(): Promise<{ bindings: Bindings; naive: Naive; pmap: Pmap }> {
-  const root = fileURLToPath(new URL("..", import.meta.url));
-  const out = mkdtempSync(join(tmpdir(), "reducer-bench-"));
-  try {
-    const sources = readdirSync(join(root, "generated/src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
-    const entryPoints = [...sources.map((f) => join(root, "generated/src", f)), join(root, "bench/naive-reducer.ts")];
-    await build({ entryPoints, outbase: root, outdir: out, format: "esm", platform: "node", target: "node20", logLevel: "error" });
-    const load = (path: string) => import(pathToFileURL(join(out, path)).href);
-    return {
-      bindings: (await load("generated/src/v2/unstable/index.js")) as Bindings,
-      naive: (await load("bench/naive-reducer.js")) as Naive,
-      pmap: (await load("generated/src/runtime/pmap.js")) as Pmap,
-    };
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+/** The compiled modules a worker measures. */
+interface Modules {
+  readonly bindings: Bindings;
+  readonly naive: Naive;
+  readonly pmap: Pmap;
 }
 
-const { bindings, naive, pmap } = await compiled();
-const { emptySessionState, parse, reduceSession, reduceSessionOwned } = bindings;
-const { naiveEmpty, naiveReduce, naiveReduceInPlace } = naive;
+/**
+ * Compiles generated/src and the naive reducer into `out` as plain ES modules
+ * (one output file per source, imports kept), marked `"type": "module"` as the
+ * published package is, so that Node (and tsx) load them as ES modules.
+ */
+async function compile(out: string): Promise<void> {
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const sources = readdirSync(join(root, "generated/src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
+  const entryPoints = [...sources.map((f) => join(root, "generated/src", f)), join(root, "bench/naive-reducer.ts")];
+  await build({ entryPoints, outbase: root, outdir: out, format: "esm", platform: "node", target: "node20", logLevel: "error" });
+  writeFileSync(join(out, "package.json"), JSON.stringify({ type: "module" }));
+}
+
+/**
+ * The modules `compile` wrote into `dir`, imported; throws unless they loaded
+ * as ES modules (an ES module namespace holds its exports as data properties;
+ * tsx's CommonJS form of the same file holds getters).
+ */
+async function load(dir: string): Promise<Modules> {
+  const from = async (path: string) => {
+    const namespace = (await import(pathToFileURL(join(dir, path)).href)) as object;
+    const getters = Object.keys(namespace).filter((name) => Object.getOwnPropertyDescriptor(namespace, name)?.get !== undefined);
+    if (getters.length > 0) throw new Error(`${path} was not loaded as an ES module: its exports ${getters.slice(0, 3).join(", ")} are getters`);
+    return namespace;
+  };
+  return {
+    bindings: (await from("generated/src/v2/unstable/index.js")) as Bindings,
+    naive: (await from("bench/naive-reducer.js")) as Naive,
+    pmap: (await from("generated/src/runtime/pmap.js")) as Pmap,
+  };
+}
 
 /** One decoded update and the session it belongs to. */
 interface Item {
@@ -80,17 +114,24 @@ interface Item {
   readonly update: SessionUpdate;
 }
 
+/** A reducer, and the copy of the modules it runs from, whose `parse` decodes its input. */
 interface Contender<S> {
   readonly name: string;
   readonly empty: () => S;
   readonly reduce: (state: S, update: SessionUpdate) => S;
+  readonly modules: Modules;
 }
 
-const inPlace: Contender<NaiveState> = { name: "naive in place (baseline)", empty: naiveEmpty, reduce: naiveReduceInPlace as Contender<NaiveState>["reduce"] };
-const copying: Contender<NaiveState> = { name: "naive copying: spread + Map copy", empty: naiveEmpty, reduce: naiveReduce as Contender<NaiveState>["reduce"] };
-const ours: Contender<SessionState> = { name: "ours: reduceSession", empty: emptySessionState, reduce: reduceSession };
-const owned: Contender<SessionState> = { name: "ours: reduceSessionOwned (trusted)", empty: emptySessionState, reduce: reduceSessionOwned };
-const CONTENDERS: readonly Contender<any>[] = [inPlace, copying, ours, owned];
+/**
+ * The four reducers, the in-place baseline first. Each is made from its own
+ * copy of the modules (see `measureWorkload`).
+ */
+const REDUCERS: readonly ((modules: Modules) => Contender<any>)[] = [
+  (modules) => ({ name: "naive in place (baseline)", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduceInPlace as Contender<NaiveState>["reduce"], modules }),
+  (modules) => ({ name: "naive copying: spread + Map copy", empty: modules.naive.naiveEmpty, reduce: modules.naive.naiveReduce as Contender<NaiveState>["reduce"], modules }),
+  (modules) => ({ name: "ours: reduceSession", empty: modules.bindings.emptySessionState, reduce: modules.bindings.reduceSession, modules }),
+  (modules) => ({ name: "ours: reduceSessionOwned (trusted)", empty: modules.bindings.emptySessionState, reduce: modules.bindings.reduceSessionOwned, modules }),
+];
 
 /** The map slot and id field of each tag of the 4-kind stream, for the floor below. */
 const FLOOR_ROUTES: Readonly<Record<string, readonly [slot: string, id: string]>> = {
@@ -109,48 +150,73 @@ type FloorState = Record<string, unknown>;
  * built, nothing copied or frozen, no timeline). What it costs bounds what
  * the persistence alone costs.
  */
-const floor: Contender<FloorState> = {
-  name: "bound: state copy + trie insert only (not a reducer)",
-  empty: () => {
-    const e = pmap.PersistentMap.empty();
-    return { toolCalls: e, userMessages: e, agentMessages: e, agentThoughts: e, sessionMessages: e, terminals: e, compactions: e, subagents: e, plans: e, state: {}, notices: [], custom: [], timeline: [] };
-  },
-  reduce: (s, update) => {
-    const [slot, idField] = FLOOR_ROUTES[update.sessionUpdate]!;
-    const next: FloorState = { toolCalls: s["toolCalls"], userMessages: s["userMessages"], agentMessages: s["agentMessages"], agentThoughts: s["agentThoughts"], sessionMessages: s["sessionMessages"], terminals: s["terminals"], compactions: s["compactions"], subagents: s["subagents"], plans: s["plans"], state: s["state"], notices: s["notices"], custom: s["custom"], timeline: s["timeline"] };
-    next[slot] = (s[slot] as import("../generated/src/runtime/pmap.js").PersistentMap<unknown>).with((update as unknown as Record<string, string>)[idField]!, update);
-    return next;
-  },
-};
+function floor(modules: Modules): Contender<FloorState> {
+  const { pmap } = modules;
+  return {
+    modules,
+    name: "bound: state copy + trie insert only (not a reducer)",
+    empty: () => {
+      const e = pmap.PersistentMap.empty();
+      return { toolCalls: e, userMessages: e, agentMessages: e, agentThoughts: e, sessionMessages: e, terminals: e, compactions: e, subagents: e, plans: e, state: {}, notices: [], custom: [], timeline: [] };
+    },
+    reduce: (s, update) => {
+      const [slot, idField] = FLOOR_ROUTES[update.sessionUpdate]!;
+      const next: FloorState = { toolCalls: s["toolCalls"], userMessages: s["userMessages"], agentMessages: s["agentMessages"], agentThoughts: s["agentThoughts"], sessionMessages: s["sessionMessages"], terminals: s["terminals"], compactions: s["compactions"], subagents: s["subagents"], plans: s["plans"], state: s["state"], notices: s["notices"], custom: s["custom"], timeline: s["timeline"] };
+      next[slot] = (s[slot] as import("../generated/src/runtime/pmap.js").PersistentMap<unknown>).with((update as unknown as Record<string, string>)[idField]!, update);
+      return next;
+    },
+  };
+}
 
 /** The tags of the 4-kind stream (issue 11's profile workload). */
 const FOUR_KINDS = new Set(["tool_call_update", "agent_thought", "agent_thought_chunk", "subagent_update"]);
 
-/** The corpus's session updates, parsed (outside timing). */
-function loadItems(): { items: Item[]; skipped: number } {
+/** The workloads by name, each from the corpus's items. */
+const WORKLOADS: readonly { readonly name: string; readonly items: (items: readonly Item[]) => readonly Item[] }[] = [
+  { name: "all kinds, per session", items: (items) => items },
+  { name: "4-kind stream, per session", items: (items) => items.filter(({ update }) => FOUR_KINDS.has(update.sessionUpdate)) },
+  { name: "all kinds, one long session", items: (items) => items.map(({ update }) => ({ sessionId: "one", update })) },
+];
+const FOUR_KIND_WORKLOAD = 1;
+
+/** The corpus's session updates, parsed: pristine data no reducer is ever handed (see `decoded`). */
+function loadItems({ bindings }: Modules): { items: Item[]; skipped: number } {
   const items: Item[] = [];
   let skipped = 0;
   for (const line of generateCorpus({ seed: numberArg("seed"), size: numberArg("size") })) {
     const message = JSON.parse(line) as { method?: string; params?: { sessionId?: unknown; update?: unknown } };
     if (message.method !== "session/update" || typeof message.params?.sessionId !== "string") continue;
-    const parsed = parse.SessionUpdate(message.params.update);
+    const parsed = bindings.parse.SessionUpdate(message.params.update);
     if (parsed.ok) items.push({ sessionId: message.params.sessionId, update: parsed.value });
     else skipped++;
   }
   return { items, skipped };
 }
 
-/** A fresh decode of an update (`parse` output is a new value). */
-function reparsed(update: SessionUpdate): SessionUpdate {
-  const result = parse.SessionUpdate(update);
+/** A fresh decode of a pristine update by the contender's `parse` (a new value), as a client has just before it reduces. */
+function decode({ modules }: { readonly modules: Modules }, update: SessionUpdate): SessionUpdate {
+  const result = modules.bindings.parse.SessionUpdate(update);
   if (!result.ok) throw new Error("a decoded update no longer parses");
   return result.value;
 }
 
-/** Folds every item into its session's state. */
-function fold<S>(contender: Contender<S>, items: readonly Item[]): Map<string, S> {
+/** The items with every update freshly decoded: the input of one fold. */
+function decoded(contender: { readonly modules: Modules }, items: readonly Item[]): (Item | undefined)[] {
+  return items.map(({ sessionId, update }) => ({ sessionId, update: decode(contender, update) }));
+}
+
+/**
+ * Folds every item into its session's state. The list is handed over: each
+ * slot is cleared once reduced, so that what the reducer did not keep of an
+ * update can be collected, as in a stream.
+ */
+function fold<S>(contender: Contender<S>, input: (Item | undefined)[]): Map<string, S> {
   const states = new Map<string, S>();
-  for (const { sessionId, update } of items) states.set(sessionId, contender.reduce(states.get(sessionId) ?? contender.empty(), update));
+  for (let i = 0; i < input.length; i++) {
+    const { sessionId, update } = input[i]!;
+    input[i] = undefined;
+    states.set(sessionId, contender.reduce(states.get(sessionId) ?? contender.empty(), update));
+  }
   return states;
 }
 
@@ -165,12 +231,11 @@ function canonical(value: unknown): string {
   });
 }
 
-/** Throws unless every contender ends every session in the same state as the baseline; returns the session count. */
-function assertIdentical(items: readonly Item[]): number {
-  const expected = fold(CONTENDERS[0]!, items);
-  for (const contender of CONTENDERS.slice(1)) {
-    // Reading an owned fold's states freezes the updates it was handed: give it fresh ones, as `parse` would.
-    const actual = fold(contender, contender === owned ? items.map(({ sessionId, update }) => ({ sessionId, update: reparsed(update) })) : items);
+/** Throws unless every contender ends every session in the same state as the first; returns the session count. */
+function assertIdentical(items: readonly Item[], list: readonly Contender<any>[]): number {
+  const expected = fold(list[0]!, decoded(list[0]!, items));
+  for (const contender of list.slice(1)) {
+    const actual = fold(contender, decoded(contender, items));
     if (actual.size !== expected.size) throw new Error(`${contender.name}: session count differs: ${actual.size} vs ${expected.size}`);
     for (const [id, state] of expected) {
       const x = canonical(state);
@@ -189,19 +254,20 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-/** Milliseconds per fold of the whole list, over `reps` folds. */
+/** Milliseconds per fold over `reps` folds, each of freshly decoded input (decoding not timed), after one untimed fold. */
 function sample<S>(contender: Contender<S>, items: readonly Item[], reps: number): number {
-  const start = performance.now();
-  for (let r = 0; r < reps; r++) fold(contender, items);
-  return (performance.now() - start) / reps;
+  fold(contender, decoded(contender, items));
+  let ms = 0;
+  for (let r = 0; r < reps; r++) {
+    const input = decoded(contender, items);
+    const start = performance.now();
+    fold(contender, input);
+    ms += performance.now() - start;
+  }
+  return ms / reps;
 }
 
-/**
- * Interleaved rounds, one full GC before the workload only: a forced full GC
- * before every sample made our reducer 2-3x slower in its next sample than in
- * a steady run (the baseline lost far less), which a client reducing a live
- * stream never sees.
- */
+/** Interleaved rounds (rotating order) after `warmup` rounds that set each contender's reps so that a sample lasts >= `minSampleMs`. */
 function measure(items: readonly Item[], list: readonly Contender<any>[], rounds: number, warmup: number, minSampleMs = 200): number[][] {
   gc();
   const times = list.map((): number[] => []);
@@ -219,10 +285,11 @@ function measure(items: readonly Item[], list: readonly Contender<any>[], rounds
 
 /**
  * MB retained per 1,000 updates after folding `items`: with only the final
- * states kept, and with every intermediate state kept (the in-place
- * baseline has no intermediate states: `undefined`).
+ * states kept, and with every intermediate state kept (`undefined` for the
+ * in-place baseline, which has no intermediate states). Each update is
+ * decoded just before it is reduced: what a state keeps of it is counted.
  */
-function memory<S>(contender: Contender<S>, items: readonly Item[]): { final: number; all: number | undefined } {
+function memory<S>(contender: Contender<S>, items: readonly Item[], inPlace: boolean): { final: number; all: number | undefined } {
   const perThousand = (bytes: number) => bytes / 1e6 / (items.length / 1000);
   const retained = (keepAll: boolean): number => {
     gc();
@@ -230,7 +297,7 @@ function memory<S>(contender: Contender<S>, items: readonly Item[]): { final: nu
     const kept: S[] = [];
     const states = new Map<string, S>();
     for (const { sessionId, update } of items) {
-      const next = contender.reduce(states.get(sessionId) ?? contender.empty(), update);
+      const next = contender.reduce(states.get(sessionId) ?? contender.empty(), decode(contender, update));
       states.set(sessionId, next);
       if (keepAll) kept.push(next);
     }
@@ -238,7 +305,50 @@ function memory<S>(contender: Contender<S>, items: readonly Item[]): { final: nu
     const bytes = process.memoryUsage().heapUsed - before;
     return states.size + kept.length > 0 ? bytes : 0;
   };
-  return { final: perThousand(retained(false)), all: contender === (inPlace as Contender<unknown>) ? undefined : perThousand(retained(true)) };
+  return { final: perThousand(retained(false)), all: inPlace ? undefined : perThousand(retained(true)) };
+}
+
+/** What a worker reports for its workload. */
+interface WorkloadResult {
+  readonly updates: number;
+  readonly corpusUpdates: number;
+  readonly skipped: number;
+  readonly sessions: number;
+  readonly names: string[];
+  readonly times: number[][];
+  readonly memories: ({ final: number; all: number | undefined } | undefined)[];
+}
+
+/**
+ * Measures one workload in this (fresh) process. Every contender runs from
+ * its own copy of the compiled modules (`dir/0`, `dir/1`, ...), as a client
+ * runs one reducer: the type feedback of one contender's calls does not
+ * shape the code another runs (the two naive reducers share `reduceBy`, ours
+ * share `reduceWith`). The pristine items come from one more copy.
+ */
+async function measureWorkload(workload: number, dir: string): Promise<WorkloadResult> {
+  const makers = workload === FOUR_KIND_WORKLOAD ? [...REDUCERS, floor] : REDUCERS;
+  const list: Contender<any>[] = [];
+  for (const [i, make] of makers.entries()) list.push(make(await load(join(dir, String(i)))));
+  const { items, skipped } = loadItems(await load(join(dir, String(makers.length))));
+  const work = WORKLOADS[workload]!.items(items);
+  const sessions = assertIdentical(work, list.slice(0, REDUCERS.length));
+  // All timing first, then the memory passes (which keep every state alive), so that no timed round follows one.
+  const times = measure(work, list, numberArg("rounds") ?? 15, numberArg("warmup") ?? 3);
+  const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
+  const memories = list.map((c) => (hasGc ? memory(c, work, c === list[0]) : undefined));
+  return { updates: work.length, corpusUpdates: items.length, skipped, sessions, names: list.map((c) => c.name), times, memories };
+}
+
+/** Runs `--workload N` in a fresh process with this process's flags (tsx's loader, --expose-gc), and returns its result. */
+function inFreshProcess(workload: number, dir: string): Promise<WorkloadResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), "--workload", String(workload), "--modules", dir], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    let result: WorkloadResult | undefined;
+    child.on("message", (message) => (result = message as WorkloadResult));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 && result ? resolve(result) : reject(new Error(`workload "${WORKLOADS[workload]!.name}": worker exited with ${code}`))));
+  });
 }
 
 function quantile(sorted: readonly number[], q: number): number {
@@ -250,44 +360,50 @@ function quantile(sorted: readonly number[], q: number): number {
 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-function main(): void {
-  const rounds = numberArg("rounds") ?? 15;
-  const warmup = numberArg("warmup") ?? 3;
-  const { items, skipped } = loadItems();
-  const workloads = [
-    { name: "all kinds, per session", items },
-    { name: "4-kind stream, per session", items: items.filter(({ update }) => FOUR_KINDS.has(update.sessionUpdate)) },
-    { name: "all kinds, one long session", items: items.map(({ update }) => ({ sessionId: "one", update })) },
-  ];
-  const sessions = workloads.map((w) => assertIdentical(w.items));
-  const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
-  console.log(
-    `corpus: ${fmt(items.length)} session updates in ${sessions[0]} sessions (${skipped} malformed ones rejected by parse.SessionUpdate); ` +
-      `4-kind stream: ${fmt(workloads[1]!.items.length)} updates; end states identical for every contender and workload\n` +
-      `node ${process.version}, ${cpus()[0]?.model ?? "unknown cpu"} × ${cpus().length}, load average ${loadavg()[0]?.toFixed(2)}; ` +
-      `${rounds} timed rounds after ${warmup} warm-up; memory columns: ${hasGc ? "measured" : "need --expose-gc"}\n`,
-  );
-  // All timing first, then the memory passes (which keep every state alive), so that no timed round follows one.
-  // The floor runs on the 4-kind stream only, in the same interleaved rounds as the reducers.
-  const contenders = workloads.map((work) => (work === workloads[1] ? [...CONTENDERS, floor] : CONTENDERS));
-  const timed = workloads.map((work, w) => measure(work.items, contenders[w]!, rounds, warmup));
-  const memories = workloads.map((work, w) => contenders[w]!.map((c) => (hasGc ? memory(c, work.items) : undefined)));
-  console.log("| workload | reducer | updates/s median | spread (p10–p90) | µs/update | speed ÷ in place | MB/1k updates, final states | MB/1k updates, all states kept |");
-  console.log("|---|---|---:|---:|---:|---:|---:|---:|");
-  workloads.forEach((work, w) => {
-    const times = timed[w]!;
-    const median = times.map((t) => quantile([...t].sort((a, b) => a - b), 0.5));
-    contenders[w]!.forEach((c, i) => {
-      const sorted = [...times[i]!].sort((a, b) => a - b);
-      const rate = (ms: number) => work.items.length / (ms / 1000);
-      const mem = memories[w]![i];
-      const mb = (n: number | undefined) => (n === undefined ? "—" : fmt(n, 2));
-      console.log(
-        `| ${work.name} | ${c.name} | ${fmt(rate(median[i]!))} | ${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ` +
-          `${fmt((median[i]! * 1000) / work.items.length, 2)} | ${fmt(median[0]! / median[i]!, 2)}× | ${mb(mem?.final)} | ${mb(mem?.all)} |`,
-      );
-    });
+/** The table rows of one workload. */
+function rows(name: string, result: WorkloadResult): string[] {
+  const median = result.times.map((t) => quantile([...t].sort((a, b) => a - b), 0.5));
+  const rate = (ms: number) => result.updates / (ms / 1000);
+  const mb = (n: number | undefined) => (n === undefined ? "—" : fmt(n, 2));
+  return result.names.map((reducer, i) => {
+    const sorted = [...result.times[i]!].sort((a, b) => a - b);
+    const mem = result.memories[i];
+    return (
+      `| ${name} | ${reducer} | ${fmt(rate(median[i]!))} | ${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ` +
+      `${fmt((median[i]! * 1000) / result.updates, 2)} | ${fmt(median[0]! / median[i]!, 2)}× | ${mb(mem?.final)} | ${mb(mem?.all)} |`
+    );
   });
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
+async function main(): Promise<void> {
+  const rounds = numberArg("rounds") ?? 15;
+  const warmup = numberArg("warmup") ?? 3;
+  const dir = mkdtempSync(join(tmpdir(), "reducer-bench-"));
+  const load0 = loadavg()[0]!;
+  try {
+    await compile(join(dir, "0"));
+    for (let copy = 1; copy <= REDUCERS.length + 1; copy++) cpSync(join(dir, "0"), join(dir, String(copy)), { recursive: true });
+    const results: WorkloadResult[] = [];
+    for (let w = 0; w < WORKLOADS.length; w++) results.push(await inFreshProcess(w, dir));
+    const [every, four] = results as [WorkloadResult, WorkloadResult];
+    const hasGc = typeof (globalThis as { gc?: unknown }).gc === "function";
+    console.log(
+      `corpus: ${fmt(every.corpusUpdates)} session updates in ${every.sessions} sessions (${every.skipped} malformed ones rejected by parse.SessionUpdate); ` +
+        `4-kind stream: ${fmt(four.updates)} updates; end states identical for every contender and workload\n` +
+        `node ${process.version}, ${cpus()[0]?.model ?? "unknown cpu"} × ${cpus().length}, load average ${load0.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end; ` +
+        `each workload in a fresh process; ${rounds} timed rounds after ${warmup} warm-up; memory columns: ${hasGc ? "measured" : "need --expose-gc"}\n`,
+    );
+    console.log("| workload | reducer | updates/s median | spread (p10–p90) | µs/update | speed ÷ in place | MB/1k updates, final states | MB/1k updates, all states kept |");
+    console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+    results.forEach((result, w) => console.log(rows(WORKLOADS[w]!.name, result).join("\n")));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const workload = numberArg("workload");
+  const dir = process.argv[process.argv.indexOf("--modules") + 1];
+  if (workload === undefined) await main();
+  else process.send!(await measureWorkload(workload, dir!));
+}

@@ -4,6 +4,9 @@
  * contender (the two naive reducers, reduceSession, reduceSessionOwned) ends
  * every session of every workload in the same state, timeline included, and
  * exits non-zero otherwise; then it prints one row per workload and reducer.
+ * Each workload runs in a fresh process, which throws (and the bench exits
+ * non-zero) unless the compiled modules loaded as ES modules, as the
+ * published package loads: before the fix, tsx loaded them as CommonJS.
  */
 import { spawnSync } from "node:child_process";
 import { expect, it } from "vitest";
@@ -14,6 +17,7 @@ it("npx tsx --expose-gc bench/reducer.bench.ts runs: identical end states, a ful
   expect(run.stderr).toBe("");
   expect(run.status).toBe(0);
   expect(run.stdout).toContain("end states identical for every contender and workload");
+  expect(run.stdout).toContain("each workload in a fresh process");
   const rows = run.stdout.split("\n").filter((line) => /^\| (all kinds|4-kind)/.test(line));
   expect(rows).toHaveLength(13); // 4 reducers x 3 workloads, and the floor row on the 4-kind stream
   for (const row of rows.filter((r) => r.includes("ours"))) expect(row).toMatch(/\| -?\d+\.\d\d \| -?\d+\.\d\d \|$/); // a tiny corpus can measure below zero
