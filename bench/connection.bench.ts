@@ -7,10 +7,11 @@
  * - round trips: the client awaits `session/new` one after another, the agent answers at once;
  * - notifications: the client sends one `session/prompt`, the agent streams the corpus's
  *   `session/update`s (bench/connection/workload.ts, each `notify` awaited), and the client
- *   decodes each and folds it into its session's state with the generated `reduceSession`
- *   (each sample a fresh set of sessions shaped as in the corpus)
- *   (ours through `createSessionStore`, the SDK's in its `session/update` handler, so the
- *   reducer is the same and only the connection, framing and decoding differ).
+ *   decodes each and folds it into its session's state with the generated reducer
+ *   (each sample a fresh set of sessions shaped as in the corpus): ours through
+ *   `createSessionStore` (the trusted path: `reduceSessionOwned` on the connection's own
+ *   tree), the SDK's with `reduceSession` in its `session/update` handler, as before
+ *   issue 11, so that runs before and after it compare.
  * Each pair runs in memory (ours: `inMemoryTransports`; the SDK: an agent app connected to
  * a client app) and over the stdio of a child process running the agent. Then "bytes to
  * state" (bench/connection/bytes-to-state.ts): the same updates as lines, folded with no
@@ -252,7 +253,8 @@ async function main(): Promise<void> {
   }
   const lines = updateLines(updates);
   checkSameStates(lines, updates);
-  const foldTimes = await measure(LINE_FOLDERS, (folder) => void folder.fold(lines), rounds, warmup);
+  // A fold sample is short and synchronous, so it gets three times the rounds: medians steadier under load.
+  const foldTimes = await measure(LINE_FOLDERS, (folder) => void folder.fold(lines), rounds * 3, warmup);
   table("Request/response round trips (session/new, awaited one by one)", "round trips", "SDK", trips, tripRows);
   table("session/update notifications, agent -> client, decoded and reduced", "updates", "SDK", updates.length, noteRows);
   table("Bytes to state: session/update lines -> JSON.parse -> decode -> reduce, no transport", "updates", "hand-written", updates.length, [

@@ -1,7 +1,8 @@
 /**
  * Bytes to state without a copy (issue 11): the connection owns the tree
- * `JSON.parse` made of each line, so it decodes params and results with
- * `parseOwned` (the tree itself comes back when `parse` would change nothing),
+ * `JSON.parse` made of each line, so it decodes notifications with `parseOwned`
+ * (the tree itself comes back when `parse` would change nothing; requests and
+ * results keep `parse`, see README "Benchmark: the connection against the SDK's"),
  * and hands a `session/update` to the session store's own handler, which then
  * reduces it with `reduceSessionOwned`. A caller of `sessions.update` keeps
  * the copying path: its object is never frozen nor changed, and later changes
@@ -70,30 +71,40 @@ function wireUpdate(trees: readonly Json[], marker: string): Json {
   return found.params.update;
 }
 
-describe("the connection decodes what it parsed without copying it (parseOwned)", () => {
-  it("hands a request's params to its handler as the tree JSON.parse made", async () => {
+describe("the connection decodes the notifications it parsed without copying them (parseOwned)", () => {
+  it("hands a notification's params to its handler as the tree JSON.parse made", async () => {
     let received: unknown;
-    const { raw } = clientWithRawAgent({
-      "session/request_permission": (params) => ((received = params), { outcome: { outcome: "cancelled" } }),
-    });
+    const { raw, errors } = clientWithRawAgent({ "session/update": (params) => void (received = params) });
     const trees = recordParsedTrees();
-    await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/request_permission", params: { sessionId: "s", title: "t", options: [] } });
-    expect(await raw.next()).toEqual({ jsonrpc: "2.0", id: 1, result: { outcome: { outcome: "cancelled" } } });
-    const request = trees.find((tree) => tree?.method === "session/request_permission")!;
-    expect(received).toBe(request.params);
+    await raw.sendJson(notification({ sessionId: "s1", update: toolCall({ marker: "handler" }) }));
+    await settle();
+    expect(errors).toEqual([]);
+    expect(received).toBe(trees.find((tree) => tree?.method === "session/update")!.params);
   });
 
-  it("resolves a request with the result tree JSON.parse made", async () => {
+  it("decodes requests and results as parse does (a copy, README: the bundle decision)", async () => {
     const [near, far] = inMemoryTransports();
-    connectAgent(near, { "session/new": () => ({ sessionId: "s1" }) });
+    let received: unknown;
+    connectAgent(near, { "session/new": (params) => ((received = params), { sessionId: "s1" }) });
     const agent = connectClient(far, {});
     const trees = recordParsedTrees();
     const result = await agent.request("session/new", { cwd: "/work" });
-    const response = trees.find((tree) => tree?.id === 1 && "result" in tree)!;
-    expect(result).toBe(response.result);
+    expect(result).toEqual({ sessionId: "s1" });
+    expect(received).toEqual({ cwd: "/work" });
+    expect(received).not.toBe(trees.find((tree) => tree?.method === "session/new")!.params);
   });
 
-  it("still returns parse's value when parse changes something, and -32602 with issues when it fails", async () => {
+  it("hands over parse's value when parse changes a notification, and reports what parse rejects", async () => {
+    const seen: unknown[] = [];
+    const { raw, errors } = clientWithRawAgent({ "session/update": (params) => void seen.push(params) });
+    await raw.sendJson(notification({ sessionId: "s1", update: chunk("hi"), extra: 1 } as UpdateSessionNotification));
+    await raw.sendJson(notification({ sessionId: 5, update: chunk("hi") } as unknown as UpdateSessionNotification));
+    await settle();
+    expect(seen).toEqual([{ sessionId: "s1", update: chunk("hi") }]);
+    expect(errors).toEqual([expect.objectContaining({ code: -32602, data: { issues: [expect.objectContaining({ path: "/sessionId" })] } })]);
+  });
+
+  it("still returns parse's value when parse changes a request, and -32602 with issues when it fails", async () => {
     let received: unknown;
     const { raw } = clientWithRawAgent({ "session/request_permission": (params) => ((received = params), { outcome: { outcome: "cancelled" } }) });
     await raw.sendJson({ jsonrpc: "2.0", id: 1, method: "session/request_permission", params: { sessionId: "s", title: "t", options: [], extra: 1 } });

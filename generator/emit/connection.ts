@@ -4,9 +4,9 @@
  * `connectAgent` handles the methods whose `x-side` is `agent` and calls the
  * client's, `connectClient` the reverse, and `connectProxy` (where the surface
  * has proxy methods) handles agent and proxy methods and calls client and
- * proxy methods. Each side's table names the `parseOwned` (`parse` without
- * copying the tree the connection's own `JSON.parse` made) and `validate`
- * function of every params and result type, so a new method in the schema is a new
+ * proxy methods. Each side's table names the `parse` (`parseOwned` for
+ * notifications: `parse` without copying the tree the connection's own
+ * `JSON.parse` made) and `validate` function of every params and result type, so a new method in the schema is a new
  * typed handler with no hand edit. Also `RequestError` with one static
  * constructor per `ErrorCode` member, `PROTOCOL_VERSION` and
  * `createSessionStore()`.
@@ -43,6 +43,7 @@ interface Names {
   readonly rt: Code;
   readonly M: Code;
   readonly T: Code;
+  readonly parse: Code;
   readonly parseOwned: Code;
   readonly validate: Code;
 }
@@ -61,7 +62,10 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     rt: f.importAll(connection, "rt"),
     M: f.importAll("./methods.js", "M", { type: true }),
     T: f.importAll("./types.js", "T", { type: true }),
-    // The connection owns the tree its JSON.parse made of each line: decoded in place, uncopied when nothing changes.
+    parse: f.importAll("./parse.js", "parse"),
+    // Notifications (the stream: session/update) are decoded from the connection's own JSON.parse tree in place,
+    // uncopied when nothing changes; requests and results, one per round trip, by `parse`, which saves the bundle the
+    // owned checks of every request and result type (README "Benchmark: the connection against the SDK's").
     parseOwned: f.importAll("./parse-owned.js", "parseOwned"),
     // The first-issue checks behind `validate.X`, without the `{ all: true }` collectors a bundle would carry.
     validate: f.importAll(FIRST_ISSUE_MODULE, "first"),
@@ -119,14 +123,14 @@ function requestErrorClass(codes: ReturnType<typeof errorCodes>, { rt }: Names):
 
 /** The two tables of a side: as its handling end sees them (parse params, validate results) and as its calling end does. */
 function sideTables(side: string, table: readonly MethodEntry[], names: Names): Code[] {
-  const { parseOwned, validate } = names;
+  const { parse, parseOwned, validate } = names;
   const handled = (m: MethodEntry): Code =>
     m.kind === "request"
-      ? code`{ parseParams: ${decoder(parseOwned, m.params, names)}, validateResult: ${check(validate, m.result, names)} }`
+      ? code`{ parseParams: ${decoder(parse, m.params, names)}, validateResult: ${check(validate, m.result, names)} }`
       : code`{ parseParams: ${decoder(parseOwned, m.params, names)} }`;
   const called = (m: MethodEntry): Code =>
     m.kind === "request"
-      ? code`{ validateParams: ${check(validate, m.params, names)}, parseResult: ${decoder(parseOwned, m.result, names)} }`
+      ? code`{ validateParams: ${check(validate, m.params, names)}, parseResult: ${decoder(parse, m.result, names)} }`
       : code`{ validateParams: ${check(validate, m.params, names)} }`;
   return [
     methodTableFunction(side, "handled", "HandledSpec", `The methods the ${side} side handles, as its own end decodes them.`, handled, table, names),
@@ -149,7 +153,7 @@ function tableFunction(side: string, role: "handled" | "called"): Code {
   return name(`${camelCase(side)}${pascalCase(role)}`);
 }
 
-/** `parseOwned.X`, or a pass-through when the schema names no type. */
+/** `parse.X` or `parseOwned.X`, or a pass-through when the schema names no type. */
 function decoder(module: Code, def: string | undefined, { rt }: Names): Code {
   return def === undefined ? code`${rt}.anyValue` : code`${module}.${name(def)}`;
 }
@@ -183,7 +187,7 @@ function endFunctions(end: End, table: readonly MethodEntry[], names: Names): Co
   const iface = (sides: readonly string[], kind: MethodEntry["kind"]): Code => interfaces(sides, kind, table, names);
   const connectDoc = doc([
     `Connects the ${end.role.toLowerCase()} end on \`transport\`: incoming methods with ${handlesDoc} go to \`handlers\``,
-    "(params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side",
+    "(params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side",
     "(params and handler results checked by `validate` unless `options.validateOutgoing` is false).",
   ]);
   const spec = code`{ inbound: ${merge(end.handles, "handled")}, outbound: ${merge(end.calls, "called")}, cancel: CANCEL, requestId: REQUEST_ID, error: requestError }`;

@@ -81,8 +81,9 @@ type ParamsOf<E> = E extends { params: infer P } ? P : never;
 type ResultOf<E> = E extends { result: infer R } ? R : never;
 
 /**
- * A `parse.X` function; the surfaces pass `parseOwned.X`, since every value the
- * connection decodes is part of a tree its own `JSON.parse` just made.
+ * A `parse.X` function. Every value the connection decodes is part of a tree its
+ * own `JSON.parse` just made, so `parseOwned.X` fits too: the surfaces pass it
+ * for notifications (the stream), `parse.X` for requests and results.
  */
 export type Decoder = (value: unknown) => Result<unknown>;
 
@@ -501,7 +502,7 @@ class Connection {
   }
 }
 
-/** Decodes a method's params with its tolerant parser (the surface's `parseOwned`: the tree is the connection's own). */
+/** Decodes a method's params with its tolerant parser (for notifications `parseOwned`: the tree is the connection's own). */
 function decodeParams(spec: { readonly parseParams: Decoder }, params: unknown): Result<unknown> {
   // JSON-RPC lets a request omit params; ACP params are objects, so omitted reads as `{}`.
   return spec.parseParams(params === undefined ? {} : params);

@@ -6,6 +6,7 @@ import { type SessionStore, sessionStore } from "../runtime/session-store.js";
 import type { Transport } from "../runtime/transport.js";
 import type * as M from "./methods.js";
 import * as parseOwned from "./parse-owned.js";
+import * as parse from "./parse.js";
 import { type SessionState, emptySessionState, reduceSession, reduceSessionOwned } from "./session.js";
 import type * as T from "./types.js";
 import * as first from "./validate-first.js";
@@ -109,18 +110,18 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["authenticate", { parseParams: parseOwned.AuthenticateRequest, validateResult: first.AuthenticateResponse }],
-      ["initialize", { parseParams: parseOwned.InitializeRequest, validateResult: first.InitializeResponse }],
-      ["logout", { parseParams: parseOwned.LogoutRequest, validateResult: first.LogoutResponse }],
-      ["session/close", { parseParams: parseOwned.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
-      ["session/delete", { parseParams: parseOwned.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
-      ["session/list", { parseParams: parseOwned.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
-      ["session/load", { parseParams: parseOwned.LoadSessionRequest, validateResult: first.LoadSessionResponse }],
-      ["session/new", { parseParams: parseOwned.NewSessionRequest, validateResult: first.NewSessionResponse }],
-      ["session/prompt", { parseParams: parseOwned.PromptRequest, validateResult: first.PromptResponse }],
-      ["session/resume", { parseParams: parseOwned.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parseOwned.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
-      ["session/set_mode", { parseParams: parseOwned.SetSessionModeRequest, validateResult: first.SetSessionModeResponse }],
+      ["authenticate", { parseParams: parse.AuthenticateRequest, validateResult: first.AuthenticateResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: first.InitializeResponse }],
+      ["logout", { parseParams: parse.LogoutRequest, validateResult: first.LogoutResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
+      ["session/load", { parseParams: parse.LoadSessionRequest, validateResult: first.LoadSessionResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: first.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: first.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateResult: first.SetSessionModeResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["session/cancel", { parseParams: parseOwned.CancelNotification }],
@@ -134,18 +135,18 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["authenticate", { validateParams: first.AuthenticateRequest, parseResult: parseOwned.AuthenticateResponse }],
-      ["initialize", { validateParams: first.InitializeRequest, parseResult: parseOwned.InitializeResponse }],
-      ["logout", { validateParams: first.LogoutRequest, parseResult: parseOwned.LogoutResponse }],
-      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parseOwned.CloseSessionResponse }],
-      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parseOwned.DeleteSessionResponse }],
-      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parseOwned.ListSessionsResponse }],
-      ["session/load", { validateParams: first.LoadSessionRequest, parseResult: parseOwned.LoadSessionResponse }],
-      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parseOwned.NewSessionResponse }],
-      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parseOwned.PromptResponse }],
-      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parseOwned.ResumeSessionResponse }],
-      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parseOwned.SetSessionConfigOptionResponse }],
-      ["session/set_mode", { validateParams: first.SetSessionModeRequest, parseResult: parseOwned.SetSessionModeResponse }],
+      ["authenticate", { validateParams: first.AuthenticateRequest, parseResult: parse.AuthenticateResponse }],
+      ["initialize", { validateParams: first.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["logout", { validateParams: first.LogoutRequest, parseResult: parse.LogoutResponse }],
+      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/load", { validateParams: first.LoadSessionRequest, parseResult: parse.LoadSessionResponse }],
+      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { validateParams: first.SetSessionModeRequest, parseResult: parse.SetSessionModeResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
       ["session/cancel", { validateParams: first.CancelNotification }],
@@ -159,15 +160,15 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["elicitation/create", { parseParams: parseOwned.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
-      ["fs/read_text_file", { parseParams: parseOwned.ReadTextFileRequest, validateResult: first.ReadTextFileResponse }],
-      ["fs/write_text_file", { parseParams: parseOwned.WriteTextFileRequest, validateResult: first.WriteTextFileResponse }],
-      ["session/request_permission", { parseParams: parseOwned.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
-      ["terminal/create", { parseParams: parseOwned.CreateTerminalRequest, validateResult: first.CreateTerminalResponse }],
-      ["terminal/kill", { parseParams: parseOwned.KillTerminalRequest, validateResult: first.KillTerminalResponse }],
-      ["terminal/output", { parseParams: parseOwned.TerminalOutputRequest, validateResult: first.TerminalOutputResponse }],
-      ["terminal/release", { parseParams: parseOwned.ReleaseTerminalRequest, validateResult: first.ReleaseTerminalResponse }],
-      ["terminal/wait_for_exit", { parseParams: parseOwned.WaitForTerminalExitRequest, validateResult: first.WaitForTerminalExitResponse }],
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
+      ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateResult: first.ReadTextFileResponse }],
+      ["fs/write_text_file", { parseParams: parse.WriteTextFileRequest, validateResult: first.WriteTextFileResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
+      ["terminal/create", { parseParams: parse.CreateTerminalRequest, validateResult: first.CreateTerminalResponse }],
+      ["terminal/kill", { parseParams: parse.KillTerminalRequest, validateResult: first.KillTerminalResponse }],
+      ["terminal/output", { parseParams: parse.TerminalOutputRequest, validateResult: first.TerminalOutputResponse }],
+      ["terminal/release", { parseParams: parse.ReleaseTerminalRequest, validateResult: first.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateResult: first.WaitForTerminalExitResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["elicitation/complete", { parseParams: parseOwned.CompleteElicitationNotification }],
@@ -182,15 +183,15 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parseOwned.CreateElicitationResponse }],
-      ["fs/read_text_file", { validateParams: first.ReadTextFileRequest, parseResult: parseOwned.ReadTextFileResponse }],
-      ["fs/write_text_file", { validateParams: first.WriteTextFileRequest, parseResult: parseOwned.WriteTextFileResponse }],
-      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parseOwned.RequestPermissionResponse }],
-      ["terminal/create", { validateParams: first.CreateTerminalRequest, parseResult: parseOwned.CreateTerminalResponse }],
-      ["terminal/kill", { validateParams: first.KillTerminalRequest, parseResult: parseOwned.KillTerminalResponse }],
-      ["terminal/output", { validateParams: first.TerminalOutputRequest, parseResult: parseOwned.TerminalOutputResponse }],
-      ["terminal/release", { validateParams: first.ReleaseTerminalRequest, parseResult: parseOwned.ReleaseTerminalResponse }],
-      ["terminal/wait_for_exit", { validateParams: first.WaitForTerminalExitRequest, parseResult: parseOwned.WaitForTerminalExitResponse }],
+      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["fs/read_text_file", { validateParams: first.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse }],
+      ["fs/write_text_file", { validateParams: first.WriteTextFileRequest, parseResult: parse.WriteTextFileResponse }],
+      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
+      ["terminal/create", { validateParams: first.CreateTerminalRequest, parseResult: parse.CreateTerminalResponse }],
+      ["terminal/kill", { validateParams: first.KillTerminalRequest, parseResult: parse.KillTerminalResponse }],
+      ["terminal/output", { validateParams: first.TerminalOutputRequest, parseResult: parse.TerminalOutputResponse }],
+      ["terminal/release", { validateParams: first.ReleaseTerminalRequest, parseResult: parse.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { validateParams: first.WaitForTerminalExitRequest, parseResult: parse.WaitForTerminalExitResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
       ["elicitation/complete", { validateParams: first.CompleteElicitationNotification }],
@@ -221,7 +222,7 @@ export type ClientPeer = rt.Peer<M.ClientHandledRequests, M.ClientHandledNotific
 
 /**
  * Connects the agent end on `transport`: incoming methods with `x-side: agent` go to `handlers`
- * (params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side
+ * (params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectAgent(transport: Transport, handlers: AgentHandlers, options?: rt.ConnectOptions): ClientPeer {
@@ -240,7 +241,7 @@ export type AgentPeer = rt.Peer<M.AgentHandledRequests, M.AgentHandledNotificati
 
 /**
  * Connects the client end on `transport`: incoming methods with `x-side: client` go to `handlers`
- * (params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side
+ * (params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectClient(transport: Transport, handlers: ClientHandlers, options?: rt.ConnectOptions): AgentPeer {

@@ -6,6 +6,7 @@ import { type SessionStore, sessionStore } from "../runtime/session-store.js";
 import type { Transport } from "../runtime/transport.js";
 import type * as M from "./methods.js";
 import * as parseOwned from "./parse-owned.js";
+import * as parse from "./parse.js";
 import { type SessionState, emptySessionState, reduceSession, reduceSessionOwned } from "./session.js";
 import type * as T from "./types.js";
 import * as first from "./validate-first.js";
@@ -119,18 +120,18 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["auth/login", { parseParams: parseOwned.LoginAuthRequest, validateResult: first.LoginAuthResponse }],
-      ["auth/logout", { parseParams: parseOwned.LogoutAuthRequest, validateResult: first.LogoutAuthResponse }],
-      ["initialize", { parseParams: parseOwned.InitializeRequest, validateResult: first.InitializeResponse }],
-      ["session/close", { parseParams: parseOwned.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
-      ["session/delete", { parseParams: parseOwned.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
-      ["session/list", { parseParams: parseOwned.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
-      ["session/new", { parseParams: parseOwned.NewSessionRequest, validateResult: first.NewSessionResponse }],
-      ["session/prompt", { parseParams: parseOwned.PromptRequest, validateResult: first.PromptResponse }],
-      ["session/resume", { parseParams: parseOwned.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parseOwned.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
-      ["terminal/cancel", { parseParams: parseOwned.CancelTerminalRequest, validateResult: first.CancelTerminalResponse }],
-      ["tool_call/cancel", { parseParams: parseOwned.CancelToolCallRequest, validateResult: first.CancelToolCallResponse }],
+      ["auth/login", { parseParams: parse.LoginAuthRequest, validateResult: first.LoginAuthResponse }],
+      ["auth/logout", { parseParams: parse.LogoutAuthRequest, validateResult: first.LogoutAuthResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: first.InitializeResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: first.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: first.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
+      ["terminal/cancel", { parseParams: parse.CancelTerminalRequest, validateResult: first.CancelTerminalResponse }],
+      ["tool_call/cancel", { parseParams: parse.CancelToolCallRequest, validateResult: first.CancelToolCallResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["session/cancel", { parseParams: parseOwned.CancelSessionNotification }],
@@ -144,18 +145,18 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["auth/login", { validateParams: first.LoginAuthRequest, parseResult: parseOwned.LoginAuthResponse }],
-      ["auth/logout", { validateParams: first.LogoutAuthRequest, parseResult: parseOwned.LogoutAuthResponse }],
-      ["initialize", { validateParams: first.InitializeRequest, parseResult: parseOwned.InitializeResponse }],
-      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parseOwned.CloseSessionResponse }],
-      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parseOwned.DeleteSessionResponse }],
-      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parseOwned.ListSessionsResponse }],
-      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parseOwned.NewSessionResponse }],
-      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parseOwned.PromptResponse }],
-      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parseOwned.ResumeSessionResponse }],
-      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parseOwned.SetSessionConfigOptionResponse }],
-      ["terminal/cancel", { validateParams: first.CancelTerminalRequest, parseResult: parseOwned.CancelTerminalResponse }],
-      ["tool_call/cancel", { validateParams: first.CancelToolCallRequest, parseResult: parseOwned.CancelToolCallResponse }],
+      ["auth/login", { validateParams: first.LoginAuthRequest, parseResult: parse.LoginAuthResponse }],
+      ["auth/logout", { validateParams: first.LogoutAuthRequest, parseResult: parse.LogoutAuthResponse }],
+      ["initialize", { validateParams: first.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["terminal/cancel", { validateParams: first.CancelTerminalRequest, parseResult: parse.CancelTerminalResponse }],
+      ["tool_call/cancel", { validateParams: first.CancelToolCallRequest, parseResult: parse.CancelToolCallResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
       ["session/cancel", { validateParams: first.CancelSessionNotification }],
@@ -169,8 +170,8 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["elicitation/create", { parseParams: parseOwned.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
-      ["session/request_permission", { parseParams: parseOwned.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["elicitation/complete", { parseParams: parseOwned.CompleteElicitationNotification }],
@@ -185,8 +186,8 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parseOwned.CreateElicitationResponse }],
-      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parseOwned.RequestPermissionResponse }],
+      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
       ["elicitation/complete", { validateParams: first.CompleteElicitationNotification }],
@@ -217,7 +218,7 @@ export type ClientPeer = rt.Peer<M.ClientHandledRequests, M.ClientHandledNotific
 
 /**
  * Connects the agent end on `transport`: incoming methods with `x-side: agent` go to `handlers`
- * (params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side
+ * (params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectAgent(transport: Transport, handlers: AgentHandlers, options?: rt.ConnectOptions): ClientPeer {
@@ -236,7 +237,7 @@ export type AgentPeer = rt.Peer<M.AgentHandledRequests, M.AgentHandledNotificati
 
 /**
  * Connects the client end on `transport`: incoming methods with `x-side: client` go to `handlers`
- * (params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side
+ * (params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectClient(transport: Transport, handlers: ClientHandlers, options?: rt.ConnectOptions): AgentPeer {

@@ -6,6 +6,7 @@ import { type SessionStore, sessionStore } from "../../runtime/session-store.js"
 import type { Transport } from "../../runtime/transport.js";
 import type * as M from "./methods.js";
 import * as parseOwned from "./parse-owned.js";
+import * as parse from "./parse.js";
 import { type SessionState, emptySessionState, reduceSession, reduceSessionOwned } from "./session.js";
 import type * as T from "./types.js";
 import * as first from "./validate-first.js";
@@ -109,27 +110,27 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["auth/status", { parseParams: parseOwned.AuthStatusRequest, validateResult: first.AuthStatusResponse }],
-      ["authenticate", { parseParams: parseOwned.AuthenticateRequest, validateResult: first.AuthenticateResponse }],
-      ["initialize", { parseParams: parseOwned.InitializeRequest, validateResult: first.InitializeResponse }],
-      ["logout", { parseParams: parseOwned.LogoutRequest, validateResult: first.LogoutResponse }],
-      ["providers/disable", { parseParams: parseOwned.DisableProviderRequest, validateResult: first.DisableProviderResponse }],
-      ["providers/list", { parseParams: parseOwned.ListProvidersRequest, validateResult: first.ListProvidersResponse }],
-      ["providers/set", { parseParams: parseOwned.SetProviderRequest, validateResult: first.SetProviderResponse }],
-      ["session/archive", { parseParams: parseOwned.ArchiveSessionRequest, validateResult: first.ArchiveSessionResponse }],
-      ["session/close", { parseParams: parseOwned.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
-      ["session/delete", { parseParams: parseOwned.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
-      ["session/fork", { parseParams: parseOwned.ForkSessionRequest, validateResult: first.ForkSessionResponse }],
-      ["session/list", { parseParams: parseOwned.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
-      ["session/load", { parseParams: parseOwned.LoadSessionRequest, validateResult: first.LoadSessionResponse }],
-      ["session/new", { parseParams: parseOwned.NewSessionRequest, validateResult: first.NewSessionResponse }],
-      ["session/prompt", { parseParams: parseOwned.PromptRequest, validateResult: first.PromptResponse }],
-      ["session/resume", { parseParams: parseOwned.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parseOwned.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
-      ["session/set_mode", { parseParams: parseOwned.SetSessionModeRequest, validateResult: first.SetSessionModeResponse }],
-      ["session/set_title", { parseParams: parseOwned.SetSessionTitleRequest, validateResult: first.SetSessionTitleResponse }],
-      ["session/status", { parseParams: parseOwned.SessionStatusRequest, validateResult: first.SessionStatusResponse }],
-      ["session/unarchive", { parseParams: parseOwned.UnarchiveSessionRequest, validateResult: first.UnarchiveSessionResponse }],
+      ["auth/status", { parseParams: parse.AuthStatusRequest, validateResult: first.AuthStatusResponse }],
+      ["authenticate", { parseParams: parse.AuthenticateRequest, validateResult: first.AuthenticateResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: first.InitializeResponse }],
+      ["logout", { parseParams: parse.LogoutRequest, validateResult: first.LogoutResponse }],
+      ["providers/disable", { parseParams: parse.DisableProviderRequest, validateResult: first.DisableProviderResponse }],
+      ["providers/list", { parseParams: parse.ListProvidersRequest, validateResult: first.ListProvidersResponse }],
+      ["providers/set", { parseParams: parse.SetProviderRequest, validateResult: first.SetProviderResponse }],
+      ["session/archive", { parseParams: parse.ArchiveSessionRequest, validateResult: first.ArchiveSessionResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
+      ["session/fork", { parseParams: parse.ForkSessionRequest, validateResult: first.ForkSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
+      ["session/load", { parseParams: parse.LoadSessionRequest, validateResult: first.LoadSessionResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: first.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: first.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateResult: first.SetSessionModeResponse }],
+      ["session/set_title", { parseParams: parse.SetSessionTitleRequest, validateResult: first.SetSessionTitleResponse }],
+      ["session/status", { parseParams: parse.SessionStatusRequest, validateResult: first.SessionStatusResponse }],
+      ["session/unarchive", { parseParams: parse.UnarchiveSessionRequest, validateResult: first.UnarchiveSessionResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["mcp/message", { parseParams: parseOwned.MessageMcpNotification }],
@@ -144,27 +145,27 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["auth/status", { validateParams: first.AuthStatusRequest, parseResult: parseOwned.AuthStatusResponse }],
-      ["authenticate", { validateParams: first.AuthenticateRequest, parseResult: parseOwned.AuthenticateResponse }],
-      ["initialize", { validateParams: first.InitializeRequest, parseResult: parseOwned.InitializeResponse }],
-      ["logout", { validateParams: first.LogoutRequest, parseResult: parseOwned.LogoutResponse }],
-      ["providers/disable", { validateParams: first.DisableProviderRequest, parseResult: parseOwned.DisableProviderResponse }],
-      ["providers/list", { validateParams: first.ListProvidersRequest, parseResult: parseOwned.ListProvidersResponse }],
-      ["providers/set", { validateParams: first.SetProviderRequest, parseResult: parseOwned.SetProviderResponse }],
-      ["session/archive", { validateParams: first.ArchiveSessionRequest, parseResult: parseOwned.ArchiveSessionResponse }],
-      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parseOwned.CloseSessionResponse }],
-      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parseOwned.DeleteSessionResponse }],
-      ["session/fork", { validateParams: first.ForkSessionRequest, parseResult: parseOwned.ForkSessionResponse }],
-      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parseOwned.ListSessionsResponse }],
-      ["session/load", { validateParams: first.LoadSessionRequest, parseResult: parseOwned.LoadSessionResponse }],
-      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parseOwned.NewSessionResponse }],
-      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parseOwned.PromptResponse }],
-      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parseOwned.ResumeSessionResponse }],
-      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parseOwned.SetSessionConfigOptionResponse }],
-      ["session/set_mode", { validateParams: first.SetSessionModeRequest, parseResult: parseOwned.SetSessionModeResponse }],
-      ["session/set_title", { validateParams: first.SetSessionTitleRequest, parseResult: parseOwned.SetSessionTitleResponse }],
-      ["session/status", { validateParams: first.SessionStatusRequest, parseResult: parseOwned.SessionStatusResponse }],
-      ["session/unarchive", { validateParams: first.UnarchiveSessionRequest, parseResult: parseOwned.UnarchiveSessionResponse }],
+      ["auth/status", { validateParams: first.AuthStatusRequest, parseResult: parse.AuthStatusResponse }],
+      ["authenticate", { validateParams: first.AuthenticateRequest, parseResult: parse.AuthenticateResponse }],
+      ["initialize", { validateParams: first.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["logout", { validateParams: first.LogoutRequest, parseResult: parse.LogoutResponse }],
+      ["providers/disable", { validateParams: first.DisableProviderRequest, parseResult: parse.DisableProviderResponse }],
+      ["providers/list", { validateParams: first.ListProvidersRequest, parseResult: parse.ListProvidersResponse }],
+      ["providers/set", { validateParams: first.SetProviderRequest, parseResult: parse.SetProviderResponse }],
+      ["session/archive", { validateParams: first.ArchiveSessionRequest, parseResult: parse.ArchiveSessionResponse }],
+      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/fork", { validateParams: first.ForkSessionRequest, parseResult: parse.ForkSessionResponse }],
+      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/load", { validateParams: first.LoadSessionRequest, parseResult: parse.LoadSessionResponse }],
+      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["session/set_mode", { validateParams: first.SetSessionModeRequest, parseResult: parse.SetSessionModeResponse }],
+      ["session/set_title", { validateParams: first.SetSessionTitleRequest, parseResult: parse.SetSessionTitleResponse }],
+      ["session/status", { validateParams: first.SessionStatusRequest, parseResult: parse.SessionStatusResponse }],
+      ["session/unarchive", { validateParams: first.UnarchiveSessionRequest, parseResult: parse.UnarchiveSessionResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
       ["mcp/message", { validateParams: first.MessageMcpNotification }],
@@ -179,16 +180,16 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["elicitation/create", { parseParams: parseOwned.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
-      ["fs/read_text_file", { parseParams: parseOwned.ReadTextFileRequest, validateResult: first.ReadTextFileResponse }],
-      ["fs/write_text_file", { parseParams: parseOwned.WriteTextFileRequest, validateResult: first.WriteTextFileResponse }],
-      ["mcp/message", { parseParams: parseOwned.MessageMcpRequest, validateResult: first.MessageMcpResponse }],
-      ["session/request_permission", { parseParams: parseOwned.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
-      ["terminal/create", { parseParams: parseOwned.CreateTerminalRequest, validateResult: first.CreateTerminalResponse }],
-      ["terminal/kill", { parseParams: parseOwned.KillTerminalRequest, validateResult: first.KillTerminalResponse }],
-      ["terminal/output", { parseParams: parseOwned.TerminalOutputRequest, validateResult: first.TerminalOutputResponse }],
-      ["terminal/release", { parseParams: parseOwned.ReleaseTerminalRequest, validateResult: first.ReleaseTerminalResponse }],
-      ["terminal/wait_for_exit", { parseParams: parseOwned.WaitForTerminalExitRequest, validateResult: first.WaitForTerminalExitResponse }],
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
+      ["fs/read_text_file", { parseParams: parse.ReadTextFileRequest, validateResult: first.ReadTextFileResponse }],
+      ["fs/write_text_file", { parseParams: parse.WriteTextFileRequest, validateResult: first.WriteTextFileResponse }],
+      ["mcp/message", { parseParams: parse.MessageMcpRequest, validateResult: first.MessageMcpResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
+      ["terminal/create", { parseParams: parse.CreateTerminalRequest, validateResult: first.CreateTerminalResponse }],
+      ["terminal/kill", { parseParams: parse.KillTerminalRequest, validateResult: first.KillTerminalResponse }],
+      ["terminal/output", { parseParams: parse.TerminalOutputRequest, validateResult: first.TerminalOutputResponse }],
+      ["terminal/release", { parseParams: parse.ReleaseTerminalRequest, validateResult: first.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateResult: first.WaitForTerminalExitResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["auth/status_update", { parseParams: parseOwned.AuthStatusUpdateNotification }],
@@ -204,16 +205,16 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parseOwned.CreateElicitationResponse }],
-      ["fs/read_text_file", { validateParams: first.ReadTextFileRequest, parseResult: parseOwned.ReadTextFileResponse }],
-      ["fs/write_text_file", { validateParams: first.WriteTextFileRequest, parseResult: parseOwned.WriteTextFileResponse }],
-      ["mcp/message", { validateParams: first.MessageMcpRequest, parseResult: parseOwned.MessageMcpResponse }],
-      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parseOwned.RequestPermissionResponse }],
-      ["terminal/create", { validateParams: first.CreateTerminalRequest, parseResult: parseOwned.CreateTerminalResponse }],
-      ["terminal/kill", { validateParams: first.KillTerminalRequest, parseResult: parseOwned.KillTerminalResponse }],
-      ["terminal/output", { validateParams: first.TerminalOutputRequest, parseResult: parseOwned.TerminalOutputResponse }],
-      ["terminal/release", { validateParams: first.ReleaseTerminalRequest, parseResult: parseOwned.ReleaseTerminalResponse }],
-      ["terminal/wait_for_exit", { validateParams: first.WaitForTerminalExitRequest, parseResult: parseOwned.WaitForTerminalExitResponse }],
+      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["fs/read_text_file", { validateParams: first.ReadTextFileRequest, parseResult: parse.ReadTextFileResponse }],
+      ["fs/write_text_file", { validateParams: first.WriteTextFileRequest, parseResult: parse.WriteTextFileResponse }],
+      ["mcp/message", { validateParams: first.MessageMcpRequest, parseResult: parse.MessageMcpResponse }],
+      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
+      ["terminal/create", { validateParams: first.CreateTerminalRequest, parseResult: parse.CreateTerminalResponse }],
+      ["terminal/kill", { validateParams: first.KillTerminalRequest, parseResult: parse.KillTerminalResponse }],
+      ["terminal/output", { validateParams: first.TerminalOutputRequest, parseResult: parse.TerminalOutputResponse }],
+      ["terminal/release", { validateParams: first.ReleaseTerminalRequest, parseResult: parse.ReleaseTerminalResponse }],
+      ["terminal/wait_for_exit", { validateParams: first.WaitForTerminalExitRequest, parseResult: parse.WaitForTerminalExitResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
       ["auth/status_update", { validateParams: first.AuthStatusUpdateNotification }],
@@ -229,8 +230,8 @@ function clientCalled(): rt.MethodTable<rt.CalledSpec> {
 function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["proxy/initialize", { parseParams: parseOwned.InitializeProxyRequest, validateResult: first.InitializeProxyResponse }],
-      ["proxy/successor", { parseParams: parseOwned.ProxySuccessorRequest, validateResult: first.ProxySuccessorResponse }],
+      ["proxy/initialize", { parseParams: parse.InitializeProxyRequest, validateResult: first.InitializeProxyResponse }],
+      ["proxy/successor", { parseParams: parse.ProxySuccessorRequest, validateResult: first.ProxySuccessorResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["proxy/successor", { parseParams: parseOwned.ProxySuccessorNotification }],
@@ -244,8 +245,8 @@ function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
 function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["proxy/initialize", { validateParams: first.InitializeProxyRequest, parseResult: parseOwned.InitializeProxyResponse }],
-      ["proxy/successor", { validateParams: first.ProxySuccessorRequest, parseResult: parseOwned.ProxySuccessorResponse }],
+      ["proxy/initialize", { validateParams: first.InitializeProxyRequest, parseResult: parse.InitializeProxyResponse }],
+      ["proxy/successor", { validateParams: first.ProxySuccessorRequest, parseResult: parse.ProxySuccessorResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
       ["proxy/successor", { validateParams: first.ProxySuccessorNotification }],
@@ -275,7 +276,7 @@ export type ClientPeer = rt.Peer<M.ClientHandledRequests, M.ClientHandledNotific
 
 /**
  * Connects the agent end on `transport`: incoming methods with `x-side: agent` go to `handlers`
- * (params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side
+ * (params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectAgent(transport: Transport, handlers: AgentHandlers, options?: rt.ConnectOptions): ClientPeer {
@@ -294,7 +295,7 @@ export type AgentPeer = rt.Peer<M.AgentHandledRequests, M.AgentHandledNotificati
 
 /**
  * Connects the client end on `transport`: incoming methods with `x-side: client` go to `handlers`
- * (params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side
+ * (params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectClient(transport: Transport, handlers: ClientHandlers, options?: rt.ConnectOptions): AgentPeer {
@@ -313,7 +314,7 @@ export type ConductorPeer = rt.Peer<M.ClientHandledRequests & M.ProxyHandledRequ
 
 /**
  * Connects the proxy end on `transport`: incoming methods with `x-side: agent` and `x-side: proxy` go to `handlers`
- * (params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side
+ * (params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectProxy(transport: Transport, handlers: ProxyHandlers, options?: rt.ConnectOptions): ConductorPeer {

@@ -6,6 +6,7 @@ import { type SessionStore, sessionStore } from "../../runtime/session-store.js"
 import type { Transport } from "../../runtime/transport.js";
 import type * as M from "./methods.js";
 import * as parseOwned from "./parse-owned.js";
+import * as parse from "./parse.js";
 import { type SessionState, emptySessionState, reduceSession, reduceSessionOwned } from "./session.js";
 import type * as T from "./types.js";
 import * as first from "./validate-first.js";
@@ -119,27 +120,27 @@ function requestError(code: number, message: string, data?: unknown): RequestErr
 function agentHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["auth/login", { parseParams: parseOwned.LoginAuthRequest, validateResult: first.LoginAuthResponse }],
-      ["auth/logout", { parseParams: parseOwned.LogoutAuthRequest, validateResult: first.LogoutAuthResponse }],
-      ["auth/status", { parseParams: parseOwned.AuthStatusRequest, validateResult: first.AuthStatusResponse }],
-      ["initialize", { parseParams: parseOwned.InitializeRequest, validateResult: first.InitializeResponse }],
-      ["providers/disable", { parseParams: parseOwned.DisableProviderRequest, validateResult: first.DisableProviderResponse }],
-      ["providers/list", { parseParams: parseOwned.ListProvidersRequest, validateResult: first.ListProvidersResponse }],
-      ["providers/set", { parseParams: parseOwned.SetProviderRequest, validateResult: first.SetProviderResponse }],
-      ["session/archive", { parseParams: parseOwned.ArchiveSessionRequest, validateResult: first.ArchiveSessionResponse }],
-      ["session/close", { parseParams: parseOwned.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
-      ["session/delete", { parseParams: parseOwned.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
-      ["session/fork", { parseParams: parseOwned.ForkSessionRequest, validateResult: first.ForkSessionResponse }],
-      ["session/list", { parseParams: parseOwned.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
-      ["session/new", { parseParams: parseOwned.NewSessionRequest, validateResult: first.NewSessionResponse }],
-      ["session/prompt", { parseParams: parseOwned.PromptRequest, validateResult: first.PromptResponse }],
-      ["session/resume", { parseParams: parseOwned.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
-      ["session/set_config_option", { parseParams: parseOwned.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
-      ["session/set_title", { parseParams: parseOwned.SetSessionTitleRequest, validateResult: first.SetSessionTitleResponse }],
-      ["session/status", { parseParams: parseOwned.SessionStatusRequest, validateResult: first.SessionStatusResponse }],
-      ["session/unarchive", { parseParams: parseOwned.UnarchiveSessionRequest, validateResult: first.UnarchiveSessionResponse }],
-      ["terminal/cancel", { parseParams: parseOwned.CancelTerminalRequest, validateResult: first.CancelTerminalResponse }],
-      ["tool_call/cancel", { parseParams: parseOwned.CancelToolCallRequest, validateResult: first.CancelToolCallResponse }],
+      ["auth/login", { parseParams: parse.LoginAuthRequest, validateResult: first.LoginAuthResponse }],
+      ["auth/logout", { parseParams: parse.LogoutAuthRequest, validateResult: first.LogoutAuthResponse }],
+      ["auth/status", { parseParams: parse.AuthStatusRequest, validateResult: first.AuthStatusResponse }],
+      ["initialize", { parseParams: parse.InitializeRequest, validateResult: first.InitializeResponse }],
+      ["providers/disable", { parseParams: parse.DisableProviderRequest, validateResult: first.DisableProviderResponse }],
+      ["providers/list", { parseParams: parse.ListProvidersRequest, validateResult: first.ListProvidersResponse }],
+      ["providers/set", { parseParams: parse.SetProviderRequest, validateResult: first.SetProviderResponse }],
+      ["session/archive", { parseParams: parse.ArchiveSessionRequest, validateResult: first.ArchiveSessionResponse }],
+      ["session/close", { parseParams: parse.CloseSessionRequest, validateResult: first.CloseSessionResponse }],
+      ["session/delete", { parseParams: parse.DeleteSessionRequest, validateResult: first.DeleteSessionResponse }],
+      ["session/fork", { parseParams: parse.ForkSessionRequest, validateResult: first.ForkSessionResponse }],
+      ["session/list", { parseParams: parse.ListSessionsRequest, validateResult: first.ListSessionsResponse }],
+      ["session/new", { parseParams: parse.NewSessionRequest, validateResult: first.NewSessionResponse }],
+      ["session/prompt", { parseParams: parse.PromptRequest, validateResult: first.PromptResponse }],
+      ["session/resume", { parseParams: parse.ResumeSessionRequest, validateResult: first.ResumeSessionResponse }],
+      ["session/set_config_option", { parseParams: parse.SetSessionConfigOptionRequest, validateResult: first.SetSessionConfigOptionResponse }],
+      ["session/set_title", { parseParams: parse.SetSessionTitleRequest, validateResult: first.SetSessionTitleResponse }],
+      ["session/status", { parseParams: parse.SessionStatusRequest, validateResult: first.SessionStatusResponse }],
+      ["session/unarchive", { parseParams: parse.UnarchiveSessionRequest, validateResult: first.UnarchiveSessionResponse }],
+      ["terminal/cancel", { parseParams: parse.CancelTerminalRequest, validateResult: first.CancelTerminalResponse }],
+      ["tool_call/cancel", { parseParams: parse.CancelToolCallRequest, validateResult: first.CancelToolCallResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["mcp/message", { parseParams: parseOwned.MessageMcpNotification }],
@@ -154,27 +155,27 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
 function agentCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["auth/login", { validateParams: first.LoginAuthRequest, parseResult: parseOwned.LoginAuthResponse }],
-      ["auth/logout", { validateParams: first.LogoutAuthRequest, parseResult: parseOwned.LogoutAuthResponse }],
-      ["auth/status", { validateParams: first.AuthStatusRequest, parseResult: parseOwned.AuthStatusResponse }],
-      ["initialize", { validateParams: first.InitializeRequest, parseResult: parseOwned.InitializeResponse }],
-      ["providers/disable", { validateParams: first.DisableProviderRequest, parseResult: parseOwned.DisableProviderResponse }],
-      ["providers/list", { validateParams: first.ListProvidersRequest, parseResult: parseOwned.ListProvidersResponse }],
-      ["providers/set", { validateParams: first.SetProviderRequest, parseResult: parseOwned.SetProviderResponse }],
-      ["session/archive", { validateParams: first.ArchiveSessionRequest, parseResult: parseOwned.ArchiveSessionResponse }],
-      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parseOwned.CloseSessionResponse }],
-      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parseOwned.DeleteSessionResponse }],
-      ["session/fork", { validateParams: first.ForkSessionRequest, parseResult: parseOwned.ForkSessionResponse }],
-      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parseOwned.ListSessionsResponse }],
-      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parseOwned.NewSessionResponse }],
-      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parseOwned.PromptResponse }],
-      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parseOwned.ResumeSessionResponse }],
-      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parseOwned.SetSessionConfigOptionResponse }],
-      ["session/set_title", { validateParams: first.SetSessionTitleRequest, parseResult: parseOwned.SetSessionTitleResponse }],
-      ["session/status", { validateParams: first.SessionStatusRequest, parseResult: parseOwned.SessionStatusResponse }],
-      ["session/unarchive", { validateParams: first.UnarchiveSessionRequest, parseResult: parseOwned.UnarchiveSessionResponse }],
-      ["terminal/cancel", { validateParams: first.CancelTerminalRequest, parseResult: parseOwned.CancelTerminalResponse }],
-      ["tool_call/cancel", { validateParams: first.CancelToolCallRequest, parseResult: parseOwned.CancelToolCallResponse }],
+      ["auth/login", { validateParams: first.LoginAuthRequest, parseResult: parse.LoginAuthResponse }],
+      ["auth/logout", { validateParams: first.LogoutAuthRequest, parseResult: parse.LogoutAuthResponse }],
+      ["auth/status", { validateParams: first.AuthStatusRequest, parseResult: parse.AuthStatusResponse }],
+      ["initialize", { validateParams: first.InitializeRequest, parseResult: parse.InitializeResponse }],
+      ["providers/disable", { validateParams: first.DisableProviderRequest, parseResult: parse.DisableProviderResponse }],
+      ["providers/list", { validateParams: first.ListProvidersRequest, parseResult: parse.ListProvidersResponse }],
+      ["providers/set", { validateParams: first.SetProviderRequest, parseResult: parse.SetProviderResponse }],
+      ["session/archive", { validateParams: first.ArchiveSessionRequest, parseResult: parse.ArchiveSessionResponse }],
+      ["session/close", { validateParams: first.CloseSessionRequest, parseResult: parse.CloseSessionResponse }],
+      ["session/delete", { validateParams: first.DeleteSessionRequest, parseResult: parse.DeleteSessionResponse }],
+      ["session/fork", { validateParams: first.ForkSessionRequest, parseResult: parse.ForkSessionResponse }],
+      ["session/list", { validateParams: first.ListSessionsRequest, parseResult: parse.ListSessionsResponse }],
+      ["session/new", { validateParams: first.NewSessionRequest, parseResult: parse.NewSessionResponse }],
+      ["session/prompt", { validateParams: first.PromptRequest, parseResult: parse.PromptResponse }],
+      ["session/resume", { validateParams: first.ResumeSessionRequest, parseResult: parse.ResumeSessionResponse }],
+      ["session/set_config_option", { validateParams: first.SetSessionConfigOptionRequest, parseResult: parse.SetSessionConfigOptionResponse }],
+      ["session/set_title", { validateParams: first.SetSessionTitleRequest, parseResult: parse.SetSessionTitleResponse }],
+      ["session/status", { validateParams: first.SessionStatusRequest, parseResult: parse.SessionStatusResponse }],
+      ["session/unarchive", { validateParams: first.UnarchiveSessionRequest, parseResult: parse.UnarchiveSessionResponse }],
+      ["terminal/cancel", { validateParams: first.CancelTerminalRequest, parseResult: parse.CancelTerminalResponse }],
+      ["tool_call/cancel", { validateParams: first.CancelToolCallRequest, parseResult: parse.CancelToolCallResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
       ["mcp/message", { validateParams: first.MessageMcpNotification }],
@@ -189,9 +190,9 @@ function agentCalled(): rt.MethodTable<rt.CalledSpec> {
 function clientHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["elicitation/create", { parseParams: parseOwned.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
-      ["mcp/message", { parseParams: parseOwned.MessageMcpRequest, validateResult: first.MessageMcpResponse }],
-      ["session/request_permission", { parseParams: parseOwned.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
+      ["elicitation/create", { parseParams: parse.CreateElicitationRequest, validateResult: first.CreateElicitationResponse }],
+      ["mcp/message", { parseParams: parse.MessageMcpRequest, validateResult: first.MessageMcpResponse }],
+      ["session/request_permission", { parseParams: parse.RequestPermissionRequest, validateResult: first.RequestPermissionResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["auth/status_update", { parseParams: parseOwned.AuthStatusUpdateNotification }],
@@ -207,9 +208,9 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
 function clientCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parseOwned.CreateElicitationResponse }],
-      ["mcp/message", { validateParams: first.MessageMcpRequest, parseResult: parseOwned.MessageMcpResponse }],
-      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parseOwned.RequestPermissionResponse }],
+      ["elicitation/create", { validateParams: first.CreateElicitationRequest, parseResult: parse.CreateElicitationResponse }],
+      ["mcp/message", { validateParams: first.MessageMcpRequest, parseResult: parse.MessageMcpResponse }],
+      ["session/request_permission", { validateParams: first.RequestPermissionRequest, parseResult: parse.RequestPermissionResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
       ["auth/status_update", { validateParams: first.AuthStatusUpdateNotification }],
@@ -225,8 +226,8 @@ function clientCalled(): rt.MethodTable<rt.CalledSpec> {
 function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
   return {
     requests: new Map<string, rt.HandledSpec>([
-      ["proxy/initialize", { parseParams: parseOwned.InitializeProxyRequest, validateResult: first.InitializeProxyResponse }],
-      ["proxy/successor", { parseParams: parseOwned.ProxySuccessorRequest, validateResult: first.ProxySuccessorResponse }],
+      ["proxy/initialize", { parseParams: parse.InitializeProxyRequest, validateResult: first.InitializeProxyResponse }],
+      ["proxy/successor", { parseParams: parse.ProxySuccessorRequest, validateResult: first.ProxySuccessorResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
       ["proxy/successor", { parseParams: parseOwned.ProxySuccessorNotification }],
@@ -240,8 +241,8 @@ function proxyHandled(): rt.MethodTable<rt.HandledSpec> {
 function proxyCalled(): rt.MethodTable<rt.CalledSpec> {
   return {
     requests: new Map<string, rt.CalledSpec>([
-      ["proxy/initialize", { validateParams: first.InitializeProxyRequest, parseResult: parseOwned.InitializeProxyResponse }],
-      ["proxy/successor", { validateParams: first.ProxySuccessorRequest, parseResult: parseOwned.ProxySuccessorResponse }],
+      ["proxy/initialize", { validateParams: first.InitializeProxyRequest, parseResult: parse.InitializeProxyResponse }],
+      ["proxy/successor", { validateParams: first.ProxySuccessorRequest, parseResult: parse.ProxySuccessorResponse }],
     ]),
     notifications: new Map<string, rt.CalledSpec>([
       ["proxy/successor", { validateParams: first.ProxySuccessorNotification }],
@@ -271,7 +272,7 @@ export type ClientPeer = rt.Peer<M.ClientHandledRequests, M.ClientHandledNotific
 
 /**
  * Connects the agent end on `transport`: incoming methods with `x-side: agent` go to `handlers`
- * (params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side
+ * (params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectAgent(transport: Transport, handlers: AgentHandlers, options?: rt.ConnectOptions): ClientPeer {
@@ -290,7 +291,7 @@ export type AgentPeer = rt.Peer<M.AgentHandledRequests, M.AgentHandledNotificati
 
 /**
  * Connects the client end on `transport`: incoming methods with `x-side: client` go to `handlers`
- * (params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side
+ * (params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectClient(transport: Transport, handlers: ClientHandlers, options?: rt.ConnectOptions): AgentPeer {
@@ -309,7 +310,7 @@ export type ConductorPeer = rt.Peer<M.ClientHandledRequests & M.ProxyHandledRequ
 
 /**
  * Connects the proxy end on `transport`: incoming methods with `x-side: agent` and `x-side: proxy` go to `handlers`
- * (params decoded by `parseOwned`, i.e. `parse` of the connection's own tree; invalid ones answered with -32602), and the returned peer calls the other side
+ * (params decoded by `parse`; invalid ones answered with -32602), and the returned peer calls the other side
  * (params and handler results checked by `validate` unless `options.validateOutgoing` is false).
  */
 export function connectProxy(transport: Transport, handlers: ProxyHandlers, options?: rt.ConnectOptions): ConductorPeer {
