@@ -7,12 +7,15 @@
  * - round trips: the client awaits `session/new` one after another, the agent answers at once;
  * - notifications: the client sends one `session/prompt`, the agent streams the corpus's
  *   `session/update`s (bench/connection/workload.ts, each `notify` awaited), and the client
- *   decodes each and folds it into its session's state with the generated `reduceSession`
- *   (each sample a fresh set of sessions shaped as in the corpus)
- *   (ours through `createSessionStore`, the SDK's in its `session/update` handler, so the
- *   reducer is the same and only the connection, framing and decoding differ).
+ *   decodes each and folds it into its session's state with the generated reducer
+ *   (each sample a fresh set of sessions shaped as in the corpus): ours through
+ *   `createSessionStore` (the trusted path: `reduceSessionOwned` on the connection's own
+ *   tree), the SDK's with `reduceSession` in its `session/update` handler, as before
+ *   issue 11, so that runs before and after it compare.
  * Each pair runs in memory (ours: `inMemoryTransports`; the SDK: an agent app connected to
- * a client app) and over the stdio of a child process running the agent. Rounds interleave
+ * a client app) and over the stdio of a child process running the agent. Then "bytes to
+ * state" (bench/connection/bytes-to-state.ts): the same updates as lines, folded with no
+ * transport, ours against JSON.parse + a hand-written in-place reducer. Rounds interleave
  * the contenders; the tables give the median and the p10-p90 spread. Then the bundle
  * (esbuild, minified, gzip -9) of a client that connects and reduces session updates:
  * bench/connection/client-ours.ts against bench/connection/client-sdk.ts.
@@ -21,6 +24,7 @@ import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import { gzipSync } from "node:zlib";
 import * as sdk from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { build } from "esbuild";
@@ -31,12 +35,14 @@ import {
   inMemoryTransports,
   ndJsonStream,
   reduceSession,
+  sessionStateToJSON,
   type SessionState,
   type SessionUpdate,
   type Transport,
 } from "../generated/src/v2/unstable/index.js";
 import { oursAgent, sdkAgent } from "./connection/agents.js";
 import { numberArg } from "./corpus.js";
+import { LINE_FOLDERS, updateLines } from "./connection/bytes-to-state.js";
 import { benchUpdates, type BenchUpdate } from "./connection/workload.js";
 
 /** What the benchmark asks of a client, whichever connection it runs on. */
@@ -134,7 +140,7 @@ async function contenders(updates: readonly BenchUpdate[]): Promise<Record<"memo
 }
 
 /** Seconds per sample of `work`, `rounds` times per contender, interleaved with a rotating order. */
-async function measure(clients: readonly BenchClient[], work: (c: BenchClient) => Promise<void>, rounds: number, warmup: number): Promise<number[][]> {
+async function measure<C>(clients: readonly C[], work: (c: C) => Promise<void> | void, rounds: number, warmup: number): Promise<number[][]> {
   const times = clients.map((): number[] => []);
   for (let round = 0; round < warmup + rounds; round++) {
     for (let k = 0; k < clients.length; k++) {
@@ -158,9 +164,17 @@ function fmt(value: number, digits = 0): string {
   return value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
-function table(title: string, unit: string, perSample: number, rows: { transport: string; clients: readonly BenchClient[]; times: number[][] }[]): void {
+/** A table's rows: contenders (each with a name) and their sample times; ratios are to the contender at `baseline`. */
+interface TableRow {
+  readonly transport: string;
+  readonly clients: readonly { readonly name: string }[];
+  readonly times: number[][];
+  readonly baseline: number;
+}
+
+function table(title: string, unit: string, baselineName: string, perSample: number, rows: readonly TableRow[]): void {
   console.log(`\n${title}`);
-  console.log(`| transport | connection | ${unit}/s (median) | spread (p10–p90) | ÷ SDK |`);
+  console.log(`| transport | connection | ${unit}/s (median) | spread (p10–p90) | ÷ ${baselineName} |`);
   console.log("|---|---|---:|---:|---:|");
   for (const row of rows) {
     const medians = row.times.map((t) => quantile([...t].sort((a, b) => a - b), 0.5));
@@ -168,9 +182,23 @@ function table(title: string, unit: string, perSample: number, rows: { transport
       const sorted = [...row.times[i]!].sort((a, b) => a - b);
       const rate = (seconds: number): number => perSample / seconds;
       console.log(
-        `| ${row.transport} | ${client.name} | ${fmt(rate(medians[i]!))} | ${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ${fmt(medians[1]! / medians[i]!, 2)}× |`,
+        `| ${row.transport} | ${client.name} | ${fmt(rate(medians[i]!))} | ${fmt(rate(quantile(sorted, 0.9)))}–${fmt(rate(quantile(sorted, 0.1)))} | ${fmt(medians[row.baseline]! / medians[i]!, 2)}× |`,
       );
     });
+  }
+}
+
+/**
+ * Checks that every contender of ours ends with the same states as the first of ours (the
+ * bench compares equal work); key order may differ, as `parseOwned` keeps the wire's.
+ */
+function checkSameStates(lines: readonly string[], updates: readonly BenchUpdate[]): void {
+  const ours = LINE_FOLDERS.slice(1).map((folder) => ({ name: folder.name, result: folder.fold(lines) }));
+  const saved = (result: (typeof ours)[number]["result"], session: string) => sessionStateToJSON(result.state(session) as SessionState);
+  for (const session of new Set(updates.map((u) => u.session))) {
+    for (const { name, result } of ours) {
+      if (!isDeepStrictEqual(saved(result, session), saved(ours[0]!.result, session))) throw new Error(`${name}: a different state for ${session}`);
+    }
   }
 }
 
@@ -219,11 +247,19 @@ async function main(): Promise<void> {
       times: await measure(list, async (c) => {
         for (let i = 0; i < trips; i++) await c.roundTrip();
       }, rounds, warmup),
+      baseline: 1,
     });
-    noteRows.push({ transport, clients: list, times: await measure(list, (c) => c.stream(updates.length), rounds, warmup) });
+    noteRows.push({ transport, clients: list, times: await measure(list, (c) => c.stream(updates.length), rounds, warmup), baseline: 1 });
   }
-  table("Request/response round trips (session/new, awaited one by one)", "round trips", trips, tripRows);
-  table("session/update notifications, agent -> client, decoded and reduced", "updates", updates.length, noteRows);
+  const lines = updateLines(updates);
+  checkSameStates(lines, updates);
+  // A fold sample is short and synchronous, so it gets three times the rounds: medians steadier under load.
+  const foldTimes = await measure(LINE_FOLDERS, (folder) => void folder.fold(lines), rounds * 3, warmup);
+  table("Request/response round trips (session/new, awaited one by one)", "round trips", "SDK", trips, tripRows);
+  table("session/update notifications, agent -> client, decoded and reduced", "updates", "SDK", updates.length, noteRows);
+  table("Bytes to state: session/update lines -> JSON.parse -> decode -> reduce, no transport", "updates", "hand-written", updates.length, [
+    { transport: "none", clients: LINE_FOLDERS, times: foldTimes, baseline: 0 },
+  ]);
   const ours = await bundleSize("./connection/client-ours.ts");
   const theirs = await bundleSize("./connection/client-sdk.ts");
   console.log("\nBundle of a client that connects and reduces session updates (esbuild --minify, gzip -9)");

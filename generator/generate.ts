@@ -144,7 +144,7 @@ export const BUILTIN_EMITTERS: readonly Emitter[] = [
   {
     apiVersion: 1,
     name: "connection",
-    requires: ["types", "methods", "parse", "validate", "session"],
+    requires: ["types", "methods", "parse", "parse-owned", "validate", "session"],
     runtime: ["connection", "session-store", "transport"],
     files: [{ path: "connection.ts", exports: "flat", emit: emitConnection }],
   },

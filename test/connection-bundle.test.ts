@@ -3,8 +3,9 @@
  * miss): `connectAgent`/`connectClient` check outgoing messages with the
  * first-issue validators of `validate-first.ts`, so a bundler drops
  * `validate.ts` (the collectors behind `validate.X(value, { all: true })`)
- * and the runtime that only they use. Bundled with esbuild as
- * bench/connection.bench.ts does, on every surface.
+ * and the runtime that only they use. Inbound values are decoded with
+ * `parseOwned` (issue 11), whose checks fall back to `parse`, so both are in.
+ * Bundled with esbuild as bench/connection.bench.ts does, on every surface.
  */
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
@@ -32,13 +33,14 @@ async function bundledFiles(contents: string): Promise<string[]> {
 
 describe("the connection's bundle", () => {
   for (const surface of Object.keys(ENTRIES)) {
-    it(`${surface}: a connecting agent and client bundle the first-issue validators and no collectors`, async () => {
+    it(`${surface}: a connecting agent and client bundle the first-issue validators, parseOwned and parse, and no collectors`, async () => {
       const files = await bundledFiles(
         `import { connectAgent, connectClient, inMemoryTransports } from "./generated/src/${surface}/index.js";\n` +
           `const [a, b] = inMemoryTransports();\nexport const peers = [connectAgent(a, {}), connectClient(b, {})];\n`,
       );
       expect(files).toContain(`generated/src/${surface}/validate-first.ts`);
       expect(files).toContain(`generated/src/${surface}/parse.ts`);
+      expect(files).toContain(`generated/src/${surface}/parse-owned.ts`);
       expect(files).not.toContain(`generated/src/${surface}/validate.ts`);
       expect(files).not.toContain("generated/src/runtime/collect.ts");
     });

@@ -26,10 +26,11 @@ describe("README: Connection", () => {
     for (const command of commands) expect(Object.values(CONNECTION_COMMANDS)).toContain(command);
   });
 
-  it(`${CONNECTION_COMMANDS.benchQuick} prints the three tables`, async () => {
+  it(`${CONNECTION_COMMANDS.benchQuick} prints the four tables`, async () => {
     const { stdout } = await promisify(exec)(CONNECTION_COMMANDS.benchQuick, { cwd: ROOT });
     expect(stdout).toMatch(/\| memory \| ours: connectClient \| [\d,]+ \|/);
     expect(stdout).toMatch(/\| stdio \| SDK: client\(\) \| [\d,]+ \|/);
+    expect(stdout).toMatch(/\| none \| ours: connectClient \+ sessions\.update \(trusted\) \| [\d,]+ \|/);
     expect(stdout).toMatch(/\| ours: bench\/connection\/client-ours\.ts \| [\d.]+ KiB \| [\d.]+ KiB \|/);
     expect(stdout).toMatch(/ours, minified bytes by module \(largest\): generated\/src\/v2\/\S+\.ts [\d.]+ KiB, /);
   }, 180_000);

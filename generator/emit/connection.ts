@@ -4,8 +4,9 @@
  * `connectAgent` handles the methods whose `x-side` is `agent` and calls the
  * client's, `connectClient` the reverse, and `connectProxy` (where the surface
  * has proxy methods) handles agent and proxy methods and calls client and
- * proxy methods. Each side's table names the `parse` and `validate` function
- * of every params and result type, so a new method in the schema is a new
+ * proxy methods. Each side's table names the `parse` (`parseOwned` for
+ * notifications: `parse` without copying the tree the connection's own
+ * `JSON.parse` made) and `validate` function of every params and result type, so a new method in the schema is a new
  * typed handler with no hand edit. Also `RequestError` with one static
  * constructor per `ErrorCode` member, `PROTOCOL_VERSION` and
  * `createSessionStore()`.
@@ -43,6 +44,7 @@ interface Names {
   readonly M: Code;
   readonly T: Code;
   readonly parse: Code;
+  readonly parseOwned: Code;
   readonly validate: Code;
 }
 
@@ -61,6 +63,10 @@ export function emitConnection(model: SurfaceModel, context: Pick<EmitContext, "
     M: f.importAll("./methods.js", "M", { type: true }),
     T: f.importAll("./types.js", "T", { type: true }),
     parse: f.importAll("./parse.js", "parse"),
+    // Notifications (the stream: session/update) are decoded from the connection's own JSON.parse tree in place,
+    // uncopied when nothing changes; requests and results, one per round trip, by `parse`, which saves the bundle the
+    // owned checks of every request and result type (README "Benchmark: the connection against the SDK's").
+    parseOwned: f.importAll("./parse-owned.js", "parseOwned"),
     // The first-issue checks behind `validate.X`, without the `{ all: true }` collectors a bundle would carry.
     validate: f.importAll(FIRST_ISSUE_MODULE, "first"),
   };
@@ -117,11 +123,11 @@ function requestErrorClass(codes: ReturnType<typeof errorCodes>, { rt }: Names):
 
 /** The two tables of a side: as its handling end sees them (parse params, validate results) and as its calling end does. */
 function sideTables(side: string, table: readonly MethodEntry[], names: Names): Code[] {
-  const { parse, validate } = names;
+  const { parse, parseOwned, validate } = names;
   const handled = (m: MethodEntry): Code =>
     m.kind === "request"
       ? code`{ parseParams: ${decoder(parse, m.params, names)}, validateResult: ${check(validate, m.result, names)} }`
-      : code`{ parseParams: ${decoder(parse, m.params, names)} }`;
+      : code`{ parseParams: ${decoder(parseOwned, m.params, names)} }`;
   const called = (m: MethodEntry): Code =>
     m.kind === "request"
       ? code`{ validateParams: ${check(validate, m.params, names)}, parseResult: ${decoder(parse, m.result, names)} }`
@@ -147,7 +153,7 @@ function tableFunction(side: string, role: "handled" | "called"): Code {
   return name(`${camelCase(side)}${pascalCase(role)}`);
 }
 
-/** `parse.X`, or a pass-through when the schema names no type. */
+/** `parse.X` or `parseOwned.X`, or a pass-through when the schema names no type. */
 function decoder(module: Code, def: string | undefined, { rt }: Names): Code {
   return def === undefined ? code`${rt}.anyValue` : code`${module}.${name(def)}`;
 }
@@ -158,7 +164,7 @@ function check(module: Code, def: string | undefined, { rt }: Names): Code {
 }
 
 function cancelSpec(cancel: MethodEntry | undefined, names: Names): Code {
-  const value = cancel === undefined ? code`undefined` : decoder(names.parse, cancel.params, names);
+  const value = cancel === undefined ? code`undefined` : decoder(names.parseOwned, cancel.params, names);
   return code`${doc([`The params parser of \`${CANCEL_METHOD}\`, when this surface has it.`])}const CANCEL: ${names.rt}.Decoder | undefined = ${value};`;
 }
 
@@ -206,15 +212,18 @@ function sessionStore(session: SessionModel, f: GeneratedFile, runtime: string, 
   const storeType = f.import(store, "SessionStore", { type: true });
   const empty = f.import("./session.js", "emptySessionState");
   const reduce = f.import("./session.js", "reduceSession");
+  const reduceOwned = f.import("./session.js", "reduceSessionOwned");
   const state = f.import("./session.js", "SessionState", { type: true });
   const method = session.notification.method;
   const comment = doc([
     `A store of the client's sessions: every \`${method}\` folded by \`reduceSession\` into a \`SessionState\` per session id.`,
     `Pass \`store.update\` as the \`${method}\` handler (or call it from yours); \`get\` reads a state, \`subscribe\` watches them.`,
+    `Passed as the handler itself, it keeps the connection's decoded updates without a copy (\`reduceSessionOwned\`: nobody`,
+    "else holds them); called by anyone else, it copies what it keeps and never changes or freezes the caller's object.",
   ]);
   return [
     code`export type { SessionListener, SessionStore } from ${store};`,
-    code`${comment}${block(code`export function createSessionStore(): ${storeType}<${state}, ${typeRef(T, session.notification.params)}>`, [code`return ${storeFn}(${empty}, ${reduce});`])}`,
+    code`${comment}${block(code`export function createSessionStore(): ${storeType}<${state}, ${typeRef(T, session.notification.params)}>`, [code`return ${storeFn}(${empty}, ${reduce}, ${reduceOwned});`])}`,
   ];
 }
 

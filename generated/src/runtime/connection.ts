@@ -80,7 +80,11 @@ export interface Peer<Req, Notif> {
 type ParamsOf<E> = E extends { params: infer P } ? P : never;
 type ResultOf<E> = E extends { result: infer R } ? R : never;
 
-/** A `parse.X` function. */
+/**
+ * A `parse.X` function. Every value the connection decodes is part of a tree its
+ * own `JSON.parse` just made, so `parseOwned.X` fits too: the surfaces pass it
+ * for notifications (the stream), `parse.X` for requests and results.
+ */
 export type Decoder = (value: unknown) => Result<unknown>;
 
 /**
@@ -178,6 +182,22 @@ const CANCEL_METHOD = "$/cancel_request";
 
 /** Any handler, as the untyped runtime sees it. */
 type AnyHandler = (params: unknown, ctx: HandlerContext) => unknown;
+
+/** The owning twins registered by `withOwningTwin`, by the handler they stand in for. */
+const owningTwins = new WeakMap<object, AnyHandler>();
+
+/**
+ * Gives `handler` a twin that the connection calls in its place: params the
+ * connection decoded come from a tree it parsed itself and go to this one
+ * handler, so nobody else holds them and `owning` may keep them without a copy
+ * (the session store's `update` reduces them with `reduceSessionOwned`).
+ * Everyone else calling `handler` gets `handler`, which must not keep or
+ * freeze what its caller passed. Returns `handler`.
+ */
+export function withOwningTwin<H extends (...args: never[]) => unknown>(handler: H, owning: H): H {
+  owningTwins.set(handler, owning as unknown as AnyHandler);
+  return handler;
+}
 
 interface Pending {
   readonly method: string;
@@ -459,7 +479,8 @@ class Connection {
   private handlerOf(method: string): AnyHandler | undefined {
     // Only methods of the spec reach here, so `method` is never `__proto__` and friends.
     const handler: unknown = Object.prototype.hasOwnProperty.call(this.handlers, method) ? (this.handlers as Record<string, unknown>)[method] : undefined;
-    return typeof handler === "function" ? (handler as AnyHandler) : undefined;
+    if (typeof handler !== "function") return undefined;
+    return owningTwins.get(handler) ?? (handler as AnyHandler);
   }
 
   private extRequestHandler(method: string): AnyHandler | undefined {
@@ -481,7 +502,7 @@ class Connection {
   }
 }
 
-/** Decodes a method's params with its tolerant parser; the one place a text decode path would plug in. */
+/** Decodes a method's params with its tolerant parser (for notifications `parseOwned`: the tree is the connection's own). */
 function decodeParams(spec: { readonly parseParams: Decoder }, params: unknown): Result<unknown> {
   // JSON-RPC lets a request omit params; ACP params are objects, so omitted reads as `{}`.
   return spec.parseParams(params === undefined ? {} : params);

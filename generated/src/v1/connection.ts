@@ -5,8 +5,9 @@ import * as rt from "../runtime/connection.js";
 import { type SessionStore, sessionStore } from "../runtime/session-store.js";
 import type { Transport } from "../runtime/transport.js";
 import type * as M from "./methods.js";
+import * as parseOwned from "./parse-owned.js";
 import * as parse from "./parse.js";
-import { type SessionState, emptySessionState, reduceSession } from "./session.js";
+import { type SessionState, emptySessionState, reduceSession, reduceSessionOwned } from "./session.js";
 import type * as T from "./types.js";
 import * as first from "./validate-first.js";
 
@@ -123,7 +124,7 @@ function agentHandled(): rt.MethodTable<rt.HandledSpec> {
       ["session/set_mode", { parseParams: parse.SetSessionModeRequest, validateResult: first.SetSessionModeResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
-      ["session/cancel", { parseParams: parse.CancelNotification }],
+      ["session/cancel", { parseParams: parseOwned.CancelNotification }],
     ]),
   };
 }
@@ -170,8 +171,8 @@ function clientHandled(): rt.MethodTable<rt.HandledSpec> {
       ["terminal/wait_for_exit", { parseParams: parse.WaitForTerminalExitRequest, validateResult: first.WaitForTerminalExitResponse }],
     ]),
     notifications: new Map<string, rt.HandledSpec>([
-      ["elicitation/complete", { parseParams: parse.CompleteElicitationNotification }],
-      ["session/update", { parseParams: parse.SessionNotification }],
+      ["elicitation/complete", { parseParams: parseOwned.CompleteElicitationNotification }],
+      ["session/update", { parseParams: parseOwned.SessionNotification }],
     ]),
   };
 }
@@ -202,7 +203,7 @@ function clientCalled(): rt.MethodTable<rt.CalledSpec> {
 /**
  * The params parser of `$/cancel_request`, when this surface has it.
  */
-const CANCEL: rt.Decoder | undefined = parse.CancelRequestNotification;
+const CANCEL: rt.Decoder | undefined = parseOwned.CancelRequestNotification;
 
 /**
  * The ids this surface admits in a request (its schema's `RequestId`).
@@ -252,7 +253,9 @@ export type { SessionListener, SessionStore } from "../runtime/session-store.js"
 /**
  * A store of the client's sessions: every `session/update` folded by `reduceSession` into a `SessionState` per session id.
  * Pass `store.update` as the `session/update` handler (or call it from yours); `get` reads a state, `subscribe` watches them.
+ * Passed as the handler itself, it keeps the connection's decoded updates without a copy (`reduceSessionOwned`: nobody
+ * else holds them); called by anyone else, it copies what it keeps and never changes or freezes the caller's object.
  */
 export function createSessionStore(): SessionStore<SessionState, T.SessionNotification> {
-  return sessionStore(emptySessionState, reduceSession);
+  return sessionStore(emptySessionState, reduceSession, reduceSessionOwned);
 }
